@@ -1,0 +1,1 @@
+"""Serializers of the result model, one small module per format."""

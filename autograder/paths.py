@@ -1,0 +1,12 @@
+"""Where the kit's files live. ATTNKIT_ROOT overrides the repository root (used in containers)."""
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(os.environ.get("ATTNKIT_ROOT") or Path(__file__).resolve().parents[1])
+ASSIGNMENT = "attention"
+SOLUTION_DIR = REPO_ROOT / "solutions" / ASSIGNMENT
+RELEASE_DIR = REPO_ROOT / "assignments" / ASSIGNMENT
+PACKAGE_DIR = Path(__file__).resolve().parent
+CHECKS_DIR = PACKAGE_DIR / "checks"
+REFERENCE_DIR = PACKAGE_DIR / "reference"
+EXAMPLES_DIR = REPO_ROOT / "examples" / "submissions"
