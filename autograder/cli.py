@@ -1,10 +1,30 @@
-"""The attnkit command line: parses arguments, calls the core, prints, picks the exit code."""
+"""attnkit: grade attention assignments safely, and generate the student release.
+
+The CLI parses arguments, calls the core, prints, and picks the exit code (0 ok, 1 a check
+failed for `check`, 2 a usage or input error). Every command can be called as main([...]).
+"""
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
+from pathlib import Path
 
 from autograder.errors import AttnkitError
+
+
+def _lang(args: argparse.Namespace) -> str:
+    lang = args.lang or os.environ.get("ATTNKIT_LANG") or "en"
+    if lang not in ("en", "zh"):
+        raise AttnkitError(f"unknown language {lang!r} (from --lang or ATTNKIT_LANG): use en or zh")
+    return lang
+
+
+def _options(args: argparse.Namespace, parts: frozenset[str] | None = None):
+    from autograder.grading import GradeOptions
+
+    return GradeOptions(seed=args.seed, lang=_lang(args), parts=parts)
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
@@ -15,11 +35,148 @@ def _cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_grade(args: argparse.Namespace) -> int:
+    from autograder.worker.client import WorkerFactory  # first: before anything secret is loaded
+
+    factory = WorkerFactory()
+    from autograder.grading import grade_submission
+    from autograder.output import write_submission
+
+    result, images = grade_submission(Path(args.path), factory, _options(args))
+    folder = write_submission(result, images, Path(args.out))
+    _print_result(result)
+    print(f"feedback: {folder / 'feedback.html'}")
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from autograder.worker.client import WorkerFactory
+
+    factory = WorkerFactory()
+    from autograder.grading import grade_submission
+
+    result, _ = grade_submission(Path(args.path), factory, _options(args))
+    visible = [c for c in result.checks if c.visibility == "visible"]
+    for check in visible:
+        mark = "PASS" if check.passed else "FAIL"
+        print(f"{mark} {check.task} {check.name}")
+        if not check.passed:
+            print(f"       {check.message}")
+            if check.hint:
+                print(f"       hint: {check.hint}")
+    for event in result.events:
+        print(f"note: {event}")
+    passed = sum(c.passed for c in visible)
+    print(f"{passed}/{len(visible)} checks passed (seed {result.seed})")
+    return 0 if passed == len(visible) else 1
+
+
+def _print_result(result) -> None:
+    print(f"{result.submission}: {result.score:g}/{result.max_score:g}")
+    for part in result.parts:
+        print(f"  Part {part.part} {part.title:<32} {part.score:g}/{part.max_score:g}")
+    for event in result.events:
+        print(f"  note: {event}")
+    if result.grader_error:
+        print(f"  could not grade: {result.grader_error}")
+
+
+def _cmd_grade_batch(args: argparse.Namespace) -> int:
+    from autograder.grading import grade_batch
+
+    result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args), progress=_progress)
+    _finish_batch(result, Path(args.out), _lang(args))
+    return 0
+
+
+def _progress(count: int, total: int, result) -> None:
+    width = 24
+    filled = int(width * count / max(total, 1))
+    status = "could not grade" if result.grader_error else f"{result.score:g}/{result.max_score:g}"
+    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {count}/{total} {result.submission}: {status} ({result.execution_time:.1f} s)", file=sys.stderr)
+
+
+def _finish_batch(batch, out_dir: Path, lang: str) -> None:
+    from autograder.report import write_report
+
+    index = write_report(out_dir, lang)
+    print(f"{'submission':<28} {'score':>9}  parts")
+    for result in batch.submissions:
+        parts = " ".join(f"{p.part}:{p.score:g}/{p.max_score:g}" for p in result.parts)
+        score = "error" if result.grader_error and not result.checks else f"{result.score:g}/{result.max_score:g}"
+        print(f"{result.submission:<28} {score:>9}  {parts}")
+    print(f"grades: {out_dir / 'grades.csv'}")
+    print(f"class dashboard: {index}")
+    print(f"feedback pages: {out_dir}/<submission>/feedback.html")
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from autograder.paths import EXAMPLES_DIR, RELEASE_DIR, SOLUTION_DIR
+
+    out = Path(args.out)
+    inbox = out / "submissions"
+    if inbox.exists():
+        shutil.rmtree(inbox)
+    inbox.mkdir(parents=True)
+    shutil.copyfile(SOLUTION_DIR / "attention.py", inbox / "reference.py")
+    shutil.copyfile(RELEASE_DIR / "attention.py", inbox / "blank_release.py")
+    for example in sorted(EXAMPLES_DIR.iterdir()):
+        target = inbox / example.name
+        shutil.copytree(example, target) if example.is_dir() else shutil.copyfile(example, target)
+    from autograder.grading import grade_batch
+
+    batch = grade_batch(inbox, out / "results", jobs=args.jobs, force=True, options=_options(args), progress=_progress)
+    _finish_batch(batch, out / "results", _lang(args))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from autograder.report import write_report
+
+    print(f"class dashboard: {write_report(Path(args.out_dir), _lang(args))}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="attnkit", description=__doc__)
+    parser = argparse.ArgumentParser(prog="attnkit", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--seed", type=int, default=None, help="reproduce the inputs of an earlier run")
+        p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG)")
+
     p = sub.add_parser("release", help="generate assignments/ from solutions/")
     p.set_defaults(func=_cmd_release)
+
+    p = sub.add_parser("grade", help="grade one submission (.py, .ipynb, folder or .zip)")
+    p.add_argument("path")
+    p.add_argument("--out", default="out", help="results folder (default: out)")
+    common(p)
+    p.set_defaults(func=_cmd_grade)
+
+    p = sub.add_parser("grade-batch", help="grade every submission in a folder")
+    p.add_argument("directory")
+    p.add_argument("--out", required=True)
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--force", action="store_true", help="grade again those already graded")
+    common(p)
+    p.set_defaults(func=_cmd_grade_batch)
+
+    p = sub.add_parser("check", help="the visible checks only, with hints (for students)")
+    p.add_argument("path", nargs="?", default="attention.py")
+    common(p)
+    p.set_defaults(func=_cmd_check)
+
+    p = sub.add_parser("demo", help="grade the bundled example submissions")
+    p.add_argument("--out", default="demo-out")
+    p.add_argument("--jobs", type=int, default=2)
+    common(p)
+    p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("report", help="class dashboard and grades.csv from a results folder")
+    p.add_argument("out_dir")
+    p.add_argument("--lang", choices=("en", "zh"), default=None)
+    p.set_defaults(func=_cmd_report)
     return parser
 
 

@@ -1,0 +1,44 @@
+"""torch.autograd.gradcheck on student code that lives in a worker.
+
+A custom autograd Function whose forward calls the student's function through the proxy and
+whose backward asks the worker for the vector-Jacobian product. gradcheck itself runs here, in
+the grader, so its verdict cannot be patched by the submission.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from autograder.checks.plugin import CheckFailure
+
+
+class _Remote(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, student: Any, name: str, kwargs: dict, *inputs: torch.Tensor) -> torch.Tensor:
+        ctx.student, ctx.name, ctx.kwargs = student, name, kwargs
+        ctx.save_for_backward(*inputs)
+        output = student.call(name, *[i.detach() for i in inputs], **kwargs)
+        if isinstance(output, tuple):
+            output = output[0]
+        if not isinstance(output, torch.Tensor):
+            raise CheckFailure(f"{name} returned {type(output).__name__}, expected a torch.Tensor")
+        return output
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
+        inputs = [i.detach() for i in ctx.saved_tensors]
+        result = ctx.student.vjp(ctx.name, inputs, [grad.contiguous()], wrt=list(range(len(inputs))), where=f"{ctx.name} backward", **ctx.kwargs)
+        grads = [g if isinstance(g, torch.Tensor) else torch.zeros_like(i) for g, i in zip(result["grads"], inputs)]
+        return (None, None, None, *grads)
+
+
+def remote_gradcheck(student: Any, name: str, inputs: list[torch.Tensor], **kwargs: Any) -> None:
+    """Raise CheckFailure unless the student's analytic gradients match finite differences."""
+    leaves = [i.detach().to(torch.float64).requires_grad_(True) for i in inputs]
+    try:
+        ok = torch.autograd.gradcheck(lambda *xs: _Remote.apply(student, name, kwargs, *xs), leaves, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False)
+    except RuntimeError as error:
+        raise CheckFailure(f"{name}: gradients could not be computed ({str(error)[:200]})") from None
+    if not ok:
+        raise CheckFailure(f"{name}: the gradients autograd computes do not match finite differences (torch.autograd.gradcheck failed)")

@@ -1,0 +1,97 @@
+"""Helpers the hidden checks share: the trusted reference, and expectations with clear messages."""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+from types import ModuleType
+from typing import Any
+
+import torch
+
+from autograder.checks.plugin import CheckFailure
+from autograder.mistakes import MISTAKES, diagnose
+from autograder.paths import SOLUTION_DIR
+
+# All-distinct sizes, so that a wrong transpose or a swapped axis shows up as a wrong shape.
+B, H, LQ, LK, DH, DV = 2, 3, 4, 5, 7, 6
+E = H * DH
+
+
+@functools.cache
+def reference() -> ModuleType:
+    """The reference solution, loaded in the grader process (never sent to a worker)."""
+    path = SOLUTION_DIR / "attention.py"
+    spec = importlib.util.spec_from_file_location("attnkit_reference_attention", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def randn(gen: torch.Generator, *shape: int, dtype: torch.dtype = torch.float64, scale: float = 1.0) -> torch.Tensor:
+    return torch.randn(*shape, generator=gen, dtype=dtype) * scale
+
+
+def random_mask(gen: torch.Generator, *shape: int, p_keep: float = 0.6) -> torch.Tensor:
+    """A bool mask (True = attend) with at least one True per row."""
+    mask = torch.rand(*shape, generator=gen) < p_keep
+    first = torch.randint(0, shape[-1], shape[:-1], generator=gen)
+    return mask | torch.nn.functional.one_hot(first, shape[-1]).bool()
+
+
+def fmt_shape(shape: Any) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ")"
+
+
+def expect_tensor(value: Any, where: str, shape: tuple[int, ...] | None = None, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """The value must be a tensor of that shape (and dtype); otherwise a message that says why."""
+    if not isinstance(value, torch.Tensor):
+        raise CheckFailure(f"{where} returned {type(value).__name__}, expected a torch.Tensor")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        hint = ""
+        if sorted(value.shape) == sorted(shape):
+            hint = " (the same sizes in another order: an axis is transposed or swapped)"
+        raise CheckFailure(f"{where} returned shape {fmt_shape(value.shape)}, expected {fmt_shape(shape)}{hint}")
+    if dtype is not None and value.dtype != dtype:
+        raise CheckFailure(f"{where} returned dtype {value.dtype} for {dtype} inputs: keep the input dtype")
+    return value
+
+
+def expect_pair(value: Any, where: str) -> tuple[Any, Any]:
+    if not isinstance(value, tuple) or len(value) != 2:
+        kind = f"a tuple of {len(value)}" if isinstance(value, tuple) else type(value).__name__
+        raise CheckFailure(f"{where} returned {kind}, expected a pair (output, weights)")
+    return value
+
+
+def expect_close(
+    actual: torch.Tensor,
+    expected: torch.Tensor,
+    where: str,
+    candidates: dict[str, torch.Tensor] | None = None,
+    rtol: float = 1e-5,
+    atol: float = 1e-7,
+    what: str = "values",
+) -> None:
+    """Numbers must match the reference; if not, name a known mistake when one matches."""
+    expect_tensor(actual, where, tuple(expected.shape))
+    a, e = actual.to(torch.float64), expected.to(torch.float64)
+    if torch.isnan(a).any() and not torch.isnan(e).any():
+        raise_with_diagnosis(f"{where} returned NaN {what}", actual, candidates)
+    if torch.allclose(a, e, rtol=rtol, atol=atol, equal_nan=True):
+        return
+    error = (a - e).abs().nan_to_num(math.inf).max().item()
+    raise_with_diagnosis(f"{where} returned wrong {what} (largest error {error:.3g})", actual, candidates)
+
+
+def raise_with_diagnosis(message: str, actual: torch.Tensor, candidates: dict[str, torch.Tensor] | None) -> None:
+    key = diagnose(actual, candidates or {})
+    if key:
+        raise CheckFailure(f"{message}: {MISTAKES[key].en}", mistake=key, mistake_message=MISTAKES[key].en)
+    raise CheckFailure(message)
+
+
+def expect_no_library(ops: list[str], where: str, banned: set[str], mistake_text: str) -> None:
+    used = sorted(set(ops) & banned)
+    if used:
+        raise CheckFailure(f"{where} uses {', '.join(used)}: {mistake_text}")

@@ -1,0 +1,260 @@
+"""Hidden checks, Part A: scores, masked softmax, scaled dot-product attention, causal mask."""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from autograder.checks.plugin import CheckFailure, check
+from autograder.checks.remote_grad import remote_gradcheck
+from autograder.checks.support import (
+    B, DH, DV, H, LK, LQ, expect_close, expect_no_library, expect_pair, expect_tensor, randn, random_mask, reference,
+)
+
+SOFTMAX_LIBRARY = {"softmax", "log_softmax", "_softmax", "_log_softmax", "special_softmax"}
+ATTENTION_LIBRARY = {"scaled_dot_product_attention", "multi_head_attention_forward", "_native_multi_head_attention"}
+
+
+def _scores_variants(q: torch.Tensor, k: torch.Tensor) -> dict[str, torch.Tensor]:
+    raw = q @ k.transpose(-2, -1)
+    return {"scores_no_scaling": raw, "scores_scaled_by_d": raw / q.size(-1)}
+
+
+def _softmax_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[str, torch.Tensor]:
+    ref = reference().masked_softmax
+    variants = {"softmax_wrong_axis": ref(scores.transpose(-2, -1)).transpose(-2, -1) if mask is None else None}
+    if mask is not None:
+        variants["mask_inverted"] = ref(scores, ~mask) if (~mask).any(-1).all() else None
+        variants["mask_filled_with_zero"] = ref(scores.masked_fill(~mask, 0.0))
+        variants["mask_after_softmax"] = ref(scores).masked_fill(~mask, 0.0)
+    return variants
+
+
+# --------------------------------------------------------------------------------------------- A.1
+@check("A.1", 1, "attention_scores: output shape for batched, multi-head inputs", hint="(..., Lq, d) @ (..., d, Lk) gives (..., Lq, Lk)")
+def test_attention_scores_shape(student, gen):
+    q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
+    expect_tensor(student.call("attention_scores", q, k), "attention_scores", (B, H, LQ, LK))
+
+
+@check("A.1", 3, "attention_scores: values equal q·kᵀ/√d", hint="divide by math.sqrt(q.size(-1))")
+def test_attention_scores_values(student, gen):
+    q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
+    expected = reference().attention_scores(q, k)
+    expect_close(student.call("attention_scores", q, k), expected, "attention_scores", _scores_variants(q, k))
+
+
+@check("A.1", 1, "attention_scores: works for 2-D and 5-D inputs", hint="use negative axes (-2, -1), not fixed ones")
+def test_attention_scores_any_leading_dims(student, gen):
+    for shape_q, shape_k in (((LQ, DH), (LK, DH)), ((2, B, H, LQ, DH), (2, B, H, LK, DH))):
+        q, k = randn(gen, *shape_q), randn(gen, *shape_k)
+        expect_close(student.call("attention_scores", q, k), reference().attention_scores(q, k), f"attention_scores on {len(shape_q)}-D inputs", _scores_variants(q, k))
+
+
+@check("A.1", 1, "attention_scores: keeps float32 and float16", hint="do not convert to float64 or with .double()")
+def test_attention_scores_dtype(student, gen):
+    for dtype in (torch.float32, torch.float16):
+        q, k = randn(gen, B, LQ, DH, dtype=dtype), randn(gen, B, LK, DH, dtype=dtype)
+        expect_tensor(student.call("attention_scores", q, k), "attention_scores", (B, LQ, LK), dtype)
+
+
+# --------------------------------------------------------------------------------------------- A.2
+@check("A.2", 2, "masked_softmax: values without a mask, rows sum to 1", hint="exp(s - max) / sum over the last axis")
+def test_masked_softmax_values(student, gen):
+    scores = randn(gen, B, H, LQ, LK, scale=3.0)
+    weights = student.call("masked_softmax", scores)
+    expect_close(weights, reference().masked_softmax(scores), "masked_softmax", _softmax_variants(scores, None))
+    if not torch.allclose(weights.sum(-1), torch.ones(B, H, LQ, dtype=weights.dtype)):
+        raise CheckFailure("masked_softmax: rows do not sum to 1", "softmax_wrong_axis")
+
+
+@check("A.2", 2, "masked_softmax: blocked keys get exactly 0, the rest sum to 1", hint="fill blocked scores with -inf before exp")
+def test_masked_softmax_mask(student, gen):
+    scores = randn(gen, B, H, LQ, LK)
+    mask = random_mask(gen, B, H, LQ, LK)
+    weights = expect_tensor(student.call("masked_softmax", scores, mask), "masked_softmax", (B, H, LQ, LK))
+    candidates = _softmax_variants(scores, mask)
+    if (weights.masked_select(~mask) != 0).any():
+        from autograder.checks.support import raise_with_diagnosis
+
+        raise_with_diagnosis("masked_softmax: blocked keys (mask False) got a non-zero weight", weights, candidates)
+    expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a mask", candidates)
+
+
+@check("A.2", 1, "masked_softmax: a mask that broadcasts (Lq, Lk) over (B, H, Lq, Lk)", hint="masked_fill broadcasts the mask for you")
+def test_masked_softmax_broadcast_mask(student, gen):
+    scores = randn(gen, B, H, LQ, LK)
+    mask = random_mask(gen, LQ, LK)
+    expect_close(student.call("masked_softmax", scores, mask), reference().masked_softmax(scores, mask), "masked_softmax with a broadcast mask", _softmax_variants(scores, mask.expand(B, H, LQ, LK)))
+
+
+@check("A.2", 1, "masked_softmax: a fully blocked row is all zeros, never NaN", hint="a row of only -inf: avoid -inf - (-inf) and 0 / 0")
+def test_masked_softmax_fully_blocked(student, gen):
+    scores = randn(gen, LQ, LK)
+    mask = random_mask(gen, LQ, LK)
+    mask[1] = False
+    weights = expect_tensor(student.call("masked_softmax", scores, mask), "masked_softmax", (LQ, LK))
+    if torch.isnan(weights).any():
+        raise CheckFailure("masked_softmax: a fully blocked row gives NaN", "fully_masked_nan", "fully blocked row is NaN")
+    if weights[1].abs().sum() > 0:
+        uniform = torch.allclose(weights[1].double(), torch.full((LK,), 1 / LK, dtype=torch.float64))
+        raise CheckFailure("masked_softmax: a fully blocked row is not all zeros", "fully_masked_uniform" if uniform else "")
+    expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a fully blocked row")
+
+
+@check("A.2", 1, "masked_softmax: finite gradients through a fully blocked row", hint="torch.where with NaN in the unused branch still gives NaN gradients")
+def test_masked_softmax_fully_blocked_gradient(student, gen):
+    scores = randn(gen, LQ, LK)
+    mask = random_mask(gen, LQ, LK)
+    mask[2] = False
+    grad_out = randn(gen, LQ, LK)
+    result = student.vjp("masked_softmax", [scores, mask], [grad_out], wrt=[0], where="masked_softmax backward")
+    grad = expect_tensor(result["grads"][0], "the gradient of masked_softmax", (LQ, LK))
+    if not torch.isfinite(grad).all():
+        raise CheckFailure("masked_softmax: the gradient is NaN or infinite when a row is fully blocked", "fully_masked_nan")
+    leaf = scores.clone().requires_grad_(True)
+    torch.autograd.backward(reference().masked_softmax(leaf, mask), grad_out)
+    expect_close(grad, leaf.grad, "the gradient of masked_softmax", what="gradients")
+
+
+@check("A.2", 1, "masked_softmax: large scores (×300) stay finite and correct", hint="subtract the row maximum before exp()")
+def test_masked_softmax_large_logits(student, gen):
+    scores = randn(gen, B, LQ, LK, scale=300.0)
+    weights = student.call("masked_softmax", scores.float())
+    expected = reference().masked_softmax(scores.float())
+    if not torch.isfinite(expect_tensor(weights, "masked_softmax", (B, LQ, LK))).all():
+        raise CheckFailure("masked_softmax: large scores give NaN or inf", "softmax_no_max_subtraction")
+    expect_close(weights, expected, "masked_softmax on large scores", rtol=1e-4, atol=1e-6)
+
+
+@check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32 without overflow", hint="compute in the input dtype; subtracting the max keeps exp() ≤ 1")
+def test_masked_softmax_dtypes(student, gen):
+    for dtype in (torch.float16, torch.bfloat16, torch.float32):
+        scores = randn(gen, B, LQ, LK, scale=20.0).to(dtype)
+        mask = random_mask(gen, B, LQ, LK)
+        weights = expect_tensor(student.call("masked_softmax", scores, mask), f"masked_softmax on {dtype}", (B, LQ, LK), dtype)
+        if not torch.isfinite(weights).all():
+            raise CheckFailure(f"masked_softmax: {dtype} scores give NaN or inf", "softmax_no_max_subtraction")
+        expect_close(weights, reference().masked_softmax(scores.double(), mask), f"masked_softmax on {dtype}", rtol=2e-2, atol=2e-2)
+
+
+@check("A.2", 1, "masked_softmax: does not modify its input", hint="masked_fill (no underscore) returns a new tensor; masked_fill_ changes it in place")
+def test_masked_softmax_no_inplace(student, gen):
+    scores = randn(gen, B, LQ, LK)
+    mask = random_mask(gen, B, LQ, LK)
+    _, (scores_after, mask_after) = student.echo_call("masked_softmax", scores, mask)
+    if not torch.equal(scores_after, scores):
+        raise CheckFailure("masked_softmax changed the scores it was given: work on a copy (masked_fill, not masked_fill_)")
+    if not torch.equal(mask_after, mask):
+        raise CheckFailure("masked_softmax changed the mask it was given")
+
+
+@check("A.2", 1, "masked_softmax: gradients pass torch.autograd.gradcheck", hint="build the softmax from differentiable torch operations")
+def test_masked_softmax_gradcheck(student, gen):
+    scores = randn(gen, 2, 3, LK)
+    mask = random_mask(gen, 2, 3, LK)
+    remote_gradcheck(student, "masked_softmax", [scores], mask=mask)
+
+
+@check("A.2", 1, "masked_softmax: adding a constant to a row changes nothing", hint="softmax(s + c) = softmax(s)")
+def test_masked_softmax_row_shift(student, gen):
+    scores = randn(gen, B, LQ, LK)
+    shift = randn(gen, B, LQ, 1, scale=50.0)
+    a, b = student.call("masked_softmax", scores), student.call("masked_softmax", scores + shift)
+    expect_close(expect_tensor(b, "masked_softmax", (B, LQ, LK)), expect_tensor(a, "masked_softmax", (B, LQ, LK)), "masked_softmax after a row shift", rtol=1e-6, atol=1e-9)
+
+
+@check("A.2", 2, "masked_softmax: written by hand (no torch.softmax / F.softmax / log_softmax / nn.Softmax)", hint="exp, sum and divide yourself")
+def test_masked_softmax_by_hand(student, gen):
+    scores = randn(gen, B, LQ, LK)
+    weights, ops = student.traced_call("masked_softmax", scores, random_mask(gen, B, LQ, LK))
+    expect_tensor(weights, "masked_softmax", (B, LQ, LK))
+    expect_no_library(ops, "masked_softmax", SOFTMAX_LIBRARY, "the task is to write the softmax yourself")
+
+
+# --------------------------------------------------------------------------------------------- A.3
+@check("A.3", 1, "scaled_dot_product_attention: returns (output, weights) with the right shapes", hint="output (..., Lq, dv), weights (..., Lq, Lk)")
+def test_sdpa_shapes(student, gen):
+    q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
+    output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v), "scaled_dot_product_attention")
+    expect_tensor(output, "scaled_dot_product_attention (output)", (B, H, LQ, DV))
+    expect_tensor(weights, "scaled_dot_product_attention (weights)", (B, H, LQ, LK))
+
+
+@check("A.3", 2, "scaled_dot_product_attention: values with and without a mask", hint="weights = masked_softmax(attention_scores(q, k), mask); output = weights @ v")
+def test_sdpa_values(student, gen):
+    q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
+    for mask in (None, random_mask(gen, B, H, LQ, LK)):
+        output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v, mask), "scaled_dot_product_attention")
+        ref_out, ref_w = reference().scaled_dot_product_attention(q, k, v, mask)
+        scores = reference().attention_scores(q, k)
+        expect_close(weights, ref_w, "scaled_dot_product_attention (weights)", _softmax_variants(scores, mask) | {"scores_no_scaling": reference().masked_softmax(scores * math.sqrt(DH), mask)})
+        expect_close(output, ref_out, "scaled_dot_product_attention (output)")
+
+
+@check("A.3", 2, "scaled_dot_product_attention: agrees with torch's F.scaled_dot_product_attention", hint="the same mask convention: True = may attend")
+def test_sdpa_matches_torch(student, gen):
+    q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DV + 1)[..., :DH], randn(gen, B, H, LK, DV)
+    mask = random_mask(gen, B, H, LQ, LK)
+    output, _ = expect_pair(student.call("scaled_dot_product_attention", q, k, v, mask), "scaled_dot_product_attention")
+    expect_close(output, F.scaled_dot_product_attention(q, k, v, attn_mask=mask), "scaled_dot_product_attention vs torch")
+
+
+@check("A.3", 1, "scaled_dot_product_attention: with a causal mask, the future does not matter", hint="query i must not see keys after i")
+def test_sdpa_causal_future_independence(student, gen):
+    L = LK
+    q, k, v = randn(gen, B, L, DH), randn(gen, B, L, DH), randn(gen, B, L, DV)
+    mask = torch.ones(L, L, dtype=torch.bool).tril()
+    k2, v2 = k.clone(), v.clone()
+    k2[:, -1], v2[:, -1] = randn(gen, B, DH, scale=5.0), randn(gen, B, DV, scale=5.0)
+    first, _ = expect_pair(student.call("scaled_dot_product_attention", q, k, v, mask), "scaled_dot_product_attention")
+    second, _ = expect_pair(student.call("scaled_dot_product_attention", q, k2, v2, mask), "scaled_dot_product_attention")
+    expect_close(second[:, :-1], first[:, :-1], "scaled_dot_product_attention: outputs before the changed last position")
+
+
+@check("A.3", 1, "scaled_dot_product_attention: permuting keys with their values changes nothing; batches are independent", hint="no mixing across the batch axis")
+def test_sdpa_invariances(student, gen):
+    q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
+    perm = torch.randperm(LK, generator=gen)
+    base, _ = expect_pair(student.call("scaled_dot_product_attention", q, k, v), "scaled_dot_product_attention")
+    permuted, _ = expect_pair(student.call("scaled_dot_product_attention", q, k[:, perm], v[:, perm]), "scaled_dot_product_attention")
+    expect_close(permuted, base, "scaled_dot_product_attention after permuting key/value positions")
+    single, _ = expect_pair(student.call("scaled_dot_product_attention", q[:1], k[:1], v[:1]), "scaled_dot_product_attention")
+    expect_close(single, base[:1], "scaled_dot_product_attention on one batch element alone")
+    shifted, _ = expect_pair(student.call("scaled_dot_product_attention", q, k, v + 3.0), "scaled_dot_product_attention")
+    expect_close(shifted, base + 3.0, "scaled_dot_product_attention after adding 3 to every value")
+
+
+@check("A.3", 1, "scaled_dot_product_attention: built from your functions, not the library's attention", hint="do not call F.scaled_dot_product_attention or nn.MultiheadAttention")
+def test_sdpa_no_library(student, gen):
+    q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
+    value, ops = student.traced_call("scaled_dot_product_attention", q, k, v)
+    expect_pair(value, "scaled_dot_product_attention")
+    expect_no_library(ops, "scaled_dot_product_attention", ATTENTION_LIBRARY | SOFTMAX_LIBRARY, "build it from attention_scores and your masked_softmax")
+
+
+# --------------------------------------------------------------------------------------------- A.4
+@check("A.4", 2, "causal_mask: square and rectangular masks, True where key ≤ query", hint="torch.ones(..., dtype=torch.bool).tril()")
+def test_causal_mask_values(student, gen):
+    for args in ((LQ,), (LQ, LK), (LK, LQ)):
+        mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool)
+        expected = reference().causal_mask(*args)
+        if not torch.equal(mask, expected):
+            key = "causal_mask_inverted" if torch.equal(mask, ~expected) or torch.equal(mask, expected.T if args[0] == args[-1] else mask) else ""
+            key = key or ("causal_mask_strict" if torch.equal(mask, expected.tril(-1)) else "")
+            from autograder.mistakes import MISTAKES
+
+            raise CheckFailure(f"causal_mask{args} is wrong" + (f": {MISTAKES[key].en}" if key else ""), key, MISTAKES[key].en if key else "")
+
+
+@check("A.4", 1, "causal_mask: matches is_causal=True of F.scaled_dot_product_attention", hint="aligned top-left, like is_causal")
+def test_causal_mask_matches_torch(student, gen):
+    q, k, v = randn(gen, 1, LQ, DH), randn(gen, 1, LK, DH), randn(gen, 1, LK, DV)
+    mask = expect_tensor(student.call("causal_mask", LQ, LK), "causal_mask", (LQ, LK), torch.bool)
+    expect_close(F.scaled_dot_product_attention(q, k, v, attn_mask=mask), F.scaled_dot_product_attention(q, k, v, is_causal=True), "attention with your causal_mask vs is_causal=True")
+
+
+@check("A.4", 1, "causal_mask: accepts device=", hint="pass device to torch.ones")
+def test_causal_mask_device(student, gen):
+    expect_tensor(student.call("causal_mask", 3, 4, device="cpu"), "causal_mask(3, 4, device='cpu')", (3, 4), torch.bool)

@@ -1,0 +1,193 @@
+"""Grading: one submission (pytest + plugin against a worker), and batches of them.
+
+Order matters for safety: a grader process starts its WorkerFactory (the template that student
+workers fork from) before it loads the hidden checks or the reference solution, so nothing
+secret is ever in a worker's memory.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import multiprocessing
+import os
+import secrets
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+import pytest
+import torch
+
+from autograder.errors import AttnkitError, SubmissionError
+from autograder.paths import CHECKS_DIR
+from autograder.results import ERROR, FAILED, Artifact, BatchResult, CheckResult, SubmissionResult
+from autograder.submission import Submission, load_submission, submission_name
+from autograder.worker.client import Budget, Student, WorkerFactory
+from autograder.worker.sandbox import SandboxConfig
+
+SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
+
+
+@dataclass
+class ArtifactSink:
+    """Images that checks produce (heatmaps); written next to the results by the grader."""
+
+    images: dict[str, bytes] = field(default_factory=dict)
+    artifacts: list[Artifact] = field(default_factory=list)
+
+    def add(self, artifact: Artifact, images: dict[str, bytes]) -> None:
+        self.images.update(images)
+        self.artifacts.append(artifact)
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    seed: int | None = None
+    lang: str = "en"
+    parts: frozenset[str] | None = None
+    config: SandboxConfig = field(default_factory=SandboxConfig)
+    budget: Budget = field(default_factory=Budget)
+
+
+def new_seed() -> int:
+    return secrets.randbelow(2**31)
+
+
+def hidden_paths() -> tuple[str, ...]:
+    """Folders a worker must never see: hidden checks, reference solution and weights, the repo."""
+    from autograder.paths import REFERENCE_DIR, REPO_ROOT, SOLUTION_DIR
+
+    return tuple(str(p) for p in (CHECKS_DIR, REFERENCE_DIR, SOLUTION_DIR, REPO_ROOT / "autograder", REPO_ROOT / "solutions"))
+
+
+def run_checks(student: Student | object, seed: int, parts: frozenset[str] | None = None, sink: ArtifactSink | None = None) -> list[CheckResult]:
+    """Run the hidden checks (pytest, in this process) against a student proxy."""
+    from autograder.checks.plugin import AttnkitPlugin
+
+    plugin = AttnkitPlugin(student, seed, set(parts) if parts else None, sink or ArtifactSink())
+    quiet = [f"-pno:{name}" for name in ("cacheprovider", "terminal", "randomly", "unraisableexception", "threadexception", "faulthandler", "junitxml", "pastebin", "doctest", "logging")]
+    args = [str(CHECKS_DIR), *quiet, "--rootdir", str(CHECKS_DIR), "-c", str(CHECKS_DIR / "pytest.ini")]
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = pytest.main(args, plugins=[plugin])
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not plugin.results:
+        raise AttnkitError(f"the hidden checks could not run (pytest exit code {int(code)}); is the grader installed correctly?")
+    return plugin.results
+
+
+def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions = GradeOptions()) -> tuple[SubmissionResult, dict[str, bytes]]:
+    """Grade one submission. Never raises for a bad submission: the reason goes in the result."""
+    path = Path(path)
+    seed = options.seed if options.seed is not None else new_seed()
+    started = time.perf_counter()
+    name = submission_name(path)
+    try:
+        submission = load_submission(path)
+    except SubmissionError as error:
+        return _unreadable(name, path, seed, str(error), options, started), {}
+    student = Student(factory, list(submission.chunks), submission.files, submission.filename, replace(options.config, hidden=hidden_paths()), options.budget)
+    sink = ArtifactSink()
+    try:
+        checks = run_checks(student, seed, options.parts, sink)
+    finally:
+        student.close()
+    events = [*_load_notes(student), *student.events, *submission.notes]
+    return SubmissionResult(
+        submission=name, source=str(path), seed=seed, checks=tuple(checks), execution_time=round(time.perf_counter() - started, 3),
+        events=tuple(events), output="".join(student.output), artifacts=tuple(sink.artifacts), lang=options.lang,
+    ), sink.images
+
+
+def _load_notes(student: Student) -> list[str]:
+    notes = []
+    for error in student.load_errors:
+        where = f" ({error['frames'][-1]})" if error.get("frames") else ""
+        notes.append(f"part of your file could not run: {error['type']}: {error['message']}{where}; the rest was graded")
+    return notes
+
+
+def _unreadable(name: str, path: Path, seed: int, reason: str, options: GradeOptions, started: float) -> SubmissionResult:
+    """A result for a submission that cannot be read: every check fails with the reason."""
+    results = run_checks(_Unreadable(reason), seed, options.parts)
+    checks = tuple(replace(c, points=0.0, status=FAILED if c.status != ERROR else ERROR, message=reason) for c in results)
+    return SubmissionResult(submission=name, source=str(path), seed=seed, checks=checks, grader_error=reason, execution_time=round(time.perf_counter() - started, 3), lang=options.lang)
+
+
+class _Unreadable:
+    """Stands in for a submission that could not be read: every request fails with the reason."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def __getattr__(self, name: str) -> Callable:
+        from autograder.worker.client import WorkerFailure
+
+        def fail(*args, **kwargs):
+            raise WorkerFailure(self.reason)
+
+        return fail
+
+
+# ---------------------------------------------------------------------------------------------
+# batches
+# ---------------------------------------------------------------------------------------------
+def list_submissions(directory: Path) -> list[Path]:
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise AttnkitError(f"{directory} is not a folder of submissions")
+    return sorted(p for p in directory.iterdir() if not p.name.startswith("."))
+
+
+_FACTORY: WorkerFactory | None = None
+
+
+def _pool_init() -> None:
+    global _FACTORY
+    torch.set_num_threads(1)
+    _FACTORY = WorkerFactory()
+
+
+def _pool_grade(task: tuple[str, str, GradeOptions]) -> dict:
+    path, out_dir, options = task
+    from autograder.output import write_submission
+
+    try:
+        result, images = grade_submission(Path(path), _FACTORY, options)
+    except Exception as error:  # a grader failure on one submission must not stop the batch
+        result, images = SubmissionResult(submission=submission_name(Path(path)), source=path, seed=options.seed or 0, grader_error=f"internal grader error: {type(error).__name__}: {error}"), {}
+    write_submission(result, images, Path(out_dir))
+    return result.to_dict()
+
+
+def grade_batch(
+    directory: Path, out_dir: Path, *, jobs: int = 1, force: bool = False, options: GradeOptions = GradeOptions(),
+    progress: Callable[[int, int, SubmissionResult], None] | None = None,
+) -> BatchResult:
+    """Grade every submission in a folder into out_dir/<name>/; resumable unless force."""
+    from autograder.results import load_submission_result
+
+    paths = list_submissions(directory)
+    seed = options.seed if options.seed is not None else new_seed()
+    options = replace(options, seed=seed)
+    done: dict[str, SubmissionResult] = {}
+    todo = []
+    for path in paths:
+        existing = Path(out_dir) / submission_name(path) / "attnkit.json"
+        if existing.is_file() and not force:
+            done[str(path)] = load_submission_result(existing)
+        else:
+            todo.append(path)
+    context = multiprocessing.get_context("fork")
+    with context.Pool(max(1, jobs), initializer=_pool_init) as pool:
+        tasks = [(str(p), str(out_dir), options) for p in todo]
+        for count, data in enumerate(pool.imap_unordered(_pool_grade, tasks), start=1):
+            result = SubmissionResult.from_dict(data)
+            done[result.source] = result
+            if progress:
+                progress(count, len(tasks), result)
+    return BatchResult(tuple(done[str(p)] for p in paths if str(p) in done))
+
+
+def worker_report() -> str:
+    return f"python {sys.version.split()[0]}, torch {torch.__version__}, uid {os.geteuid()}"

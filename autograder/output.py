@@ -1,0 +1,30 @@
+"""Writing one submission's results: Gradescope JSON, the full model, Markdown and HTML feedback."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.formats.gradescope import to_gradescope
+from autograder.results import SubmissionResult, write_atomic, write_json_atomic
+
+
+def result_dir(out_dir: Path, result: SubmissionResult) -> Path:
+    return Path(out_dir) / result.submission
+
+
+def write_submission(result: SubmissionResult, images: dict[str, bytes], out_dir: Path) -> Path:
+    """Write everything for one submission into out_dir/<name>/ (each file atomically)."""
+    folder = result_dir(out_dir, result)
+    for relative, data in images.items():
+        write_atomic(folder / relative, data)
+    write_json_atomic(folder / "results.json", to_gradescope(result))
+    write_feedback(result, folder)
+    write_json_atomic(folder / "attnkit.json", result.to_dict())  # last: its presence means "done"
+    return folder
+
+
+def write_feedback(result: SubmissionResult, folder: Path) -> None:
+    from autograder.formats.html import render_html
+    from autograder.formats.markdown import render_markdown
+
+    write_atomic(folder / "feedback.md", render_markdown(result, result.lang))
+    write_atomic(folder / "feedback.html", render_html(result, folder, result.lang))

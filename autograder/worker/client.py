@@ -1,0 +1,345 @@
+"""The grader's side of the boundary: the template handle, worker processes and the Student proxy.
+
+Checks talk to student code only through `Student`: every call sends plain data to a worker and
+rebuilds plain tensors from the bytes that come back. A worker that hangs, crashes, exits or
+goes over a limit is killed; the call fails with a plain reason and the next call gets a fresh
+worker that re-imports the submission.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from autograder.worker import sandbox
+from autograder.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
+from autograder.worker.sandbox import SandboxConfig
+
+SIGNAL_NAMES = {signal.SIGKILL: "killed", signal.SIGSEGV: "crashed (segmentation fault)", signal.SIGXCPU: "killed: over the CPU time limit", signal.SIGABRT: "crashed (aborted)", signal.SIGBUS: "crashed (bus error)", signal.SIGFPE: "crashed (arithmetic fault)", signal.SIGILL: "crashed (illegal instruction)", signal.SIGXFSZ: "killed: over the file size limit"}
+
+
+class StudentError(Exception):
+    """A call into student code did not give a value. str() is the student-facing reason."""
+
+
+class NotImplementedYet(StudentError):
+    pass
+
+
+class StudentException(StudentError):
+    """The student's code raised an exception."""
+
+    def __init__(self, kind: str, message: str, frames: list[str], where: str):
+        self.kind, self.text, self.frames = kind, message, frames
+        location = f" ({frames[-1]})" if frames else ""
+        super().__init__(f"{where} raised {kind}: {message}{location}")
+
+
+class WorkerFailure(StudentError):
+    """The worker timed out, crashed, exited or broke a limit."""
+
+
+class BadReturn(StudentError):
+    """The student's code returned something that may not cross the boundary."""
+
+
+class TemplateError(RuntimeError):
+    """The template process is gone: a grader problem, not the student's."""
+
+
+class WorkerFactory:
+    """Starts the template process (fork server). Create it before loading anything secret."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            from autograder.worker.template import serve_template
+
+            serve_template(theirs)
+            os._exit(0)
+        theirs.close()
+        self.pid = pid
+        self.control = ours
+        self._replies = b""
+
+    def spawn(self, config: SandboxConfig, scratch: str) -> WorkerProcess:
+        data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        status_read, status_write = os.pipe()
+        request = json.dumps({"config": config.to_json(), "scratch": scratch}).encode()
+        try:
+            socket.send_fds(self.control, [request], [data_theirs.fileno(), status_write])
+            keeper = json.loads(self._read_reply())["keeper"]
+        except (OSError, ValueError, KeyError) as error:
+            raise TemplateError(f"the worker template is not answering ({error})") from None
+        finally:
+            data_theirs.close()
+            os.close(status_write)
+        return WorkerProcess(keeper=keeper, sock=data_ours, status_fd=status_read, scratch=scratch)
+
+    def _read_reply(self) -> bytes:
+        while b"\n" not in self._replies:
+            chunk = self.control.recv(4096)
+            if not chunk:
+                raise OSError("template closed its socket")
+            self._replies += chunk
+        line, self._replies = self._replies.split(b"\n", 1)
+        return line
+
+    def close(self) -> None:
+        self.control.close()
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+@dataclass
+class WorkerProcess:
+    keeper: int
+    sock: socket.socket
+    status_fd: int
+    scratch: str
+    worker: int | None = None
+    uid: int | None = None
+    isolation: str = ""
+    _status: bytes = b""
+    ended: dict | None = None
+
+    def read_status(self, timeout: float, until: str = "ended") -> None:
+        """Read what the keeper says (the worker's pid, then how it ended) until `until` is known."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            ready, _, _ = select.select([self.status_fd], [], [], max(0.0, remaining))
+            if not ready:
+                return
+            chunk = os.read(self.status_fd, 4096)
+            if not chunk:
+                return
+            self._status += chunk
+            while b"\n" in self._status:
+                line, self._status = self._status.split(b"\n", 1)
+                data = json.loads(line)
+                if "worker" in data:
+                    self.worker, self.uid = data["worker"], data["uid"]
+                    if until == "worker":
+                        return
+                else:
+                    self.ended = data
+                    return
+
+    def how_it_ended(self) -> str:
+        self.read_status(2.0)
+        if self.ended is None:
+            return "stopped answering"
+        if "signal" in self.ended:
+            return SIGNAL_NAMES.get(self.ended["signal"], f"killed by signal {self.ended['signal']}")
+        return f"exited with code {self.ended['exit']}"
+
+    def kill(self) -> None:
+        for pid in (self.worker, self.keeper):
+            if pid:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        if self.uid is not None and sandbox.is_root():
+            sandbox.kill_uid(self.uid)
+        elif self.worker:
+            try:
+                os.killpg(self.worker, signal.SIGKILL)
+            except OSError:
+                pass
+        self.sock.close()
+        os.close(self.status_fd)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+@dataclass
+class Budget:
+    """Wall-clock limits: per call and for the whole submission."""
+
+    call_seconds: float = 10.0
+    import_seconds: float = 20.0
+    total_seconds: float = 180.0
+
+
+@dataclass
+class Student:
+    """The proxy through which checks reach a submission's code."""
+
+    factory: WorkerFactory
+    chunks: list[tuple[int, str]]
+    files: dict[str, str] = field(default_factory=dict)
+    filename: str = "attention.py"
+    config: SandboxConfig = field(default_factory=SandboxConfig)
+    budget: Budget = field(default_factory=Budget)
+    events: list[str] = field(default_factory=list)
+    load_errors: list[dict] = field(default_factory=list)
+    output: list[str] = field(default_factory=list)
+    _worker: WorkerProcess | None = None
+    _started: float = field(default_factory=time.monotonic)
+    _import_failure: str = ""
+    _generation: int = 0
+
+    # -- life cycle ------------------------------------------------------------------------
+    def _ensure_worker(self) -> WorkerProcess:
+        if self._worker is not None:
+            return self._worker
+        if self._import_failure:
+            raise WorkerFailure(self._import_failure)
+        self._check_total()
+        scratch = tempfile.mkdtemp(prefix="attnkit-scratch-")
+        os.chmod(scratch, 0o700)
+        worker = self.factory.spawn(self.config, scratch)
+        worker.read_status(5.0, until="worker")
+        self._worker = worker
+        self._generation += 1
+        try:
+            ready = self._exchange(None, "starting the worker", self.budget.import_seconds)
+            worker.isolation = ready.get("isolation", "")
+            loaded = self._request({"op": "load", "chunks": self.chunks, "files": self.files, "filename": self.filename}, "importing your file", self.budget.import_seconds)
+        except WorkerFailure as failure:
+            self._import_failure = f"{failure} (your file could not be imported; every check that needs it fails)"
+            raise WorkerFailure(self._import_failure) from None
+        if self._generation == 1:
+            self.load_errors = list(loaded["errors"])
+        return worker
+
+    @property
+    def isolation(self) -> str:
+        return self._worker.isolation if self._worker else ""
+
+    def close(self) -> None:
+        if self._worker is not None:
+            try:
+                self.output.append(self._request({"op": "output"}, "reading output", 2.0))
+                send_message(self._worker.sock, {"op": "exit"})
+            except (StudentError, OSError):
+                pass
+            self._worker.kill()
+            self._worker = None
+
+    def _discard_worker(self, reason: str) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
+        self.events.append(reason)
+
+    def _check_total(self) -> None:
+        if time.monotonic() - self._started > self.budget.total_seconds:
+            raise WorkerFailure(f"the submission used up its {self.budget.total_seconds:.0f} s time budget")
+
+    # -- one exchange ----------------------------------------------------------------------
+    def _exchange(self, message: dict | None, where: str, timeout: float) -> dict:
+        worker = self._worker
+        assert worker is not None
+        try:
+            if message is not None:
+                send_message(worker.sock, message)
+            worker.sock.settimeout(timeout)
+            response = recv_message(worker.sock)
+        except socket.timeout:
+            self._discard_worker(f"timed out after {timeout:.0f} s in {where}")
+            raise WorkerFailure(f"timed out after {timeout:.0f} s in {where}") from None
+        except (EOFError, OSError, ProtocolError) as error:
+            ended = worker.how_it_ended()
+            if isinstance(error, ProtocolError):
+                ended = f"sent an invalid reply ({error})"
+            reason = self._explain(ended, where)
+            self._discard_worker(reason)
+            raise WorkerFailure(reason) from None
+        return response
+
+    def _explain(self, ended: str, where: str) -> str:
+        return f"the worker {ended} in {where}"
+
+    def _request(self, message: dict, where: str, timeout: float | None = None) -> Any:
+        response = self._exchange(message, where, timeout or self.budget.call_seconds)
+        status = response.get("status")
+        if status == "ok":
+            return response.get("value")
+        if status == "raised":
+            error = response.get("error") or {}
+            kind, text = str(error.get("type", "Exception")), str(error.get("message", ""))
+            if kind == "NotImplementedError":
+                raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
+            if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
+                raise WorkerFailure(f"{where} went over the {self.config.memory_bytes >> 30} GiB memory limit")
+            raise StudentException(kind, text[:500], list(error.get("frames", [])), where)
+        raise WorkerFailure(f"the worker answered {status!r} in {where}")
+
+    def request(self, message: dict, where: str) -> Any:
+        self._check_total()
+        self._ensure_worker()
+        value = self._request(message, where)
+        return _reject_refused(value, where)
+
+    # -- what checks use -------------------------------------------------------------------
+    def names(self, *names: str) -> dict[str, str]:
+        return self.request({"op": "names", "names": list(names)}, "looking up names")
+
+    def call(self, name: str, *args: Any, seed: int | None = None, **kwargs: Any) -> Any:
+        return self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "seed": seed}, name)
+
+    def traced_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+        result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "trace": True}, name)
+        return result["value"], list(result["ops"])
+
+    def echo_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[Any]]:
+        """Call, and get back the arguments as the call left them."""
+        result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "echo": True}, name)
+        return result["value"], list(result["args"])
+
+    def new(self, cls: str, *args: Any, seed: int | None = None, **kwargs: Any) -> Handle:
+        handle = self.request({"op": "new", "cls": cls, "args": list(args), "kwargs": kwargs, "seed": seed}, f"{cls}(...)")
+        if not isinstance(handle, Handle):
+            raise BadReturn(f"{cls}(...) did not build an object")
+        return handle
+
+    def method(self, handle: Handle, method: str, *args: Any, where: str = "", seed: int | None = None, trace: bool = False, **kwargs: Any) -> Any:
+        message = {"op": "call", "handle": handle, "method": method, "args": list(args), "kwargs": kwargs, "seed": seed, "trace": trace}
+        return self.request(message, where or method)
+
+    def describe(self, handle: Handle, where: str = "") -> dict:
+        return self.request({"op": "describe", "handle": handle}, where or "inspecting your module")
+
+    def state_dict(self, handle: Handle, where: str = "") -> dict:
+        return self.request({"op": "state_dict", "handle": handle}, where or "state_dict()")
+
+    def load_state_dict(self, handle: Handle, state: dict, where: str = "", strict: bool = True) -> dict:
+        return self.request({"op": "load_state_dict", "handle": handle, "state": state, "strict": strict}, where or "load_state_dict()")
+
+    def train(self, handle: Handle, mode: bool, where: str = "") -> bool:
+        return self.request({"op": "train", "handle": handle, "mode": mode}, where or "train()")
+
+    def vjp(self, target: str | Handle, args: list, grad_outputs: list, wrt: list[int], where: str = "", method: str = "forward", params: bool = False, **kwargs: Any) -> dict:
+        message = {"op": "vjp", "args": args, "kwargs": kwargs, "grad_outputs": grad_outputs, "wrt": wrt, "params": params}
+        message.update({"handle": target, "method": method} if isinstance(target, Handle) else {"name": target})
+        return self.request(message, where or "backward()")
+
+    def plot(self, name: str, *args: Any, **kwargs: Any) -> dict:
+        return self.request({"op": "plot", "name": name, "args": list(args), "kwargs": kwargs}, name)
+
+
+def _reject_refused(value: Any, where: str) -> Any:
+    """Raise BadReturn if anything in the value is a Refused placeholder."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Refused):
+            raise BadReturn(f"{where} returned {item.why}")
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return value

@@ -1,0 +1,286 @@
+"""What a worker does with each request. This code runs on the student's side of the boundary.
+
+It holds the student's module namespace and the modules it built, and answers requests made of
+plain data: load, call, new, state_dict, load_state_dict, train, vjp, plot. Nothing it returns is
+trusted by the grader: the grader only ever rebuilds plain tensors and numbers from the bytes.
+The same class serves the in-process backend used inside nbgrader kernels.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+import traceback
+import types
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from autograder.worker.protocol import Handle, Refused
+
+STUDENT_MODULE = "attention"
+LIBRARY_FUNCTIONS = {
+    "softmax", "log_softmax", "_softmax", "_log_softmax", "scaled_dot_product_attention",
+    "_scaled_dot_product_attention_math", "_scaled_dot_product_flash_attention_for_cpu",
+    "multi_head_attention_forward", "_native_multi_head_attention", "special_softmax",
+}
+
+
+class StudentRaised(Exception):
+    """Student code raised: carries a plain description (type, message, student frames)."""
+
+    def __init__(self, error: BaseException, filenames: set[str]):
+        self.kind = type(error).__name__
+        self.text = str(error)[:2000]
+        frames = [
+            f"{Path(f.filename).name}:{f.lineno} in {f.name}: {(f.line or '').strip()}"
+            for f in traceback.extract_tb(error.__traceback__)
+            if f.filename in filenames
+        ]
+        self.frames = frames[-6:]
+        super().__init__(self.kind)
+
+    def as_dict(self) -> dict:
+        return {"type": self.kind, "message": self.text, "frames": self.frames}
+
+
+# ---------------------------------------------------------------------------------------------
+# loading the submission: chunk by chunk, so that a broken part costs only itself
+# ---------------------------------------------------------------------------------------------
+def split_chunks(source: str) -> list[tuple[int, str]]:
+    """Top-level statements grouped into chunks (first line number, text).
+
+    Used when the whole file does not compile: each chunk is compiled on its own, so a syntax
+    error in one function does not take the others down.
+    """
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for index, line in enumerate(lines[1:], start=1):
+        stripped = line.lstrip()
+        opens_statement = line[:1] not in (" ", "\t", "\n", "\r", "#", "") and not line.startswith(("else", "elif", "except", "finally", ")", "]", "}"))
+        if opens_statement and stripped and not lines[index - 1].rstrip().endswith("\\"):
+            if line.startswith("@") or not lines[index - 1].startswith("@"):
+                starts.append(index)
+    starts.append(len(lines))
+    return [(a + 1, "".join(lines[a:b])) for a, b in zip(starts, starts[1:]) if "".join(lines[a:b]).strip()]
+
+
+class Dispatcher:
+    """Answers requests against the student's code."""
+
+    def __init__(self, namespace: dict | None = None):
+        self.namespace: dict = namespace if namespace is not None else {}
+        self.objects: dict[int, Any] = {}
+        self.load_errors: list[dict] = []
+        self.filenames: set[str] = set()
+        self.ops_seen: set[str] = set()
+
+    # -- requests --------------------------------------------------------------------------
+    def handle(self, request: dict) -> dict:
+        op = request.get("op")
+        method: Callable[[dict], Any] | None = getattr(self, f"op_{op}", None) if isinstance(op, str) else None
+        if method is None:
+            return {"status": "bad_request", "message": f"unknown op {op!r}"}
+        try:
+            return {"status": "ok", "value": method(request)}
+        except StudentRaised as raised:
+            return {"status": "raised", "error": raised.as_dict()}
+        except BaseException as error:  # student code may raise anything, SystemExit included
+            return {"status": "raised", "error": StudentRaised(error, self.filenames).as_dict()}
+
+    def op_ping(self, request: dict) -> str:
+        return "pong"
+
+    def op_load(self, request: dict) -> dict:
+        """Write the submission's files into `root` and run its entry chunks as module `attention`."""
+        root = Path(request["root"])
+        for name, text in request.get("files", {}).items():
+            target = root / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+        filename = str(root / request.get("filename", "attention.py"))
+        module = types.ModuleType(STUDENT_MODULE)
+        module.__file__ = filename
+        sys.modules[STUDENT_MODULE] = module
+        self.namespace = module.__dict__
+        self.filenames.add(filename)
+        for first_line, text in request["chunks"]:
+            self._run_source(text, filename, first_line)
+        names = sorted(k for k, v in self.namespace.items() if not k.startswith("_") and callable(v))
+        return {"errors": self.load_errors, "names": names}
+
+    def _run_source(self, text: str, filename: str, first_line: int) -> None:
+        padded = "\n" * (first_line - 1) + text
+        try:
+            code = compile(padded, filename, "exec", dont_inherit=True)
+        except SyntaxError:
+            chunks = split_chunks(text)
+            if len(chunks) <= 1:
+                self._record_syntax_error(padded, filename)
+                return
+            for offset, chunk in chunks:
+                self._run_source(chunk, filename, first_line + offset - 1)
+            return
+        try:
+            exec(code, self.namespace)  # noqa: S102 - this is the student's own process
+        except BaseException as error:
+            self.load_errors.append(StudentRaised(error, self.filenames).as_dict())
+
+    def _record_syntax_error(self, padded: str, filename: str) -> None:
+        try:
+            ast.parse(padded, filename)
+        except SyntaxError as error:
+            self.load_errors.append(
+                {"type": "SyntaxError", "message": f"line {error.lineno}: {error.msg}", "frames": [f"{Path(filename).name}:{error.lineno}: {(error.text or '').strip()}"]}
+            )
+
+    def op_names(self, request: dict) -> dict:
+        """Which of the requested names exist, and whether each is a class or a function."""
+        found = {}
+        for name in request["names"]:
+            value = self.namespace.get(name)
+            found[name] = "class" if isinstance(value, type) else "function" if callable(value) else "missing"
+        return found
+
+    def op_call(self, request: dict) -> Any:
+        target = self._target(request)
+        args, kwargs = request.get("args", []), request.get("kwargs", {})
+        self._seed(request)
+        if request.get("trace"):
+            with OpTracer() as tracer:
+                value = target(*args, **kwargs)
+            return {"value": self._export(value), "ops": sorted(tracer.seen)}
+        value = target(*args, **kwargs)
+        if request.get("echo"):  # the arguments as they are after the call (to spot in-place changes)
+            return {"value": self._export(value), "args": [self._export(a) for a in args]}
+        return self._export(value)
+
+    def op_new(self, request: dict) -> Handle:
+        cls = self.namespace.get(request["cls"])
+        if not isinstance(cls, type):
+            raise NameError(f"{request['cls']} is not defined as a class")
+        self._seed(request)
+        obj = cls(*request.get("args", []), **request.get("kwargs", {}))
+        handle = Handle(len(self.objects) + 1)
+        self.objects[handle.number] = obj
+        return handle
+
+    def op_describe(self, request: dict) -> dict:
+        """A module's parameters (name -> shape), its training flag and its submodules' classes."""
+        obj = self._object(request["handle"])
+        if not isinstance(obj, torch.nn.Module):
+            return {"module": False, "type": type(obj).__name__}
+        return {
+            "module": True,
+            "type": type(obj).__name__,
+            "training": bool(obj.training),
+            "parameters": {n: list(p.shape) for n, p in obj.named_parameters()},
+            "children": {n: type(c).__name__ for n, c in obj.named_modules() if n},
+            "attributes": {n: type(v).__name__ for n, v in vars(obj).items() if not n.startswith("_")},
+            "dropout_p": {n: float(m.p) for n, m in obj.named_modules() if isinstance(m, torch.nn.Dropout)},
+        }
+
+    def op_state_dict(self, request: dict) -> dict:
+        module = self._module(request["handle"])
+        return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+    def op_load_state_dict(self, request: dict) -> dict:
+        module = self._module(request["handle"])
+        result = module.load_state_dict(request["state"], strict=request.get("strict", True))
+        return {"missing": list(result.missing_keys), "unexpected": list(result.unexpected_keys)}
+
+    def op_train(self, request: dict) -> bool:
+        module = self._module(request["handle"])
+        module.train(bool(request["mode"]))
+        return bool(module.training)
+
+    def op_vjp(self, request: dict) -> dict:
+        """Outputs of a call and the gradients of sum(output[i] * grad_outputs[i]) w.r.t. inputs."""
+        target = self._target(request)
+        args = list(request.get("args", []))
+        wrt = request.get("wrt", [])
+        for index in wrt:
+            args[index] = args[index].detach().clone().requires_grad_(True)
+        self._seed(request)
+        outputs = target(*args, **request.get("kwargs", {}))
+        selected = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
+        pairs = [(o, g) for o, g in zip(selected, request["grad_outputs"]) if g is not None]
+        if not all(isinstance(o, torch.Tensor) for o, _ in pairs):
+            raise TypeError("the outputs to differentiate are not tensors")
+        inputs = [args[i] for i in wrt]
+        params = [p for p in (target.__self__.parameters() if request.get("params") else ())]
+        grads = torch.autograd.grad(
+            [o for o, _ in pairs], inputs + params, [g for _, g in pairs], allow_unused=True
+        )
+        named = dict(target.__self__.named_parameters()) if request.get("params") else {}
+        return {
+            "outputs": self._export(outputs),
+            "grads": [self._export(g) for g in grads[: len(inputs)]],
+            "param_grads": {n: self._export(g) for n, g in zip(named, grads[len(inputs):])},
+        }
+
+    def op_plot(self, request: dict) -> dict:
+        from autograder.worker.plotdata import extract_plot
+
+        target = self._target(request)
+        return extract_plot(lambda: target(*request.get("args", []), **request.get("kwargs", {})))
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _target(self, request: dict) -> Callable:
+        if "handle" in request:
+            obj = self._object(request["handle"])
+            method = request.get("method") or "__call__"
+            return getattr(obj, method)
+        value = self.namespace.get(request["name"])
+        if value is None:
+            raise NameError(f"{request['name']} is not defined in your file")
+        if not callable(value):
+            raise TypeError(f"{request['name']} is not a function")
+        return value
+
+    def _object(self, handle: Any) -> Any:
+        number = handle.number if isinstance(handle, Handle) else handle
+        if number not in self.objects:
+            raise LookupError("this object no longer exists (the worker was restarted)")
+        return self.objects[number]
+
+    def _module(self, handle: Any) -> torch.nn.Module:
+        obj = self._object(handle)
+        if not isinstance(obj, torch.nn.Module):
+            raise TypeError(f"expected an nn.Module, got {type(obj).__name__}")
+        return obj
+
+    @staticmethod
+    def _seed(request: dict) -> None:
+        if request.get("seed") is not None:
+            torch.manual_seed(int(request["seed"]))
+
+    def _export(self, value: Any) -> Any:
+        """Keep what can cross the boundary; modules stay here and are sent as handles."""
+        if isinstance(value, torch.nn.Module):
+            handle = Handle(len(self.objects) + 1)
+            self.objects[handle.number] = value
+            return handle
+        if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
+            return type(value)(self._export(v) for v in value)
+        if isinstance(value, torch.Tensor) and type(value) in (torch.Tensor, torch.nn.Parameter):
+            return value.detach()
+        if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
+            return Refused(f"a numpy {type(value).__name__}; return a torch.Tensor")
+        return value
+
+
+class OpTracer(torch.overrides.TorchFunctionMode):
+    """Records the torch functions a call uses (to spot library softmax / attention)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", str(func))
+        if name in LIBRARY_FUNCTIONS:
+            self.seen.add(name)
+        return func(*args, **(kwargs or {}))

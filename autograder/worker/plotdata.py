@@ -1,0 +1,105 @@
+"""Read back what a plotting function drew, as plain data (runs on the student's side).
+
+For every Axes of the figure: the images (imshow) and meshes (pcolormesh, seaborn.heatmap) with
+their arrays, extents or cell edges and colour limits; tick positions and labels; axis labels;
+limits; whether a colorbar belongs to the drawing. Plus a small PNG of the whole figure.
+"""
+from __future__ import annotations
+
+import io
+from typing import Any, Callable
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.collections import QuadMesh  # noqa: E402
+from matplotlib.image import AxesImage  # noqa: E402
+
+MAX_CELLS = 1 << 16
+MAX_PIXELS = 4_000_000
+
+
+def _tensor(array: Any) -> torch.Tensor:
+    data = np.ma.filled(np.ma.asarray(array, dtype=np.float64), np.nan)
+    if data.size > MAX_CELLS:
+        raise ValueError(f"the drawing holds {data.size} cells, more than {MAX_CELLS}")
+    return torch.from_numpy(np.ascontiguousarray(data))
+
+
+def _clim(mappable: Any) -> list[float | None]:
+    low, high = mappable.get_clim()
+    return [None if low is None else float(low), None if high is None else float(high)]
+
+
+def _image(image: AxesImage) -> dict:
+    return {
+        "array": _tensor(image.get_array()),
+        "extent": [float(v) for v in image.get_extent()],
+        "origin": str(image.origin),
+        "clim": _clim(image),
+        "cmap": image.get_cmap().name,
+        "colorbar": image.colorbar is not None,
+    }
+
+
+def _mesh(mesh: QuadMesh) -> dict:
+    coordinates = np.asarray(mesh.get_coordinates(), dtype=np.float64)  # (ny+1, nx+1, 2)
+    array = np.ma.asarray(mesh.get_array())
+    rows, cols = coordinates.shape[0] - 1, coordinates.shape[1] - 1
+    return {
+        "array": _tensor(array.reshape(rows, cols)),
+        "x_edges": _tensor(coordinates[0, :, 0]),
+        "y_edges": _tensor(coordinates[:, 0, 1]),
+        "clim": _clim(mesh),
+        "cmap": mesh.get_cmap().name,
+        "colorbar": mesh.colorbar is not None,
+    }
+
+
+def _axes(ax: Axes) -> dict:
+    return {
+        "images": [_image(i) for i in ax.images],
+        "meshes": [_mesh(c) for c in ax.collections if isinstance(c, QuadMesh)],
+        "xticks": [float(v) for v in ax.get_xticks()],
+        "xticklabels": [t.get_text() for t in ax.get_xticklabels()],
+        "yticks": [float(v) for v in ax.get_yticks()],
+        "yticklabels": [t.get_text() for t in ax.get_yticklabels()],
+        "xlabel": ax.get_xlabel(),
+        "ylabel": ax.get_ylabel(),
+        "title": ax.get_title(),
+        "xlim": [float(v) for v in ax.get_xlim()],
+        "ylim": [float(v) for v in ax.get_ylim()],
+    }
+
+
+def extract_plot(draw: Callable[[], Any]) -> dict:
+    """Run `draw` on a clean pyplot state and describe the Axes it returned (and its figure)."""
+    plt.close("all")
+    try:
+        returned = draw()
+        returned_kind = type(returned).__name__
+        ax = returned if isinstance(returned, Axes) else None
+        figure = ax.figure if ax is not None else (plt.gcf() if plt.get_fignums() else None)
+        if figure is None:
+            return {"returned": returned_kind, "axes": [], "target": -1, "png": torch.empty(0, dtype=torch.uint8), "colorbars": 0}
+        width, height = figure.get_size_inches()
+        if width * height * 72 * 72 > MAX_PIXELS:
+            figure.set_size_inches(8, 6)
+        figure.canvas.draw()
+        axes = list(figure.axes)
+        target = axes.index(ax) if ax in axes else (0 if axes else -1)
+        png = io.BytesIO()
+        figure.savefig(png, format="png", dpi=72)
+        return {
+            "returned": returned_kind,
+            "axes": [_axes(a) for a in axes],
+            "target": target,
+            "png": torch.frombuffer(bytearray(png.getvalue()), dtype=torch.uint8).clone(),
+            "colorbars": sum(1 for a in axes if a.get_label() == "<colorbar>"),
+        }
+    finally:
+        plt.close("all")

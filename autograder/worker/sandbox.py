@@ -1,0 +1,202 @@
+"""Confining a worker process: namespaces, an allow-list file system, rlimits, an unprivileged uid.
+
+As root, a worker gets new mount, network, IPC and UTS namespaces (its pid namespace is made by
+its parent), then a chroot into a tmpfs that holds only bind mounts, read-only, of what Python
+needs (system libraries, the standard library, site-packages) plus a size-capped tmpfs at /tmp.
+Paths under /root stay reachable because the chroot's own /root is a plain 0755 folder: the
+host's 0700 /root is never traversed. Where the kernel refuses namespaces (Docker's default
+seccomp profile), the worker still drops to an unprivileged uid, and the secrets are protected
+by their file modes (root-only in the image).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+SANDBOX_ROOT = "/run/attnkit-sandbox"
+UID_BASE = 200_000
+SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """Limits for one worker. Sizes in bytes, times in seconds."""
+
+    memory_bytes: int = 2 << 30
+    cpu_seconds: int = 120
+    max_processes: int = 64
+    max_file_bytes: int = 16 << 20
+    max_open_files: int = 128
+    scratch_bytes: int = 64 << 20
+    output_bytes: int = 64 << 10
+    isolate: bool = True  # namespaces + chroot + uid drop when running as root
+    hidden: tuple[str, ...] = ()  # folders the worker must never see (checked against the allow-list)
+    extra_paths: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> SandboxConfig:
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+
+class SandboxError(OSError):
+    pass
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise SandboxError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(flags), "unshare")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    encode = lambda s: None if s is None else s.encode()  # noqa: E731
+    _check(_libc.mount(encode(source), encode(target), encode(fstype), ctypes.c_ulong(flags), encode(data)), f"mount {target}")
+
+
+def set_parent_death_signal() -> None:
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def python_paths() -> list[str]:
+    """Folders the worker's Python may still need to read: stdlib, extensions, site-packages."""
+    wanted = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib")}
+    wanted.add(os.path.join(sysconfig.get_paths()["stdlib"], "lib-dynload"))
+    wanted.update(p for p in sys.path if p and Path(p).name in ("site-packages", "dist-packages"))
+    wanted.update({sys.base_prefix, sys.base_exec_prefix} if not sys.base_prefix.startswith("/usr") else set())
+    found = set()
+    for path in wanted:
+        for candidate in (path, os.path.realpath(path)):
+            if os.path.isdir(candidate):
+                found.add(candidate)
+    return sorted(found)
+
+
+def allowed_paths(config: SandboxConfig) -> list[str]:
+    """The allow-list, minus anything that contains or equals a hidden folder."""
+    hidden = [os.path.realpath(h) for h in config.hidden]
+    paths = []
+    for path in [*SYSTEM_DIRS, *python_paths(), *config.extra_paths]:
+        real = os.path.realpath(path)
+        if not os.path.exists(path):
+            continue
+        if any(h == real or h.startswith(real.rstrip("/") + "/") or real.startswith(h + "/") for h in hidden):
+            continue
+        paths.append(path)
+    return paths
+
+
+def _bind(source: str, root: str) -> None:
+    target = root + os.path.realpath(source) if os.path.islink(source) else root + source
+    if os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        open(target, "a").close()
+    mount(source, target, None, MS_BIND | MS_REC)
+    mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    if os.path.islink(source):
+        link = root + source
+        if not os.path.lexists(link):
+            os.makedirs(os.path.dirname(link), exist_ok=True)
+            os.symlink(os.readlink(source), link)
+
+
+def enter_private_root(config: SandboxConfig, in_pid_namespace: bool) -> None:
+    """New namespaces and a chroot into an allow-listed tmpfs (root only). Raises SandboxError."""
+    paths = allowed_paths(config)
+    unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    os.makedirs(SANDBOX_ROOT, exist_ok=True)
+    mount("tmpfs", SANDBOX_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0755")
+    for path in paths:
+        _bind(path, SANDBOX_ROOT)
+    os.makedirs(SANDBOX_ROOT + "/dev", exist_ok=True)
+    for device in DEVICES:
+        if os.path.exists(f"/dev/{device}"):
+            _bind(f"/dev/{device}", SANDBOX_ROOT)
+    os.makedirs(SANDBOX_ROOT + "/tmp", exist_ok=True)
+    mount("tmpfs", SANDBOX_ROOT + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={config.scratch_bytes},mode=1777")
+    if in_pid_namespace:
+        os.makedirs(SANDBOX_ROOT + "/proc", exist_ok=True)
+        mount("proc", SANDBOX_ROOT + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.chroot(SANDBOX_ROOT)
+    os.chdir("/tmp")
+
+
+def apply_limits(config: SandboxConfig) -> None:
+    """rlimits: address space (current size + the memory limit), CPU, processes, files."""
+    current = _vm_size()
+    limits = {
+        resource.RLIMIT_AS: current + config.memory_bytes,
+        resource.RLIMIT_CPU: config.cpu_seconds,
+        resource.RLIMIT_FSIZE: config.max_file_bytes,
+        resource.RLIMIT_NOFILE: config.max_open_files,
+        resource.RLIMIT_CORE: 0,
+    }
+    if is_root():  # RLIMIT_NPROC counts every process of the uid: only meaningful for a fresh uid
+        limits[resource.RLIMIT_NPROC] = config.max_processes
+    for kind, value in limits.items():
+        soft, hard = resource.getrlimit(kind)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        hard_value = value + 5 if kind == resource.RLIMIT_CPU and hard == resource.RLIM_INFINITY else value
+        resource.setrlimit(kind, (value, hard_value))
+
+
+def _vm_size() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def drop_privileges(uid: int) -> None:
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    set_parent_death_signal()  # credentials changed: the kernel cleared it
+
+
+def kill_uid(uid: int) -> int:
+    """SIGKILL every process whose real uid is `uid` (root only). Returns how many were found."""
+    found = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("Uid:") and int(line.split()[1]) == uid:
+                found += 1
+                try:
+                    os.kill(int(entry.name), signal.SIGKILL)
+                except OSError:
+                    pass
+    return found

@@ -1,0 +1,189 @@
+"""The template process: a fork server that has imported torch and holds nothing secret.
+
+The grader starts it first (before it loads any hidden check or reference), so `import torch` is
+paid once per grader. Each spawn request carries two file descriptors (the worker's data socket
+and a status pipe) and forks:
+
+    template ─fork→ keeper (setsid; new pid namespace as root) ─fork→ worker (pid 1 inside)
+
+The keeper reports the worker's pid, waits for it and reports how it ended (exit code or signal)
+on the status pipe; when the worker (the namespace's init) dies, the kernel kills everything the
+submission started in that namespace.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import socket
+import sys
+import traceback
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot  # noqa: E402,F401  (pre-import: the worker cannot read site-packages later... it can, but it is slow)
+import numpy  # noqa: E402,F401
+import torch  # noqa: E402
+
+from autograder.worker import sandbox  # noqa: E402
+from autograder.worker.dispatcher import Dispatcher, OpTracer  # noqa: E402
+from autograder.worker.plotdata import extract_plot  # noqa: E402,F401
+from autograder.worker.protocol import ProtocolError, recv_message, send_message  # noqa: E402
+
+try:  # seaborn is optional: pre-import it when installed so heatmaps drawn with it are cheap
+    import seaborn  # noqa: E402,F401
+except ImportError:  # pragma: no cover
+    pass
+
+OUTPUT_FILE = ".attnkit-output"
+
+
+def warm_up() -> None:
+    """Run once what every worker will run (autograd, layers, a heatmap) so forks start warm.
+
+    Only kit code runs here, single-threaded (fork-safe); first calls of torch's autograd and
+    of matplotlib's renderer cost ~1 s, which each worker would otherwise pay again.
+    """
+    torch.set_num_threads(1)
+    x = torch.randn(2, 3, 4, dtype=torch.float64, requires_grad=True)
+    layer = torch.nn.Linear(4, 4).double()
+    norm = torch.nn.LayerNorm(4).double()
+    scores = layer(x) @ x.transpose(-2, -1) / 2.0
+    scores = scores.masked_fill(torch.ones(3, 3, dtype=torch.bool).tril().logical_not(), float("-inf"))
+    weights = torch.exp(scores - scores.amax(-1, keepdim=True).detach())
+    out = norm(torch.nn.functional.dropout(weights / weights.sum(-1, keepdim=True), 0.1) @ x)
+    torch.autograd.grad(out.sum(), [x])
+    with OpTracer():
+        torch.softmax(x, -1)
+    figure, ax = matplotlib.pyplot.subplots()
+    image = ax.imshow(numpy.eye(3), vmin=0, vmax=1)
+    figure.colorbar(image, ax=ax)
+    ax.set_xticks(range(3), labels=["a", "b", "c"])
+    figure.savefig(io.BytesIO(), format="png", dpi=72)
+    matplotlib.pyplot.close("all")
+
+
+def serve_template(control: socket.socket) -> None:
+    """Loop of the template process: one spawn per request, until the grader closes the socket."""
+    warm_up()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # keepers are reaped by the kernel
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
+        except OSError:
+            break
+        if not message:
+            break
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            code = 1
+            try:
+                code = _keeper(json.loads(message), fds[0], fds[1])
+            finally:
+                os._exit(code)
+        for fd in fds:
+            os.close(fd)
+        control.sendall(json.dumps({"keeper": pid}).encode() + b"\n")
+    os._exit(0)
+
+
+def _write_status(fd: int, data: dict) -> None:
+    os.write(fd, json.dumps(data).encode() + b"\n")
+
+
+def _keeper(request: dict, data_fd: int, status_fd: int) -> int:
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    os.setsid()
+    config = sandbox.SandboxConfig.from_json(request["config"])
+    privileged = config.isolate and sandbox.is_root()
+    uid = sandbox.UID_BASE + os.getpid()
+    pid_namespace = False
+    if privileged:
+        try:
+            sandbox.unshare(sandbox.CLONE_NEWPID)
+            pid_namespace = True
+        except OSError:
+            pid_namespace = False
+    worker = os.fork()
+    if worker == 0:
+        os.close(status_fd)
+        code = 70
+        try:
+            code = _worker_main(config, data_fd, uid if privileged else None, pid_namespace, request)
+        except BaseException:  # the worker could not even start: say why on stderr
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(data_fd)
+    _write_status(status_fd, {"worker": worker, "uid": uid if privileged else None, "pid_namespace": pid_namespace})
+    _, status = os.waitpid(worker, 0)
+    if privileged and not pid_namespace:
+        sandbox.kill_uid(uid)
+    ended = {"signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status) else {"exit": os.WEXITSTATUS(status)}
+    _write_status(status_fd, ended)
+    return 0
+
+
+def _worker_main(config, data_fd: int, uid: int | None, pid_namespace: bool, request: dict) -> int:
+    sandbox.set_parent_death_signal()
+    if not pid_namespace:
+        os.setpgid(0, 0)
+    isolation = "process"
+    if uid is not None:
+        try:
+            sandbox.enter_private_root(config, pid_namespace)
+            isolation = "namespaces"
+        except OSError:
+            isolation = "uid"
+            scratch = request["scratch"]
+            os.makedirs(scratch, mode=0o700, exist_ok=True)
+            os.chown(scratch, uid, uid)
+            os.chdir(scratch)
+    else:
+        os.makedirs(request["scratch"], exist_ok=True)
+        os.chdir(request["scratch"])
+    scratch = os.getcwd()
+    os.environ.clear()
+    os.environ.update(HOME=scratch, TMPDIR=scratch, PATH="/usr/bin:/bin", MPLCONFIGDIR=scratch, OMP_NUM_THREADS="1")
+    torch.set_num_threads(1)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails instead of killing
+    sandbox.apply_limits(config)
+    if uid is not None:
+        sandbox.drop_privileges(uid)
+    output = os.open(os.path.join(scratch, OUTPUT_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    os.close(output)
+    sock = socket.socket(fileno=data_fd)
+    dispatcher = Dispatcher()
+    send_message(sock, {"status": "ready", "isolation": isolation, "uid": os.getuid(), "scratch": scratch})
+    while True:
+        try:
+            request = recv_message(sock)
+        except (EOFError, ProtocolError, OSError):
+            return 0
+        if request.get("op") == "exit":
+            return 0
+        if request.get("op") == "output":
+            response = {"status": "ok", "value": _read_output(scratch, config.output_bytes)}
+        else:
+            request.setdefault("root", os.path.join(scratch, "submission"))
+            response = dispatcher.handle(request)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        send_message(sock, response)
+
+
+def _read_output(scratch: str, limit: int) -> str:
+    try:
+        with open(os.path.join(scratch, OUTPUT_FILE), "rb") as handle:
+            data = handle.read(limit + 1)
+            size = os.fstat(handle.fileno()).st_size
+    except OSError:
+        return ""
+    text = data[:limit].decode("utf-8", errors="replace")
+    return text + (f"\n[... output cut: {size} bytes in all, {limit} shown]" if size > limit else "")
