@@ -130,6 +130,15 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_train_reference(args: argparse.Namespace) -> int:
+    from autograder.paths import REFERENCE_DIR
+    from autograder.train_reference import summary, train_reference
+
+    out_dir = Path(args.out) if args.out is not None else REFERENCE_DIR
+    print(summary(train_reference(out_dir, seed=args.seed), out_dir))
+    return 0
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from autograder.report import write_report
 
@@ -172,6 +181,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=2)
     common(p)
     p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("train-reference", help="train the Part F reference model and write its weights")
+    p.add_argument("--seed", type=int, default=0, help="training seed (default 0, the shipped weights)")
+    p.add_argument("--out", default=None, help="folder for pronoun_model.pt and pronoun_metrics.json (default autograder/reference)")
+    p.set_defaults(func=_cmd_train_reference)
 
     p = sub.add_parser("report", help="class dashboard and grades.csv from a results folder")
     p.add_argument("out_dir")

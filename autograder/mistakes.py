@@ -37,6 +37,29 @@ _ENTRIES = [
     Mistake("fully_masked_uniform", "A.2", "A row whose keys are all blocked gives uniform weights: it must be all zeros.", "所有 key 都被屏蔽的一行得到了均匀权重：它应全为 0。"),
     Mistake("causal_mask_inverted", "A.4", "The causal mask is upside down: query i may see keys 0..i (the lower triangle, diagonal included).", "因果掩码方向反了：query i 只能看到 key 0..i（下三角，含对角线）。"),
     Mistake("causal_mask_strict", "A.4", "The causal mask leaves out the diagonal: a query may attend to its own position.", "因果掩码漏掉了对角线：query 可以关注自己所在的位置。"),
+    # Part B
+    Mistake("selfattn_shared_projection", "B.1", "The same projection is used for Q, K and V: each needs its own nn.Linear (W_q, W_k, W_v).", "Q、K、V 用了同一个投影：它们各自需要自己的 nn.Linear（W_q、W_k、W_v）。"),
+    # Part C
+    Mistake("split_no_transpose", "C.1", "The heads are split with a reshape alone: reshape to (B, S, H, Dh), then transpose to (B, H, S, Dh).", "分头时只做了 reshape：应先 reshape 成 (B, S, H, Dh)，再转置成 (B, H, S, Dh)。"),
+    Mistake("split_interleaved", "C.1", "The heads are interleaved: head i must take the contiguous features [i·Dh, (i+1)·Dh), so reshape to (B, S, H, Dh), not (B, S, Dh, H).", "分头方式是交错的：第 i 个头应取连续的特征 [i·Dh, (i+1)·Dh)，所以 reshape 成 (B, S, H, Dh)，而不是 (B, S, Dh, H)。"),
+    Mistake("merge_no_transpose", "C.2", "The heads are merged with a reshape alone: transpose (B, H, S, Dh) back to (B, S, H, Dh) before flattening.", "合并头时只做了 reshape：展平之前要先把 (B, H, S, Dh) 转置回 (B, S, H, Dh)。"),
+    Mistake("mha_scaled_by_embed_dim", "C.3", "The scores are scaled by √E (the whole embedding) instead of √Dh (one head's size).", "分数按 √E（整个嵌入维度）缩放了，应该按 √Dh（单个头的维度）缩放。"),
+    Mistake("mha_no_output_projection", "C.3", "The output projection W_o is missing: apply it to the merged heads.", "缺少输出投影 W_o：合并各头之后要再经过 W_o。"),
+    Mistake("mha_key_projection_for_values", "C.3", "The values are projected with W_k: use W_v for the values.", "值（value）用了 W_k 投影：应使用 W_v。"),
+    Mistake("mha_weights_after_dropout", "C.3", "The returned weights are the ones after dropout: return the weights from before dropout.", "返回的是 dropout 之后的权重：应返回 dropout 之前的权重。"),
+    Mistake("dropout_in_eval", "C.3", "Dropout is still active in eval mode: use nn.Dropout (self.dropout), which is off after model.eval().", "eval 模式下 dropout 仍然生效：请使用 nn.Dropout（self.dropout），它在 model.eval() 之后会自动关闭。"),
+    Mistake("mha_mask_ignored", "C.3", "The mask is ignored: pass it to your masked_softmax.", "掩码被忽略了：要把它传给你的 masked_softmax。"),
+    # Part D
+    Mistake("block_pre_norm", "D.1", "The block normalises before attention (pre-norm): this task asks for post-norm, y = norm(x + dropout(attn(x))).", "该模块在注意力之前做了归一化（pre-norm）：本题要求 post-norm，即 y = norm(x + dropout(attn(x)))。"),
+    Mistake("block_no_residual", "D.1", "The residual connection is missing: add x to the attention output before the LayerNorm.", "缺少残差连接：在 LayerNorm 之前要把 x 加到注意力输出上。"),
+    Mistake("block_no_norm", "D.1", "The LayerNorm is missing: y = norm(x + dropout(attn(x))).", "缺少 LayerNorm：y = norm(x + dropout(attn(x)))。"),
+    # Part E
+    Mistake("heatmap_transposed", "E.1", "The heatmap is transposed: queries go on the horizontal axis and keys on the vertical axis.", "热力图转置了：横轴应为 query，纵轴应为 key。"),
+    Mistake("heatmap_unlabelled", "E.1", "The heatmap's axes are not labelled with the tokens: set the x ticks to the query tokens and the y ticks to the key tokens.", "热力图的坐标轴没有标注词元：x 轴刻度应为 query 词元，y 轴刻度应为 key 词元。"),
+    Mistake("heatmap_auto_color_range", "E.1", "The colour range follows the data: fix it to [0, 1] (vmin=0, vmax=1) so that maps can be compared.", "颜色范围随数据变化：应固定为 [0, 1]（vmin=0, vmax=1），这样不同的图才能比较。"),
+    Mistake("heatmap_no_colorbar", "E.1", "The heatmap has no colorbar: add one (fig.colorbar or seaborn's cbar=True).", "热力图没有颜色条：请添加（fig.colorbar 或 seaborn 的 cbar=True）。"),
+    # Part F
+    Mistake("trained_maps_differ", "F.1", "With the reference weights loaded, your block's attention maps differ from the reference model's: check Parts C and D.", "加载参考权重后，你的模块给出的注意力图与参考模型不同：请检查 C、D 两部分。"),
 ]
 MISTAKES: dict[str, Mistake] = {m.key: m for m in _ENTRIES}
 
