@@ -35,14 +35,21 @@ def _cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
+def _existing(path: str) -> Path:
+    if not Path(path).exists():
+        raise AttnkitError(f"no submission at {path}: give the path of a .py, .ipynb, folder or .zip")
+    return Path(path)
+
+
 def _cmd_grade(args: argparse.Namespace) -> int:
+    path = _existing(args.path)
     from autograder.worker.client import WorkerFactory  # first: before anything secret is loaded
 
     factory = WorkerFactory()
     from autograder.grading import grade_submission
     from autograder.output import write_submission
 
-    result, images = grade_submission(Path(args.path), factory, _options(args))
+    result, images = grade_submission(path, factory, _options(args))
     folder = write_submission(result, images, Path(args.out))
     _print_result(result)
     print(f"feedback: {folder / 'feedback.html'}")
@@ -50,12 +57,13 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    path = _existing(args.path)
     from autograder.worker.client import WorkerFactory
 
     factory = WorkerFactory()
     from autograder.grading import grade_submission
 
-    result, _ = grade_submission(Path(args.path), factory, _options(args))
+    result, _ = grade_submission(path, factory, _options(args))
     visible = [c for c in result.checks if c.visibility == "visible"]
     for check in visible:
         mark = "PASS" if check.passed else "FAIL"
@@ -142,7 +150,11 @@ def _cmd_train_reference(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from autograder.report import write_report
 
-    print(f"class dashboard: {write_report(Path(args.out_dir), _lang(args))}")
+    index = write_report(Path(args.out_dir), _lang(args), show_after_due=args.show_after_due)
+    print(f"class dashboard: {index}")
+    print(f"grades:          {index.parent / 'grades.csv'}")
+    print(f"summary:         {index.parent / 'summary.md'}")
+    print(f"feedback pages:  {index.parent}/<submission>/feedback.html (and feedback.md)")
     return 0
 
 
@@ -187,9 +199,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for pronoun_model.pt and pronoun_metrics.json (default autograder/reference)")
     p.set_defaults(func=_cmd_train_reference)
 
-    p = sub.add_parser("report", help="class dashboard and grades.csv from a results folder")
-    p.add_argument("out_dir")
-    p.add_argument("--lang", choices=("en", "zh"), default=None)
+    p = sub.add_parser("report", help="class dashboard, grades.csv, summary.md and every feedback page of a graded folder")
+    p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of grade-batch")
+    p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG)")
+    p.add_argument("--show-after-due", action="store_true", help="also show checks whose visibility is after_due_date")
     p.set_defaults(func=_cmd_report)
     return parser
 

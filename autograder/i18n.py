@@ -1,0 +1,138 @@
+"""UI strings in English and Chinese: `t(key, lang, **fmt)`; the language comes from --lang or ATTNKIT_LANG."""
+from __future__ import annotations
+
+import os
+
+from autograder.errors import AttnkitError
+
+LANGS = ("en", "zh")
+DEFAULT_LANG = "en"
+ENV_VAR = "ATTNKIT_LANG"
+
+STRINGS: dict[str, dict[str, str]] = {
+    # feedback page / markdown
+    "feedback.title": {"en": "Feedback for {name}", "zh": "{name} 的评分反馈"},
+    "feedback.score": {"en": "Score", "zh": "得分"},
+    "feedback.total": {"en": "Total", "zh": "总分"},
+    "feedback.part": {"en": "Part", "zh": "部分"},
+    "feedback.points": {"en": "Points", "zh": "分数"},
+    "feedback.status": {"en": "Status", "zh": "状态"},
+    "feedback.check": {"en": "Check", "zh": "检查项"},
+    "feedback.details": {"en": "What went wrong", "zh": "问题说明"},
+    "feedback.hint": {"en": "Hint", "zh": "提示"},
+    "feedback.checks_heading": {"en": "Checks", "zh": "各项检查"},
+    "feedback.parts_heading": {"en": "Score by part", "zh": "各部分得分"},
+    "feedback.mistakes_heading": {"en": "Diagnosed mistakes", "zh": "诊断出的错误"},
+    "feedback.no_mistakes": {
+        "en": "No known mistake was recognised.",
+        "zh": "没有识别出已知的常见错误。",
+    },
+    "feedback.heatmaps_heading": {"en": "Attention heatmaps", "zh": "注意力热力图"},
+    "feedback.heatmap_student": {"en": "Your model", "zh": "你的模型"},
+    "feedback.heatmap_reference": {"en": "Reference", "zh": "参考实现"},
+    "feedback.heatmap_difference": {
+        "en": "Difference (yours − reference)",
+        "zh": "差异（你的 − 参考）",
+    },
+    "feedback.similarity": {"en": "similarity {value}", "zh": "相似度 {value}"},
+    "feedback.image_missing": {"en": "(image not available)", "zh": "（图像不可用）"},
+    "feedback.seed": {
+        "en": "Random seed: {seed}. Re-grade with {flag} to reproduce these results.",
+        "zh": "随机种子：{seed}。使用 {flag} 重新评分即可复现这些结果。",
+    },
+    "feedback.events_heading": {"en": "Events while grading", "zh": "评分过程中的事件"},
+    "feedback.output_heading": {"en": "What your code printed", "zh": "你的代码输出"},
+    "feedback.grader_error": {
+        "en": "Your submission could not be graded: {error}",
+        "zh": "你的提交无法评分：{error}",
+    },
+    "feedback.hidden_check": {"en": "hidden check", "zh": "隐藏检查"},
+    "feedback.after_due_note": {
+        "en": "{count} more check(s) will be shown after the due date.",
+        "zh": "另有 {count} 项检查将在截止日期后显示。",
+    },
+    "feedback.execution_time": {"en": "Graded in {seconds} s", "zh": "评分用时 {seconds} 秒"},
+    # statuses
+    "status.passed": {"en": "passed", "zh": "通过"},
+    "status.failed": {"en": "failed", "zh": "未通过"},
+    "status.error": {"en": "error", "zh": "出错"},
+    # parts
+    "part.A": {"en": "Scaled dot-product attention", "zh": "缩放点积注意力"},
+    "part.B": {"en": "Q/K/V projections", "zh": "Q/K/V 线性投影"},
+    "part.C": {"en": "Multi-head attention", "zh": "多头注意力"},
+    "part.D": {"en": "Attention block", "zh": "注意力模块"},
+    "part.E": {"en": "Attention heatmap", "zh": "注意力热力图"},
+    "part.F": {"en": "Trained model analysis", "zh": "训练模型分析"},
+    "part.S": {"en": "Rules", "zh": "规则"},
+    # heatmap axes
+    "plot.query_axis": {"en": "query position", "zh": "Query 位置"},
+    "plot.key_axis": {"en": "key position", "zh": "Key 位置"},
+    "plot.weight": {"en": "attention weight", "zh": "注意力权重"},
+    "plot.difference": {"en": "yours − reference", "zh": "你的 − 参考"},
+    "plot.histogram_x": {"en": "score (%)", "zh": "得分（%）"},
+    "plot.histogram_y": {"en": "submissions", "zh": "提交数"},
+    # dashboard
+    "dash.title": {"en": "Class dashboard", "zh": "班级总览"},
+    "dash.overview": {
+        "en": "{graded} graded, {failed} failed to grade, mean score {mean}%, median {median}%",
+        "zh": "已评分 {graded} 份，无法评分 {failed} 份，平均分 {mean}%，中位数 {median}%",
+    },
+    "dash.histogram": {"en": "Score distribution", "zh": "得分分布"},
+    "dash.parts": {"en": "Pass rates by part", "zh": "各部分通过率"},
+    "dash.part_full": {"en": "Full marks", "zh": "满分比例"},
+    "dash.part_mean": {"en": "Mean score", "zh": "平均得分率"},
+    "dash.checks": {"en": "Pass rates by check", "zh": "各检查项通过率"},
+    "dash.pass_rate": {"en": "Pass rate", "zh": "通过率"},
+    "dash.mistakes": {"en": "Mistakes the class made", "zh": "全班常见错误"},
+    "dash.mistake": {"en": "Mistake", "zh": "错误"},
+    "dash.submissions": {"en": "Submissions", "zh": "提交数"},
+    "dash.no_mistakes": {"en": "No known mistake was diagnosed.", "zh": "没有诊断出已知错误。"},
+    "dash.slowest": {"en": "Slowest submissions", "zh": "评分最慢的提交"},
+    "dash.seconds": {"en": "Seconds", "zh": "秒"},
+    "dash.failed": {"en": "Failed to grade", "zh": "无法评分的提交"},
+    "dash.reason": {"en": "Reason", "zh": "原因"},
+    "dash.none_failed": {"en": "Every submission was graded.", "zh": "所有提交均已评分。"},
+    "dash.all": {"en": "All submissions", "zh": "全部提交"},
+    "dash.submission": {"en": "Submission", "zh": "提交"},
+    "dash.status_mistakes": {"en": "Status / mistakes", "zh": "状态 / 错误"},
+    "dash.events": {"en": "Events", "zh": "事件"},
+}
+
+
+def t(key: str, lang: str = DEFAULT_LANG, **fmt: object) -> str:
+    """The UI string `key` in `lang`, formatted with `fmt`; English when a translation is missing."""
+    try:
+        entry = STRINGS[key]
+    except KeyError:
+        raise KeyError(f"no UI string {key!r} in autograder.i18n.STRINGS") from None
+    text = entry.get(lang) or entry[DEFAULT_LANG]
+    return text.format(**fmt) if fmt else text
+
+
+def check_lang(lang: str, source: str = "--lang") -> str:
+    """`lang` if supported, otherwise an AttnkitError naming where the bad value came from."""
+    if lang not in LANGS:
+        raise AttnkitError(
+            f"unsupported language {lang!r} from {source}: use one of {', '.join(LANGS)}"
+        )
+    return lang
+
+
+def resolve_lang(cli_value: str | None = None) -> str:
+    """The feedback language: --lang beats ATTNKIT_LANG beats English."""
+    if cli_value:
+        return check_lang(cli_value, "--lang")
+    env_value = os.environ.get(ENV_VAR, "").strip()
+    if env_value:
+        return check_lang(env_value, f"the {ENV_VAR} environment variable")
+    return DEFAULT_LANG
+
+
+def part_title(part: str, lang: str = DEFAULT_LANG) -> str:
+    key = f"part.{part}"
+    return t(key, lang) if key in STRINGS else part
+
+
+def status_word(status: str, lang: str = DEFAULT_LANG) -> str:
+    key = f"status.{status}"
+    return t(key, lang) if key in STRINGS else status

@@ -1,0 +1,68 @@
+"""`attnkit report OUT_DIR`: the class dashboard, grades.csv, summary.md and every feedback page.
+
+Reads only what the grader wrote (`OUT/<name>/attnkit.json` and the heatmaps beside it); every file
+is written atomically, so a dashboard being regenerated is never seen half-written.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.errors import AttnkitError
+from autograder.formats.csvfile import grades_csv
+from autograder.formats.dashboard import render_dashboard, render_summary
+from autograder.formats.html import render_html
+from autograder.formats.markdown import render_markdown
+from autograder.i18n import check_lang
+from autograder.results import RESULT_SCHEMA, BatchResult, SubmissionResult, load_submission_result, write_atomic
+
+RESULT_FILE = "attnkit.json"
+
+
+def load_result(path: Path) -> SubmissionResult:
+    """One attnkit.json; an unreadable one becomes a failed-to-grade entry that says why."""
+    name = path.parent.name
+    try:
+        result = load_submission_result(path)
+    except (OSError, ValueError, TypeError, KeyError) as error:  # JSONDecodeError is a ValueError
+        reason = f"could not read {path}: {type(error).__name__}: {error}"
+        return SubmissionResult(submission=name, source=str(path), seed=0, grader_error=reason)
+    if result.schema != RESULT_SCHEMA:
+        reason = f"{path} has result schema {result.schema}, this attnkit reads schema {RESULT_SCHEMA}: re-grade it"
+        return SubmissionResult(submission=name, source=str(path), seed=result.seed, grader_error=reason)
+    return result
+
+
+def load_results(out_dir: Path) -> list[tuple[str, SubmissionResult]]:
+    """(folder name, result) for every OUT/<name>/attnkit.json, sorted by folder name."""
+    out_dir = Path(out_dir)
+    if not out_dir.is_dir():
+        raise AttnkitError(f"{out_dir} is not a folder: give the --out folder of `attnkit grade-batch`")
+    files = sorted(p for p in out_dir.glob(f"*/{RESULT_FILE}") if p.is_file())
+    if not files:
+        raise AttnkitError(
+            f"no graded submissions in {out_dir} (no */{RESULT_FILE}): "
+            f"run `attnkit grade-batch DIR --out {out_dir}` first"
+        )
+    return [(path.parent.name, load_result(path)) for path in files]
+
+
+def write_feedback(result_dir: Path, result: SubmissionResult, lang: str, *, show_after_due: bool = False) -> None:
+    """feedback.html and feedback.md beside the result."""
+    write_atomic(result_dir / "feedback.html", render_html(result, result_dir, lang, show_after_due=show_after_due))
+    write_atomic(result_dir / "feedback.md", render_markdown(result, lang, show_after_due=show_after_due))
+
+
+def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = False) -> Path:
+    """Regenerate every feedback page, then grades.csv, summary.md and index.html; returns index.html."""
+    check_lang(lang)
+    out_dir = Path(out_dir)
+    entries = load_results(out_dir)
+    for folder, result in entries:
+        write_feedback(out_dir / folder, result, lang, show_after_due=show_after_due)
+    batch = BatchResult(tuple(result for _, result in entries))
+    write_atomic(out_dir / "grades.csv", grades_csv(batch))
+    write_atomic(out_dir / "summary.md", render_summary(batch, lang))
+    index = out_dir / "index.html"
+    write_atomic(index, render_dashboard(batch, lang, folders=[folder for folder, _ in entries]))
+    return index
+

@@ -1,0 +1,87 @@
+"""The CLI, called as main([...]) the way a user runs it."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from autograder.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO / "solutions" / "attention" / "attention.py"
+BLANK = REPO / "assignments" / "attention" / "attention.py"
+
+
+def _buggy(tmp_path: Path) -> Path:
+    source = REFERENCE.read_text().replace("return q @ k.transpose(-2, -1) / math.sqrt(d)", "return q @ k.transpose(-2, -1) / d")
+    path = tmp_path / "bug_scale.py"
+    path.write_text(source)
+    return path
+
+
+def test_grade_reference_writes_full_marks_in_gradescope_format(tmp_path, capsys):
+    assert main(["grade", str(REFERENCE), "--out", str(tmp_path), "--seed", "3", "--lang", "zh"]) == 0
+    results = json.loads((tmp_path / "attention" / "results.json").read_text())
+    assert results["score"] == results["max_score"] > 0
+    assert {"name", "number", "score", "max_score", "status", "output", "visibility", "tags"} <= set(results["tests"][0])
+    model = json.loads((tmp_path / "attention" / "attnkit.json").read_text())
+    assert model["seed"] == 3 and model["lang"] == "zh"
+    assert (tmp_path / "attention" / "feedback.html").is_file()
+    assert "feedback:" in capsys.readouterr().out
+
+
+def test_same_seed_same_inputs_other_seed_other_inputs(tmp_path):
+    buggy = _buggy(tmp_path)
+    messages = []
+    for seed, out in ((5, "a"), (5, "b"), (6, "c")):
+        assert main(["grade", str(buggy), "--out", str(tmp_path / out), "--seed", str(seed)]) == 0
+        checks = json.loads((tmp_path / out / "bug_scale" / "attnkit.json").read_text())["checks"]
+        messages.append([c["message"] for c in checks if c["check_id"] == "attention_scores_values"][0])
+    assert messages[0] == messages[1] != messages[2]
+    assert "divided by d instead of √d" in messages[0]
+
+
+def test_grade_batch_is_resumable_and_force_regrades(tmp_path, capsys):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(REFERENCE, inbox / "ref.py")
+    shutil.copy(BLANK, inbox / "blank.py")
+    out = tmp_path / "out"
+    assert main(["grade-batch", str(inbox), "--out", str(out), "--seed", "1"]) == 0
+    done = out / "ref" / "attnkit.json"
+    stamp = done.stat().st_mtime_ns
+    assert main(["grade-batch", str(inbox), "--out", str(out)]) == 0
+    assert done.stat().st_mtime_ns == stamp
+    assert main(["grade-batch", str(inbox), "--out", str(out), "--force"]) == 0
+    assert done.stat().st_mtime_ns != stamp
+    rows = (out / "grades.csv").read_text().splitlines()
+    assert len(rows) == 3
+    printed = capsys.readouterr().out
+    assert "class dashboard:" in printed and "blank" in printed
+
+
+def test_check_passes_reference_and_explains_blank(capsys):
+    assert main(["check", str(REFERENCE)]) == 0
+    assert main(["check", str(BLANK)]) == 1
+    out = capsys.readouterr().out
+    assert "not implemented yet" in out and "FAIL A.1" in out
+
+
+def test_missing_path_is_a_clear_error(tmp_path, capsys):
+    assert main(["grade", str(tmp_path / "nope.py")]) == 2
+    assert "ERROR no submission at" in capsys.readouterr().err
+
+
+def test_bad_language_from_environment_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ATTNKIT_LANG", "fr")
+    assert main(["grade", str(REFERENCE), "--out", str(tmp_path)]) == 2
+    assert "ATTNKIT_LANG" in capsys.readouterr().err
+
+
+def test_release_command_regenerates_the_release(tmp_path, monkeypatch):
+    before = {p.name: p.read_bytes() for p in (REPO / "assignments" / "attention").iterdir() if p.is_file()}
+    assert main(["release"]) == 0
+    after = {p.name: p.read_bytes() for p in (REPO / "assignments" / "attention").iterdir() if p.is_file()}
+    assert before == after
+    assert os.path.isfile(REPO / "assignments" / "attention" / "attention.ipynb")

@@ -1,0 +1,432 @@
+"""The public checks of the student release (public_checks.py, test_public.py, conftest.py).
+
+A release is generated into a temporary folder with build_release. Students run `pytest` there,
+so the end-to-end tests do too, in subprocesses with a clean environment: the reference solution
+passes every task, the blank release fails every task with a one-line "not implemented yet", and
+single-bug variants of the reference fail the right task with a specific message. The bug
+variants share one subprocess (torch is imported once): it runs pytest.main on each variant
+folder in turn. The heatmap readers and check_all are tested in this process.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from autograder.paths import SOLUTION_DIR
+from autograder.release import build_release, solution_lines
+
+TASKS = {  # test name in test_public.py -> the one-line failure of a stub
+    "test_a1_attention_scores": "Task A.1 (attention_scores) is not implemented yet",
+    "test_a2_masked_softmax": "Task A.2 (masked_softmax) is not implemented yet",
+    "test_a3_scaled_dot_product_attention": "Task A.3 (scaled_dot_product_attention) is not implemented yet",
+    "test_a4_causal_mask": "Task A.4 (causal_mask) is not implemented yet",
+    "test_b1_self_attention": "Task B.1 (SelfAttention) is not implemented yet",
+    "test_c1_split_heads": "Task C.1 (split_heads) is not implemented yet",
+    "test_c2_merge_heads": "Task C.2 (merge_heads) is not implemented yet",
+    "test_c3_multi_head_attention": "Task C.3 (MultiHeadAttention) is not implemented yet",
+    "test_d1_attention_block": "Task D.1 (AttentionBlock) is not implemented yet",
+    "test_e1_plot_attention": "Task E.1 (plot_attention) is not implemented yet",
+}
+PUBLIC_FILES = ("public_checks.py", "test_public.py", "conftest.py", "pytest.ini", "README.md")
+ALLOWED_IMPORTS = {"torch", "numpy", "matplotlib", "pytest", "attention", "public_checks"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The reference solution with one bug: `edits` are (reference line, buggy line) pairs."""
+
+    name: str
+    edits: tuple[tuple[str, str], ...]
+    fails: str  # the test of test_public.py that must fail
+    message: str  # a regex its message must match
+    passes: tuple[str, ...]  # tests that do not depend on the bug and must still pass
+    also_fails: tuple[tuple[str, str], ...] = ()  # dependent tests and their message regex
+
+
+SAFE = ("test_a4_causal_mask", "test_c1_split_heads", "test_c2_merge_heads", "test_e1_plot_attention")
+VARIANTS = (
+    Variant(
+        "no_sqrt_d",
+        (("return q @ k.transpose(-2, -1) / math.sqrt(d)", "return q @ k.transpose(-2, -1)"),),
+        "test_a1_attention_scores",
+        r"^Task A\.1 \(attention_scores\): you did not scale the scores",
+        ("test_a2_masked_softmax", *SAFE),
+    ),
+    Variant(
+        "softmax_sums_over_dim_0",
+        (("total = exp.sum(dim=-1, keepdim=True)", "total = exp.sum(dim=0, keepdim=True)"),),
+        "test_a2_masked_softmax",
+        r"^Task A\.2 \(masked_softmax\): your weights sum to 1 over dim=0",
+        ("test_a1_attention_scores", *SAFE),
+    ),
+    Variant(
+        "mask_true_means_blocked",
+        (
+            (
+                'scores.masked_fill(mask.logical_not(), float("-inf"))',
+                'scores.masked_fill(mask, float("-inf"))',
+            ),
+        ),
+        "test_a2_masked_softmax",
+        r"^Task A\.2 \(masked_softmax\): you blocked the keys where the mask is True",
+        ("test_a1_attention_scores", *SAFE),
+    ),
+    Variant(
+        "library_softmax",
+        (
+            (
+                "row_max = scores.amax(dim=-1, keepdim=True)",
+                "return torch.softmax(scores, dim=-1).nan_to_num(0.0)",
+            ),
+        ),
+        "test_a2_masked_softmax",
+        r"^Task A\.2 \(masked_softmax\): your code calls torch\.softmax; .*write softmax by hand",
+        ("test_a1_attention_scores", "test_a3_scaled_dot_product_attention", "test_b1_self_attention", *SAFE),
+    ),
+    Variant(
+        "causal_mask_inverted",
+        (("device=device).tril()", "device=device).triu(1)"),),
+        "test_a4_causal_mask",
+        r"^Task A\.4 \(causal_mask\): causal_mask\(5\) is inverted",
+        (
+            "test_a1_attention_scores",
+            "test_a2_masked_softmax",
+            "test_c1_split_heads",
+            "test_e1_plot_attention",
+        ),
+    ),
+    Variant(
+        "split_heads_without_transpose",
+        (
+            (
+                "return x.reshape(B, S, num_heads, E // num_heads).transpose(1, 2)",
+                "return x.reshape(B, num_heads, S, E // num_heads)",
+            ),
+        ),
+        "test_c1_split_heads",
+        r"^Task C\.1 \(split_heads\): you reshaped straight to \(B, H, S, Dh\)",
+        (
+            "test_a1_attention_scores",
+            "test_a2_masked_softmax",
+            "test_c2_merge_heads",
+            "test_e1_plot_attention",
+        ),
+    ),
+    Variant(
+        "heads_scaled_by_embed_dim",
+        (
+            (
+                "weights = masked_softmax(attention_scores(q, k), mask)",
+                "weights = masked_softmax(q @ k.transpose(-2, -1) / math.sqrt(self.embed_dim), mask)",
+            ),
+        ),
+        "test_c3_multi_head_attention",
+        r"^Task C\.3 \(MultiHeadAttention\): your scores are scaled by 1/√embed_dim",
+        ("test_c1_split_heads", "test_c2_merge_heads", "test_b1_self_attention"),
+        (
+            (
+                "test_d1_attention_block",
+                r"^Task D\.1 \(AttentionBlock\): self\.attn does not match .*Task C\.3",
+            ),
+        ),
+    ),
+    Variant(
+        "block_pre_norm",
+        (
+            (
+                "attended, weights = self.attn(x, mask=mask)",
+                "attended, weights = self.attn(self.norm(x), mask=mask)",
+            ),
+            (
+                "return self.norm(x + self.dropout(attended)), weights",
+                "return x + self.dropout(attended), weights",
+            ),
+        ),
+        "test_d1_attention_block",
+        r"^Task D\.1 \(AttentionBlock\): you normalise before attention \(pre-norm\)",
+        ("test_c3_multi_head_attention", *SAFE),
+    ),
+    Variant(
+        "heatmap_not_transposed",
+        (("image = ax.imshow(matrix.T.numpy(),", "image = ax.imshow(matrix.numpy(),"),),
+        "test_e1_plot_attention",
+        r"^Task E\.1 \(plot_attention\): the drawn matrix is 4x5 .*横轴是 Query 位置",
+        tuple(test for test in TASKS if test != "test_e1_plot_attention"),
+    ),
+)
+
+# Runs pytest.main on each variant folder in turn, in one process; the student modules are
+# dropped between runs so each run imports the attention.py of its own folder.
+DRIVER = """
+import contextlib, io, os, sys
+import pytest
+for folder in sys.argv[1:]:
+    for name in ("conftest", "attention", "public_checks", "test_public"):
+        sys.modules.pop(name, None)
+    os.chdir(folder)
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        code = pytest.main(["-vv", "-p", "no:cacheprovider"])
+    with open(folder + ".out", "w", encoding="utf-8") as handle:
+        handle.write(f"{int(code)}\\n{output.getvalue()}")
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one pytest run in a release folder printed (with -vv)."""
+
+    code: int
+    output: str
+
+    def outcomes(self) -> dict[str, str]:
+        return dict(re.findall(r"^test_public\.py::(\w+) (PASSED|FAILED|ERROR)", self.output, re.M))
+
+    def message(self, test: str) -> str:
+        found = re.search(rf"^FAILED test_public\.py::{test} - (.*)$", self.output, re.M)
+        return found.group(1) if found else ""
+
+
+def _clean_env() -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
+def _pytest_in(folder: Path) -> Run:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-vv", "-p", "no:cacheprovider"],
+        cwd=folder,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return Run(done.returncode, done.stdout + done.stderr)
+
+
+def _buggy_source(variant: Variant) -> str:
+    source = (SOLUTION_DIR / "attention.py").read_text(encoding="utf-8")
+    for old, new in variant.edits:
+        assert (
+            source.count(old) == 1
+        ), f"variant {variant.name}: the reference no longer has {old!r} once; update it"
+        source = source.replace(old, new)
+    return source
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("release") / "attention"
+    build_release(SOLUTION_DIR, folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def with_reference(release: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The release with the reference attention.py copied over the stubs."""
+    folder = tmp_path_factory.mktemp("reference") / "attention"
+    shutil.copytree(release, folder)
+    shutil.copyfile(SOLUTION_DIR / "attention.py", folder / "attention.py")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def variant_runs(release: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    root = tmp_path_factory.mktemp("variants")
+    folders = []
+    for variant in VARIANTS:
+        folder = root / variant.name
+        shutil.copytree(release, folder)
+        (folder / "attention.py").write_text(_buggy_source(variant), encoding="utf-8")
+        folders.append(str(folder))
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, *folders],
+        cwd=root,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    runs = {}
+    for variant in VARIANTS:
+        code, output = (root / f"{variant.name}.out").read_text(encoding="utf-8").split("\n", 1)
+        runs[variant.name] = Run(int(code), output)
+    return runs
+
+
+def test_reference_solution_passes_every_public_check(with_reference: Path) -> None:
+    run = _pytest_in(with_reference)
+    assert run.code == 0, run.output
+    assert run.outcomes() == dict.fromkeys(TASKS, "PASSED"), run.output
+
+
+def test_blank_release_fails_every_task_as_not_implemented_without_traceback(release: Path) -> None:
+    run = _pytest_in(release)
+    assert run.code == 1, run.output
+    assert run.outcomes() == dict.fromkeys(TASKS, "FAILED"), run.output
+    assert {test: run.message(test) for test in TASKS} == TASKS, run.output
+    for noise in ("Traceback", "public_checks.py:", "NotImplementedError", "raise ", "Error"):
+        assert noise not in run.output, f"{noise!r} in the output of the blank release:\n{run.output}"
+    assert "pytest -m task_a2" in run.output  # the header says how to run one task
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=[variant.name for variant in VARIANTS])
+def test_single_bug_fails_its_task_with_a_specific_message(
+    variant: Variant, variant_runs: dict[str, Run]
+) -> None:
+    run = variant_runs[variant.name]
+    outcomes = run.outcomes()
+    assert len(outcomes) == len(TASKS), run.output
+    assert outcomes[variant.fails] == "FAILED", run.output
+    assert re.search(variant.message, run.message(variant.fails)), run.message(variant.fails)
+    for test, message in variant.also_fails:
+        assert re.search(message, run.message(test)), run.output
+    assert {test: outcomes[test] for test in variant.passes} == dict.fromkeys(
+        variant.passes, "PASSED"
+    ), run.output
+    assert "Traceback" not in run.output and "public_checks.py:" not in run.output, run.output
+
+
+# ---------------------------------------------------------------------------------------------
+# In this process: the notebook's entry points and the heatmap readers
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def checks(release: Path) -> ModuleType:
+    return _load("attnkit_test_public_checks", release / "public_checks.py")
+
+
+def test_check_all_passes_the_reference_and_prints_each_task(checks: ModuleType, capsys) -> None:
+    reference = _load("attnkit_test_reference_attention", SOLUTION_DIR / "attention.py")
+    assert checks.check_all(reference) is True
+    printed = capsys.readouterr().out
+    assert "Task A.1 (attention_scores) passed" in printed and "Task E.1 (plot_attention) passed" in printed
+    assert printed.rstrip().endswith("10/10 public checks passed")
+
+
+def test_check_all_reports_each_stub_in_one_line(checks: ModuleType, release: Path, capsys) -> None:
+    blank = _load("attnkit_test_blank_attention", release / "attention.py")
+    assert checks.check_all(blank) is False
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [f"FAILED {message}" for message in TASKS.values()] + ["0/10 public checks passed"]
+
+
+def test_a_check_names_the_task_a_dependency_is_missing_for(checks: ModuleType) -> None:
+    def uses_a_stub(q, k, v, mask=None):
+        raise NotImplementedError("Task A.1: attention_scores is not implemented yet")
+
+    with pytest.raises(
+        checks.NotImplementedYet, match=r"^Task A\.3 \(scaled_dot_product_attention\) needs Task A\.1 first"
+    ):
+        checks.check_scaled_dot_product_attention(uses_a_stub)
+
+
+def _seaborn(weights, query_tokens, key_tokens, ax):
+    import seaborn
+
+    seaborn.heatmap(
+        weights.T.numpy(), xticklabels=query_tokens, yticklabels=key_tokens, vmin=0, vmax=1, ax=ax
+    )
+
+
+def _pcolormesh(weights, query_tokens, key_tokens, ax):
+    mesh = ax.pcolormesh(weights.T.numpy(), vmin=0, vmax=1)  # cell (row j, col i) centred at (i + .5, j + .5)
+    ax.set_xticks([i + 0.5 for i in range(len(query_tokens))], labels=query_tokens)
+    ax.set_yticks([j + 0.5 for j in range(len(key_tokens))], labels=key_tokens)
+    ax.figure.colorbar(mesh, ax=ax)
+
+
+def _matshow(weights, query_tokens, key_tokens, ax):
+    image = ax.matshow(weights.T.numpy(), vmin=0, vmax=1)
+    ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
+    ax.set_yticks(range(len(key_tokens)), labels=key_tokens)
+    ax.figure.colorbar(image, ax=ax)
+
+
+def _imshow_origin_lower(weights, query_tokens, key_tokens, ax):
+    image = ax.imshow(
+        weights.T.numpy(), vmin=0, vmax=1, origin="lower", extent=(0, len(query_tokens), 0, len(key_tokens))
+    )
+    ax.set_xticks([i + 0.5 for i in range(len(query_tokens))], labels=query_tokens)
+    ax.set_yticks([j + 0.5 for j in range(len(key_tokens))], labels=key_tokens)
+    ax.figure.colorbar(image, ax=ax)
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [_seaborn, _pcolormesh, _matshow, _imshow_origin_lower],
+    ids=["seaborn", "pcolormesh", "matshow", "imshow-origin-lower"],
+)
+def test_heatmap_check_accepts_other_correct_drawings(checks: ModuleType, draw) -> None:
+    import matplotlib.pyplot as plt
+
+    def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
+        ax = plt.subplots()[1] if ax is None else ax
+        draw(weights, query_tokens, key_tokens, ax)
+        ax.set_xlabel("query")
+        ax.set_ylabel("key")
+        return ax
+
+    checks.check_plot_attention(plot_attention)
+
+
+def test_heatmap_check_rejects_keys_labelled_in_reverse(checks: ModuleType) -> None:
+    import matplotlib.pyplot as plt
+
+    def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
+        ax = plt.subplots()[1] if ax is None else ax
+        image = ax.imshow(weights.T.numpy(), vmin=0, vmax=1)
+        ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
+        ax.set_yticks(range(len(key_tokens)), labels=key_tokens[::-1])
+        ax.figure.colorbar(image, ax=ax)
+        ax.set_xlabel("query")
+        ax.set_ylabel("key")
+        return ax
+
+    with pytest.raises(
+        checks.CheckFailure, match=r"^Task E\.1 \(plot_attention\): the cell at \(query 'le', key 'here'\)"
+    ):
+        checks.check_plot_attention(plot_attention)
+
+
+def test_public_files_hold_no_solution_line_and_import_only_the_allowed_packages(release: Path) -> None:
+    secret = solution_lines((SOLUTION_DIR / "attention.py").read_text(encoding="utf-8"))
+    for name in PUBLIC_FILES:
+        text = (release / name).read_text(encoding="utf-8")
+        leaked = secret.intersection(line.strip() for line in text.splitlines())
+        assert not leaked, f"{name} contains lines of the reference solution: {sorted(leaked)}"
+        if name.endswith(".py"):
+            for node in ast.walk(ast.parse(text)):
+                names = (
+                    [alias.name for alias in node.names]
+                    if isinstance(node, ast.Import)
+                    else ([node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+                )
+                for module in names:
+                    top = module.split(".")[0]
+                    assert (
+                        top in ALLOWED_IMPORTS or top in sys.stdlib_module_names
+                    ), f"{name} imports {module}"

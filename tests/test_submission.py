@@ -1,0 +1,104 @@
+"""Reading submissions: .py, .ipynb, folders and zips, with clear errors for everything else."""
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder.errors import SubmissionError
+from autograder.submission import load_submission, notebook_chunks
+from autograder.worker.dispatcher import split_chunks as split_chunks_for_tests
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _notebook(cells: list[dict]) -> bytes:
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
+
+
+def _code(source: str, tags: list[str] | None = None) -> dict:
+    return {"cell_type": "code", "source": source, "metadata": {"tags": tags or []}, "outputs": [], "execution_count": None}
+
+
+def test_py_file_is_one_chunk(tmp_path):
+    path = tmp_path / "alice.py"
+    path.write_text("x = 1\n")
+    submission = load_submission(path)
+    assert (submission.name, submission.kind, submission.chunks) == ("alice", "py", ((1, "x = 1\n"),))
+
+
+def test_coding_declaration_is_honoured(tmp_path):
+    path = tmp_path / "latin.py"
+    path.write_bytes("# -*- coding: latin-1 -*-\n# café\nx = 1\n".encode("latin-1"))
+    assert "café" in load_submission(path).chunks[0][1]
+
+
+def test_notebook_answer_cells_only_and_magics_dropped():
+    data = _notebook([_code("import torch", ["attnkit:setup"]), _code("%matplotlib inline\ndef f():\n    return 1", ["attnkit:answer"]), _code("train_for_an_hour()")])
+    chunks = notebook_chunks(data, "nb.ipynb")
+    text = "".join(t for _, t in chunks)
+    assert "import torch" in text and "def f" in text
+    assert "%matplotlib" not in text and "train_for_an_hour" not in text
+
+
+def test_untagged_notebook_uses_every_code_cell():
+    data = _notebook([_code("a = 1"), {"cell_type": "markdown", "source": "hi", "metadata": {}}, _code("!pip install x\nb = 2")])
+    assert [t for _, t in notebook_chunks(data, "nb.ipynb")] == ["a = 1\n", "b = 2\n"]
+
+
+def test_invalid_notebook_is_a_clear_error(tmp_path):
+    path = tmp_path / "broken.ipynb"
+    path.write_text("{not json")
+    with pytest.raises(SubmissionError, match="not a valid Jupyter notebook"):
+        load_submission(path)
+
+
+def test_folder_submission_finds_entry_and_helpers(tmp_path):
+    folder = tmp_path / "bob"
+    (folder / "lib").mkdir(parents=True)
+    (folder / "attention.py").write_text("from lib.helpers import h\n")
+    (folder / "lib" / "helpers.py").write_text("def h(): return 1\n")
+    submission = load_submission(folder)
+    assert submission.filename == "attention.py"
+    assert set(submission.files) == {"lib/helpers.py"}
+
+
+def test_zip_of_a_folder_is_read_in_memory(tmp_path):
+    path = tmp_path / "carol.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("carol/attention.py", "x = 2\n")
+        archive.writestr("carol/README.txt", "notes")
+    submission = load_submission(path)
+    assert submission.chunks == ((1, "x = 2\n"),) and submission.name == "carol"
+
+
+@pytest.mark.parametrize("member", ["../evil.py", "/etc/evil.py"])
+def test_zip_path_escape_is_refused(tmp_path, member):
+    path = tmp_path / "escape.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(member, "x = 1\n")
+    with pytest.raises(SubmissionError, match="outside the archive"):
+        load_submission(path)
+
+
+def test_other_file_kinds_are_refused(tmp_path):
+    path = tmp_path / "essay.docx"
+    path.write_bytes(b"PK")
+    with pytest.raises(SubmissionError, match="expected a .py file"):
+        load_submission(path)
+
+
+def test_folder_without_entry_names_its_files(tmp_path):
+    (tmp_path / "dave").mkdir()
+    (tmp_path / "dave" / "a.py").write_text("")
+    (tmp_path / "dave" / "b.py").write_text("")
+    with pytest.raises(SubmissionError, match="a.py, b.py"):
+        load_submission(tmp_path / "dave")
+
+
+def test_split_chunks_keeps_decorators_with_their_function():
+    source = "import math\n@decorator\ndef f():\n    return 1\n\nclass C:\n    pass\n"
+    starts = [first for first, _ in split_chunks_for_tests(source)]
+    assert starts == [1, 2, 6]
