@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import resource
 import signal
 import socket
 import sys
@@ -54,7 +55,7 @@ def warm_up() -> None:
     scores = scores.masked_fill(torch.ones(3, 3, dtype=torch.bool).tril().logical_not(), float("-inf"))
     weights = torch.exp(scores - scores.amax(-1, keepdim=True).detach())
     out = norm(torch.nn.functional.dropout(weights / weights.sum(-1, keepdim=True), 0.1) @ x)
-    torch.autograd.grad(out.sum(), [x])
+    torch.autograd.grad([out], [x], [torch.ones_like(out)])  # with grad_outputs: imports sympy once
     with OpTracer():
         torch.softmax(x, -1)
     figure, ax = matplotlib.pyplot.subplots()
@@ -63,6 +64,11 @@ def warm_up() -> None:
     ax.set_xticks(range(3), labels=["a", "b", "c"])
     figure.savefig(io.BytesIO(), format="png", dpi=72)
     matplotlib.pyplot.close("all")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the template's own interpreter: `python -c ... <control fd>`."""
+    serve_template(socket.socket(fileno=int((argv or sys.argv)[-1])))
 
 
 def serve_template(control: socket.socket) -> None:
@@ -151,6 +157,7 @@ def _worker_main(config, data_fd: int, uid: int | None, pid_namespace: bool, req
     os.environ.update(HOME=scratch, TMPDIR=scratch, PATH="/usr/bin:/bin", MPLCONFIGDIR=scratch, OMP_NUM_THREADS="1")
     torch.set_num_threads(1)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails instead of killing
+    _close_other_fds(data_fd)  # before the limits: RLIMIT_NOFILE would hide descriptors above it
     sandbox.apply_limits(config)
     if uid is not None:
         sandbox.drop_privileges(uid)
@@ -176,6 +183,22 @@ def _worker_main(config, data_fd: int, uid: int | None, pid_namespace: bool, req
         sys.stdout.flush()
         sys.stderr.flush()
         send_message(sock, response)
+
+
+def _close_other_fds(keep: int) -> None:
+    """An empty stdin; every descriptor but 0, 1, 2 and `keep` closed.
+
+    A fork keeps every descriptor its parent held (pipes of a multiprocessing pool, a terminal,
+    files): student code must not be able to write into the grader through one of them.
+    """
+    read_end, write_end = os.pipe()  # an empty stdin that is at its end (no device needed)
+    os.dup2(read_end, 0)
+    os.close(read_end)
+    os.close(write_end)
+    highest = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    highest = 1 << 20 if highest == resource.RLIM_INFINITY else min(highest, 1 << 20)
+    os.closerange(3, keep)
+    os.closerange(keep + 1, highest)
 
 
 def _read_output(scratch: str, limit: int) -> str:
