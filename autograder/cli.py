@@ -147,6 +147,16 @@ def _cmd_train_reference(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_nbgrader_init(args: argparse.Namespace) -> int:
+    from autograder.nbgrader_course import init_course
+
+    notebook = init_course(Path(args.course_dir))
+    course = notebook.parents[2]
+    print(f"created the nbgrader course {course} (source notebook: {notebook})")
+    print(f"next: cd {course} && nbgrader generate_assignment attention")
+    return 0
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from autograder.report import write_report
 
@@ -198,6 +208,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="training seed (default 0, the shipped weights)")
     p.add_argument("--out", default=None, help="folder for pronoun_model.pt and pronoun_metrics.json (default autograder/reference)")
     p.set_defaults(func=_cmd_train_reference)
+
+    p = sub.add_parser("nbgrader", help="the assignment as an nbgrader course")
+    nbsub = p.add_subparsers(dest="nbgrader_command", required=True)
+    q = nbsub.add_parser("init", help="create a ready nbgrader course folder")
+    q.add_argument("course_dir", metavar="COURSE_DIR")
+    q.set_defaults(func=_cmd_nbgrader_init)
 
     p = sub.add_parser("report", help="class dashboard, grades.csv, summary.md and every feedback page of a graded folder")
     p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of grade-batch")

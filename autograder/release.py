@@ -19,7 +19,7 @@ BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 TASK_RE = re.compile(r"Task ([A-Z]\.\d+)")
 # Files of the solution folder that never go to students.
-PRIVATE = {"__pycache__"}
+PRIVATE = {"__pycache__", "notebook.md", "notebook.zh.md"}  # notebook sources: students get the notebooks
 
 
 @dataclass(frozen=True)
@@ -132,12 +132,9 @@ def build_release(solution_dir: Path, release_dir: Path) -> list[Path]:
 
 
 def _build_notebooks(solution_dir: Path, release_dir: Path) -> list[Path]:
-    """Hook for the notebook builder (autograder.notebook), when present."""
-    try:
-        from autograder import notebook
-    except ImportError:
-        return []
-    return notebook.build_student_notebooks(solution_dir, release_dir)
+    from autograder.notebook import build_student_notebooks  # lazy: notebook.py imports this module
+
+    return build_student_notebooks(solution_dir, release_dir)
 
 
 def release(name: str = ASSIGNMENT) -> list[Path]:
