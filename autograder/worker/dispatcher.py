@@ -222,10 +222,9 @@ class Dispatcher:
         }
 
     def op_plot(self, request: dict) -> dict:
-        from autograder.worker.plotdata import extract_plot
+        from autograder.worker.plotdata import plot_call
 
-        target = self._target(request)
-        return extract_plot(lambda: target(*request.get("args", []), **request.get("kwargs", {})))
+        return plot_call(self._target(request), request.get("args", []), request.get("kwargs", {}))
 
     # -- helpers ---------------------------------------------------------------------------
     def _target(self, request: dict) -> Callable:

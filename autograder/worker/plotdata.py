@@ -3,6 +3,10 @@
 For every Axes of the figure: the images (imshow) and meshes (pcolormesh, seaborn.heatmap) with
 their arrays, extents or cell edges and colour limits; tick positions and labels; axis labels;
 limits; whether a colorbar belongs to the drawing. Plus a small PNG of the whole figure.
+
+`plot_call` is the entry point for a plot request: a keyword argument whose value is NEW_AXES
+(plain text on the wire) becomes a fresh Axes made here, so a check can see whether a plotting
+function draws on the Axes it is given (`given_axes` in the description).
 """
 from __future__ import annotations
 
@@ -16,8 +20,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.collections import QuadMesh  # noqa: E402
+from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
 from matplotlib.image import AxesImage  # noqa: E402
+
+from autograder.heatmap import NEW_AXES  # noqa: E402  (plain text; the grader's checks send it)
 
 MAX_CELLS = 1 << 16
 MAX_PIXELS = 4_000_000
@@ -46,7 +52,7 @@ def _image(image: AxesImage) -> dict:
     }
 
 
-def _mesh(mesh: QuadMesh) -> dict:
+def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
     coordinates = np.asarray(mesh.get_coordinates(), dtype=np.float64)  # (ny+1, nx+1, 2)
     array = np.ma.asarray(mesh.get_array())
     rows, cols = coordinates.shape[0] - 1, coordinates.shape[1] - 1
@@ -63,7 +69,7 @@ def _mesh(mesh: QuadMesh) -> dict:
 def _axes(ax: Axes) -> dict:
     return {
         "images": [_image(i) for i in ax.images],
-        "meshes": [_mesh(c) for c in ax.collections if isinstance(c, QuadMesh)],
+        "meshes": [_mesh(c) for c in ax.collections if isinstance(c, (QuadMesh, PolyQuadMesh))],  # pcolormesh, seaborn / pcolor
         "xticks": [float(v) for v in ax.get_xticks()],
         "xticklabels": [t.get_text() for t in ax.get_xticklabels()],
         "yticks": [float(v) for v in ax.get_yticks()],
@@ -76,16 +82,38 @@ def _axes(ax: Axes) -> dict:
     }
 
 
-def extract_plot(draw: Callable[[], Any]) -> dict:
-    """Run `draw` on a clean pyplot state and describe the Axes it returned (and its figure)."""
+def plot_call(target: Callable[..., Any], args: list, kwargs: dict) -> dict:
+    """Call a plotting function with NEW_AXES keyword values replaced by a fresh Axes; describe it."""
+    given: list[Axes] = []
+
+    def draw() -> Any:
+        resolved = dict(kwargs)
+        for name, value in kwargs.items():
+            if isinstance(value, str) and value == NEW_AXES:
+                given.append(plt.figure().add_subplot())
+                resolved[name] = given[-1]
+        if given:
+            plt.figure()  # a decoy current figure: drawing on plt.gca() instead of on ax shows up
+        return target(*args, **resolved)
+
+    return extract_plot(draw, given)
+
+
+def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None) -> dict:
+    """Run `draw` on a clean pyplot state and describe the Axes it returned (and its figure).
+
+    `given` holds the Axes handed to the plotting function (filled while `draw` runs), if any:
+    `given_axes` is its index among the described axes, -1 when it is not in that figure.
+    """
     plt.close("all")
+    given = given if given is not None else []
     try:
         returned = draw()
         returned_kind = type(returned).__name__
         ax = returned if isinstance(returned, Axes) else None
         figure = ax.figure if ax is not None else (plt.gcf() if plt.get_fignums() else None)
         if figure is None:
-            return {"returned": returned_kind, "axes": [], "target": -1, "png": torch.empty(0, dtype=torch.uint8), "colorbars": 0}
+            return {"returned": returned_kind, "axes": [], "target": -1, "png": torch.empty(0, dtype=torch.uint8), "colorbars": 0, "given_axes": -1, "figures": 0}
         width, height = figure.get_size_inches()
         if width * height * 72 * 72 > MAX_PIXELS:
             figure.set_size_inches(8, 6)
@@ -93,13 +121,15 @@ def extract_plot(draw: Callable[[], Any]) -> dict:
         axes = list(figure.axes)
         target = axes.index(ax) if ax in axes else (0 if axes else -1)
         png = io.BytesIO()
-        figure.savefig(png, format="png", dpi=72)
+        figure.savefig(png, format="png", dpi=72, bbox_inches="tight")  # as Jupyter shows it
         return {
             "returned": returned_kind,
             "axes": [_axes(a) for a in axes],
             "target": target,
             "png": torch.frombuffer(bytearray(png.getvalue()), dtype=torch.uint8).clone(),
             "colorbars": sum(1 for a in axes if a.get_label() == "<colorbar>"),
+            "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
+            "figures": len(plt.get_fignums()),
         }
     finally:
         plt.close("all")

@@ -1,0 +1,225 @@
+"""Hidden checks, Part E: plot_attention draws what the weights say, where the course text says.
+
+The probe is non-square (Lq != Lk) with distinct tokens and distinct weights strictly inside
+(0, 1), so a transposed picture, swapped labels or a colour range that follows the data show up.
+What was drawn is read from the figure (autograder.heatmap.read_heatmap): imshow (any origin or
+extent), seaborn.heatmap and pcolormesh all count.
+
+Drawing costs a worker ~0.2 s, so the checks that look at the same call (the probe with title=)
+share one drawing per submission (`_drawn`); each check still fails for its own reason. The
+student's own figure goes into the feedback next to the kit's render of the same weights.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import torch
+
+from autograder.checks.plugin import CheckFailure, check
+from autograder.heatmap import (
+    NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
+)
+from autograder.mistakes import MISTAKES
+from autograder.results import Artifact
+from autograder.worker.client import Student
+
+QUERY_TOKENS = ("the", "cat", "sat", "down")  # Lq = 4: the horizontal axis
+KEY_TOKENS = ("a", "big", "red", "dog", "ran")  # Lk = 5: the vertical axis
+LQ, LK = len(QUERY_TOKENS), len(KEY_TOKENS)
+TITLE = "probe heatmap"
+PROBE_SEED = 20240611  # the probe is the same for every submission (it is not a secret)
+_drawn: dict[str, Any] = {}  # the last submission's drawing of the probe: {"student", "value"}
+
+
+def probe_weights() -> torch.Tensor:
+    """(Lq, Lk) rows that sum to 1, all weights distinct and inside [0.02, 0.9]."""
+    gen = torch.Generator().manual_seed(PROBE_SEED)
+    scores = torch.randn(LQ, LK, generator=gen, dtype=torch.float64)
+    weights = torch.exp(scores) / torch.exp(scores).sum(-1, keepdim=True)  # (Lq, Lk)
+    return weights.clamp(0.02, 0.9) / weights.clamp(0.02, 0.9).sum(-1, keepdim=True)
+
+
+def fail(message: str, mistake: str = "") -> CheckFailure:
+    if mistake:
+        return CheckFailure(f"{message}: {MISTAKES[mistake].en}", mistake, MISTAKES[mistake].en)
+    return CheckFailure(message)
+
+
+def drawing(student: Student) -> dict:
+    """plot_attention(probe, query tokens, key tokens, title=TITLE) described; once per submission."""
+    if _drawn.get("student") is not student:
+        _drawn.clear()
+        description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), title=TITLE)
+        _drawn.update(student=student, value=description)
+    return _drawn["value"]
+
+
+def draw(student: Student) -> tuple[dict, Heatmap]:
+    """The probe's drawing and the heatmap read from it; a CheckFailure when there is none."""
+    description = drawing(student)
+    returned = description.get("returned") if isinstance(description, dict) else None
+    if returned not in ("Axes", "AxesSubplot"):
+        raise fail(f"plot_attention returned {returned}, expected the matplotlib Axes it drew on")
+    try:
+        return description, read_heatmap(description)
+    except UnreadablePlot as error:
+        raise fail(str(error)) from None
+
+
+def label_problem(heatmap: Heatmap) -> CheckFailure | None:
+    """What is wrong with where the tokens are (None when queries run across and keys down)."""
+    if heatmap.shape == (LQ, LK):
+        return fail(f"the heatmap has {LQ} rows and {LK} columns, one column per key", "heatmap_transposed")
+    if heatmap.shape != (LK, LQ):
+        return fail(f"the heatmap has {heatmap.shape[0]} rows and {heatmap.shape[1]} columns for {LQ} queries and {LK} keys: draw one cell per (query, key) pair")
+    columns, rows = set(heatmap.column_labels), set(heatmap.row_labels)
+    if columns - {""} <= set(KEY_TOKENS) and rows - {""} <= set(QUERY_TOKENS) and (columns | rows) - {""}:
+        return fail("the horizontal axis is labelled with the key tokens and the vertical one with the query tokens", "heatmap_transposed")
+    missing = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if labels != set(tokens)]
+    if missing:
+        unlabelled = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if not labels & set(tokens)]
+        which = " and ".join(missing)
+        if unlabelled:
+            return fail(f"the {which} axis ticks do not carry the tokens", "heatmap_unlabelled")
+        return fail(f"the {which} axis ticks do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))")
+    return None
+
+
+# --------------------------------------------------------------------------------------------- E.1
+@check("E.1", 1, "plot_attention: returns the Axes with a heatmap on it", hint="draw with ax.imshow(...) or seaborn.heatmap(..., ax=ax), then return ax")
+def test_plot_attention_returns_axes(student, artifacts):
+    description = drawing(student)
+    png = description.get("png") if isinstance(description, dict) else None
+    if artifacts is not None and isinstance(png, torch.Tensor) and png.dtype == torch.uint8 and png.numel():
+        try:  # the student's figure is shown even when it cannot be read
+            heatmap = read_heatmap(description) if description.get("returned") in ("Axes", "AxesSubplot") else None
+        except UnreadablePlot:
+            heatmap = None
+        add_plot_artifact(artifacts, png.numpy().tobytes(), heatmap, probe_weights())
+    draw(student)
+
+
+def read_matrix(heatmap: Heatmap) -> torch.Tensor | None:
+    """The (Lq, Lk) matrix the student's picture shows, when it can be read; else None."""
+    if label_problem(heatmap) is None:
+        cells = heatmap.by_labels()
+        return torch.tensor([[cells[(q, k)] for k in KEY_TOKENS] for q in QUERY_TOKENS], dtype=torch.float64)
+    if heatmap.shape == (LK, LQ):
+        return torch.from_numpy(heatmap.values.T.copy())  # (Lq, Lk), by position
+    return None
+
+
+@functools.cache
+def reference_render() -> Render:
+    return render(probe_weights(), QUERY_TOKENS, KEY_TOKENS, TITLE)
+
+
+@functools.cache
+def zero_difference_render() -> bytes:
+    from autograder.plotting import render_difference
+
+    return render_difference(probe_weights(), probe_weights(), QUERY_TOKENS, KEY_TOKENS, TITLE)
+
+
+def add_plot_artifact(artifacts: Any, png: bytes, heatmap: Heatmap | None, weights: torch.Tensor) -> None:
+    """The student's own figure beside the kit's render of the probe. The matrix read from the
+    figure is rendered the kit's way to give the similarity, and shown as a difference."""
+    from autograder.plotting import render_difference
+
+    reference = reference_render()
+    images = {"heatmaps/plot-attention-student.png": png, "heatmaps/plot-attention-reference.png": reference.png}
+    shown, score = (read_matrix(heatmap) if heatmap is not None else None), None
+    if shown is not None and torch.equal(shown, weights):  # the pinned renderer: same input, same bytes
+        score = 1.0
+        images["heatmaps/plot-attention-difference.png"] = zero_difference_render()
+    elif shown is not None and torch.isfinite(shown).all():
+        score = similarity(render(shown, QUERY_TOKENS, KEY_TOKENS, TITLE), reference)
+        images["heatmaps/plot-attention-difference.png"] = render_difference(shown, weights, QUERY_TOKENS, KEY_TOKENS, TITLE)
+    artifacts.add(
+        Artifact(
+            kind="heatmap", name="plot-attention",
+            caption="plot_attention: your figure, the kit's render of the same weights, and what your figure shows minus those weights",
+            student="heatmaps/plot-attention-student.png", reference="heatmaps/plot-attention-reference.png",
+            difference="heatmaps/plot-attention-difference.png" if "heatmaps/plot-attention-difference.png" in images else "",
+            similarity=score,
+        ),
+        images,
+    )
+
+
+@check("E.1", 2, "plot_attention: queries across (x tick labels), keys down (y tick labels)", hint="ax.set_xticks(range(Lq), labels=query_tokens); ax.set_yticks(range(Lk), labels=key_tokens)")
+def test_plot_attention_tick_labels(student):
+    _, heatmap = draw(student)
+    problem = label_problem(heatmap)
+    if problem is not None:
+        raise problem
+
+
+@check("E.1", 2, "plot_attention: the cell under (query, key) shows that pair's weight", hint="imshow draws rows top to bottom: show weights.T so that rows are keys")
+def test_plot_attention_cell_values(student):
+    weights = probe_weights()  # (Lq, Lk)
+    _, heatmap = draw(student)
+    expected = weights.T.numpy()  # (Lk, Lq): rows = keys, columns = queries
+    if label_problem(heatmap) is None:  # read through the labels
+        cells = heatmap.by_labels()
+        wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - expected[j, i]) > 1e-5]
+        if not wrong:
+            return
+        if shows_matrix(heatmap, expected):
+            raise fail(f"{len(wrong)} of {LQ * LK} cells show another pair's weight: the tick labels are not over the cells they name (keep the token order of the matrix)")
+        raise fail(f"{len(wrong)} of {LQ * LK} cells do not show the weight of the (query, key) pair their labels name")
+    if shows_matrix(heatmap, expected):  # unlabelled or mislabelled, but the cells are right
+        return
+    if shows_matrix(heatmap, expected.T):
+        raise fail("the cells show the weight matrix transposed (one row per query)", "heatmap_transposed")
+    raise fail("the cells do not show the weight matrix (rows = keys, columns = queries)")
+
+
+@check("E.1", 1, "plot_attention: has a colorbar", hint="fig.colorbar(image, ax=ax), or seaborn.heatmap's cbar=True")
+def test_plot_attention_colorbar(student):
+    _, heatmap = draw(student)
+    if not heatmap.colorbar:
+        raise fail("the heatmap has no colorbar", "heatmap_no_colorbar")
+
+
+@check("E.1", 1, "plot_attention: colour range fixed to [0, 1]", hint="vmin=0, vmax=1 (imshow and seaborn.heatmap both take them)")
+def test_plot_attention_color_range(student):
+    weights = probe_weights()
+    _, heatmap = draw(student)
+    low, high = heatmap.clim
+    if low is not None and high is not None and abs(low) < 1e-9 and abs(high - 1.0) < 1e-9:
+        return
+    data_low, data_high = float(weights.min()), float(weights.max())
+    if low is None or high is None or (abs(low - data_low) < 1e-6 and abs(high - data_high) < 1e-6):
+        raise fail("the colour range follows the data", "heatmap_auto_color_range")
+    raise fail(f"the colour range is [{low:.3g}, {high:.3g}], not [0, 1]", "heatmap_auto_color_range")
+
+
+@check("E.1", 1, "plot_attention: both axes have a label", hint="ax.set_xlabel('query position'); ax.set_ylabel('key position')")
+def test_plot_attention_axis_labels(student):
+    description, _ = draw(student)
+    axes = target_axes(description)
+    missing = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if not str(axes.get(key, "")).strip()]
+    if missing:
+        raise fail(f"the {' and '.join(missing)} axis has no label: name what it shows (query / key positions)")
+
+
+@check("E.1", 1, "plot_attention: draws on the Axes given as ax=", hint="if ax is None: fig, ax = plt.subplots(); then draw on ax, never on plt.gca()")
+def test_plot_attention_uses_given_axes(student):
+    description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES)
+    given = description.get("given_axes", -1) if isinstance(description, dict) else -1
+    if not isinstance(given, int) or given < 0 or description.get("target") != given:
+        raise fail("with ax= given, plot_attention drew on another figure or returned another Axes: draw on ax and return it")
+    axes = target_axes(description)
+    if not axes.get("images") and not axes.get("meshes"):
+        raise fail("with ax= given, the heatmap is not on that Axes")
+
+
+@check("E.1", 1, "plot_attention: shows the title= it is given", hint="if title: ax.set_title(title)")
+def test_plot_attention_title(student):
+    description, _ = draw(student)
+    shown = str(target_axes(description).get("title", ""))
+    if shown.strip() != TITLE:
+        raise fail("the title given as title= is not the Axes title" if not shown.strip() else "the Axes title is not the text given as title=")
+

@@ -1,0 +1,383 @@
+"""Heatmap grading: reading plot descriptions, the calibrated image similarity, Parts E and F.
+
+The reading tests draw in this process with trusted code (plotdata.extract_plot is the very code
+the worker runs); the grading tests grade planted submissions through the real worker.
+"""
+from __future__ import annotations
+
+import copy
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from autograder.heatmap import (  # noqa: E402
+    NEW_AXES, SIMILARITY_THRESHOLD, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, whole_image_similarity,
+)
+from autograder.worker.plotdata import extract_plot, plot_call  # noqa: E402
+
+Q = ["the", "cat", "sat", "down"]  # Lq = 4
+K = ["a", "big", "red", "dog", "ran"]  # Lk = 5
+W = torch.softmax(torch.randn(4, 5, generator=torch.Generator().manual_seed(3), dtype=torch.float64), -1)  # (Lq, Lk)
+
+
+def _imshow(origin: str = "upper", extent=None, key_labels=K, y_positions=None, x_positions=None):
+    def draw():
+        _, ax = plt.subplots()
+        image = ax.imshow(W.T.numpy(), origin=origin, extent=extent, vmin=0, vmax=1)
+        ax.set_xticks(range(4) if x_positions is None else x_positions, labels=Q)
+        ax.set_yticks(range(5) if y_positions is None else y_positions, labels=key_labels)
+        ax.figure.colorbar(image, ax=ax)
+        return ax
+    return draw
+
+
+def _seaborn():
+    import seaborn
+
+    _, ax = plt.subplots()
+    return seaborn.heatmap(W.T.numpy(), xticklabels=Q, yticklabels=K, vmin=0, vmax=1, cmap="viridis", ax=ax)
+
+
+def _pcolormesh():
+    _, ax = plt.subplots()
+    mesh = ax.pcolormesh(W.T.numpy(), vmin=0, vmax=1)
+    ax.set_xticks(np.arange(4) + 0.5, labels=Q)
+    ax.set_yticks(np.arange(5) + 0.5, labels=K)
+    ax.invert_yaxis()
+    ax.figure.colorbar(mesh, ax=ax)
+    return ax
+
+
+def _expect_reads_weights(draw) -> None:
+    heatmap = read_heatmap(extract_plot(draw))
+    cells = heatmap.by_labels()
+    assert heatmap.shape == (5, 4)
+    assert set(heatmap.column_labels) == set(Q) and set(heatmap.row_labels) == set(K)
+    for i, q in enumerate(Q):
+        for j, k in enumerate(K):
+            assert cells[(q, k)] == pytest.approx(W[i, j].item(), abs=1e-12), (q, k)
+
+
+# --------------------------------------------------------------------------------------------- reading
+def test_reads_imshow_origin_upper():
+    _expect_reads_weights(_imshow())
+    assert read_heatmap(extract_plot(_imshow())).row_labels == tuple(K)  # first key at the top
+
+
+def test_reads_imshow_origin_lower_first_key_at_bottom():
+    _expect_reads_weights(_imshow(origin="lower"))
+    assert read_heatmap(extract_plot(_imshow(origin="lower"))).row_labels == tuple(reversed(K))
+
+
+def test_reads_imshow_with_custom_extent():
+    # extent (0, 4, 0, 5) with origin upper: row 0 (the first key) is the top cell, centred at y = 4.5
+    draw = _imshow(extent=(0, 4, 0, 5), key_labels=K[::-1], y_positions=np.arange(5) + 0.5, x_positions=np.arange(4) + 0.5)
+    _expect_reads_weights(draw)
+
+
+def test_reads_seaborn_heatmap():
+    heatmap = read_heatmap(extract_plot(_seaborn))
+    assert heatmap.kind == "mesh" and heatmap.clim == (0.0, 1.0) and heatmap.colorbar
+    _expect_reads_weights(_seaborn)
+
+
+def test_reads_pcolormesh_with_inverted_y_axis():
+    _expect_reads_weights(_pcolormesh)
+    assert read_heatmap(extract_plot(_pcolormesh)).row_labels == tuple(K)
+
+
+def test_reads_pcolor():
+    def draw():
+        _, ax = plt.subplots()
+        ax.pcolor(W.T.numpy(), vmin=0, vmax=1)
+        ax.set_xticks(np.arange(4) + 0.5, labels=Q)
+        ax.set_yticks(np.arange(5) + 0.5, labels=K)
+        return ax
+
+    _expect_reads_weights(draw)
+
+
+def test_transposed_data_is_seen_as_one_row_per_query():
+    def draw():
+        _, ax = plt.subplots()
+        ax.imshow(W.numpy(), vmin=0, vmax=1)
+        ax.set_xticks(range(4), labels=Q)
+        ax.set_yticks(range(5), labels=K)
+        return ax
+
+    heatmap = read_heatmap(extract_plot(draw))
+    assert heatmap.shape == (4, 5)
+    assert shows_matrix(heatmap, W.numpy()) and not shows_matrix(heatmap, W.T.numpy())
+
+
+def test_rgb_picture_is_unreadable():
+    def draw():
+        _, ax = plt.subplots()
+        ax.imshow(plt.get_cmap("Blues")(W.T.numpy()))
+        return ax
+
+    with pytest.raises(UnreadablePlot, match="RGB"):
+        read_heatmap(extract_plot(draw))
+
+
+def test_empty_axes_is_unreadable():
+    with pytest.raises(UnreadablePlot, match="holds no heatmap"):
+        read_heatmap(extract_plot(lambda: plt.subplots()[1]))
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        {"axes": [{"images": [{"array": "not numbers"}]}], "target": 0},
+        {"axes": [{"images": [], "meshes": [{"array": torch.zeros(2, 3), "x_edges": torch.arange(2.0), "y_edges": torch.arange(3.0)}]}], "target": 0},
+        {"axes": ["not an axes"], "target": 0},
+        {"axes": [], "target": 5},
+        "not a description",
+    ],
+    ids=["bad_array", "edges_disagree", "bad_axes", "bad_target", "not_a_dict"],
+)
+def test_malformed_description_is_unreadable_not_a_crash(description):
+    with pytest.raises(UnreadablePlot):
+        read_heatmap(description)
+
+
+def test_new_axes_keyword_becomes_a_fresh_axes():
+    seen = []
+
+    def plot(weights, ax=None):
+        seen.append(ax)
+        ax.imshow(weights.T.numpy())
+        return ax
+
+    description = plot_call(plot, [W], {"ax": NEW_AXES})
+    assert isinstance(seen[0], matplotlib.axes.Axes)
+    assert description["given_axes"] == description["target"] == 0
+
+
+def test_new_axes_ignored_is_reported():
+    def plot(weights, ax=None):
+        _, own = plt.subplots()
+        own.imshow(weights.T.numpy())
+        return own
+
+    assert plot_call(plot, [W], {"ax": NEW_AXES})["given_axes"] == -1
+
+
+def test_new_axes_ignored_through_pyplot_is_reported():
+    def plot(weights, ax=None):
+        plt.imshow(weights.T.numpy())  # draws on the current Axes, whatever ax is
+        return plt.gca()
+
+    description = plot_call(plot, [W], {"ax": NEW_AXES})
+    assert description["given_axes"] == -1 and description["target"] == 0
+
+
+# --------------------------------------------------------------------------------------------- calibration
+@pytest.fixture(scope="module")
+def trained():
+    from autograder.checks import test_part_f
+
+    return test_part_f
+
+
+def _map_scores(part_f, maps: torch.Tensor) -> list[float]:
+    """Similarity of each (sentence 1-2, head) map in `maps` (N, H, S, S) to the reference render."""
+    ref = part_f.reference()
+    scores = []
+    for sentence in (0, 1):
+        words = ref.words[sentence]
+        for head in range(ref.num_heads):
+            ours = render(maps[sentence, head].double(), words, words, part_f.map_title(sentence, head))
+            scores.append(similarity(ours, part_f.reference_render(sentence, head)))
+    return scores
+
+
+def test_calibration_correct_maps_pass_and_wrong_maps_fail(trained, capsys):
+    """The figures in autograder/heatmap.py's CALIBRATION comment come from this test (pytest -s)."""
+    ref = trained.reference()
+    with torch.no_grad():
+        model64 = copy.deepcopy(ref.model).double()
+        maps64 = model64.block(ref.x.double())[1]  # the reference block in float64
+    correct = {
+        "float64 instead of float32": maps64.float(),
+        "weights + 1e-3 noise": ref.weights + 1e-3 * torch.rand(ref.weights.shape, generator=torch.Generator().manual_seed(0)),
+    }
+    wrong = {**trained.map_variants(), "transposed maps": ref.weights.transpose(-2, -1)}
+    between = {"weights + 2e-2 noise (shown only)": ref.weights + 2e-2 * torch.rand(ref.weights.shape, generator=torch.Generator().manual_seed(0))}
+    figures = {name: _map_scores(trained, maps) for name, maps in {**correct, **between, **wrong}.items()}
+    with capsys.disabled():
+        for name, scores in figures.items():
+            print(f"\n  similarity {name:28s} {min(scores):.4f} .. {max(scores):.4f}", end="")
+    for name in correct:
+        assert min(figures[name]) >= SIMILARITY_THRESHOLD, (name, figures[name])
+    for name in wrong:
+        assert max(figures[name]) < SIMILARITY_THRESHOLD, (name, figures[name])
+
+
+def test_calibration_other_styles_compare_only_after_reading_back(capsys):
+    """A correct plot in another style (seaborn, viridis, another size) is not pixel-comparable
+    with the kit's render; read back and re-rendered by the kit it is identical."""
+    from autograder.checks.test_part_e import read_matrix
+
+    reference = render(W, Q, K, "t")
+
+    def styled():
+        _, ax = plt.subplots(figsize=(9, 4))
+        image = ax.imshow(W.T.numpy(), cmap="magma", vmin=0, vmax=1, aspect="auto")
+        ax.set_xticks(range(4), labels=Q)
+        ax.set_yticks(range(5), labels=K)
+        ax.figure.colorbar(image, ax=ax)
+        return ax
+
+    raw, reread = {}, {}
+    for name, draw in (("seaborn viridis", _seaborn), ("imshow magma 9x4", styled), ("pcolormesh", _pcolormesh)):
+        description = extract_plot(draw)
+        raw[name] = whole_image_similarity(bytes(description["png"].numpy().tobytes()), reference.png)
+        shown = read_matrix(read_heatmap(description))
+        assert shown is not None
+        reread[name] = similarity(render(shown, Q, K, "t"), reference)
+    with capsys.disabled():
+        print(f"\n  raw whole-image SSIM of correct plots in other styles: {raw}\n  read back and re-rendered: {reread}", end="")
+    assert all(value == 1.0 for value in reread.values())
+    assert min(raw.values()) < SIMILARITY_THRESHOLD  # why raw pixels of student figures are not graded
+
+
+# --------------------------------------------------------------------------------------------- grading
+def _with_plot(reference_source: str, body: str) -> str:
+    start = reference_source.index("def plot_attention(")
+    return reference_source[:start] + body
+
+
+SEABORN_PLOT = '''
+def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
+    import seaborn as sns
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 5))
+    sns.heatmap(weights.detach().cpu().numpy().T, xticklabels=query_tokens, yticklabels=key_tokens,
+                vmin=0, vmax=1, cmap="viridis", cbar=True, ax=ax)
+    ax.set_xlabel("query")
+    ax.set_ylabel("key")
+    if title:
+        ax.set_title(title)
+    return ax
+'''
+
+
+def _plot(matrix: str = "weights.T", ticks: bool = True, vmin: str = "vmin=0, vmax=1, ", colorbar: bool = True) -> str:
+    lines = [
+        "def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):",
+        "    if ax is None:",
+        "        _, ax = plt.subplots()",
+        f"    image = ax.imshow({matrix}.detach().numpy(), {vmin}cmap='Blues')",
+    ]
+    if ticks:
+        lines += ["    ax.set_xticks(range(len(query_tokens)), labels=query_tokens)", "    ax.set_yticks(range(len(key_tokens)), labels=key_tokens)"]
+    if colorbar:
+        lines.append("    ax.figure.colorbar(image, ax=ax)")
+    lines += ["    ax.set_xlabel('query'); ax.set_ylabel('key')", "    if title:", "        ax.set_title(title)", "    return ax"]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+# the right picture (rows = keys), but the keys named on the horizontal axis and the queries on the vertical one
+_SWAPPED_LABELS = _plot(ticks=False).replace("    ax.figure.colorbar", (
+    "    ax.set_xticks(range(len(key_tokens))[:len(query_tokens)], labels=key_tokens[:len(query_tokens)])\n"
+    "    ax.set_yticks(range(len(query_tokens)), labels=query_tokens)\n"
+    "    ax.figure.colorbar"
+))
+
+
+def _checks(result) -> dict:
+    return {c.check_id: c for c in result.checks}
+
+
+def test_reference_gets_full_marks_in_e_and_f(grade, reference_source):
+    result = grade(reference_source, parts={"E", "F"})
+    failed = {c.check_id: c.message for c in result.checks if c.points < c.max_points}
+    assert not failed
+    assert sum(c.max_points for c in result.checks if c.part == "E") == 10
+    assert sum(c.max_points for c in result.checks if c.part == "F") == 8
+    names = {a.name: a for a in result.artifacts}
+    assert names["plot-attention"].similarity == 1.0
+    assert names["probe-1-head-0"].similarity == 1.0 and names["probe-1-head-0"].student.startswith("heatmaps/")
+
+
+def test_seaborn_plot_gets_full_marks(grade, reference_source):
+    result = grade(_with_plot(reference_source, SEABORN_PLOT), parts={"E"})
+    assert {c.check_id: c.message for c in result.checks if c.points < c.max_points} == {}
+
+
+@pytest.mark.parametrize(
+    ("plot", "mistake", "lost"),
+    [
+        (_plot(matrix="weights"), "heatmap_transposed", {"plot_attention_tick_labels", "plot_attention_cell_values"}),
+        (_plot(ticks=False), "heatmap_unlabelled", {"plot_attention_tick_labels"}),
+        (_SWAPPED_LABELS, "heatmap_transposed", {"plot_attention_tick_labels"}),
+        (_plot(vmin=""), "heatmap_auto_color_range", {"plot_attention_color_range"}),
+        (_plot(colorbar=False), "heatmap_no_colorbar", {"plot_attention_colorbar"}),
+    ],
+    ids=["transposed", "unlabelled", "swapped_labels", "auto_color_range", "no_colorbar"],
+)
+def test_heatmap_mistake_is_named(grade, reference_source, plot, mistake, lost):
+    checks = _checks(grade(_with_plot(reference_source, plot), parts={"E"}))
+    failed = {name for name, c in checks.items() if c.points < c.max_points}
+    assert failed == lost
+    assert {checks[name].mistake for name in lost} == {mistake}
+
+
+def test_wrong_tick_placement_fails_values_without_a_false_mistake(grade, reference_source):
+    # set_xticklabels without set_xticks: labels land on matplotlib's automatic tick positions
+    plot = _plot(ticks=False).replace("    ax.figure.colorbar", "    ax.set_xticklabels(query_tokens)\n    ax.set_yticklabels(key_tokens)\n    ax.figure.colorbar")
+    checks = _checks(grade(_with_plot(reference_source, plot), parts={"E"}))
+    assert checks["plot_attention_tick_labels"].points == 0
+    assert checks["plot_attention_cell_values"].points == checks["plot_attention_cell_values"].max_points
+
+
+PRE_NORM = ("attended, weights = self.attn(x, mask=mask)", "attended, weights = self.attn(self.norm(x), mask=mask)")
+PRE_NORM_OUT = ("return self.norm(x + self.dropout(attended)), weights", "return x + self.dropout(attended), weights")
+NO_SCALING = ("weights = masked_softmax(attention_scores(q, k), mask)", "weights = masked_softmax(q @ k.transpose(-2, -1), mask)")
+NO_RESIDUAL = ("return self.norm(x + self.dropout(attended)), weights", "return self.norm(self.dropout(attended)), weights")
+
+
+def _planted(source: str, *edits: tuple[str, str]) -> str:
+    for old, new in edits:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    return source
+
+
+@pytest.mark.parametrize("edits", [(PRE_NORM, PRE_NORM_OUT), (NO_SCALING,)], ids=["pre_norm", "no_scaling"])
+def test_block_bug_loses_f_points_with_trained_maps_differ(grade, reference_source, edits):
+    checks = _checks(grade(_planted(reference_source, *edits), parts={"F"}))
+    assert checks["reference_weights_load"].points == 1
+    for name in ("trained_maps_match", "trained_heatmaps_look_alike"):
+        assert checks[name].points == 0 and checks[name].mistake == "trained_maps_differ", (name, checks[name].message)
+    assert checks["pronoun_model_output"].points == 0
+
+
+def test_missing_residual_keeps_the_maps_but_not_the_output(grade, reference_source):
+    checks = _checks(grade(_planted(reference_source, NO_RESIDUAL), parts={"F"}))
+    assert checks["trained_maps_match"].points == checks["trained_maps_match"].max_points
+    assert checks["pronoun_model_output"].points == 0 and checks["pronoun_model_output"].mistake == "block_no_residual"
+
+
+def test_renamed_parameters_are_named_when_weights_do_not_load(grade, reference_source):
+    source = reference_source.replace("self.norm", "self.ln")
+    checks = _checks(grade(source, parts={"F"}))
+    message = checks["reference_weights_load"].message
+    assert checks["reference_weights_load"].points == 0
+    assert "ln.weight" in message and "norm.weight" in message
+    assert all(c.points == 0 for c in checks.values())
+
+
+def test_similarity_of_identical_renders_is_one_and_layouts_must_match():
+    a = render(W, Q, K, "t")
+    assert similarity(a, render(W, Q, K, "t")) == 1.0
+    assert math.isclose(similarity(a, render(W * 0.5, Q, K, "t")), similarity(render(W * 0.5, Q, K, "t"), a))
+    with pytest.raises(ValueError, match="different layouts"):
+        similarity(a, render(W, Q, [f"much-longer-key-{k}" for k in K], "t"))
