@@ -180,14 +180,15 @@ def grade_batch(
             done[str(path)] = load_submission_result(existing)
         else:
             todo.append(path)
-    context = multiprocessing.get_context("fork")
-    with context.Pool(max(1, jobs), initializer=_pool_init) as pool:
-        tasks = [(str(p), str(out_dir), options) for p in todo]
-        for count, data in enumerate(pool.imap_unordered(_pool_grade, tasks), start=1):
-            result = SubmissionResult.from_dict(data)
-            done[result.source] = result
-            if progress:
-                progress(count, len(tasks), result)
+    tasks = [(str(p), str(out_dir), options) for p in todo]
+    if tasks:
+        context = multiprocessing.get_context("fork")  # children share the parent's imported torch
+        with context.Pool(max(1, min(jobs, len(tasks))), initializer=_pool_init) as pool:
+            for count, data in enumerate(pool.imap_unordered(_pool_grade, tasks), start=1):
+                result = SubmissionResult.from_dict(data)
+                done[result.source] = result
+                if progress:
+                    progress(count, len(tasks), result)
     return BatchResult(tuple(done[str(p)] for p in paths if str(p) in done))
 
 
