@@ -1,0 +1,225 @@
+"""Helpers for the module checks (Parts B-D): weights, building modules on both sides, diagnosis.
+
+A check builds the student's module in the worker, turns it to float64, loads weights drawn from
+the check's generator (with the contract's parameter names) and switches it to eval mode; the
+same weights go into the trusted reference module here. Buggy variants (for naming a mistake)
+are computed from the same weights with the functions below.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import torch
+import torch.nn.functional as F
+
+from autograder.checks.plugin import CheckFailure
+from autograder.checks.support import expect_close, expect_pair, expect_tensor, randn, reference
+from autograder.mistakes import MISTAKES, diagnose
+from autograder.worker.protocol import Handle
+
+ATTENTION_LIBRARY = {"scaled_dot_product_attention", "multi_head_attention_forward", "_native_multi_head_attention"}
+PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
+Params = dict[str, torch.Tensor]
+Variants = list[tuple[str, Any]]
+
+
+# ---------------------------------------------------------------------------------------------
+# weights
+# ---------------------------------------------------------------------------------------------
+def linear_state(gen: torch.Generator, name: str, dim: int, bias: bool = True) -> Params:
+    """Weights of an nn.Linear(dim, dim) named `name`, scaled like PyTorch's default init."""
+    bound = 1.0 / math.sqrt(dim)
+    state = {f"{name}.weight": (torch.rand(dim, dim, generator=gen, dtype=torch.float64) * 2 - 1) * bound * 1.7}
+    if bias:
+        state[f"{name}.bias"] = (torch.rand(dim, generator=gen, dtype=torch.float64) * 2 - 1) * bound
+    return state
+
+
+def attention_state(gen: torch.Generator, dim: int, names: tuple[str, ...] = PROJECTIONS, prefix: str = "", bias: bool = True) -> Params:
+    state: Params = {}
+    for name in names:
+        state.update(linear_state(gen, prefix + name, dim, bias))
+    return state
+
+
+def block_state(gen: torch.Generator, dim: int) -> Params:
+    """Weights for an AttentionBlock: attn.W_* and a LayerNorm that is not the identity."""
+    state = attention_state(gen, dim, prefix="attn.")
+    state["norm.weight"] = 1.0 + 0.5 * randn(gen, dim)
+    state["norm.bias"] = 0.5 * randn(gen, dim)
+    return state
+
+
+# ---------------------------------------------------------------------------------------------
+# modules on both sides of the boundary
+# ---------------------------------------------------------------------------------------------
+def build_student(student: Any, cls: str, args: tuple, state: Params, seed: int, kwargs: dict | None = None, training: bool = False) -> Handle:
+    """The student's module, in float64, with `state` loaded, in eval mode unless `training`."""
+    call = f"{cls}({', '.join(repr(a) for a in args)}{''.join(f', {k}={v!r}' for k, v in (kwargs or {}).items())})"
+    handle = student.new(cls, *args, seed=seed, **(kwargs or {}))
+    handle = student.method(handle, "double", where=f"{call}.double()")
+    if not isinstance(handle, Handle):
+        raise CheckFailure(f"{call}.double() did not return the module")
+    loaded = student.load_state_dict(handle, state, where=f"{call}.load_state_dict(...)", strict=False)
+    absent = sorted(loaded.get("unexpected", []))
+    if absent:
+        raise CheckFailure(f"{call} has no parameter {', '.join(absent)}: name the layers as the task says ({', '.join(names_of(cls))})")
+    student.train(handle, training, where=f"{call}.train({training})")
+    return handle
+
+
+def names_of(cls: str) -> tuple[str, ...]:
+    return {"SelfAttention": ("W_q", "W_k", "W_v"), "MultiHeadAttention": PROJECTIONS, "AttentionBlock": ("attn", "norm", "dropout")}.get(cls, ())
+
+
+def build_reference(cls: str, args: tuple, state: Params, kwargs: dict | None = None) -> torch.nn.Module:
+    module = getattr(reference(), cls)(*args, **(kwargs or {})).double()
+    module.load_state_dict(state)
+    return module.eval()
+
+
+def forward_pair(student: Any, handle: Handle, where: str, *args: Any, seed: int | None = None, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    value = student.method(handle, "forward", *args, where=where, seed=seed, **kwargs)
+    return expect_pair(value, where)
+
+
+def forward_checked(student: Any, handle: Handle, where: str, out_shape: tuple, w_shape: tuple, *args: Any, seed: int | None = None, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    output, weights = forward_pair(student, handle, where, *args, seed=seed, **kwargs)
+    return expect_tensor(output, f"{where} (output)", out_shape), expect_tensor(weights, f"{where} (weights)", w_shape)
+
+
+def vjp_checked(student: Any, handle: Handle, where: str, args: list, grad_output: torch.Tensor, w_shape: tuple, wrt: list[int]) -> dict:
+    """Gradients of sum(output * grad_output) w.r.t. args[wrt] and every parameter, once the
+    forward's (output, weights) have the right shapes."""
+    result = student.vjp(handle, args, [grad_output, None], wrt=wrt, where=f"{where} backward", params=True)
+    output, weights = expect_pair(result.get("outputs"), where)
+    expect_tensor(output, f"{where} (output)", tuple(grad_output.shape))
+    expect_tensor(weights, f"{where} (weights)", w_shape)
+    return result
+
+
+def expect_parameter_gradients(result: dict, module: torch.nn.Module, names: Any, owner: str) -> None:
+    """The student's parameter gradients must equal the reference module's (after its backward)."""
+    expected = dict(module.named_parameters())
+    got = result.get("param_grads", {})
+    for name in names:
+        grad = got.get(name)
+        if not isinstance(grad, torch.Tensor):
+            raise CheckFailure(f"{owner}: no gradient reaches {name} (is it used, and not detached?)")
+        expect_match(grad, expected[name].grad, f"the gradient of {name}", what="gradients")
+
+
+# ---------------------------------------------------------------------------------------------
+# naming a mistake when several buggy outputs stand for it
+# ---------------------------------------------------------------------------------------------
+def expect_match(actual: torch.Tensor, expected: torch.Tensor, where: str, variants: Variants = (), what: str = "values", rtol: float = 1e-5, atol: float = 1e-7) -> None:
+    """Like support.expect_close, but a mistake may have several buggy outputs (tried in order)."""
+    try:
+        expect_close(actual, expected, where, rtol=rtol, atol=atol, what=what)
+    except CheckFailure as failure:
+        if failure.mistake or not isinstance(actual, torch.Tensor):
+            raise
+        key = name_mistake(actual, variants)
+        if key:
+            raise CheckFailure(f"{failure.message}: {MISTAKES[key].en}", key, MISTAKES[key].en) from None
+        raise
+
+
+def name_mistake(actual: torch.Tensor, variants: Variants) -> str:
+    for key, candidate in variants:
+        if isinstance(candidate, torch.Tensor) and diagnose(actual, {key: candidate}):
+            return key
+    return ""
+
+
+def fail_with(message: str, key: str) -> CheckFailure:
+    return CheckFailure(f"{message}: {MISTAKES[key].en}", key, MISTAKES[key].en)
+
+
+# ---------------------------------------------------------------------------------------------
+# trusted functional attention, with the catalogue's bugs as switches
+# ---------------------------------------------------------------------------------------------
+def linear(p: Params, name: str, x: torch.Tensor) -> torch.Tensor:
+    return F.linear(x, p[f"{name}.weight"], p.get(f"{name}.bias"))
+
+
+def split_correct(x: torch.Tensor, heads: int) -> torch.Tensor:
+    return reference().split_heads(x, heads)  # (B, H, S, Dh)
+
+
+def split_no_transpose(x: torch.Tensor, heads: int) -> torch.Tensor:
+    b, s, e = x.shape
+    return x.reshape(b, heads, s, e // heads)  # (B, H, S, Dh), features scrambled
+
+
+def split_interleaved(x: torch.Tensor, heads: int) -> torch.Tensor:
+    b, s, e = x.shape
+    return x.reshape(b, s, e // heads, heads).permute(0, 3, 1, 2)  # head i = features i, i+H, ...
+
+
+def merge_correct(x: torch.Tensor) -> torch.Tensor:
+    return reference().merge_heads(x)
+
+
+def merge_no_transpose(x: torch.Tensor) -> torch.Tensor:
+    b, h, s, dh = x.shape
+    return x.reshape(b, s, h * dh)
+
+
+def merge_interleaved(x: torch.Tensor) -> torch.Tensor:
+    b, h, s, dh = x.shape
+    return x.permute(0, 2, 3, 1).reshape(b, s, h * dh)
+
+
+def mha(
+    p: Params, heads: int, query: torch.Tensor, key: torch.Tensor | None = None, value: torch.Tensor | None = None, mask: torch.Tensor | None = None, *,
+    split: Callable = split_correct, merge: Callable = merge_correct, scale_dim: int | None = None, output_projection: bool = True,
+    value_projection: str = "W_v", use_mask: bool = True, prefix: str = "",
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Multi-head attention from plain functions; the keyword switches plant one bug each."""
+    key = query if key is None else key
+    value = key if value is None else value
+    e = query.size(-1)
+    q = split(linear(p, prefix + "W_q", query), heads)  # (B, H, Lq, Dh)
+    k = split(linear(p, prefix + "W_k", key), heads)  # (B, H, Lk, Dh)
+    v = split(linear(p, prefix + "W_v" if value_projection == "W_v" else prefix + value_projection, value), heads)  # (B, H, Lk, Dh)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(scale_dim or e // heads)  # (B, H, Lq, Lk)
+    weights = reference().masked_softmax(scores, mask if use_mask else None)  # (B, H, Lq, Lk)
+    merged = merge(weights @ v)  # (B, Lq, E)
+    return (linear(p, prefix + "W_o", merged) if output_projection else merged), weights
+
+
+def mha_variants(p: Params, heads: int, query: torch.Tensor, key: torch.Tensor | None = None, value: torch.Tensor | None = None, mask: torch.Tensor | None = None, prefix: str = "") -> list[tuple[str, tuple[torch.Tensor, torch.Tensor]]]:
+    """(mistake key, (output, weights)) for each catalogue bug of multi-head attention."""
+    e = query.size(-1)
+    run = lambda **bug: mha(p, heads, query, key, value, mask, prefix=prefix, **bug)  # noqa: E731
+    variants = [
+        ("split_no_transpose", run(split=split_no_transpose)),
+        ("split_interleaved", run(split=split_interleaved)),
+        ("split_interleaved", run(split=split_interleaved, merge=merge_interleaved)),
+        ("merge_no_transpose", run(merge=merge_no_transpose)),
+        ("mha_scaled_by_embed_dim", run(scale_dim=e)),
+        ("scores_no_scaling", run(scale_dim=1)),
+        ("mha_no_output_projection", run(output_projection=False)),
+        ("mha_key_projection_for_values", run(value_projection="W_k")),
+    ]
+    if mask is not None:
+        variants.append(("mha_mask_ignored", run(use_mask=False)))
+        if (~mask).any(-1).all():
+            variants.append(("mask_inverted", mha(p, heads, query, key, value, ~mask, prefix=prefix)))
+    return variants
+
+
+def outputs_of(variants: list[tuple[str, tuple[torch.Tensor, torch.Tensor]]]) -> Variants:
+    return [(k, pair[0]) for k, pair in variants]
+
+
+def weights_of(variants: list[tuple[str, tuple[torch.Tensor, torch.Tensor]]]) -> Variants:
+    return [(k, pair[1]) for k, pair in variants]
+
+
+def expect_attention(output: torch.Tensor, weights: torch.Tensor, expected: tuple[torch.Tensor, torch.Tensor], where: str, variants: list) -> None:
+    """Weights first (most bugs show there), then the output; each names a matching mistake."""
+    expect_match(weights, expected[1], f"{where} (weights)", weights_of(variants))
+    expect_match(output, expected[0], f"{where} (output)", outputs_of(variants))

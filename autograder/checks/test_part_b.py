@@ -1,0 +1,119 @@
+"""Hidden checks, Part B: single-head self-attention with Q/K/V projections (SelfAttention)."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from autograder.checks.module_support import (
+    ATTENTION_LIBRARY, Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, vjp_checked,
+)
+from autograder.checks.plugin import CheckFailure, check
+from autograder.checks.support import B, DH, LK, expect_no_library, expect_tensor, randn, random_mask, reference
+
+D, S = DH, LK  # (B, S, D) = (2, 5, 7): all sizes distinct
+NAMES = ("W_q", "W_k", "W_v")
+
+
+def _setup(student, gen, seed, mask: bool = False):
+    state = attention_state(gen, D, NAMES)
+    handle = build_student(student, "SelfAttention", (D,), state, seed)
+    x = randn(gen, B, S, D)
+    return state, handle, x, (random_mask(gen, B, S, S) if mask else None)
+
+
+def _self_attention(p: Params, x: torch.Tensor, mask: torch.Tensor | None, projections=NAMES, scale: float | None = None, use_mask: bool = True, axis: int = -1):
+    q, k, v = (linear(p, name, x) for name in projections)  # (B, S, D) each
+    scores = q @ k.transpose(-2, -1) / (math.sqrt(D) if scale is None else scale)  # (B, S, S)
+    softmax = reference().masked_softmax
+    weights = softmax(scores, mask if use_mask else None) if axis == -1 else softmax(scores.transpose(-2, -1)).transpose(-2, -1)
+    return weights @ v, weights
+
+
+def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None) -> list[tuple[str, tuple[torch.Tensor, torch.Tensor]]]:
+    variants = [("selfattn_shared_projection", _self_attention(p, x, mask, (name, name, name))) for name in NAMES]
+    variants += [
+        ("selfattn_shared_projection", _self_attention(p, x, mask, ("W_q", "W_q", "W_v"))),
+        ("mha_key_projection_for_values", _self_attention(p, x, mask, ("W_q", "W_k", "W_k"))),
+        ("scores_no_scaling", _self_attention(p, x, mask, scale=1.0)),
+        ("scores_scaled_by_d", _self_attention(p, x, mask, scale=float(D))),
+    ]
+    if mask is None:
+        variants.append(("softmax_wrong_axis", _self_attention(p, x, None, axis=-2)))
+    else:
+        variants.append(("mha_mask_ignored", _self_attention(p, x, mask, use_mask=False)))
+        variants.append(("mask_inverted", _self_attention(p, x, ~mask) if (~mask).any(-1).all() else (None, None)))
+    return variants
+
+
+def _expect_reference(student, handle, state, x, mask, where: str) -> None:
+    output, weights = forward_checked(student, handle, where, (B, S, D), (B, S, S), x, mask)
+    expected = build_reference("SelfAttention", (D,), state)(x, mask)
+    variants = _variants(state, x, mask)
+    expect_match(weights, expected[1], f"{where} (weights)", [(k, w) for k, (_, w) in variants])
+    expect_match(output, expected[0], f"{where} (output)", [(k, o) for k, (o, _) in variants])
+
+
+@check("B.1", 1, "SelfAttention: three projections W_q, W_k, W_v, each nn.Linear(dim, dim)", hint="self.W_q = nn.Linear(dim, dim), and the same for W_k and W_v")
+def test_self_attention_parameters(student, seed):
+    handle = student.new("SelfAttention", D, seed=seed)
+    info = student.describe(handle, "inspecting SelfAttention")
+    if not info.get("module"):
+        raise CheckFailure(f"SelfAttention is a {info.get('type')}, expected a subclass of nn.Module")
+    params = {name: tuple(shape) for name, shape in info["parameters"].items()}
+    for name in NAMES:
+        if info["children"].get(name) != "Linear":
+            raise CheckFailure(f"SelfAttention has no nn.Linear named {name}")
+        for suffix, shape in (("weight", (D, D)), ("bias", (D,))):
+            if params.get(f"{name}.{suffix}") != shape:
+                raise CheckFailure(f"SelfAttention.{name}.{suffix} should have shape {shape}, found {params.get(f'{name}.{suffix}')}")
+
+
+@check("B.1", 1, "SelfAttention: returns (output (B, S, dim), weights (B, S, S))", hint="project x three times, then use scaled_dot_product_attention")
+def test_self_attention_shapes(student, gen, seed):
+    _, handle, x, _ = _setup(student, gen, seed)
+    forward_checked(student, handle, "SelfAttention.forward", (B, S, D), (B, S, S), x)
+
+
+@check("B.1", 3, "SelfAttention: output and weights equal the reference with the same weights", hint="q = W_q(x), k = W_k(x), v = W_v(x); then scaled dot-product attention")
+def test_self_attention_values(student, gen, seed):
+    state, handle, x, _ = _setup(student, gen, seed)
+    _expect_reference(student, handle, state, x, None, "SelfAttention.forward")
+
+
+@check("B.1", 2, "SelfAttention: the mask is used (True = may attend)", hint="pass the mask on to your attention function")
+def test_self_attention_mask(student, gen, seed):
+    state, handle, x, mask = _setup(student, gen, seed, mask=True)
+    _expect_reference(student, handle, state, x, mask, "SelfAttention.forward with a mask")
+
+
+@check("B.1", 1, "SelfAttention: gradients reach W_q, W_k and W_v", hint="build everything from differentiable torch operations; do not detach")
+def test_self_attention_gradients(student, gen, seed):
+    state, handle, x, _ = _setup(student, gen, seed)
+    grad_out = randn(gen, B, S, D)
+    result = vjp_checked(student, handle, "SelfAttention.forward", [x], grad_out, (B, S, S), wrt=[0])
+    module = build_reference("SelfAttention", (D,), state)
+    leaf = x.clone().requires_grad_(True)
+    torch.autograd.backward(module(leaf)[0], grad_out)
+    expect_parameter_gradients(result, module, state, "SelfAttention")
+    expect_match(expect_tensor(result["grads"][0], "the gradient of x", (B, S, D)), leaf.grad, "the gradient of x", what="gradients")
+
+
+@check("B.1", 1, "SelfAttention: permuting positions permutes the result; batch elements are independent", hint="no mixing across the batch axis", visibility="hidden")
+def test_self_attention_invariances(student, gen, seed):
+    _, handle, x, _ = _setup(student, gen, seed)
+    perm = torch.randperm(S, generator=gen)
+    where = "SelfAttention.forward"
+    out, weights = forward_checked(student, handle, where, (B, S, D), (B, S, S), x)
+    out_p, weights_p = forward_checked(student, handle, where, (B, S, D), (B, S, S), x[:, perm])
+    expect_match(out_p, out[:, perm], "SelfAttention after permuting the positions (output)")
+    expect_match(weights_p, weights[:, perm][:, :, perm], "SelfAttention after permuting the positions (weights)")
+    single, _ = forward_checked(student, handle, where, (1, S, D), (1, S, S), x[1:])
+    expect_match(single, out[1:], "SelfAttention on one batch element alone")
+
+
+@check("B.1", 1, "SelfAttention: built from your functions, not the library's attention", hint="do not call F.scaled_dot_product_attention or nn.MultiheadAttention")
+def test_self_attention_no_library(student, gen, seed):
+    _, handle, x, _ = _setup(student, gen, seed)
+    result = student.method(handle, "forward", x, where="SelfAttention.forward", trace=True)
+    expect_no_library(result["ops"], "SelfAttention.forward", ATTENTION_LIBRARY, "build it from your own attention functions")

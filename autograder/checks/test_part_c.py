@@ -1,0 +1,262 @@
+"""Hidden checks, Part C: split_heads, merge_heads and MultiHeadAttention."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from autograder.checks.module_support import (
+    ATTENTION_LIBRARY, PROJECTIONS, attention_state, build_reference, build_student, expect_attention, expect_match, fail_with,
+    expect_parameter_gradients, forward_checked, merge_no_transpose, mha, mha_variants, split_interleaved, split_no_transpose, vjp_checked,
+)
+from autograder.checks.plugin import CheckFailure, check
+from autograder.checks.support import B, DH, E, H, LK, LQ, expect_no_library, expect_tensor, randn, random_mask, reference
+from autograder.worker.client import StudentException
+from autograder.worker.protocol import Handle
+
+OUT, WEIGHTS = (B, LQ, E), (B, H, LQ, LK)  # (2, 4, 21), (2, 3, 4, 5)
+SELF_WEIGHTS = (B, H, LQ, LQ)
+MHA = "MultiHeadAttention.forward"
+
+
+def _split_variants(x: torch.Tensor, heads: int) -> list[tuple[str, torch.Tensor]]:
+    return [("split_no_transpose", split_no_transpose(x, heads)), ("split_interleaved", split_interleaved(x, heads))]
+
+
+def _mha(student: Any, gen: torch.Generator, seed: int, dropout: float = 0.0, bias: bool = True, training: bool = False) -> tuple[dict, Handle]:
+    state = attention_state(gen, E, bias=bias)
+    kwargs = {"dropout": dropout} if dropout else {}
+    if not bias:
+        kwargs["bias"] = False
+    return state, build_student(student, "MultiHeadAttention", (E, H), state, seed, kwargs, training)
+
+
+# --------------------------------------------------------------------------------------------- C.1
+@check("C.1", 1, "split_heads: (B, S, H·Dh) -> (B, H, S, Dh)", hint="reshape the last axis into (H, Dh), then move the head axis in front of S")
+def test_split_heads_shape(student, gen):
+    expect_tensor(student.call("split_heads", randn(gen, B, LQ, E), H), "split_heads", (B, H, LQ, DH))
+
+
+@check("C.1", 2, "split_heads: head i holds the features [i·Dh, (i+1)·Dh)", hint="reshape to (B, S, H, Dh), not (B, H, S, Dh) or (B, S, Dh, H)")
+def test_split_heads_values(student, gen):
+    x = randn(gen, B, LQ, E)
+    expect_match(student.call("split_heads", x, H), reference().split_heads(x, H), "split_heads", _split_variants(x, H))
+
+
+@check("C.1", 1, "split_heads: other sizes, one head, many heads", hint="take the sizes from x.shape and num_heads; do not hard-code them")
+def test_split_heads_other_sizes(student, gen):
+    for shape, heads in (((1, 6, 12), 4), ((3, 2, 10), 1), ((2, 3, 8), 8)):
+        x = randn(gen, *shape)
+        expect_match(student.call("split_heads", x, heads), reference().split_heads(x, heads), f"split_heads on {shape} with {heads} heads", _split_variants(x, heads))
+
+
+# --------------------------------------------------------------------------------------------- C.2
+@check("C.2", 2, "merge_heads: (B, H, S, Dh) -> (B, S, H·Dh) with heads side by side", hint="transpose back to (B, S, H, Dh) before flattening the last two axes")
+def test_merge_heads_values(student, gen):
+    x = randn(gen, B, H, LQ, DH)
+    merged = student.call("merge_heads", x)
+    expect_tensor(merged, "merge_heads", (B, LQ, E))
+    expect_match(merged, reference().merge_heads(x), "merge_heads", [("merge_no_transpose", merge_no_transpose(x))])
+
+
+@check("C.2", 1, "merge_heads undoes split_heads, and split_heads undoes merge_heads", hint="the two functions are inverses of each other")
+def test_split_merge_inverse(student, gen):
+    x = randn(gen, B, LK, E)
+    split = expect_tensor(student.call("split_heads", x, H), "split_heads", (B, H, LK, DH))
+    expect_match(student.call("merge_heads", split), x, "merge_heads(split_heads(x))")
+    y = randn(gen, B, H, LK, DH)
+    merged = expect_tensor(student.call("merge_heads", y), "merge_heads", (B, LK, E))
+    expect_match(student.call("split_heads", merged, H), y, "split_heads(merge_heads(y))")
+
+
+# --------------------------------------------------------------------------------------------- C.3
+@check("C.3", 1, "MultiHeadAttention: W_q, W_k, W_v, W_o are nn.Linear(E, E), and self.dropout", hint="four nn.Linear(embed_dim, embed_dim, bias=bias) and self.dropout")
+def test_mha_parameters(student, seed):
+    handle = student.new("MultiHeadAttention", E, H, 0.25, seed=seed)
+    info = student.describe(handle, "inspecting MultiHeadAttention")
+    if not info.get("module"):
+        raise CheckFailure(f"MultiHeadAttention is a {info.get('type')}, expected a subclass of nn.Module")
+    params = {name: tuple(shape) for name, shape in info["parameters"].items()}
+    for name in PROJECTIONS:
+        if info["children"].get(name) != "Linear":
+            raise CheckFailure(f"MultiHeadAttention has no nn.Linear named {name}")
+        for suffix, shape in (("weight", (E, E)), ("bias", (E,))):
+            if params.get(f"{name}.{suffix}") != shape:
+                raise CheckFailure(f"MultiHeadAttention.{name}.{suffix} should have shape {shape}, found {params.get(f'{name}.{suffix}')}")
+    is_module = info["children"].get("dropout") == "Dropout" and abs(info["dropout_p"].get("dropout", -1) - 0.25) < 1e-12
+    if not is_module and info["attributes"].get("dropout") not in ("float", "int"):
+        raise CheckFailure("MultiHeadAttention has no self.dropout = nn.Dropout(dropout) with the p it was given")
+
+
+@check("C.3", 1, "MultiHeadAttention: bias=False gives projections without bias", hint="pass bias=bias to each nn.Linear")
+def test_mha_no_bias(student, seed):
+    handle = student.new("MultiHeadAttention", E, H, bias=False, seed=seed)
+    info = student.describe(handle, "inspecting MultiHeadAttention(bias=False)")
+    biases = sorted(name for name in info.get("parameters", {}) if name.endswith("bias"))
+    if biases:
+        raise CheckFailure(f"MultiHeadAttention(..., bias=False) still has {', '.join(biases)}")
+    missing = [name for name in PROJECTIONS if f"{name}.weight" not in info.get("parameters", {})]
+    if missing:
+        raise CheckFailure(f"MultiHeadAttention(..., bias=False) has no {', '.join(missing)}")
+
+
+@check("C.3", 1, "MultiHeadAttention: ValueError when embed_dim is not divisible by num_heads", hint="check embed_dim % num_heads in __init__ and raise ValueError")
+def test_mha_value_error(student, seed):
+    try:
+        student.new("MultiHeadAttention", 10, 3, seed=seed)
+    except StudentException as error:
+        if error.kind != "ValueError":
+            raise CheckFailure(f"MultiHeadAttention(10, 3) raised {error.kind}, expected ValueError") from None
+        return
+    raise CheckFailure("MultiHeadAttention(10, 3) did not raise ValueError (10 is not divisible by 3)")
+
+
+@check("C.3", 1, "MultiHeadAttention: output (B, Lq, E), weights per head (B, H, Lq, Lk)", hint="return the weights of every head, not their average")
+def test_mha_shapes(student, gen, seed):
+    _, handle = _mha(student, gen, seed)
+    query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
+    forward_checked(student, handle, MHA, OUT, WEIGHTS, query, key, key)
+
+
+@check("C.3", 3, "MultiHeadAttention: self-attention equals the reference with the same weights", hint="project, split_heads, attention per head, merge_heads, then W_o")
+def test_mha_values(student, gen, seed):
+    state, handle = _mha(student, gen, seed)
+    x = randn(gen, B, LQ, E)
+    output, weights = forward_checked(student, handle, MHA, OUT, SELF_WEIGHTS, x)
+    expected = build_reference("MultiHeadAttention", (E, H), state)(x)
+    expect_attention(output, weights, expected, MHA, mha_variants(state, H, x))
+
+
+@check("C.3", 2, "MultiHeadAttention: cross-attention (key/value of another length); key defaults to query, value to key", hint="key = query if key is None else key; value = key if value is None else value")
+def test_mha_cross_and_defaults(student, gen, seed):
+    state, handle = _mha(student, gen, seed)
+    reference_module = build_reference("MultiHeadAttention", (E, H), state)
+    query, key, value = randn(gen, B, LQ, E), randn(gen, B, LK, E), randn(gen, B, LK, E)
+    output, weights = forward_checked(student, handle, MHA, OUT, WEIGHTS, query, key, value)
+    expect_attention(output, weights, reference_module(query, key, value), f"{MHA} with key and value", mha_variants(state, H, query, key, value))
+    output, weights = forward_checked(student, handle, f"{MHA}(query, key)", OUT, WEIGHTS, query, key)
+    expect_attention(output, weights, reference_module(query, key), f"{MHA}(query, key) without value", mha_variants(state, H, query, key))
+
+
+@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk) and (B, 1, Lq, Lk) broadcast over heads", hint="pass the mask to your masked_softmax; it broadcasts over (B, H, Lq, Lk)")
+def test_mha_mask(student, gen, seed):
+    state, handle = _mha(student, gen, seed)
+    reference_module = build_reference("MultiHeadAttention", (E, H), state)
+    query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
+    for mask in (random_mask(gen, LQ, LK), random_mask(gen, B, 1, LQ, LK)):
+        where = f"{MHA} with a mask of shape {tuple(mask.shape)}"
+        output, weights = forward_checked(student, handle, where, OUT, WEIGHTS, query, key, key, mask)
+        expect_attention(output, weights, reference_module(query, key, key, mask), where, mha_variants(state, H, query, key, key, mask.expand(B, H, LQ, LK)))
+
+
+@check("C.3", 2, "MultiHeadAttention: agrees with torch's nn.MultiheadAttention given the same weights", hint="its in_proj_weight holds W_q, W_k, W_v stacked; its attn_mask uses True = blocked", visibility="after_due_date")
+def test_mha_matches_torch(student, gen, seed):
+    torch_mha = torch.nn.MultiheadAttention(E, H, batch_first=True, dtype=torch.float64).eval()
+    with torch.no_grad():
+        for parameter in torch_mha.parameters():
+            parameter.copy_(randn(gen, *parameter.shape, scale=0.4))
+    w, b = torch_mha.in_proj_weight.detach(), torch_mha.in_proj_bias.detach()
+    state = {}
+    for index, name in enumerate(("W_q", "W_k", "W_v")):
+        state[f"{name}.weight"], state[f"{name}.bias"] = w[index * E:(index + 1) * E].clone(), b[index * E:(index + 1) * E].clone()
+    state["W_o.weight"], state["W_o.bias"] = torch_mha.out_proj.weight.detach().clone(), torch_mha.out_proj.bias.detach().clone()
+    handle = build_student(student, "MultiHeadAttention", (E, H), state, seed)
+    query, key, value = randn(gen, B, LQ, E), randn(gen, B, LK, E), randn(gen, B, LK, E)
+    mask = random_mask(gen, LQ, LK)
+    with torch.no_grad():
+        expected = torch_mha(query, key, value, attn_mask=~mask, need_weights=True, average_attn_weights=False)
+    output, weights = forward_checked(student, handle, MHA, OUT, WEIGHTS, query, key, value, mask)
+    expect_attention(output, weights, expected, f"{MHA} vs torch.nn.MultiheadAttention", mha_variants(state, H, query, key, value, mask.expand(B, H, LQ, LK)))
+
+
+@check("C.3", 2, "MultiHeadAttention: dropout is off in eval mode", hint="use self.dropout (nn.Dropout) or F.dropout(..., training=self.training)")
+def test_mha_eval_dropout_off(student, gen, seed):
+    state, handle = _mha(student, gen, seed, dropout=0.5)
+    query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
+    first, weights = forward_checked(student, handle, f"{MHA} in eval mode", OUT, WEIGHTS, query, key, seed=seed)
+    second, _ = forward_checked(student, handle, f"{MHA} in eval mode", OUT, WEIGHTS, query, key, seed=seed + 1)
+    if not torch.equal(first, second):
+        raise fail_with(f"{MHA} in eval mode gives different outputs on two calls", "dropout_in_eval")
+    expected = build_reference("MultiHeadAttention", (E, H), state, {"dropout": 0.5})(query, key)
+    expect_attention(first, weights, expected, f"{MHA} in eval mode", mha_variants(state, H, query, key))
+
+
+@check("C.3", 2, "MultiHeadAttention: in training mode dropout changes the output, and the returned weights are from before dropout", hint="apply self.dropout to a copy of the weights that multiplies V; return the weights from before")
+def test_mha_train_dropout(student, gen, seed):
+    state, handle = _mha(student, gen, seed, dropout=0.5, training=True)
+    query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
+    output, weights = forward_checked(student, handle, f"{MHA} in training mode", OUT, WEIGHTS, query, key, seed=seed)
+    expected_out, expected_weights = mha(state, H, query, key)
+    if not torch.allclose(weights, expected_weights, rtol=1e-5, atol=1e-7):
+        after = torch.where(weights == 0, torch.zeros_like(weights), expected_weights / 0.5)
+        if (weights == 0).any() and torch.allclose(weights, after, rtol=1e-5, atol=1e-7):
+            raise fail_with(f"{MHA} in training mode returned weights that do not sum to 1", "mha_weights_after_dropout")
+        expect_match(weights, expected_weights, f"{MHA} in training mode (weights)")
+    if torch.allclose(output, expected_out, rtol=1e-5, atol=1e-7):
+        raise CheckFailure(f"{MHA} in training mode with dropout=0.5 gives the output without dropout: apply self.dropout to the weights that multiply V")
+
+
+@check("C.3", 1, "MultiHeadAttention: gradients reach W_q, W_k, W_v and W_o", hint="do not detach anything; use the four projections")
+def test_mha_gradients(student, gen, seed):
+    state, handle = _mha(student, gen, seed)
+    query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
+    grad_out = randn(gen, B, LQ, E)
+    result = vjp_checked(student, handle, MHA, [query, key], grad_out, WEIGHTS, wrt=[0, 1])
+    module = build_reference("MultiHeadAttention", (E, H), state)
+    torch.autograd.backward(module(query, key)[0], grad_out)
+    expect_parameter_gradients(result, module, state, "MultiHeadAttention")
+
+
+class _RemoteForward(torch.autograd.Function):
+    """The student's forward (output only) as an autograd function whose backward asks the worker."""
+
+    @staticmethod
+    def forward(ctx: Any, student: Any, handle: Handle, x: torch.Tensor) -> torch.Tensor:
+        ctx.student, ctx.handle = student, handle
+        ctx.save_for_backward(x)
+        output, _ = forward_checked(student, handle, MHA, tuple(x.shape), None, x.detach())
+        return output
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:
+        (x,) = ctx.saved_tensors
+        result = ctx.student.vjp(ctx.handle, [x.detach()], [grad.contiguous(), None], wrt=[0], where=f"{MHA} backward")
+        return None, None, result["grads"][0]
+
+
+@check("C.3", 1, "MultiHeadAttention: gradients pass torch.autograd.gradcheck", hint="build the forward from differentiable torch operations", visibility="hidden")
+def test_mha_gradcheck(student, gen, seed):
+    small_e, small_h = 6, 2
+    state = attention_state(gen, small_e)
+    handle = build_student(student, "MultiHeadAttention", (small_e, small_h), state, seed)
+    x = randn(gen, 1, 3, small_e).requires_grad_(True)
+    try:
+        ok = torch.autograd.gradcheck(lambda t: _RemoteForward.apply(student, handle, t), (x,), eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False)
+    except RuntimeError as error:
+        raise CheckFailure(f"MultiHeadAttention: gradients could not be computed ({str(error)[:200]})") from None
+    if not ok:
+        raise CheckFailure("MultiHeadAttention: the gradients autograd computes do not match finite differences (torch.autograd.gradcheck failed)")
+
+
+@check("C.3", 1, "MultiHeadAttention: permuting query positions permutes the output; batch elements are independent", hint="no mixing across the batch axis or across positions", visibility="hidden")
+def test_mha_invariances(student, gen, seed):
+    _, handle = _mha(student, gen, seed)
+    x = randn(gen, B, LQ, E)
+    perm = torch.randperm(LQ, generator=gen)
+    out, weights = forward_checked(student, handle, MHA, OUT, SELF_WEIGHTS, x)
+    out_p, weights_p = forward_checked(student, handle, MHA, OUT, SELF_WEIGHTS, x[:, perm])
+    expect_match(out_p, out[:, perm], f"{MHA} after permuting the positions (output)")
+    expect_match(weights_p, weights[:, :, perm][..., perm], f"{MHA} after permuting the positions (weights)")
+    key = randn(gen, B, LK, E)
+    cross, _ = forward_checked(student, handle, MHA, OUT, WEIGHTS, x, key)
+    cross_p, _ = forward_checked(student, handle, MHA, OUT, WEIGHTS, x[:, perm], key)
+    expect_match(cross_p, cross[:, perm], f"{MHA} after permuting the query positions")
+    single, _ = forward_checked(student, handle, MHA, (1, LQ, E), (1, H, LQ, LQ), x[1:])
+    expect_match(single, out[1:], f"{MHA} on one batch element alone")
+
+
+@check("C.3", 1, "MultiHeadAttention: built from your functions, not the library's attention", hint="do not call F.scaled_dot_product_attention or nn.MultiheadAttention")
+def test_mha_no_library(student, gen, seed):
+    _, handle = _mha(student, gen, seed)
+    result = student.method(handle, "forward", randn(gen, B, LQ, E), where=MHA, trace=True)
+    expect_no_library(result["ops"], MHA, ATTENTION_LIBRARY, "build it from your own attention functions")

@@ -1,0 +1,134 @@
+"""Hidden checks, Part D: the post-norm residual attention block (AttentionBlock)."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from autograder.checks.module_support import (
+    PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, fail_with, forward_checked, mha, vjp_checked,
+)
+from autograder.checks.plugin import CheckFailure, check
+from autograder.checks.support import B, E, H, LK, expect_tensor, randn, random_mask
+from autograder.worker.protocol import Handle
+
+S = LK  # (B, S, E) = (2, 5, 21), weights (B, H, S, S) = (2, 3, 5, 5)
+OUT, WEIGHTS = (B, S, E), (B, H, S, S)
+BLOCK = "AttentionBlock.forward"
+
+
+def _block(student: Any, gen: torch.Generator, seed: int, dropout: float = 0.0, training: bool = False) -> tuple[Params, Handle]:
+    state = block_state(gen, E)
+    return state, build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": dropout} if dropout else {}, training)
+
+
+def _norm(p: Params, x: torch.Tensor) -> torch.Tensor:
+    return F.layer_norm(x, (E,), p["norm.weight"], p["norm.bias"])
+
+
+def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None) -> list[tuple[str, Any]]:
+    """(mistake key, (y, weights)) for each catalogue bug of the block."""
+    attended, weights = mha(p, H, x, mask=mask, prefix="attn.")
+    normed_attended, normed_weights = mha(p, H, _norm(p, x), mask=mask, prefix="attn.")
+    variants = [
+        ("block_pre_norm", (x + normed_attended, normed_weights)),
+        ("block_pre_norm", (_norm(p, x) + normed_attended, normed_weights)),
+        ("block_no_residual", (_norm(p, attended), weights)),
+        ("block_no_norm", (x + attended, weights)),
+    ]
+    if mask is not None:
+        variants.append(("mha_mask_ignored", (_norm(p, x + mha(p, H, x, prefix="attn.")[0]), mha(p, H, x, prefix="attn.")[1])))
+    return variants
+
+
+def _expect_reference(output: torch.Tensor, weights: torch.Tensor, state: Params, x: torch.Tensor, mask: torch.Tensor | None, where: str, dropout: float = 0.0) -> None:
+    expected = build_reference("AttentionBlock", (E, H), state, {"dropout": dropout})(x, mask)
+    variants = _variants(state, x, mask)
+    expect_match(weights, expected[1], f"{where} (weights)", [(k, w) for k, (_, w) in variants])
+    expect_match(output, expected[0], f"{where} (output)", [(k, y) for k, (y, _) in variants])
+
+
+@check("D.1", 1, "AttentionBlock: self.attn (MultiHeadAttention), self.norm (nn.LayerNorm(E)) and self.dropout", hint="self.attn = MultiHeadAttention(embed_dim, num_heads, dropout); self.norm = nn.LayerNorm(embed_dim)")
+def test_block_parameters(student, seed):
+    handle = student.new("AttentionBlock", E, H, 0.25, seed=seed)
+    info = student.describe(handle, "inspecting AttentionBlock")
+    if not info.get("module"):
+        raise CheckFailure(f"AttentionBlock is a {info.get('type')}, expected a subclass of nn.Module")
+    children, params = info["children"], {name: tuple(shape) for name, shape in info["parameters"].items()}
+    if children.get("attn") != "MultiHeadAttention":
+        raise CheckFailure(f"AttentionBlock.attn should be your MultiHeadAttention, found {children.get('attn', 'nothing')}")
+    if children.get("norm") != "LayerNorm" or params.get("norm.weight") != (E,):
+        raise CheckFailure("AttentionBlock.norm should be nn.LayerNorm(embed_dim)")
+    missing = [f"attn.{name}" for name in PROJECTIONS if params.get(f"attn.{name}.weight") != (E, E)]
+    if missing:
+        raise CheckFailure(f"AttentionBlock has no {', '.join(missing)} of shape ({E}, {E})")
+    if children.get("dropout") != "Dropout" and info["attributes"].get("dropout") not in ("float", "int"):
+        raise CheckFailure("AttentionBlock has no self.dropout = nn.Dropout(dropout)")
+
+
+@check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", hint="return the block's output and the attention weights")
+def test_block_shapes(student, gen, seed):
+    _, handle = _block(student, gen, seed)
+    forward_checked(student, handle, BLOCK, OUT, WEIGHTS, randn(gen, B, S, E))
+
+
+@check("D.1", 4, "AttentionBlock: y = norm(x + dropout(attn(x))), equal to the reference with the same weights", hint="post-norm: attention first, add the residual x, then the LayerNorm")
+def test_block_values(student, gen, seed):
+    state, handle = _block(student, gen, seed)
+    x = randn(gen, B, S, E)
+    output, weights = forward_checked(student, handle, BLOCK, OUT, WEIGHTS, x)
+    _expect_reference(output, weights, state, x, None, BLOCK)
+
+
+@check("D.1", 2, "AttentionBlock: the mask reaches the attention", hint="pass mask on to self.attn")
+def test_block_mask(student, gen, seed):
+    state, handle = _block(student, gen, seed)
+    x = randn(gen, B, S, E)
+    for mask in (torch.ones(S, S, dtype=torch.bool).tril(), random_mask(gen, B, 1, S, S)):
+        where = f"{BLOCK} with a mask of shape {tuple(mask.shape)}"
+        output, weights = forward_checked(student, handle, where, OUT, WEIGHTS, x, mask)
+        _expect_reference(output, weights, state, x, mask, where)
+
+
+@check("D.1", 2, "AttentionBlock: dropout is off in eval mode and on in training mode; weights are from before dropout", hint="self.dropout on the attention output; nn.Dropout turns itself off after .eval()")
+def test_block_dropout(student, gen, seed):
+    state, handle = _block(student, gen, seed, dropout=0.5)
+    x = randn(gen, B, S, E)
+    first, weights = forward_checked(student, handle, f"{BLOCK} in eval mode", OUT, WEIGHTS, x, seed=seed)
+    second, _ = forward_checked(student, handle, f"{BLOCK} in eval mode", OUT, WEIGHTS, x, seed=seed + 1)
+    if not torch.equal(first, second):
+        raise fail_with(f"{BLOCK} in eval mode gives different outputs on two calls", "dropout_in_eval")
+    _expect_reference(first, weights, state, x, None, f"{BLOCK} in eval mode", dropout=0.5)
+    student.train(handle, True, where="AttentionBlock.train()")
+    trained, train_weights = forward_checked(student, handle, f"{BLOCK} in training mode", OUT, WEIGHTS, x, seed=seed)
+    sums = train_weights.sum(-1)
+    if not torch.allclose(sums, torch.ones_like(sums), rtol=1e-5, atol=1e-7):
+        raise fail_with(f"{BLOCK} in training mode returned weights whose rows do not sum to 1", "mha_weights_after_dropout")
+    if torch.allclose(trained, first, rtol=1e-5, atol=1e-7):
+        raise CheckFailure(f"{BLOCK} in training mode with dropout=0.5 gives the same output as in eval mode: apply dropout")
+
+
+@check("D.1", 1, "AttentionBlock: gradients reach the attention and the LayerNorm", hint="do not detach anything")
+def test_block_gradients(student, gen, seed):
+    state, handle = _block(student, gen, seed)
+    x = randn(gen, B, S, E)
+    grad_out = randn(gen, B, S, E)
+    result = vjp_checked(student, handle, BLOCK, [x], grad_out, WEIGHTS, wrt=[0])
+    module = build_reference("AttentionBlock", (E, H), state)
+    leaf = x.clone().requires_grad_(True)
+    torch.autograd.backward(module(leaf)[0], grad_out)
+    expect_parameter_gradients(result, module, state, "AttentionBlock")
+    expect_match(expect_tensor(result["grads"][0], "the gradient of x", OUT), leaf.grad, "the gradient of x", what="gradients")
+
+
+@check("D.1", 1, "AttentionBlock: with a causal mask, later positions do not change earlier outputs", hint="the residual and the LayerNorm act on each position alone", visibility="hidden")
+def test_block_causal_future_independence(student, gen, seed):
+    _, handle = _block(student, gen, seed)
+    x = randn(gen, B, S, E)
+    changed = x.clone()
+    changed[:, -1] = randn(gen, B, E, scale=3.0)
+    mask = torch.ones(S, S, dtype=torch.bool).tril()
+    first, _ = forward_checked(student, handle, BLOCK, OUT, WEIGHTS, x, mask)
+    second, _ = forward_checked(student, handle, BLOCK, OUT, WEIGHTS, changed, mask)
+    expect_match(second[:, :-1], first[:, :-1], f"{BLOCK}: outputs before the changed last position")
