@@ -133,10 +133,6 @@ def name_mistake(actual: torch.Tensor, variants: Variants) -> str:
     return ""
 
 
-def fail_with(message: str, key: str) -> CheckFailure:
-    return CheckFailure(f"{message}: {MISTAKES[key].en}", key, MISTAKES[key].en)
-
-
 # ---------------------------------------------------------------------------------------------
 # trusted functional attention, with the catalogue's bugs as switches
 # ---------------------------------------------------------------------------------------------

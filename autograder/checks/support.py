@@ -84,6 +84,11 @@ def expect_close(
     raise_with_diagnosis(f"{where} returned wrong {what} (largest error {error:.3g})", actual, candidates)
 
 
+def fail_with(message: str, key: str) -> CheckFailure:
+    """A failure that names a catalogue mistake, with the catalogue's words."""
+    return CheckFailure(f"{message}: {MISTAKES[key].en}", key, MISTAKES[key].en)
+
+
 def raise_with_diagnosis(message: str, actual: torch.Tensor, candidates: dict[str, torch.Tensor] | None) -> None:
     key = diagnose(actual, candidates or {})
     if key:

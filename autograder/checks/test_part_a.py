@@ -9,8 +9,10 @@ import torch.nn.functional as F
 from autograder.checks.plugin import CheckFailure, check
 from autograder.checks.remote_grad import remote_gradcheck
 from autograder.checks.support import (
-    B, DH, DV, H, LK, LQ, expect_close, expect_no_library, expect_pair, expect_tensor, randn, random_mask, reference,
+    B, DH, DV, H, LK, LQ, expect_close, expect_no_library, expect_pair, expect_tensor, fail_with, randn, random_mask,
+    raise_with_diagnosis, reference,
 )
+from autograder.worker.client import StudentError, StudentException
 
 SOFTMAX_LIBRARY = {"softmax", "log_softmax", "_softmax", "_log_softmax", "special_softmax"}
 ATTENTION_LIBRARY = {"scaled_dot_product_attention", "multi_head_attention_forward", "_native_multi_head_attention"}
@@ -32,10 +34,27 @@ def _softmax_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[s
 
 
 # --------------------------------------------------------------------------------------------- A.1
+def _scores(student, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """The student's scores; a crash on inputs that are not 3-D but not on 3-D ones names the
+    mistake of transposing fixed axes (k.transpose(1, 2)) instead of the last two."""
+    try:
+        return student.call("attention_scores", q, k)
+    except StudentException as error:
+        if q.dim() != 3:
+            q3, k3 = q.reshape(-1, q.shape[-2], q.shape[-1]), k.reshape(-1, k.shape[-2], k.shape[-1])
+            try:
+                works = torch.allclose(student.call("attention_scores", q3, k3), reference().attention_scores(q3, k3))
+            except StudentError:
+                works = False
+            if works:
+                raise fail_with(f"attention_scores raised {error.kind} on {q.dim()}-D inputs but works on 3-D ones", "scores_wrong_transpose") from None
+        raise
+
+
 @check("A.1", 1, "attention_scores: output shape for batched, multi-head inputs", hint="(..., Lq, d) @ (..., d, Lk) gives (..., Lq, Lk)")
 def test_attention_scores_shape(student, gen):
     q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
-    expect_tensor(student.call("attention_scores", q, k), "attention_scores", (B, H, LQ, LK))
+    expect_tensor(_scores(student, q, k), "attention_scores", (B, H, LQ, LK))
 
 
 @check("A.1", 3, "attention_scores: values equal q·kᵀ/√d", hint="divide by math.sqrt(q.size(-1))")
@@ -49,7 +68,7 @@ def test_attention_scores_values(student, gen):
 def test_attention_scores_any_leading_dims(student, gen):
     for shape_q, shape_k in (((LQ, DH), (LK, DH)), ((2, B, H, LQ, DH), (2, B, H, LK, DH))):
         q, k = randn(gen, *shape_q), randn(gen, *shape_k)
-        expect_close(student.call("attention_scores", q, k), reference().attention_scores(q, k), f"attention_scores on {len(shape_q)}-D inputs", _scores_variants(q, k))
+        expect_close(_scores(student, q, k), reference().attention_scores(q, k), f"attention_scores on {len(shape_q)}-D inputs", _scores_variants(q, k))
 
 
 @check("A.1", 1, "attention_scores: keeps float32 and float16", hint="do not convert to float64 or with .double()")
@@ -66,7 +85,7 @@ def test_masked_softmax_values(student, gen):
     weights = student.call("masked_softmax", scores)
     expect_close(weights, reference().masked_softmax(scores), "masked_softmax", _softmax_variants(scores, None))
     if not torch.allclose(weights.sum(-1), torch.ones(B, H, LQ, dtype=weights.dtype)):
-        raise CheckFailure("masked_softmax: rows do not sum to 1", "softmax_wrong_axis")
+        raise fail_with("masked_softmax: rows do not sum to 1", "softmax_wrong_axis")
 
 
 @check("A.2", 2, "masked_softmax: blocked keys get exactly 0, the rest sum to 1", hint="fill blocked scores with -inf before exp")
@@ -76,8 +95,6 @@ def test_masked_softmax_mask(student, gen):
     weights = expect_tensor(student.call("masked_softmax", scores, mask), "masked_softmax", (B, H, LQ, LK))
     candidates = _softmax_variants(scores, mask)
     if (weights.masked_select(~mask) != 0).any():
-        from autograder.checks.support import raise_with_diagnosis
-
         raise_with_diagnosis("masked_softmax: blocked keys (mask False) got a non-zero weight", weights, candidates)
     expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a mask", candidates)
 
@@ -96,10 +113,12 @@ def test_masked_softmax_fully_blocked(student, gen):
     mask[1] = False
     weights = expect_tensor(student.call("masked_softmax", scores, mask), "masked_softmax", (LQ, LK))
     if torch.isnan(weights).any():
-        raise CheckFailure("masked_softmax: a fully blocked row gives NaN", "fully_masked_nan", "fully blocked row is NaN")
+        raise fail_with("masked_softmax: a fully blocked row gives NaN", "fully_masked_nan")
     if weights[1].abs().sum() > 0:
         uniform = torch.allclose(weights[1].double(), torch.full((LK,), 1 / LK, dtype=torch.float64))
-        raise CheckFailure("masked_softmax: a fully blocked row is not all zeros", "fully_masked_uniform" if uniform else "")
+        if uniform:
+            raise fail_with("masked_softmax: a fully blocked row is not all zeros", "fully_masked_uniform")
+        raise CheckFailure("masked_softmax: a fully blocked row is not all zeros")
     expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a fully blocked row")
 
 
@@ -112,7 +131,7 @@ def test_masked_softmax_fully_blocked_gradient(student, gen):
     result = student.vjp("masked_softmax", [scores, mask], [grad_out], wrt=[0], where="masked_softmax backward")
     grad = expect_tensor(result["grads"][0], "the gradient of masked_softmax", (LQ, LK))
     if not torch.isfinite(grad).all():
-        raise CheckFailure("masked_softmax: the gradient is NaN or infinite when a row is fully blocked", "fully_masked_nan")
+        raise fail_with("masked_softmax: the gradient is NaN or infinite when a row is fully blocked", "fully_masked_nan")
     leaf = scores.clone().requires_grad_(True)
     torch.autograd.backward(reference().masked_softmax(leaf, mask), grad_out)
     expect_close(grad, leaf.grad, "the gradient of masked_softmax", what="gradients")
@@ -124,7 +143,7 @@ def test_masked_softmax_large_logits(student, gen):
     weights = student.call("masked_softmax", scores.float())
     expected = reference().masked_softmax(scores.float())
     if not torch.isfinite(expect_tensor(weights, "masked_softmax", (B, LQ, LK))).all():
-        raise CheckFailure("masked_softmax: large scores give NaN or inf", "softmax_no_max_subtraction")
+        raise fail_with("masked_softmax: large scores give NaN or inf", "softmax_no_max_subtraction")
     expect_close(weights, expected, "masked_softmax on large scores", rtol=1e-4, atol=1e-6)
 
 
@@ -135,7 +154,7 @@ def test_masked_softmax_dtypes(student, gen):
         mask = random_mask(gen, B, LQ, LK)
         weights = expect_tensor(student.call("masked_softmax", scores, mask), f"masked_softmax on {dtype}", (B, LQ, LK), dtype)
         if not torch.isfinite(weights).all():
-            raise CheckFailure(f"masked_softmax: {dtype} scores give NaN or inf", "softmax_no_max_subtraction")
+            raise fail_with(f"masked_softmax: {dtype} scores give NaN or inf", "softmax_no_max_subtraction")
         expect_close(weights, reference().masked_softmax(scores.double(), mask), f"masked_softmax on {dtype}", rtol=2e-2, atol=2e-2)
 
 
@@ -241,11 +260,11 @@ def test_causal_mask_values(student, gen):
         mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool)
         expected = reference().causal_mask(*args)
         if not torch.equal(mask, expected):
-            key = "causal_mask_inverted" if torch.equal(mask, ~expected) or torch.equal(mask, expected.T if args[0] == args[-1] else mask) else ""
-            key = key or ("causal_mask_strict" if torch.equal(mask, expected.tril(-1)) else "")
-            from autograder.mistakes import MISTAKES
-
-            raise CheckFailure(f"causal_mask{args} is wrong" + (f": {MISTAKES[key].en}" if key else ""), key, MISTAKES[key].en if key else "")
+            if torch.equal(mask, ~expected) or torch.equal(mask, expected.triu()) or torch.equal(mask, ~expected.tril(-1)):
+                raise fail_with(f"causal_mask{args} is wrong", "causal_mask_inverted")
+            if torch.equal(mask, expected.tril(-1)):
+                raise fail_with(f"causal_mask{args} is wrong", "causal_mask_strict")
+            raise CheckFailure(f"causal_mask{args} is wrong: query i may attend to keys 0..i")
 
 
 @check("A.4", 1, "causal_mask: matches is_causal=True of F.scaled_dot_product_attention", hint="aligned top-left, like is_causal")

@@ -6,11 +6,10 @@ from typing import Any
 import torch
 
 from autograder.checks.module_support import (
-    ATTENTION_LIBRARY, PROJECTIONS, attention_state, build_reference, build_student, expect_attention, expect_match, fail_with,
-    expect_parameter_gradients, forward_checked, merge_no_transpose, mha, mha_variants, split_interleaved, split_no_transpose, vjp_checked,
+    ATTENTION_LIBRARY, PROJECTIONS, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, merge_no_transpose, mha, mha_variants, split_interleaved, split_no_transpose, vjp_checked,
 )
 from autograder.checks.plugin import CheckFailure, check
-from autograder.checks.support import B, DH, E, H, LK, LQ, expect_no_library, expect_tensor, randn, random_mask, reference
+from autograder.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_no_library, expect_tensor, randn, random_mask, reference
 from autograder.worker.client import StudentException
 from autograder.worker.protocol import Handle
 

@@ -7,10 +7,10 @@ import torch
 import torch.nn.functional as F
 
 from autograder.checks.module_support import (
-    PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, fail_with, forward_checked, mha, vjp_checked,
+    PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, mha, vjp_checked,
 )
 from autograder.checks.plugin import CheckFailure, check
-from autograder.checks.support import B, E, H, LK, expect_tensor, randn, random_mask
+from autograder.checks.support import fail_with, B, E, H, LK, expect_tensor, randn, random_mask
 from autograder.worker.protocol import Handle
 
 S = LK  # (B, S, E) = (2, 5, 21), weights (B, H, S, S) = (2, 3, 5, 5)
