@@ -27,7 +27,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 docker: $(STAMP)
-	$(BIN)/attnkit docker build
+	$(BIN)/attnkit docker build $(if $(BASE_IMAGE),--base-image $(BASE_IMAGE))
 
 clean:
 	rm -rf demo-out out build

@@ -42,6 +42,13 @@ def _existing(path: str) -> Path:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
+    if args.docker:
+        from autograder.docker import grade_in_docker
+
+        result = grade_in_docker(_existing(args.path), Path(args.out), image=args.image, seed=args.seed, lang=_lang(args))
+        _print_result(result)
+        print(f"feedback: {Path(args.out) / result.submission / 'feedback.html'}")
+        return 0
     path = _existing(args.path)
     from autograder.worker.client import WorkerFactory  # first: before anything secret is loaded
 
@@ -90,6 +97,14 @@ def _print_result(result) -> None:
 
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
+    if args.docker or args.container_per_submission:
+        from autograder.docker import grade_batch_in_docker
+
+        result = grade_batch_in_docker(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force,
+                                       container_per_submission=args.container_per_submission,
+                                       image=args.image, seed=args.seed, lang=_lang(args))
+        _finish_batch(result, Path(args.out), _lang(args))
+        return 0
     from autograder.grading import grade_batch
 
     result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args), progress=_progress)
@@ -168,6 +183,24 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_docker_build(args: argparse.Namespace) -> int:
+    from autograder.docker import build_image, describe
+
+    print(describe(build_image(tag=args.tag, base_image=args.base_image, download=not args.no_download)))
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from autograder.export import export_gradescope, export_prairielearn
+
+    if args.platform == "gradescope":
+        path = export_gradescope(Path(args.out), download=not args.no_download)
+    else:
+        path = export_prairielearn(Path(args.out), image=args.image)
+    print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="attnkit", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -182,6 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade", help="grade one submission (.py, .ipynb, folder or .zip)")
     p.add_argument("path")
     p.add_argument("--out", default="out", help="results folder (default: out)")
+    p.add_argument("--docker", action="store_true", help="grade in a fresh container of the grader image")
+    p.add_argument("--image", default="attnkit-grader:latest", help="grader image (attnkit docker build)")
     common(p)
     p.set_defaults(func=_cmd_grade)
 
@@ -190,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True)
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--force", action="store_true", help="grade again those already graded")
+    p.add_argument("--docker", action="store_true", help="grade in one container of the grader image")
+    p.add_argument("--container-per-submission", action="store_true", help="with --docker: a fresh container for each submission")
+    p.add_argument("--image", default="attnkit-grader:latest", help="grader image (attnkit docker build)")
     common(p)
     p.set_defaults(func=_cmd_grade_batch)
 
@@ -220,6 +258,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG)")
     p.add_argument("--show-after-due", action="store_true", help="also show checks whose visibility is after_due_date")
     p.set_defaults(func=_cmd_report)
+
+    p = sub.add_parser("docker", help="the grader image")
+    dsub = p.add_subparsers(dest="docker_command", required=True)
+    q = dsub.add_parser("build", help="build the grader image offline (pip download on the host, docker build --network none)")
+    q.add_argument("--base-image", default=None, help="default python:3.11-slim (or ATTNKIT_BASE_IMAGE); attnkit-base:bookworm from docker/build-base.sh needs no registry")
+    q.add_argument("--tag", default="attnkit-grader:latest")
+    q.add_argument("--no-download", action="store_true", help="build from docker/wheelhouse/ as it is (air-gapped)")
+    q.set_defaults(func=_cmd_docker_build)
+
+    p = sub.add_parser("export", help="package the grader for Gradescope or PrairieLearn")
+    p.add_argument("platform", choices=("gradescope", "prairielearn"))
+    p.add_argument("--out", required=True, help="gradescope: autograder.zip; prairielearn: a question folder (or .zip)")
+    p.add_argument("--image", default="attnkit-grader:latest", help="prairielearn: the image name PrairieLearn pulls")
+    p.add_argument("--no-download", action="store_true", help="gradescope: bundle docker/wheelhouse/ as it is")
+    p.set_defaults(func=_cmd_export)
     return parser
 
 

@@ -11,12 +11,12 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from autograder.results import SubmissionResult
+from autograder.results import CheckResult, SubmissionResult
 
 MAX_IMAGE_BYTES = 600_000  # all embedded images together, well below PrairieLearn's 1 MB cap
 
 
-def _message(check: Any) -> str:
+def _message(check: CheckResult) -> str:
     lines = [line for line in (check.message, check.mistake_message, check.hint) if line]
     return "\n".join(lines)
 
