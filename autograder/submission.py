@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import io
 import json
+import lzma
 import re
 import stat
 import tokenize
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -126,7 +128,7 @@ def _read_zip(path: Path) -> dict[str, bytes]:
     total = 0
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as error:
+    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as error:
         raise SubmissionError(f"{path.name} is not a readable zip archive ({error})") from None
     with archive:
         members = archive.infolist()
@@ -140,8 +142,11 @@ def _read_zip(path: Path) -> dict[str, bytes]:
                 raise SubmissionError(f"{path.name}: entry {info.filename!r} is a symbolic link; zip real files only")
             if info.is_dir() or name.suffix not in (".py", ".ipynb") or any(p.startswith(".") or p == "__MACOSX" for p in name.parts):
                 continue
-            with archive.open(info) as member:
-                data = member.read(MAX_FILE_BYTES + 1)  # bounded even if the header lies
+            try:
+                with archive.open(info) as member:
+                    data = member.read(MAX_FILE_BYTES + 1)  # bounded even if the header lies
+            except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError, RuntimeError, NotImplementedError) as error:
+                raise SubmissionError(f"{path.name}: entry {info.filename!r} cannot be unpacked ({error}); zip your folder again") from None
             total += len(data)
             if len(data) > MAX_FILE_BYTES or total > MAX_ZIP_BYTES or len(files) >= MAX_FILES:
                 raise SubmissionError(f"{path.name} unpacks to more than the limits ({MAX_FILE_BYTES >> 20} MiB a file, {MAX_ZIP_BYTES >> 20} MiB, {MAX_FILES} files)")

@@ -13,9 +13,12 @@ import select
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from autograder.worker import sandbox
@@ -54,20 +57,27 @@ class TemplateError(RuntimeError):
     """The template process is gone: a grader problem, not the student's."""
 
 
+TEMPLATE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LD_LIBRARY_PATH", "MPLCONFIGDIR", "VIRTUAL_ENV")
+
+
 class WorkerFactory:
-    """Starts the template process (fork server). Create it before loading anything secret."""
+    """Starts the template process (fork server). Create it before loading anything secret.
+
+    The template is a fresh interpreter, not a fork of the grader: it inherits none of the
+    grader's memory (a caller may already hold the reference or the hidden checks), none of its
+    file descriptors (a multiprocessing pool's pipes, which unpickle what arrives) and only a
+    few environment variables.
+    """
 
     def __init__(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        pid = os.fork()
-        if pid == 0:
-            ours.close()
-            from autograder.worker.template import serve_template
-
-            serve_template(theirs)
-            os._exit(0)
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = {k: v for k, v in os.environ.items() if k in TEMPLATE_ENV}
+        env["PYTHONPATH"] = package_root
+        command = [sys.executable, "-c", "from autograder.worker.template import main; main()", str(theirs.fileno())]
+        self.process = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env, cwd="/")
         theirs.close()
-        self.pid = pid
+        self.pid = self.process.pid
         self.control = ours
         self._replies = b""
 
@@ -96,10 +106,7 @@ class WorkerFactory:
 
     def close(self) -> None:
         self.control.close()
-        try:
-            os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            pass
+        self.process.wait()
 
 
 @dataclass

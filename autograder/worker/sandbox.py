@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
-CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
@@ -110,7 +110,7 @@ def allowed_paths(config: SandboxConfig) -> list[str]:
     return paths
 
 
-def _bind(source: str, root: str) -> None:
+def _bind(source: str, root: str, devices: bool = False) -> None:
     target = root + os.path.realpath(source) if os.path.islink(source) else root + source
     if os.path.isdir(source):
         os.makedirs(target, exist_ok=True)
@@ -118,7 +118,7 @@ def _bind(source: str, root: str) -> None:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         open(target, "a").close()
     mount(source, target, None, MS_BIND | MS_REC)
-    mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | (0 if devices else MS_NODEV))
     if os.path.islink(source):
         link = root + source
         if not os.path.lexists(link):
@@ -138,7 +138,7 @@ def enter_private_root(config: SandboxConfig, in_pid_namespace: bool) -> None:
     os.makedirs(SANDBOX_ROOT + "/dev", exist_ok=True)
     for device in DEVICES:
         if os.path.exists(f"/dev/{device}"):
-            _bind(f"/dev/{device}", SANDBOX_ROOT)
+            _bind(f"/dev/{device}", SANDBOX_ROOT, devices=True)  # nodev would make them unopenable
     os.makedirs(SANDBOX_ROOT + "/tmp", exist_ok=True)
     mount("tmpfs", SANDBOX_ROOT + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={config.scratch_bytes},mode=1777")
     if in_pid_namespace:

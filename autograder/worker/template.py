@@ -12,12 +12,13 @@ submission started in that namespace.
 """
 from __future__ import annotations
 
+import fcntl
 import io
 import json
 import os
-import resource
 import signal
 import socket
+import stat
 import sys
 import traceback
 
@@ -107,13 +108,13 @@ def _keeper(request: dict, data_fd: int, status_fd: int) -> int:
     config = sandbox.SandboxConfig.from_json(request["config"])
     privileged = config.isolate and sandbox.is_root()
     uid = sandbox.UID_BASE + os.getpid()
-    pid_namespace = False
-    if privileged:
-        try:
-            sandbox.unshare(sandbox.CLONE_NEWPID)
-            pid_namespace = True
-        except OSError:
-            pid_namespace = False
+    # A pid namespace: when the worker (its pid 1) dies, the kernel kills all it started, setsid
+    # daemons included. Without root, a user namespace (where the kernel allows one) makes it.
+    try:
+        sandbox.unshare(sandbox.CLONE_NEWPID if privileged else sandbox.CLONE_NEWUSER | sandbox.CLONE_NEWPID)
+        pid_namespace = True
+    except OSError:
+        pid_namespace = False
     worker = os.fork()
     if worker == 0:
         os.close(status_fd)
@@ -186,19 +187,29 @@ def _worker_main(config, data_fd: int, uid: int | None, pid_namespace: bool, req
 
 
 def _close_other_fds(keep: int) -> None:
-    """An empty stdin; every descriptor but 0, 1, 2 and `keep` closed.
+    """An empty stdin; every descriptor but 0, 1, 2, `keep` and read-only files closed.
 
-    A fork keeps every descriptor its parent held (pipes of a multiprocessing pool, a terminal,
-    files): student code must not be able to write into the grader through one of them.
+    Student code must not be able to write into the grader through a descriptor it inherited
+    (a multiprocessing pool's pipes unpickle what arrives; a terminal; a directory would let it
+    fchdir out of the chroot). The template is a fresh interpreter, so there should be none:
+    this is the second line of defence. Read-only regular files stay open: matplotlib keeps its
+    fonts open and reads glyphs from them later.
     """
     read_end, write_end = os.pipe()  # an empty stdin that is at its end (no device needed)
     os.dup2(read_end, 0)
     os.close(read_end)
     os.close(write_end)
-    highest = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    highest = 1 << 20 if highest == resource.RLIM_INFINITY else min(highest, 1 << 20)
-    os.closerange(3, keep)
-    os.closerange(keep + 1, highest)
+    for name in os.listdir("/proc/self/fd") if os.path.isdir("/proc/self/fd") else map(str, range(3, 1024)):
+        fd = int(name)
+        if fd <= 2 or fd == keep:
+            continue
+        try:
+            mode = os.fstat(fd).st_mode
+            read_only = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
+        except OSError:
+            continue
+        if not (stat.S_ISREG(mode) and read_only):
+            os.close(fd)
 
 
 def _read_output(scratch: str, limit: int) -> str:

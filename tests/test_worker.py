@@ -1,0 +1,490 @@
+"""Unit tests of the student boundary: the wire protocol, the sandbox and the Student proxy.
+
+Protocol tests run anywhere. Sandbox tests need root (namespaces, chroot, uid drop) and run a
+small probe submission in a real worker; the Docker fallback (no namespaces allowed) is
+simulated with a template whose `unshare` always fails.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import socket
+import struct
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import numpy
+import pytest
+import torch
+
+from autograder.grading import hidden_paths
+from autograder.worker import protocol, sandbox
+from autograder.worker.client import Budget, Student, WorkerFactory, WorkerFailure
+from autograder.worker.dispatcher import Dispatcher
+from autograder.worker.protocol import HEADER, MAGIC, Limits, ProtocolError, Refused, decode_value, encode_value, recv_message, send_message
+from autograder.worker.sandbox import UID_BASE, SandboxConfig, is_root
+
+REPO = Path(__file__).resolve().parents[1]
+root_only = pytest.mark.skipif(not is_root(), reason="the sandbox drops privileges only when the grader runs as root")
+
+
+# ---------------------------------------------------------------------------------------------
+# protocol
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture
+def pair():
+    a, b = socket.socketpair()
+    b.settimeout(2.0)  # a regression that waits for a body that never comes fails, not hangs
+    yield a, b
+    a.close()
+    b.close()
+
+
+def raw_frame(body: bytes, blobs: list[bytes], magic: bytes = MAGIC) -> bytes:
+    lengths = b"".join(struct.pack("!Q", len(x)) for x in blobs)
+    return HEADER.pack(magic, len(body), sum(map(len, blobs)), len(blobs)) + lengths + body + b"".join(blobs)
+
+
+@pytest.mark.parametrize(
+    "header, why",
+    [
+        (HEADER.pack(MAGIC, (8 << 20) + 1, 0, 0), "JSON"),
+        (HEADER.pack(MAGIC, 10, (256 << 20) + 1, 1), "data"),
+        (HEADER.pack(MAGIC, 10, 0, 5000), "frame too large"),
+    ],
+    ids=["json", "payload", "blob-count"],
+)
+def test_oversize_frames_are_refused_from_the_header_alone(pair, header, why):
+    a, b = pair
+    a.sendall(header)  # only the header: reading any further would block and time out
+    with pytest.raises(ProtocolError, match="frame too large") as error:
+        recv_message(b)
+    assert why in str(error.value)
+
+
+def test_bad_magic_is_refused(pair):
+    a, b = pair
+    a.sendall(raw_frame(b"{}", [], magic=b"PKL\x80"))
+    with pytest.raises(ProtocolError, match="magic"):
+        recv_message(b)
+
+
+def test_blob_lengths_must_add_up(pair):
+    a, b = pair
+    a.sendall(HEADER.pack(MAGIC, 2, 10, 1) + struct.pack("!Q", 9) + b"{}" + b"x" * 9)
+    with pytest.raises(ProtocolError, match="add up"):
+        recv_message(b)
+
+
+@pytest.mark.parametrize(
+    "tensor",
+    [
+        {"dtype": "object", "shape": [1], "blob": 0},
+        {"dtype": "float64", "shape": [-1], "blob": 0},
+        {"dtype": "float64", "shape": [1.5], "blob": 0},
+        {"dtype": "float64", "shape": [1, True], "blob": 0},
+        {"dtype": "float64", "shape": [3], "blob": 0},
+        {"dtype": "float64", "shape": [1], "blob": 7},
+        {"dtype": "float64", "shape": "1", "blob": 0},
+    ],
+    ids=["dtype", "negative", "float-dim", "bool-dim", "size-mismatch", "missing-blob", "shape-not-list"],
+)
+def test_bad_tensor_headers_are_refused(pair, tensor):
+    a, b = pair
+    body = json.dumps({"__dict__": [["value", {"__tensor__": tensor}]]}).encode()
+    a.sendall(raw_frame(body, [b"\0" * 8]))
+    with pytest.raises(ProtocolError):
+        recv_message(b)
+
+
+@pytest.mark.parametrize("value", [{"__reduce__": ["os.system", "true"]}, {"__pickle__": "gASVBQAAAAAAAACMAXiULg=="}, {"__tensor__": 1, "x": 2}, {"a": 1}])
+def test_unknown_tags_are_refused(value):
+    with pytest.raises(ProtocolError):
+        decode_value(value, [])
+
+
+def test_bytes_of_a_pickle_only_ever_become_a_uint8_tensor(pair, tmp_path):
+    marker = tmp_path / "unpickled"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.makedirs, (str(marker),))
+
+    data = pickle.dumps(Payload())
+    a, b = pair
+    body = json.dumps({"__dict__": [["value", {"__tensor__": {"dtype": "uint8", "shape": [len(data)], "blob": 0}}]]}).encode()
+    a.sendall(raw_frame(body, [data]))
+    value = recv_message(b)["value"]
+    assert type(value) is torch.Tensor and value.dtype == torch.uint8 and bytes(value.numpy()) == data
+    assert not marker.exists()
+
+
+def test_tensor_subclass_is_refused_when_encoded():
+    class Lying(torch.Tensor):
+        pass
+
+    encoded = encode_value(torch.zeros(2).as_subclass(Lying), [])
+    assert "a Tensor subclass" in encoded["__refused__"]
+
+
+def test_other_objects_are_refused_and_parameters_become_plain_tensors():
+    blobs: list[bytes] = []
+    assert "an object of type" in encode_value(object(), blobs)["__refused__"]
+    assert "non-string keys" in encode_value({1: 2}, blobs)["__refused__"]
+    assert "nested too deeply" in json.dumps(encode_value(_nested(40), blobs))
+    decoded = decode_value(encode_value(torch.nn.Parameter(torch.ones(2)), blobs), blobs)
+    assert type(decoded) is torch.Tensor and not decoded.requires_grad
+    assert isinstance(Dispatcher()._export(numpy.zeros(3)), Refused)  # noqa: SLF001
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_expanded_view_is_refused_without_materialising():
+    huge = torch.zeros(1, 1).expand(10**6, 10**6)
+    started = time.perf_counter()
+    encoded = encode_value(huge, [])
+    assert "over the size limit" in encoded["__refused__"]
+    assert time.perf_counter() - started < 0.5
+
+
+@pytest.mark.parametrize("dtype", list(protocol.DTYPES.values()), ids=list(protocol.DTYPES))
+def test_every_dtype_round_trips_including_non_contiguous(pair, dtype):
+    a, b = pair
+    value = (torch.arange(24).reshape(2, 3, 4) % 2).to(dtype).transpose(0, 2)
+    send_message(a, {"value": value, "rest": (1, 2.5, float("nan"), None, "x", [True])})
+    got = recv_message(b)
+    assert got["value"].dtype == dtype and got["value"].shape == value.shape and torch.equal(got["value"], value)
+    assert got["rest"][:2] == (1, 2.5) and got["rest"][3:] == (None, "x", [True])
+
+
+def test_small_limits_apply_to_sent_tensors(pair):
+    a, b = pair
+    limits = Limits(max_payload=64)
+    assert "over the size limit" in encode_value(torch.zeros(100), [], limits)["__refused__"]
+    a.sendall(raw_frame(b"{}", [b"x" * 65]))
+    with pytest.raises(ProtocolError, match="too large"):
+        recv_message(b, limits)
+
+
+# ---------------------------------------------------------------------------------------------
+# the sandbox, seen from inside a worker
+# ---------------------------------------------------------------------------------------------
+PROBE = '''
+import errno, fcntl, os, socket, stat
+
+def probe(reads, writes, port):
+    found = {"uid": os.getuid(), "gid": os.getgid(), "cwd": os.getcwd(), "groups": len(os.getgroups())}
+    found["reads"] = {}
+    for path in reads:
+        try:
+            if os.path.isdir(path):
+                os.listdir(path)
+            else:
+                with open(path, "rb") as handle:
+                    handle.read(1)
+            found["reads"][path] = "ok"
+        except OSError as error:
+            found["reads"][path] = type(error).__name__
+    found["writes"] = {}
+    for path in writes:
+        try:
+            with open(path, "w") as handle:
+                handle.write("x")
+            found["writes"][path] = "ok"
+        except OSError as error:
+            found["writes"][path] = type(error).__name__
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as conn:  # numeric: no getaddrinfo
+            conn.settimeout(2)
+            conn.connect(("127.0.0.1", port))
+        found["connect"] = "connected"
+    except OSError as error:
+        found["connect"] = errno.errorcode.get(error.errno, str(error))
+    try:
+        with open("/proc/net/route") as handle:
+            found["routes"] = max(0, len(handle.read().splitlines()) - 1)
+    except OSError as error:
+        found["routes"] = type(error).__name__
+    fds = {}
+    for fd in range(1024):
+        try:
+            kind = stat.filemode(os.fstat(fd).st_mode)[0]
+            access = ("r", "w", "rw")[fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE]
+            fds[str(fd)] = kind + access
+        except OSError:
+            pass
+    found["fds"] = fds
+    with open(os.devnull, "w") as null:
+        found["devnull"] = null.write("ok")
+    return found
+
+COUNTER = [0]
+
+def count():
+    COUNTER[0] += 1
+    return COUNTER[0]
+
+def hang(seconds):
+    import time
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+'''
+SECRETS = [
+    REPO / "solutions" / "attention" / "attention.py",
+    REPO / "solutions",
+    REPO / "autograder" / "checks" / "test_part_a.py",
+    REPO / "autograder" / "checks",
+    REPO / "autograder" / "reference" / "pronoun_model.pt",
+    Path("/root/.ssh"),
+    Path("/root/.bashrc"),
+    Path("/root/.npmrc"),
+    Path("/root/.cache"),
+]
+
+
+def make_student(factory: WorkerFactory, source: str = PROBE, budget: Budget = Budget(call_seconds=3, import_seconds=10, total_seconds=60)) -> Student:
+    return Student(factory, [(1, source)], config=SandboxConfig(hidden=hidden_paths()), budget=budget)
+
+
+@pytest.fixture
+def listener():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(0.5)
+    yield server
+    server.close()
+
+
+def probe(student: Student, listener: socket.socket, writes: list[str]) -> dict:
+    reads = [str(p) for p in SECRETS] + [sysconfig.get_paths()["stdlib"] + "/os.py", "/etc/passwd"]
+    return student.call("probe", reads, writes, listener.getsockname()[1])
+
+
+def uids_alive(uid: int) -> list[str]:
+    alive = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == uid:
+                alive.append(entry.name)
+        except OSError:
+            pass
+    return alive
+
+
+@root_only
+def test_worker_is_confined_as_a_fresh_unprivileged_uid(factory, listener, tmp_path):
+    outside = [f"/{tmp_path.name}-x", "/usr/attnkit-x", "/etc/attnkit-x", str(REPO / "attnkit-x"), "/root/attnkit-x", str(tmp_path / "x")]
+    student = make_student(factory)
+    try:
+        found = probe(student, listener, [*outside, "inside-scratch.txt", "/tmp/inside-tmp.txt"])
+        assert student.isolation == "namespaces"
+    finally:
+        student.close()
+    assert found["uid"] >= UID_BASE and found["gid"] >= UID_BASE and found["groups"] == 0
+    for secret in SECRETS:  # not there at all (allow-listed chroot), or not readable
+        assert found["reads"][str(secret)] in ("FileNotFoundError", "PermissionError"), secret
+    assert found["reads"][sysconfig.get_paths()["stdlib"] + "/os.py"] == "ok"  # the Python installation is there
+    assert all(found["writes"][path] != "ok" for path in outside), found["writes"]
+    assert found["writes"]["inside-scratch.txt"] == found["writes"]["/tmp/inside-tmp.txt"] == "ok"
+    assert not any(Path(p).exists() for p in outside)
+    assert found["connect"] == "ENETUNREACH" and found["routes"] == 0, (found["connect"], found["routes"])
+    with pytest.raises(socket.timeout):
+        listener.accept()
+    assert found["devnull"] == 2
+
+
+@root_only
+def test_worker_holds_no_descriptor_of_the_grader(factory, listener):
+    student = make_student(factory)
+    try:
+        fds = probe(student, listener, [])["fds"]
+    finally:
+        student.close()
+    assert (fds["0"], fds["1"], fds["2"]) == ("pr", "-w", "-w"), fds  # empty stdin, the output file
+    others = [v for k, v in fds.items() if int(k) > 2]
+    assert others.count("srw") == 1, f"one socket to the grader: {fds}"
+    assert all(v in ("srw", "-r") for v in others), f"only read-only files besides (matplotlib's fonts): {fds}"
+
+
+def test_template_is_a_fresh_interpreter_with_a_small_environment(factory):
+    from autograder.worker.client import TEMPLATE_ENV
+
+    environ = Path(f"/proc/{factory.pid}/environ").read_bytes().split(b"\0")
+    names = {item.split(b"=", 1)[0].decode() for item in environ if item}
+    assert names <= {*TEMPLATE_ENV, "PYTHONPATH"}
+    assert Path(f"/proc/{factory.pid}/exe").resolve() == Path(sys.executable).resolve()
+    for fd in os.listdir(f"/proc/{factory.pid}/fd"):
+        target = os.readlink(f"/proc/{factory.pid}/fd/{fd}")
+        assert target.startswith(("socket:", "/dev/null")) or target.endswith(".ttf") or int(fd) <= 2, target
+
+
+@root_only
+def test_timeout_kills_worker_and_keeper_and_the_next_call_gets_a_fresh_worker(factory):
+    student = make_student(factory, budget=Budget(call_seconds=1, import_seconds=10, total_seconds=60))
+    try:
+        assert student.call("count") == 1 and student.call("count") == 2
+        first = student._worker  # noqa: SLF001
+        uid = UID_BASE + first.keeper
+        assert uids_alive(uid)
+        with pytest.raises(WorkerFailure, match="timed out after 1 s in hang"):
+            student.call("hang", 30)
+        deadline = time.monotonic() + 5
+        while uids_alive(uid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not uids_alive(uid)
+        assert not Path(f"/proc/{first.keeper}").exists() or Path(f"/proc/{first.keeper}/status").read_text().count("State:\tZ")
+        assert not Path(first.scratch).exists()
+        assert student.call("count") == 1  # a fresh worker: the module was imported again
+        assert student.events == ["timed out after 1 s in hang"]
+    finally:
+        student.close()
+
+
+def test_total_budget_stops_further_calls(factory):
+    student = make_student(factory, budget=Budget(call_seconds=5, import_seconds=10, total_seconds=1))
+    try:
+        student.call("hang", 1.2)
+        with pytest.raises(WorkerFailure, match="used up its 1 s time budget"):
+            student.call("count")
+    finally:
+        student.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# the Docker fallback: the kernel refuses namespaces, the worker still drops to a uid
+# ---------------------------------------------------------------------------------------------
+class NoNamespacesFactory(WorkerFactory):
+    """A template whose unshare() always fails, as under Docker's default seccomp profile."""
+
+    BOOT = (
+        "import autograder.worker.sandbox as sandbox\n"
+        "def refuse(flags):\n"
+        "    raise PermissionError(1, 'unshare: Operation not permitted (simulated seccomp)')\n"
+        "sandbox.unshare = refuse\n"
+        "from autograder.worker.template import main\n"
+        "main()\n"
+    )
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/"), "PYTHONPATH": str(REPO)}
+        self.process = subprocess.Popen([sys.executable, "-c", self.BOOT, str(theirs.fileno())], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env)
+        theirs.close()
+        self.pid, self.control, self._replies = self.process.pid, ours, b""
+
+
+@pytest.fixture(scope="module")
+def fallback_factory():
+    made = NoNamespacesFactory()
+    yield made
+    made.close()
+
+
+@root_only
+def test_fallback_without_namespaces_still_drops_to_an_unprivileged_uid(fallback_factory, listener, tmp_path):
+    secret = tmp_path / "root-only-secret.txt"
+    secret.write_text("root only")
+    secret.chmod(0o600)
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o755)
+    student = make_student(fallback_factory)
+    try:
+        found = student.call("probe", [str(secret), "/root/.ssh", "/root/.npmrc"], [str(locked / "x"), "inside-scratch.txt"], listener.getsockname()[1])
+        assert student.isolation == "uid"
+        scratch = student._worker.scratch  # noqa: SLF001
+    finally:
+        student.close()
+    assert found["uid"] >= UID_BASE and found["groups"] == 0
+    assert found["cwd"] == scratch
+    assert found["reads"] == {str(secret): "PermissionError", "/root/.ssh": "PermissionError", "/root/.npmrc": "PermissionError"}
+    assert found["writes"] == {str(locked / "x"): "PermissionError", "inside-scratch.txt": "ok"}
+    assert not Path(scratch).exists()
+
+
+@root_only
+def test_fallback_kills_every_process_of_the_uid_after_a_timeout(fallback_factory):
+    source = PROBE + "\nimport os as _os, time as _time\nif _os.fork() == 0:\n    _os.setsid()\n    _time.sleep(30)\n    _os._exit(0)\n"
+    student = make_student(fallback_factory, source, budget=Budget(call_seconds=1, import_seconds=10, total_seconds=60))
+    try:
+        assert student.call("count") == 1
+        uid = UID_BASE + student._worker.keeper  # noqa: SLF001
+        assert len(uids_alive(uid)) >= 2  # the worker and its setsid child
+        with pytest.raises(WorkerFailure, match="timed out"):
+            student.call("hang", 30)
+    finally:
+        student.close()
+    deadline = time.monotonic() + 5
+    while uids_alive(uid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not uids_alive(uid)
+
+
+def test_the_image_makes_the_secrets_root_only():
+    """In the fallback only file modes protect the secrets: the image must make them root-only."""
+    script = (REPO / "docker" / "install-grader.sh").read_text(encoding="utf-8")
+    secrets_line = next(line for line in script.splitlines() if line.startswith("SECRETS="))
+    covered = secrets_line.split("=", 1)[1].strip('"').split()
+    for secret in ("solutions", "autograder/checks", "autograder/reference"):
+        assert any(secret == c or secret.startswith(c + "/") for c in covered), f"{secret} is not made root-only in the image"
+    assert 'chmod -R go-rwx "$root/$secret"' in script
+
+
+# ---------------------------------------------------------------------------------------------
+# without root: no namespaces of root's, no uid drop; a user namespace still gives a pid namespace
+# ---------------------------------------------------------------------------------------------
+DAEMON = '''
+import os, time
+
+def start_daemon(path):
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            for _ in range(100):  # 20 s at most
+                with open(path, "w") as handle:
+                    handle.write(str(time.monotonic()))
+                time.sleep(0.2)
+        os._exit(0)
+    time.sleep(0.5)
+    return os.getpid()
+'''
+
+
+def user_namespaces_allowed() -> bool:
+    child = os.fork()
+    if child == 0:
+        code = 1
+        try:
+            sandbox.unshare(sandbox.CLONE_NEWUSER | sandbox.CLONE_NEWPID)
+            code = 0
+        finally:
+            os._exit(code)
+    return os.waitpid(child, 0)[1] == 0
+
+
+def test_unprivileged_path_kills_setsid_daemons_with_the_worker(factory, tmp_path):
+    """isolate=False takes the code path of a grader that is not root (as it is outside Docker)."""
+    beat = tmp_path / "heartbeat"
+    student = Student(factory, [(1, DAEMON)], config=SandboxConfig(isolate=False), budget=Budget(call_seconds=5, import_seconds=10, total_seconds=60))
+    try:
+        pid = student.call("start_daemon", str(beat))
+        assert student.isolation == "process"
+    finally:
+        student.close()
+    if not user_namespaces_allowed():
+        pytest.skip("this kernel refuses user namespaces: a grader without root has no pid namespace")
+    assert pid == 1, "the worker should be pid 1 of its own pid namespace"
+    time.sleep(0.5)
+    first = beat.read_text()
+    time.sleep(1.0)
+    assert beat.read_text() == first, "the daemon outlived its worker"
