@@ -36,7 +36,7 @@ def test_split_heads_shape(student, gen):
     expect_tensor(student.call("split_heads", randn(gen, B, LQ, E), H), "split_heads", (B, H, LQ, DH))
 
 
-@check("C.1", 2, "split_heads: head i holds the features [i·Dh, (i+1)·Dh)", hint="reshape to (B, S, H, Dh), not (B, H, S, Dh) or (B, S, Dh, H)")
+@check("C.1", 1, "split_heads: head i holds the features [i·Dh, (i+1)·Dh)", hint="reshape to (B, S, H, Dh), not (B, H, S, Dh) or (B, S, Dh, H)")
 def test_split_heads_values(student, gen):
     x = randn(gen, B, LQ, E)
     expect_match(student.call("split_heads", x, H), reference().split_heads(x, H), "split_heads", _split_variants(x, H))
@@ -47,6 +47,14 @@ def test_split_heads_other_sizes(student, gen):
     for shape, heads in (((1, 6, 12), 4), ((3, 2, 10), 1), ((2, 3, 8), 8)):
         x = randn(gen, *shape)
         expect_match(student.call("split_heads", x, heads), reference().split_heads(x, heads), f"split_heads on {shape} with {heads} heads", _split_variants(x, heads))
+
+
+@check("C.1", 1, "split_heads and merge_heads: work on non-contiguous inputs", hint="reshape copies when it must; view fails on a transposed tensor")
+def test_split_merge_noncontiguous(student, gen):
+    x = randn(gen, B, LQ, E)
+    expect_match(student.call("split_heads", x, H, noncontiguous=(0,)), reference().split_heads(x, H), "split_heads on a non-contiguous x", _split_variants(x, H))
+    y = randn(gen, B, H, LQ, DH)
+    expect_match(student.call("merge_heads", y, noncontiguous=(0,)), reference().merge_heads(y), "merge_heads on a non-contiguous x", [("merge_no_transpose", merge_no_transpose(y))])
 
 
 # --------------------------------------------------------------------------------------------- C.2

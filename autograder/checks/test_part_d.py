@@ -49,7 +49,7 @@ def _expect_reference(output: torch.Tensor, weights: torch.Tensor, state: Params
     expect_match(output, expected[0], f"{where} (output)", [(k, y) for k, (y, _) in variants])
 
 
-@check("D.1", 1, "AttentionBlock: self.attn (MultiHeadAttention), self.norm (nn.LayerNorm(E)) and self.dropout", hint="self.attn = MultiHeadAttention(embed_dim, num_heads, dropout); self.norm = nn.LayerNorm(embed_dim)")
+@check("D.1", 1, "AttentionBlock: self.attn (MultiHeadAttention), self.norm (nn.LayerNorm(E)) and self.dropout", hint="build your MultiHeadAttention, a LayerNorm over the embedding size and an nn.Dropout in __init__")
 def test_block_parameters(student, seed):
     handle = student.new("AttentionBlock", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting AttentionBlock")

@@ -197,6 +197,7 @@ class Student:
     _started: float = field(default_factory=time.monotonic)
     _import_failure: str = ""
     _generation: int = 0
+    _hung: dict[str, str] = field(default_factory=dict)  # where -> the timeout it hit
 
     # -- life cycle ------------------------------------------------------------------------
     def _ensure_worker(self) -> WorkerProcess:
@@ -257,7 +258,8 @@ class Student:
             response = recv_message(worker.sock)
         except socket.timeout:
             self._discard_worker(f"timed out after {timeout:.0f} s in {where}")
-            raise WorkerFailure(f"timed out after {timeout:.0f} s in {where}") from None
+            self._hung[where] = f"timed out after {timeout:.0f} s in {where}"
+            raise WorkerFailure(self._hung[where]) from None
         except (EOFError, OSError, ProtocolError) as error:
             ended = worker.how_it_ended()
             if isinstance(error, ProtocolError):
@@ -287,6 +289,8 @@ class Student:
 
     def request(self, message: dict, where: str) -> Any:
         self._check_total()
+        if where in self._hung:  # one hang costs one timeout, not one per check
+            raise WorkerFailure(f"{self._hung[where]} earlier; not called again")
         self._ensure_worker()
         value = self._request(message, where)
         return _reject_refused(value, where)
@@ -295,8 +299,10 @@ class Student:
     def names(self, *names: str) -> dict[str, str]:
         return self.request({"op": "names", "names": list(names)}, "looking up names")
 
-    def call(self, name: str, *args: Any, seed: int | None = None, **kwargs: Any) -> Any:
-        return self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "seed": seed}, name)
+    def call(self, name: str, *args: Any, seed: int | None = None, noncontiguous: tuple[int, ...] = (), **kwargs: Any) -> Any:
+        """Call a function of the submission; `noncontiguous` lists arguments to pass as strided views."""
+        message = {"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "seed": seed, "noncontiguous": list(noncontiguous)}
+        return self.request(message, name)
 
     def traced_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
         result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "trace": True}, name)

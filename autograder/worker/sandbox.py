@@ -148,9 +148,8 @@ def enter_private_root(config: SandboxConfig, in_pid_namespace: bool) -> None:
     os.chdir("/tmp")
 
 
-def apply_limits(config: SandboxConfig) -> None:
-    """rlimits: address space (current size + the memory limit), CPU, processes, files."""
-    current = _vm_size()
+def apply_limits(config: SandboxConfig, current: int) -> None:
+    """rlimits: address space (`current` size + the memory limit), CPU, processes, files."""
     limits = {
         resource.RLIMIT_AS: current + config.memory_bytes,
         resource.RLIMIT_CPU: config.cpu_seconds,
@@ -167,7 +166,8 @@ def apply_limits(config: SandboxConfig) -> None:
         resource.setrlimit(kind, (value, hard_value))
 
 
-def _vm_size() -> int:
+def vm_size() -> int:
+    """This process's address-space size (read before a chroot hides /proc)."""
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmSize:"):
             return int(line.split()[1]) * 1024

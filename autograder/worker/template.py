@@ -139,6 +139,7 @@ def _worker_main(config, data_fd: int, uid: int | None, pid_namespace: bool, req
     sandbox.set_parent_death_signal()
     if not pid_namespace:
         os.setpgid(0, 0)
+    address_space = sandbox.vm_size()
     isolation = "process"
     if uid is not None:
         try:
@@ -159,7 +160,7 @@ def _worker_main(config, data_fd: int, uid: int | None, pid_namespace: bool, req
     torch.set_num_threads(1)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails instead of killing
     _close_other_fds(data_fd)  # before the limits: RLIMIT_NOFILE would hide descriptors above it
-    sandbox.apply_limits(config)
+    sandbox.apply_limits(config, address_space)
     if uid is not None:
         sandbox.drop_privileges(uid)
     output = os.open(os.path.join(scratch, OUTPUT_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
