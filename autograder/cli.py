@@ -24,7 +24,7 @@ def _lang(args: argparse.Namespace) -> str:
 def _options(args: argparse.Namespace, parts: frozenset[str] | None = None):
     from autograder.grading import GradeOptions
 
-    return GradeOptions(seed=args.seed, lang=_lang(args), parts=parts)
+    return GradeOptions(seed=args.seed, lang=_lang(args), parts=parts, prairielearn=getattr(args, "prairielearn", False))
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
@@ -57,7 +57,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     from autograder.output import write_submission
 
     result, images = grade_submission(path, factory, _options(args))
-    folder = write_submission(result, images, Path(args.out))
+    folder = write_submission(result, images, Path(args.out), prairielearn=args.prairielearn)
     _print_result(result)
     print(f"feedback: {folder / 'feedback.html'}")
     return 0
@@ -216,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path")
     p.add_argument("--out", default="out", help="results folder (default: out)")
     p.add_argument("--docker", action="store_true", help="grade in a fresh container of the grader image")
+    p.add_argument("--prairielearn", action="store_true", help="also write PrairieLearn's results file (prairielearn.json)")
     p.add_argument("--image", default="attnkit-grader:latest", help="grader image (attnkit docker build)")
     common(p)
     p.set_defaults(func=_cmd_grade)
@@ -226,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--force", action="store_true", help="grade again those already graded")
     p.add_argument("--docker", action="store_true", help="grade in one container of the grader image")
+    p.add_argument("--prairielearn", action="store_true", help="also write PrairieLearn's results file (prairielearn.json)")
     p.add_argument("--container-per-submission", action="store_true", help="with --docker: a fresh container for each submission")
     p.add_argument("--image", default="attnkit-grader:latest", help="grader image (attnkit docker build)")
     common(p)

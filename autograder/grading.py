@@ -49,6 +49,7 @@ class GradeOptions:
     parts: frozenset[str] | None = None
     config: SandboxConfig = field(default_factory=SandboxConfig)
     budget: Budget = field(default_factory=Budget)
+    prairielearn: bool = False  # also write PrairieLearn's results file (prairielearn.json)
 
 
 def new_seed() -> int:
@@ -158,7 +159,7 @@ def _pool_grade(task: tuple[str, str, GradeOptions]) -> dict:
         result, images = grade_submission(Path(path), _FACTORY, options)
     except Exception as error:  # a grader failure on one submission must not stop the batch
         result, images = SubmissionResult(submission=submission_name(Path(path)), source=path, seed=options.seed or 0, grader_error=f"internal grader error: {type(error).__name__}: {error}"), {}
-    write_submission(result, images, Path(out_dir))
+    write_submission(result, images, Path(out_dir), prairielearn=options.prairielearn)
     return result.to_dict()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.formats.gradescope import to_gradescope
+from autograder.formats.prairielearn import to_prairielearn
 from autograder.results import SubmissionResult, write_atomic, write_json_atomic
 
 
@@ -11,12 +12,14 @@ def result_dir(out_dir: Path, result: SubmissionResult) -> Path:
     return Path(out_dir) / result.submission
 
 
-def write_submission(result: SubmissionResult, images: dict[str, bytes], out_dir: Path) -> Path:
+def write_submission(result: SubmissionResult, images: dict[str, bytes], out_dir: Path, *, prairielearn: bool = False) -> Path:
     """Write everything for one submission into out_dir/<name>/ (each file atomically)."""
     folder = result_dir(out_dir, result)
     for relative, data in images.items():
         write_atomic(folder / relative, data)
     write_json_atomic(folder / "results.json", to_gradescope(result))
+    if prairielearn:
+        write_json_atomic(folder / "prairielearn.json", to_prairielearn(result, result_dir=folder))
     write_feedback(result, folder)
     write_json_atomic(folder / "attnkit.json", result.to_dict())  # last: its presence means "done"
     return folder

@@ -21,7 +21,9 @@ def _buggy(tmp_path: Path) -> Path:
 
 
 def test_grade_reference_writes_full_marks_in_gradescope_format(tmp_path, capsys):
-    assert main(["grade", str(REFERENCE), "--out", str(tmp_path), "--seed", "3", "--lang", "zh"]) == 0
+    assert main(["grade", str(REFERENCE), "--out", str(tmp_path), "--seed", "3", "--lang", "zh", "--prairielearn"]) == 0
+    prairielearn = json.loads((tmp_path / "attention" / "prairielearn.json").read_text())
+    assert prairielearn["score"] == 1.0 and prairielearn["gradable"] is True
     results = json.loads((tmp_path / "attention" / "results.json").read_text())
     assert results["score"] == results["max_score"] > 0
     assert {"name", "number", "score", "max_score", "status", "output", "visibility", "tags"} <= set(results["tests"][0])
