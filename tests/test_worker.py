@@ -7,6 +7,8 @@ simulated with a template whose `unshare` always fails.
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import os
 import pickle
 import socket
@@ -488,3 +490,22 @@ def test_unprivileged_path_kills_setsid_daemons_with_the_worker(factory, tmp_pat
     first = beat.read_text()
     time.sleep(1.0)
     assert beat.read_text() == first, "the daemon outlived its worker"
+
+
+@pytest.mark.skipif(not is_root(), reason="the allow-listed chroot needs root")
+def test_an_allowed_folder_under_tmp_stays_readable_above_the_scratch(factory, tmp_path):
+    """A checkout under /tmp (CI clones there) keeps its site-packages visible in the chroot."""
+    allowed = Path(tempfile.mkdtemp(prefix="attnkit-allowed-", dir="/tmp"))
+    try:
+        (allowed / "data.txt").write_text("visible")
+        os.chmod(allowed, 0o755)
+        os.chmod(allowed / "data.txt", 0o644)
+        source = f"def read():\n    return open({str(allowed / 'data.txt')!r}).read()\n"
+        student = Student(factory, [(1, source)], config=SandboxConfig(extra_paths=(str(allowed),)))
+        try:
+            assert student.call("read") == "visible"
+            assert student.isolation == "namespaces"
+        finally:
+            student.close()
+    finally:
+        shutil.rmtree(allowed)

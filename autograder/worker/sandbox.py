@@ -133,14 +133,15 @@ def enter_private_root(config: SandboxConfig, in_pid_namespace: bool) -> None:
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     os.makedirs(SANDBOX_ROOT, exist_ok=True)
     mount("tmpfs", SANDBOX_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0755")
+    # The scratch first: an allowed path under /tmp (a checkout's venv there) is bound on top of it.
+    os.makedirs(SANDBOX_ROOT + "/tmp", exist_ok=True)
+    mount("tmpfs", SANDBOX_ROOT + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={config.scratch_bytes},mode=1777")
     for path in paths:
         _bind(path, SANDBOX_ROOT)
     os.makedirs(SANDBOX_ROOT + "/dev", exist_ok=True)
     for device in DEVICES:
         if os.path.exists(f"/dev/{device}"):
             _bind(f"/dev/{device}", SANDBOX_ROOT, devices=True)  # nodev would make them unopenable
-    os.makedirs(SANDBOX_ROOT + "/tmp", exist_ok=True)
-    mount("tmpfs", SANDBOX_ROOT + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={config.scratch_bytes},mode=1777")
     if in_pid_namespace:
         os.makedirs(SANDBOX_ROOT + "/proc", exist_ok=True)
         mount("proc", SANDBOX_ROOT + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
