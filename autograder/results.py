@@ -26,6 +26,11 @@ PART_TITLES = {
 }
 
 
+def total(checks: tuple[CheckResult, ...], field_name: str) -> float:
+    """The sum of one numeric field over checks, rounded so that 0.1 + 0.2 reads 0.3."""
+    return round(sum(getattr(c, field_name) for c in checks), 6)
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """One check of one submission."""
@@ -73,11 +78,11 @@ class PartResult:
 
     @property
     def score(self) -> float:
-        return round(sum(c.points for c in self.checks), 6)
+        return total(self.checks, "points")
 
     @property
     def max_score(self) -> float:
-        return round(sum(c.max_points for c in self.checks), 6)
+        return total(self.checks, "max_points")
 
 
 @dataclass(frozen=True)
@@ -98,11 +103,11 @@ class SubmissionResult:
 
     @property
     def score(self) -> float:
-        return round(sum(c.points for c in self.checks), 6)
+        return total(self.checks, "points")
 
     @property
     def max_score(self) -> float:
-        return round(sum(c.max_points for c in self.checks), 6)
+        return total(self.checks, "max_points")
 
     @property
     def parts(self) -> tuple[PartResult, ...]:
