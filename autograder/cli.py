@@ -53,8 +53,10 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     from autograder.worker.client import WorkerFactory  # first: before anything secret is loaded
 
     factory = WorkerFactory()
-    from autograder.grading import grade_submission
+    from autograder.grading import grade_submission, warm_grader
     from autograder.output import write_submission
+
+    warm_grader()  # while the template starts
 
     result, images = grade_submission(path, factory, _options(args))
     folder = write_submission(result, images, Path(args.out), prairielearn=args.prairielearn)
@@ -68,8 +70,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from autograder.worker.client import WorkerFactory
 
     factory = WorkerFactory()
-    from autograder.grading import grade_submission
+    from autograder.grading import grade_submission, warm_grader
 
+    warm_grader()  # while the template starts
     result, _ = grade_submission(path, factory, _options(args))
     visible = [c for c in result.checks if c.visibility == "visible"]
     for check in visible:

@@ -63,6 +63,18 @@ def hidden_paths() -> tuple[str, ...]:
     return tuple(str(p) for p in (CHECKS_DIR, REFERENCE_DIR, SOLUTION_DIR, REPO_ROOT / "autograder", REPO_ROOT / "solutions"))
 
 
+def warm_grader() -> None:
+    """Load what the first checks would load (the reference, autograd's shape helpers, the
+    renderer) while the worker template is still starting in its own process."""
+    from autograder.checks.support import reference
+    from autograder.plotting import render_heatmap
+
+    reference()
+    x = torch.ones(2, requires_grad=True)
+    torch.autograd.grad([x * 2], [x], [torch.ones(2)])  # grad_outputs: imports sympy once
+    render_heatmap(torch.eye(2), ["a", "b"], ["c", "d"], "warm-up")
+
+
 def run_checks(student: Student | object, seed: int, parts: frozenset[str] | None = None, sink: ArtifactSink | None = None) -> list[CheckResult]:
     """Run the hidden checks (pytest, in this process) against a student proxy."""
     from autograder.checks.plugin import AttnkitPlugin
@@ -149,6 +161,7 @@ def _pool_init() -> None:
     global _FACTORY
     torch.set_num_threads(1)
     _FACTORY = WorkerFactory()
+    warm_grader()
 
 
 def _pool_grade(task: tuple[str, str, GradeOptions]) -> dict:
