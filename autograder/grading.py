@@ -9,9 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import multiprocessing
-import os
 import secrets
-import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -205,6 +203,3 @@ def grade_batch(
                     progress(count, len(tasks), result)
     return BatchResult(tuple(done[str(p)] for p in paths if str(p) in done))
 
-
-def worker_report() -> str:
-    return f"python {sys.version.split()[0]}, torch {torch.__version__}, uid {os.geteuid()}"

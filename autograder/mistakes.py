@@ -64,14 +64,6 @@ _ENTRIES = [
 MISTAKES: dict[str, Mistake] = {m.key: m for m in _ENTRIES}
 
 
-def register(*entries: Mistake) -> None:
-    """Add entries (used by the modules of later parts so the catalogue stays in one place)."""
-    for entry in entries:
-        if entry.key in MISTAKES:
-            raise ValueError(f"mistake {entry.key!r} is defined twice")
-        MISTAKES[entry.key] = entry
-
-
 def diagnose(actual: torch.Tensor, candidates: dict[str, torch.Tensor], rtol: float = 1e-4, atol: float = 1e-6) -> str:
     """The key of the first candidate whose output matches `actual` (same shape, close), or ''."""
     for key, expected in candidates.items():
