@@ -28,6 +28,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot  # noqa: E402,F401  (pre-imported: every worker forks with it loaded)
 import numpy  # noqa: E402,F401
 import torch  # noqa: E402
+import torch.fx.experimental.symbolic_shapes  # noqa: E402,F401  (what the first autograd.grad imports; see warm_up)
 
 from autograder.worker import sandbox  # noqa: E402
 from autograder.worker.dispatcher import Dispatcher, OpTracer  # noqa: E402
@@ -43,10 +44,16 @@ OUTPUT_FILE = ".attnkit-output"
 
 
 def warm_up() -> None:
-    """Run once what every worker will run (autograd, layers, a heatmap) so forks start warm.
+    """Run once what every worker will run (layers, a heatmap) so forks start warm.
 
-    Only kit code runs here, single-threaded (fork-safe); first calls of torch's autograd and
-    of matplotlib's renderer cost ~1 s, which each worker would otherwise pay again.
+    Only kit code runs here, single-threaded (fork-safe); the first forward calls and
+    matplotlib's first renders cost ~1 s, which each worker would otherwise pay again.
+
+    The autograd engine must never run here: in a CUDA build of torch its first backward starts
+    one thread per device and marks the process, so that every forked worker fails its own
+    backward with "Unable to handle autograd's threading in combination with fork-based
+    multiprocessing" (pytorch wiki: Autograd and Fork). What the first backward costs is the
+    import of sympy through torch's symbolic shapes (~0.4-1.5 s): that import is done instead.
     """
     torch.set_num_threads(1)
     x = torch.randn(2, 3, 4, dtype=torch.float64, requires_grad=True)
@@ -55,8 +62,7 @@ def warm_up() -> None:
     scores = layer(x) @ x.transpose(-2, -1) / 2.0
     scores = scores.masked_fill(torch.ones(3, 3, dtype=torch.bool).tril().logical_not(), float("-inf"))
     weights = torch.exp(scores - scores.amax(-1, keepdim=True).detach())
-    out = norm(torch.nn.functional.dropout(weights / weights.sum(-1, keepdim=True), 0.1) @ x)
-    torch.autograd.grad([out], [x], [torch.ones_like(out)])  # with grad_outputs: imports sympy once
+    norm(torch.nn.functional.dropout(weights / weights.sum(-1, keepdim=True), 0.1) @ x)
     with OpTracer():
         torch.softmax(x, -1)
     extract_plot(_warm_heatmap)  # the path every plot_attention check takes, tight bbox included

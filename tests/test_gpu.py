@@ -1,0 +1,54 @@
+"""Grading is the same with a CUDA build of torch and a GPU present.
+
+The worker is forked from a template process. If the template ever ran torch's autograd engine,
+a CUDA build would have started one engine thread per device there, and every forked worker would
+fail its own backward pass ("Unable to handle autograd's threading in combination with fork-based
+multiprocessing"): every gradient check lost. The first test guards the cause on any build; the
+second proves the whole result where a GPU and a CUDA build are present (skipped elsewhere).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO / "solutions" / "attention" / "attention.py"
+
+_SPY = """
+import torch, torch.autograd, torch.autograd.graph
+calls = []
+real = torch.autograd.graph._engine_run_backward
+def spy(*args, **kwargs):
+    calls.append(1)
+    return real(*args, **kwargs)
+torch.autograd._engine_run_backward = spy
+torch.autograd.graph._engine_run_backward = spy
+from autograder.worker.template import warm_up
+warm_up()
+during_warm_up = len(calls)
+x = torch.ones(2, requires_grad=True)
+torch.autograd.grad([(x * x).sum()], [x])  # the spy sees a backward when there is one
+print(during_warm_up, len(calls))
+"""
+
+
+def test_template_warm_up_never_runs_the_autograd_engine():
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    out = subprocess.run([sys.executable, "-c", _SPY], capture_output=True, text=True, env=env, timeout=120, check=True)
+    assert out.stdout.split() == ["0", "1"]
+
+
+@pytest.mark.skipif(not (torch.version.cuda and torch.cuda.is_available()), reason="needs a GPU and a CUDA build of torch")
+def test_reference_gets_full_marks_with_a_cuda_build_and_a_gpu(tmp_path):
+    from autograder.cli import main
+
+    assert main(["grade", str(REFERENCE), "--out", str(tmp_path), "--seed", "0"]) == 0
+    results = json.loads((tmp_path / "attention" / "results.json").read_text())
+    failed = [t["name"] for t in results["tests"] if t["score"] < t["max_score"]]
+    assert failed == [] and results["score"] == results["max_score"] > 0
