@@ -1,20 +1,16 @@
-"""The feedback page and the class dashboard in real headless Chromium (DevTools protocol over a websocket).
+"""The feedback page and the class dashboard in real headless Chromium, driven by Playwright.
 
-Each page is opened from file://, screenshotted, and checked: not blank, every <img> decoded, no
-console errors or exceptions, no request but the page itself and data: URIs, no <script> elements
-(student output stays text), and Chinese text drawn with a real CJK font.
+Playwright drives the system Chromium (`executable_path`; no browser download). Each page is
+opened from file://, screenshotted, and checked: not blank, every <img> decoded, no console errors
+or exceptions, no request but the page itself and data: URIs, no <script> elements (student output
+stays text), and Chinese text drawn with a real CJK font (read over a DevTools session).
 Set ATTNKIT_SCREENSHOT_DIR to keep the screenshots.
 """
 from __future__ import annotations
 
-import base64
 import io
-import json
 import os
 import shutil
-import signal
-import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,50 +25,14 @@ from sample_results import SCRIPT, write_sample_out
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = os.environ.get("ATTNKIT_CHROMIUM", "/usr/bin/chromium")
-FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
-    "--remote-debugging-port=0",
-)
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update"]
 CJK_FONT_WORDS = ("CJK", "WenQuanYi", "Source Han", "Droid Sans Fallback", "PingFang", "YaHei", "Hei")
-VIEWPORT = {"width": 1200, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+VIEWPORT = {"width": 1200, "height": 900}
+MAX_SHOT_HEIGHT = 6000
 
 if not Path(CHROMIUM).exists():
     pytest.skip(f"headless Chromium not found at {CHROMIUM}: apt-get install chromium", allow_module_level=True)
-websocket = pytest.importorskip("websocket", reason="websocket-client is needed to talk to Chromium")
-
-
-class Cdp:
-    """A minimal DevTools-protocol client: one browser websocket, flat sessions, events buffered."""
-
-    def __init__(self, url: str) -> None:
-        self.ws = websocket.create_connection(url, timeout=30, suppress_origin=True)
-        self.next_id = 0
-        self.events: list[dict[str, Any]] = []
-
-    def call(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params}
-        if session:
-            message["sessionId"] = session
-        self.ws.send(json.dumps(message))
-        while True:
-            reply = json.loads(self.ws.recv())
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method} failed: {reply['error']}")
-                return reply.get("result", {})
-            self.events.append(reply)
-
-    def wait_for(self, method: str, session: str, timeout: float = 30.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for event in self.events:
-                if event.get("method") == method and event.get("sessionId") == session:
-                    return event
-            self.events.append(json.loads(self.ws.recv()))
-        raise TimeoutError(f"no {method} within {timeout} s")
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is needed: pip install -e '.[test]'")
 
 
 @dataclass
@@ -87,78 +47,44 @@ class PageVisit:
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cdp]:
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    process = subprocess.Popen(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-    )
-    port_file = profile / "DevToolsActivePort"
-    deadline = time.monotonic() + 60
-    while not (port_file.exists() and len(port_file.read_text().splitlines()) >= 2):
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
-            pytest.fail(f"Chromium did not start (exit {process.poll()}):\n{stderr[-2000:]}")
-        time.sleep(0.1)
-    port, path = port_file.read_text().splitlines()[:2]
-    cdp = Cdp(f"ws://127.0.0.1:{port}{path}")
-    try:
-        yield cdp
-    finally:
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
-            cdp.call("Browser.close")
-        except Exception:  # the browser may already be gone; the process group is ended below
-            pass
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+            yield chromium
+        finally:
+            chromium.close()
 
 
-def visit(cdp: Cdp, page: Path, *, font_selector: str | None = None) -> PageVisit:
-    target = cdp.call("Target.createTarget", url="about:blank")["targetId"]
-    session = cdp.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+def visit(browser: Any, page_path: Path, *, font_selector: str | None = None) -> PageVisit:
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
     try:
-        for domain in ("Page", "Runtime", "Log", "Network", "DOM", "CSS"):
-            cdp.call(f"{domain}.enable", session)
-        cdp.call("Emulation.setDeviceMetricsOverride", session, **VIEWPORT)
-        cdp.events.clear()
-        cdp.call("Page.navigate", session, url=page.as_uri())
-        cdp.wait_for("Page.loadEventFired", session)
-        evaluate = lambda expression: cdp.call(  # noqa: E731
-            "Runtime.evaluate", session, expression=expression, returnByValue=True)["result"]["value"]
-        images = evaluate(
+        page = context.new_page()
+        requests: list[str] = []
+        errors: list[str] = []
+        page.on("request", lambda request: requests.append(request.url))
+        page.on("requestfailed", lambda request: errors.append(f"request failed: {request.url}"))
+        page.on("pageerror", lambda error: errors.append(f"exception: {error}"))
+        page.on("console", lambda message: errors.append(f"console {message.type}: {message.text}"[:500]) if message.type in ("error", "assert", "warning") else None)
+        page.goto(page_path.as_uri(), wait_until="load")
+        images = page.evaluate(
             "Array.from(document.images).map(i => ({complete: i.complete, w: i.naturalWidth, h: i.naturalHeight}))"
         )
-        scripts = evaluate("document.querySelectorAll('script').length")
-        pre_text = evaluate("Array.from(document.querySelectorAll('pre')).map(p => p.textContent).join('\\n')")
+        scripts = page.evaluate("document.querySelectorAll('script').length")
+        pre_text = page.evaluate("Array.from(document.querySelectorAll('pre')).map(p => p.textContent).join('\\n')")
         fonts: list[dict[str, Any]] = []
         if font_selector:
-            root = cdp.call("DOM.getDocument", session)["root"]["nodeId"]
-            node = cdp.call("DOM.querySelector", session, nodeId=root, selector=font_selector)["nodeId"]
-            fonts = cdp.call("CSS.getPlatformFontsForNode", session, nodeId=node)["fonts"]
-        size = cdp.call("Page.getLayoutMetrics", session)["cssContentSize"]
-        clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 6000), "scale": 1}
-        shot = cdp.call("Page.captureScreenshot", session, format="png", captureBeyondViewport=True, clip=clip)
-        events = [e for e in cdp.events if e.get("sessionId") == session]
+            cdp = context.new_cdp_session(page)
+            cdp.send("DOM.enable")
+            cdp.send("CSS.enable")
+            root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": font_selector})["nodeId"]
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        width, height = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+        shot = page.screenshot(full_page=True, clip={"x": 0, "y": 0, "width": width, "height": min(height, MAX_SHOT_HEIGHT)})
     finally:
-        cdp.call("Target.closeTarget", targetId=target)
-    requests = [e["params"]["request"]["url"] for e in events if e.get("method") == "Network.requestWillBeSent"]
-    errors = [json.dumps(e["params"])[:500] for e in events if _is_error(e)]
-    return PageVisit(base64.b64decode(shot["data"]), images, requests, errors, scripts, pre_text, fonts)
-
-
-def _is_error(event: dict[str, Any]) -> bool:
-    method, params = event.get("method"), event.get("params", {})
-    if method == "Runtime.exceptionThrown":
-        return True
-    if method == "Runtime.consoleAPICalled":
-        return params.get("type") in ("error", "assert", "warning")
-    if method == "Log.entryAdded":
-        return params.get("entry", {}).get("level") in ("error", "warning")
-    return False
+        context.close()
+    return PageVisit(shot, images, requests, errors, scripts, pre_text, fonts)
 
 
 def keep(screenshot: bytes, name: str, tmp_path: Path) -> Path:
@@ -203,7 +129,7 @@ def report(request: pytest.FixtureRequest, reports: dict[str, Path]) -> tuple[st
     return request.param, reports[request.param]
 
 
-def test_feedback_page_renders_heatmaps_cleanly(browser: Cdp, report: tuple[str, Path], tmp_path: Path) -> None:
+def test_feedback_page_renders_heatmaps_cleanly(browser: Any, report: tuple[str, Path], tmp_path: Path) -> None:
     lang, out = report
     page = out / "bob" / "feedback.html"
     result = visit(browser, page, font_selector="h1")
@@ -213,7 +139,7 @@ def test_feedback_page_renders_heatmaps_cleanly(browser: Cdp, report: tuple[str,
     assert SCRIPT in result.pre_text  # the student's <script> is shown as text, never run
 
 
-def test_dashboard_renders_cleanly(browser: Cdp, report: tuple[str, Path], tmp_path: Path) -> None:
+def test_dashboard_renders_cleanly(browser: Any, report: tuple[str, Path], tmp_path: Path) -> None:
     lang, out = report
     page = out / "index.html"
     result = visit(browser, page, font_selector="h1")
@@ -221,13 +147,13 @@ def test_dashboard_renders_cleanly(browser: Cdp, report: tuple[str, Path], tmp_p
     assert_clean(result, page, expected_images=1)  # the score histogram
 
 
-def test_chinese_text_uses_a_cjk_font(browser: Cdp, reports: dict[str, Path]) -> None:
+def test_chinese_text_uses_a_cjk_font(browser: Any, reports: dict[str, Path]) -> None:
     fonts = visit(browser, reports["zh"] / "bob" / "feedback.html", font_selector="h1").fonts
     cjk = [f for f in fonts if any(word in f["familyName"] for word in CJK_FONT_WORDS) and f["glyphCount"] > 0]
     assert cjk, f"Chinese title drawn without a CJK font ({fonts}): apt-get install fonts-noto-cjk or fonts-wqy-zenhei"
 
 
-def test_errored_submission_page_renders(browser: Cdp, report: tuple[str, Path], tmp_path: Path) -> None:
+def test_errored_submission_page_renders(browser: Any, report: tuple[str, Path], tmp_path: Path) -> None:
     lang, out = report
     page = out / "carol" / "feedback.html"
     result = visit(browser, page)
