@@ -11,9 +11,10 @@ The description comes from the student's process, so it is untrusted: `read_heat
 types and sizes and turns anything malformed into UnreadablePlot.
 
 Comparing. `render` draws a matrix with the kit's pinned renderer (`autograder.plotting`) and
-notes where the cells are; `similarity(render_a, render_b)` is the mean SSIM of the cell areas of
-two such renders in grayscale, resampled to a fixed size. The layout depends only on the shape,
-tokens and title, so the cells are the only pixels that change.
+notes where the cells are; `similarity(render_a, render_b)` is the mean SSIM (scikit-image's) of the
+cell areas of two such renders in grayscale, resampled to a fixed size. `figure_similarity` is the
+SSIM of two whole figures drawn by the same plotting code (Part F). The layout of a render depends
+only on the shape, tokens and title, so the cells are the only pixels that change.
 SIMILARITY_THRESHOLD is calibrated (CALIBRATION below; tests/test_heatmap.py re-measures it).
 """
 from __future__ import annotations
@@ -38,16 +39,18 @@ MAX_TICKS = 1000  # ticks read per axis (a heatmap of attention has a few dozen)
 # similarity() between the pinned render of a reference-model attention map (sentences 1-2 of the
 # Part F probe, both heads: 4 maps) and the pinned render of the same map computed
 #   (a) correctly in another way: float64 instead of float32 -> 1.0000 (pixel-identical);
-#       every weight + up to 1e-3 noise -> 0.9999-1.0000 (+ up to 0.02: 0.998-0.999, shown only);
+#       every weight + up to 1e-3 noise -> 0.9997-0.9999 (+ up to 0.02: 0.996-0.997, shown only);
 #       a correct student figure (seaborn/viridis, imshow/magma 9x4 in, pcolormesh) read back by
 #       read_heatmap and re-rendered -> 1.0000;
-#   (b) by a wrong block with the reference weights: scores not scaled 0.917-0.957, scaled by
-#       sqrt(E) instead of sqrt(Dh) 0.987-0.991, pre-norm block 0.952-0.978; the map transposed
-#       0.569-0.695.
+#   (b) by a wrong block with the reference weights: scores not scaled 0.919-0.929, scaled by
+#       sqrt(E) instead of sqrt(Dh) 0.982-0.991, pre-norm block 0.856-0.945; the map transposed
+#       0.552-0.629.
 # The threshold sits between the groups: above the closest wrong map (0.991), below every correct
 # render with room for small renderer differences. Raw student figures are not compared by
-# pixels: a correct figure in another style scores only 0.12-0.20 against the kit's render
+# pixels with the kit's render: a correct figure in another style scores only 0.12-0.20 against it
 # (whole-image SSIM), below the transposed map, so Part E grades what the figure holds instead.
+# Part F compares a student's figure with the same plot_attention's figure of the reference map
+# (figure_similarity; its threshold and calibration are in autograder/checks/test_part_f.py).
 SIMILARITY_THRESHOLD = 0.997
 
 
@@ -251,8 +254,12 @@ def render(matrix: Any, query_tokens: Sequence[str], key_tokens: Sequence[str], 
     return Render(png=png, box=(int(box[0]), int(box[1]), int(box[2]), int(box[3])))
 
 
-def png_gray(png: bytes, box: tuple[int, int, int, int] | None = None, size: int = SSIM_SIZE) -> np.ndarray:
-    """A PNG (cropped to `box`) as a (size, size) float64 grayscale array in [0, 1], area-averaged."""
+def png_gray(
+    png: bytes, box: tuple[int, int, int, int] | None = None, size: int | None = SSIM_SIZE,
+    shape: tuple[int, ...] | None = None,
+) -> np.ndarray:
+    """A PNG (cropped to `box`) as a float64 grayscale array in [0, 1]: (size, size), area-averaged;
+    at its own size when size is None, resized to (rows, cols) = shape when that is given."""
     from PIL import Image
 
     try:
@@ -261,30 +268,23 @@ def png_gray(png: bytes, box: tuple[int, int, int, int] | None = None, size: int
             flat = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba).convert("L")
             if box is not None:
                 flat = flat.crop(box)
-            flat = flat.resize((size, size), Image.Resampling.BOX)
+            if shape is not None and (flat.height, flat.width) != tuple(shape):
+                flat = flat.resize((shape[1], shape[0]), Image.Resampling.BOX)
+            elif shape is None and size is not None:
+                flat = flat.resize((size, size), Image.Resampling.BOX)
     except Exception as error:  # noqa: BLE001 - any decoding problem is a bad image
         raise AttnkitError(f"not a readable PNG image ({type(error).__name__}: {error})") from None
     return np.asarray(flat, dtype=np.float64) / 255.0
 
 
-def _box_mean(image: np.ndarray, window: int) -> np.ndarray:
-    """Mean over every window x window patch ('valid' positions), with an integral image."""
-    total = np.pad(image, ((1, 0), (1, 0))).cumsum(0).cumsum(1)
-    sums = total[window:, window:] - total[:-window, window:] - total[window:, :-window] + total[:-window, :-window]
-    return sums / (window * window)
-
-
 def ssim(a: np.ndarray, b: np.ndarray, window: int = SSIM_WINDOW) -> float:
-    """Mean structural similarity (Wang et al. 2004) of two same-shaped images in [0, 1], box window."""
+    """Mean structural similarity (Wang et al. 2004) of two same-shaped grayscale images in [0, 1]:
+    scikit-image's, with a uniform window x window filter and population (co)variances."""
+    from skimage.metrics import structural_similarity  # imports scipy.ndimage (~0.5 s): only when needed
+
     if a.shape != b.shape:
         raise ValueError(f"images of different shapes {a.shape} and {b.shape}")
-    c1, c2 = 0.01**2, 0.03**2
-    mean_a, mean_b = _box_mean(a, window), _box_mean(b, window)
-    var_a = _box_mean(a * a, window) - mean_a**2
-    var_b = _box_mean(b * b, window) - mean_b**2
-    cov = _box_mean(a * b, window) - mean_a * mean_b
-    index = ((2 * mean_a * mean_b + c1) * (2 * cov + c2)) / ((mean_a**2 + mean_b**2 + c1) * (var_a + var_b + c2))
-    return float(index.mean())
+    return float(structural_similarity(a, b, win_size=window, data_range=1.0, use_sample_covariance=False))
 
 
 def similarity(a: Render, b: Render) -> float:
@@ -297,6 +297,20 @@ def similarity(a: Render, b: Render) -> float:
     if a.png == b.png:
         return 1.0
     return round(ssim(png_gray(a.png, a.box), png_gray(b.png, b.box)), 6)
+
+
+def figure_similarity(png_a: bytes, png_b: bytes) -> float:
+    """Mean SSIM of two figures drawn by the same plotting code (same style and layout), in
+    grayscale at the first one's size: 1.0 = identical. For Part F, where the student's
+    plot_attention draws both the student's map and the reference map."""
+    if png_a == png_b:
+        return 1.0
+    a = png_gray(png_a, size=None)
+    if min(a.shape) < SSIM_WINDOW:  # a figure a few pixels wide: compare at the fixed size
+        a, b = png_gray(png_a), png_gray(png_b)
+    else:
+        b = png_gray(png_b, size=None, shape=a.shape)
+    return round(ssim(a, b), 6)
 
 
 def whole_image_similarity(png_a: bytes, png_b: bytes) -> float:

@@ -30,7 +30,7 @@ from autograder.results import write_atomic, write_json_atomic
 
 WEIGHTS_NAME = "pronoun_model.pt"
 METRICS_NAME = "pronoun_metrics.json"
-METRICS_FORMAT = 1
+METRICS_FORMAT = 2
 BLOCK_PREFIX = "block."
 HOW_TO_MAKE = "run `attnkit train-reference` to make them again"
 
@@ -88,14 +88,17 @@ def metrics_dict(model: torch.nn.Module, metrics: Any) -> dict[str, Any]:
     }
 
 
-def train_reference(out_dir: Path = REFERENCE_DIR, seed: int = 0) -> dict[str, Any]:
-    """Train the reference PronounModel, write its weights and metrics, return the metrics."""
+def train_reference(out_dir: Path = REFERENCE_DIR, seed: int | None = None) -> dict[str, Any]:
+    """Train the reference PronounModel, write its weights and metrics, return the metrics.
+
+    seed None: pronoun_task.REFERENCE_SEED, the seed of the shipped weights."""
+    task = pronoun_task()
+    seed = task.REFERENCE_SEED if seed is None else seed
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise AttnkitError(f"the seed must be a whole number from 0 to 2**63-1, not {seed!r}")
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise AttnkitError(f"{out_dir} is a file; give --out a folder for {WEIGHTS_NAME}")
-    task = pronoun_task()
     model, metrics = task.train_model(reference_attention().AttentionBlock, seed=seed)
     report = metrics_dict(model, metrics)
     buffer = io.BytesIO()

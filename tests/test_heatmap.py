@@ -248,6 +248,39 @@ def test_calibration_other_styles_compare_only_after_reading_back(capsys):
     assert min(raw.values()) < SIMILARITY_THRESHOLD  # why raw pixels of student figures are not graded
 
 
+def test_calibration_part_f_figures(trained, capsys):
+    """The figures in test_part_f.py's FIGURE_SIMILARITY_THRESHOLD comment (pytest -s): the
+    trained maps drawn by one plot_attention (the reference one, and a seaborn one), compared
+    with the reference maps drawn by the same function."""
+    from autograder.heatmap import figure_similarity
+    from autograder.train_reference import reference_attention
+
+    ref = trained.reference()
+    namespace: dict = {}
+    exec(compile("import matplotlib.pyplot as plt\n" + SEABORN_PLOT, "seaborn_plot", "exec"), namespace)  # trusted test code
+    noise = torch.rand(ref.weights.shape, generator=torch.Generator().manual_seed(0))
+    correct = {"weights + 1e-3 noise": ref.weights + 1e-3 * noise}
+    wrong = {**trained.map_variants(), "transposed maps": ref.weights.transpose(-2, -1), "uniform maps": torch.full_like(ref.weights, 0.1)}
+
+    def figure(plot, matrix: torch.Tensor, sentence: int, head: int) -> bytes:
+        words = ref.words[sentence]
+        return bytes(plot_call(plot, [matrix, words, words], {"title": trained.map_title(sentence, head)})["png"].numpy().tobytes())
+
+    figures = {}
+    for style, plot in (("reference", reference_attention().plot_attention), ("seaborn", namespace["plot_attention"])):
+        theirs = {(s, h): figure(plot, ref.weights[s, h], s, h) for s, h in ref.drawn}
+        for name, maps in {**correct, **wrong}.items():
+            figures[(style, name)] = [figure_similarity(figure(plot, maps[s, h], s, h), theirs[(s, h)]) for s, h in ref.drawn]
+    with capsys.disabled():
+        for (style, name), scores in figures.items():
+            print(f"\n  figure similarity {style:9s} {name:28s} {min(scores):.4f} .. {max(scores):.4f}", end="")
+    for (style, name), scores in figures.items():
+        if name in correct:
+            assert min(scores) >= trained.FIGURE_SIMILARITY_THRESHOLD, (style, name, scores)
+        else:
+            assert max(scores) < trained.FIGURE_SIMILARITY_THRESHOLD, (style, name, scores)
+
+
 # --------------------------------------------------------------------------------------------- grading
 def _with_plot(reference_source: str, body: str) -> str:
     start = reference_source.index("def plot_attention(")
@@ -305,6 +338,7 @@ def test_reference_gets_full_marks_in_e_and_f(grade, reference_source):
     names = {a.name: a for a in result.artifacts}
     assert names["plot-attention"].similarity == 1.0
     assert names["probe-1-head-0"].similarity == 1.0 and names["probe-1-head-0"].student.startswith("heatmaps/")
+    assert names["probe-2-head-0"].similarity == 1.0
 
 
 def test_seaborn_plot_gets_full_marks(grade, reference_source):
@@ -351,28 +385,53 @@ def _planted(source: str, *edits: tuple[str, str]) -> str:
     return source
 
 
+F_NUMBER_CHECKS = ("trained_maps_match", "trained_heatmaps_match", "trained_heatmaps_look_alike")
+
+
 @pytest.mark.parametrize("edits", [(PRE_NORM, PRE_NORM_OUT), (NO_SCALING,)], ids=["pre_norm", "no_scaling"])
 def test_block_bug_loses_f_points_with_trained_maps_differ(grade, reference_source, edits):
     checks = _checks(grade(_planted(reference_source, *edits), parts={"F"}))
-    assert checks["reference_weights_load"].points == 1
-    for name in ("trained_maps_match", "trained_heatmaps_look_alike"):
+    for name in F_NUMBER_CHECKS:
         assert checks[name].points == 0 and checks[name].mistake == "trained_maps_differ", (name, checks[name].message)
     assert checks["pronoun_model_output"].points == 0
 
 
 def test_missing_residual_keeps_the_maps_but_not_the_output(grade, reference_source):
     checks = _checks(grade(_planted(reference_source, NO_RESIDUAL), parts={"F"}))
-    assert checks["trained_maps_match"].points == checks["trained_maps_match"].max_points
+    for name in (*F_NUMBER_CHECKS, "pronoun_attends_to_antecedent", "verb_attends_to_its_arguments"):
+        assert checks[name].points == checks[name].max_points, (name, checks[name].message)
     assert checks["pronoun_model_output"].points == 0 and checks["pronoun_model_output"].mistake == "block_no_residual"
 
 
 def test_renamed_parameters_are_named_when_weights_do_not_load(grade, reference_source):
     source = reference_source.replace("self.norm", "self.ln")
     checks = _checks(grade(source, parts={"F"}))
-    message = checks["reference_weights_load"].message
-    assert checks["reference_weights_load"].points == 0
+    message = checks["trained_maps_match"].message
     assert "ln.weight" in message and "norm.weight" in message
     assert all(c.points == 0 for c in checks.values())
+
+
+def test_f_draws_with_the_students_own_plot_attention(grade, reference_source):
+    # a seaborn plot in another style: F reads it back and compares it with its own figure of the reference
+    result = grade(_with_plot(reference_source, SEABORN_PLOT), parts={"F"})
+    assert {c.check_id: c.message for c in result.checks if c.points < c.max_points} == {}
+    artifacts = {a.name: a for a in result.artifacts}
+    assert artifacts["probe-1-head-0"].similarity == 1.0
+
+
+def test_f_heatmap_checks_fail_when_plot_attention_ignores_its_weights(grade, reference_source):
+    blank = _plot(matrix="(weights * 0)")  # draws zeros, labelled and coloured right
+    checks = _checks(grade(_with_plot(reference_source, blank), parts={"F"}))
+    for name in ("trained_heatmaps_match", "trained_heatmaps_look_alike"):
+        assert checks[name].points == 0 and "does not show the weights" in checks[name].message, (name, checks[name].message)
+    for name in ("trained_maps_match", "pronoun_model_output", "pronoun_attends_to_antecedent", "verb_attends_to_its_arguments"):
+        assert checks[name].points == checks[name].max_points, name
+
+
+def test_f_accepts_any_orientation_of_the_drawing(grade, reference_source):
+    # a transposed picture is Part E's to charge (E.1); F still reads the trained weights from it
+    checks = _checks(grade(_with_plot(reference_source, _plot(matrix="weights")), parts={"F"}))
+    assert {name for name, c in checks.items() if c.points < c.max_points} == set()
 
 
 def test_similarity_of_identical_renders_is_one_and_layouts_must_match():

@@ -1,26 +1,38 @@
-"""Hidden checks, Part F: the student's AttentionBlock with the kit's trained reference weights.
+"""Hidden checks, Part F: the trained pronoun model, run with the student's AttentionBlock and
+drawn with the student's plot_attention.
 
 The reference PronounModel (autograder/reference/pronoun_model.pt) was trained with the reference
 AttentionBlock. Its block parameters are loaded into the student's AttentionBlock, which then runs
 on exactly the input the reference block saw (embedding + positions of the probe sentences and of
-the held-out evaluation sentences). The maps must match numerically and as images (the kit's
-pinned renderer, SIMILARITY_THRESHOLD); the pronoun must still attend to its antecedent; the whole
-model's output (the reference head on the student's block output) must match.
+128 held-out sentences). What is graded, each for its own points:
+  - the maps and the model's output equal the reference model's (numbers);
+  - the student's plot_attention, given the student's maps of two probe sentences, draws heatmaps
+    that show the reference model's weights (read back as Part E reads them) and look like the
+    reference model's heatmap drawn by the same plot_attention (SSIM of the two figures);
+  - the pattern the course text asks students to look for: in the pronoun's column the darkest
+    cell is its antecedent; in the verb's column it is its subject or object, not "the" or "a".
+Orientation and labels of a drawing are Part E's to grade: F accepts any flip or transposition.
 
-The student's block runs once per submission (`_ran`); every check reads that run.
+The student's block runs once per submission (`_ran`) and each map is drawn once (`_drawn`);
+every check reads those runs.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from autograder.checks.plugin import CheckFailure, check
 from autograder.checks.support import expect_pair, expect_tensor
-from autograder.heatmap import SIMILARITY_THRESHOLD, Render, max_abs_difference, render, similarity
+from autograder.errors import AttnkitError
+from autograder.heatmap import (
+    Render, UnreadablePlot, figure_similarity, max_abs_difference, orientations, read_heatmap, render,
+)
 from autograder.mistakes import MISTAKES, diagnose
 from autograder.results import Artifact
 from autograder.worker.client import Student
@@ -28,9 +40,18 @@ from autograder.worker.protocol import Handle
 
 MAP_ATOL = 1e-4  # float32 maps: a correct block in another style differs by ~1e-7
 LOGIT_ATOL = 1e-3
-ANTECEDENT_MIN = 0.9  # the reference model puts 0.995 on the antecedent (pronoun_metrics.json)
-IMAGE_PROBES = (0,)  # "alice met bob . she smiled": both heads are drawn (8 renders would cost ~1 s more)
+SAME_PICTURE_ATOL = 1e-6  # maps this close get the same colours from an 8-bit colour map: not drawn twice
+# FIGURE_SIMILARITY_THRESHOLD: SSIM of the student's figure of their map and of the reference map,
+# both drawn by the same plot_attention. Calibrated by tests/test_heatmap.py::
+# test_calibration_part_f_figures (-s prints the figures), with the reference plot_attention and a
+# seaborn one: a correct map (+ up to 1e-3 noise) 0.9999-1.0; the maps of a block with the scores
+# scaled by sqrt(E) instead of sqrt(Dh) 0.991-0.997, not scaled 0.955-0.977, pre-norm 0.947-0.974,
+# uniform 0.85-0.93, transposed 0.81-0.88. The threshold sits above the closest wrong map.
+FIGURE_SIMILARITY_THRESHOLD = 0.999
+PATTERN_MIN_SHARE = 0.9  # the reference model: the right key is the darkest cell in every sentence
+PATTERN_MARGIN = 1e-3  # "darkest" means darker than every other cell by at least this much
 _ran: dict[str, Any] = {}
+_drawn: dict[str, Any] = {}
 
 
 @dataclass(frozen=True)
@@ -38,7 +59,9 @@ class Reference:
     """What the reference model gives on the probe and held-out sentences (grader side only).
 
     x (N, S, E): the block's input, probes first; weights (N, H, S, S); logits (N, S, V);
-    words: the probe sentences' tokens; n_probes: how many of the N rows are probes.
+    words: the probe sentences' tokens; n_probes: how many of the N rows are probes;
+    batch: the N sentences' known positions (pronoun_task.Batch); pronoun_head / verb_head: the
+    heads that attend most to the antecedent / to the verb's subject and object.
     """
 
     state: dict[str, torch.Tensor]
@@ -50,25 +73,36 @@ class Reference:
     embed_dim: int
     num_heads: int
     model: Any
-    batch: Any  # the held-out pronoun_task.Batch
+    batch: Any
+    pronoun_head: int
+    verb_head: int
+
+    @property
+    def drawn(self) -> tuple[tuple[int, int], ...]:
+        """The (sentence, head) maps drawn with plot_attention: the pronoun's head on the first
+        probe (antecedent = object), the verb's head on the second (antecedent = subject)."""
+        return ((0, self.pronoun_head), (1, self.verb_head))
 
 
 @functools.cache
 def reference() -> Reference:
-    from autograder.train_reference import load_reference_model, pronoun_task, reference_block_state, reference_probe
+    from autograder.train_reference import load_reference_model, pronoun_task, reference_block_state
 
     task = pronoun_task()
     model = load_reference_model()
-    probe = reference_probe()
-    batch = task.evaluation_batches(128)["heldout"]
+    probes, words = task.probe_sentences()
+    heldout = task.evaluation_batches(128)["heldout"]
+    batch = task.Batch(**{f.name: torch.cat([getattr(probes, f.name), getattr(heldout, f.name)]) for f in dataclasses.fields(task.Batch)})
     with torch.no_grad():
-        x = torch.cat([probe.x, model.block_input(batch.tokens)])  # (N, S, E)
+        x = model.block_input(batch.tokens)  # (N, S, E)
         y, weights = model.block(x)  # (N, S, E), (N, H, S, S)
         logits = model.head(y)  # (N, S, V)
     return Reference(
-        state=reference_block_state(), x=x, weights=weights, logits=logits, words=probe.words,
-        n_probes=probe.x.size(0), embed_dim=model.block.attn.embed_dim, num_heads=model.block.attn.num_heads,
+        state=reference_block_state(), x=x, weights=weights, logits=logits, words=words,
+        n_probes=len(words), embed_dim=model.block.attn.embed_dim, num_heads=model.block.attn.num_heads,
         model=model, batch=batch,
+        pronoun_head=task.antecedent_attention(weights, batch).best_head,
+        verb_head=task.argument_attention(weights, batch).best_head,
     )
 
 
@@ -153,13 +187,145 @@ def maps_differ(weights: torch.Tensor, message: str) -> CheckFailure:
     return CheckFailure(f"{message}: {MISTAKES['trained_maps_differ'].en}{detail}", "trained_maps_differ", MISTAKES["trained_maps_differ"].en)
 
 
+# --------------------------------------------------------------------------------------------- drawing
+@dataclass(frozen=True)
+class Drawn:
+    """One trained map drawn by the student's plot_attention, and what was read from it.
+
+    ours / theirs (S, S) [query, key]: the student's map and the reference model's; png: the
+    student's figure of ours; shown (S, S): the map the figure shows, oriented like `ours` (None
+    when it cannot be read or shows something else); reference_png / reference_shows: the same
+    plot_attention's figure of theirs, and whether it shows theirs; problem: why there is no
+    usable figure ('' when there is one); similarity: SSIM of the two figures (None: not measured).
+    """
+
+    sentence: int
+    head: int
+    ours: torch.Tensor
+    theirs: torch.Tensor
+    png: bytes
+    shown: torch.Tensor | None
+    reference_png: bytes
+    reference_shows: bool
+    problem: str
+    similarity: float | None
+
+
+def map_title(sentence: int, head: int) -> str:
+    return f"“{' '.join(reference().words[sentence])}”, head {head}"
+
+
+def _figure(student: Student, matrix: torch.Tensor, sentence: int, head: int) -> tuple[bytes, torch.Tensor | None, str]:
+    """(png, the (S, S) map the figure shows oriented like `matrix` or None, problem) of
+    plot_attention(matrix, words, words, title=...)."""
+    words = reference().words[sentence]
+    description = student.plot("plot_attention", matrix, list(words), list(words), title=map_title(sentence, head))
+    png = description.get("png") if isinstance(description, dict) else None
+    png_bytes = png.numpy().tobytes() if isinstance(png, torch.Tensor) and png.dtype == torch.uint8 else b""
+    if not isinstance(description, dict) or description.get("returned") not in ("Axes", "AxesSubplot"):
+        return png_bytes, None, "plot_attention did not return the Axes it drew on"
+    try:
+        heatmap = read_heatmap(description)
+    except UnreadablePlot as error:
+        return png_bytes, None, str(error)
+    return png_bytes, showing(heatmap.values, matrix), ""
+
+
+def showing(values: np.ndarray, matrix: torch.Tensor) -> torch.Tensor | None:
+    """The drawn grid `values` as a (Lq, Lk) map when some flip or transposition of it shows
+    `matrix` (Lq, Lk); None when none does. Which one is right is Part E's to grade."""
+    expected = matrix.double().numpy()
+    for grid in (*orientations(values.T).values(), *orientations(values).values()):  # the flips of both
+        if grid.shape == expected.shape and np.allclose(grid, expected, atol=1e-5, rtol=1e-4):
+            return torch.from_numpy(np.ascontiguousarray(grid))
+    return None
+
+
+def draw_maps(student: Student) -> list[Drawn]:
+    """The student's trained maps of reference().drawn, each drawn by plot_attention; once per
+    submission. The reference map is drawn by the same function too unless the two maps are
+    too close for any colour to differ (then the figures are the same)."""
+    if _drawn.get("student") is not student:
+        _drawn.clear()
+        ref = reference()
+        _, weights = run_block(student)
+        drawn = []
+        for sentence, head in ref.drawn:
+            ours, theirs = weights[sentence, head].to(torch.float32), ref.weights[sentence, head]  # (S, S)
+            if not torch.isfinite(ours).all():
+                drawn.append(Drawn(sentence, head, ours, theirs, b"", None, b"", False, "the map holds NaN or inf: nothing to draw", None))
+                continue
+            png, shown, problem = _figure(student, ours, sentence, head)
+            reference_png, reference_shown, score = b"", None, None
+            if not problem and shown is not None:
+                if max_abs_difference(ours, theirs) <= SAME_PICTURE_ATOL:
+                    reference_png, reference_shown, score = png, theirs, 1.0
+                else:
+                    reference_png, reference_shown, _ = _figure(student, theirs, sentence, head)
+                    if reference_shown is not None and png and reference_png:
+                        try:
+                            score = figure_similarity(png, reference_png)
+                        except AttnkitError:  # a figure that is not a readable PNG
+                            score = None
+            drawn.append(Drawn(sentence, head, ours, theirs, png, shown, reference_png, reference_shown is not None, problem, score))
+        _drawn.update(student=student, value=drawn)
+    return _drawn["value"]
+
+
+def add_artifacts(artifacts: Any, drawn: list[Drawn]) -> None:
+    """Per drawn map: the student's figure, the same plot_attention's figure of the reference map
+    (the kit's render where there is none), and what the figure shows minus the reference."""
+    from autograder.plotting import render_difference
+
+    for item in drawn:
+        name, title = f"probe-{item.sentence + 1}-head-{item.head}", map_title(item.sentence, item.head)
+        words = reference().words[item.sentence]
+        images = {f"heatmaps/{name}-reference.png": item.reference_png or reference_render(item.sentence, item.head).png}
+        if item.png:
+            images[f"heatmaps/{name}-student.png"] = item.png
+        if item.shown is not None:
+            same = max_abs_difference(item.shown, item.theirs) <= SAME_PICTURE_ATOL
+            images[f"heatmaps/{name}-difference.png"] = zero_difference_render(item.sentence, item.head) if same else render_difference(item.shown, item.theirs.double(), words, words, title)
+        artifacts.add(
+            Artifact(
+                kind="heatmap", name=name,
+                caption=f"the trained model, {title}: your block drawn by your plot_attention, the reference model drawn by your plot_attention, and what yours shows − reference",
+                student=f"heatmaps/{name}-student.png" if item.png else "", reference=f"heatmaps/{name}-reference.png",
+                difference=f"heatmaps/{name}-difference.png" if item.shown is not None else "", similarity=item.similarity,
+            ),
+            images,
+        )
+
+
+@functools.cache
+def reference_render(sentence: int, head: int) -> Render:
+    """The reference model's map, rendered once per grader process (the renderer is pinned)."""
+    words = reference().words[sentence]
+    return render(reference().weights[sentence, head].double(), words, words, map_title(sentence, head))
+
+
+@functools.cache
+def zero_difference_render(sentence: int, head: int) -> bytes:
+    """The difference image of a map equal to the reference's (an all-zero difference)."""
+    from autograder.plotting import render_difference
+
+    theirs = reference().weights[sentence, head].double()
+    words = reference().words[sentence]
+    return render_difference(theirs, theirs, words, words, map_title(sentence, head))
+
+
+def drawing_problem(item: Drawn) -> CheckFailure | None:
+    """Why the figure of one map cannot be graded (None when it can); Part E grades the drawing."""
+    where = f"your heatmap of sentence {item.sentence + 1}, head {item.head}"
+    if item.problem:
+        return fail(f"{where} could not be read: {item.problem} (see Part E)")
+    if item.shown is None:
+        return fail(f"{where} does not show the weights plot_attention was given (see Part E)")
+    return None
+
+
 # --------------------------------------------------------------------------------------------- F.1
-@check("F.1", 1, "reference weights: load into your AttentionBlock", hint="parameter names come from Parts B-D: attn.W_q.weight, ..., norm.weight")
-def test_reference_weights_load(student):
-    load_into_student(student)
-
-
-@check("F.1", 3, "reference weights: your block's attention maps equal the reference model's", hint="with the same weights and input, a correct block gives the same maps")
+@check("F.1", 3, "trained model: your block's attention maps equal the reference model's", hint="the reference weights are loaded into your AttentionBlock (names of Parts B-D: attn.W_q, ..., norm); with the same weights and input, a correct block gives the same maps")
 def test_trained_maps_match(student):
     _, weights = run_block(student)
     ref = reference()
@@ -168,59 +334,7 @@ def test_trained_maps_match(student):
         raise maps_differ(weights, f"the attention maps differ from the reference model's (largest difference {error:.3g})")
 
 
-@check("F.1", 2, "reference weights: your heatmaps look like the reference heatmaps", hint="the images are compared after rendering both with the kit's renderer")
-def test_trained_heatmaps_look_alike(student, artifacts):
-    from autograder.plotting import render_difference
-
-    _, weights = run_block(student)
-    ref = reference()
-    scores = {}
-    for sentence in IMAGE_PROBES:
-        words = ref.words[sentence]
-        for head in range(ref.num_heads):
-            ours, theirs = weights[sentence, head].double(), ref.weights[sentence, head].double()  # (S, S)
-            name, title = f"probe-{sentence + 1}-head-{head}", map_title(sentence, head)
-            theirs_render = reference_render(sentence, head)
-            images = {f"heatmaps/{name}-reference.png": theirs_render.png}
-            if torch.equal(ours, theirs):  # the pinned renderer gives the same bytes for the same input
-                scores[(sentence, head)] = 1.0
-                images[f"heatmaps/{name}-student.png"] = theirs_render.png
-                images[f"heatmaps/{name}-difference.png"] = zero_difference_render(sentence, head)
-            elif torch.isfinite(ours).all():
-                ours_render = render(ours, words, words, title)
-                scores[(sentence, head)] = similarity(ours_render, theirs_render)
-                images[f"heatmaps/{name}-student.png"] = ours_render.png
-                images[f"heatmaps/{name}-difference.png"] = render_difference(ours, theirs, words, words, title)
-            else:
-                scores[(sentence, head)] = 0.0  # NaN or inf weights: nothing to draw
-            if artifacts is not None:
-                drawn = f"heatmaps/{name}-student.png" in images
-                artifacts.add(
-                    Artifact(
-                        kind="heatmap", name=name,
-                        caption=f"reference weights, {title}: your block, the reference model, and yours − reference",
-                        student=f"heatmaps/{name}-student.png" if drawn else "", reference=f"heatmaps/{name}-reference.png",
-                        difference=f"heatmaps/{name}-difference.png" if drawn else "", similarity=scores[(sentence, head)],
-                    ),
-                    images,
-                )
-    (sentence, head), worst = min(scores.items(), key=lambda item: item[1])
-    if worst < SIMILARITY_THRESHOLD:
-        raise maps_differ(weights, f"your heatmap of sentence {sentence + 1}, head {head} does not look like the reference (similarity {worst:.3f}, at least {SIMILARITY_THRESHOLD} needed)")
-
-
-@check("F.1", 1, "reference weights: the pronoun attends to its antecedent", hint="the trained head should put most of the pronoun's attention on the name it refers to")
-def test_pronoun_attends_to_antecedent(student):
-    from autograder.train_reference import pronoun_task
-
-    _, weights = run_block(student)
-    ref = reference()
-    found = pronoun_task().antecedent_attention(weights[ref.n_probes:], ref.batch)
-    if not math.isfinite(found.best) or found.best < ANTECEDENT_MIN:
-        raise maps_differ(weights, f"with the reference weights, your block's best head puts {found.best:.2f} of the pronoun's attention on its antecedent (the reference model: above {ANTECEDENT_MIN})")
-
-
-@check("F.1", 1, "reference weights: the whole model's output matches", hint="y = norm(x + dropout(attn(x))): post-norm with the residual")
+@check("F.1", 1, "trained model: the whole model's output matches", hint="y = norm(x + dropout(attn(x))): post-norm with the residual")
 def test_pronoun_model_output(student):
     y, _ = run_block(student)
     ref = reference()
@@ -234,22 +348,68 @@ def test_pronoun_model_output(student):
     raise fail(message, key) if key else fail(message, "trained_maps_differ")
 
 
-def map_title(sentence: int, head: int) -> str:
-    return f"“{' '.join(reference().words[sentence])}”, head {head}"
+# --------------------------------------------------------------------------------------------- F.2
+@check("F.2", 1, "trained model: your plot_attention's heatmaps show the reference model's weights", hint="your block's maps, drawn by your plot_attention, are read back cell by cell and compared with the reference model's maps")
+def test_trained_heatmaps_match(student, artifacts):
+    drawn = draw_maps(student)
+    if artifacts is not None:
+        add_artifacts(artifacts, drawn)
+    _, weights = run_block(student)
+    for item in drawn:
+        problem = drawing_problem(item)
+        if problem is not None:
+            raise problem
+        error = max_abs_difference(item.shown, item.theirs)
+        if error > MAP_ATOL:
+            raise maps_differ(weights, f"your heatmap of sentence {item.sentence + 1}, head {item.head} shows weights that differ from the reference model's (largest difference {error:.3g})")
 
 
-@functools.cache
-def reference_render(sentence: int, head: int) -> Render:
-    """The reference model's map, rendered once per grader process (the renderer is pinned)."""
-    ref = reference()
-    words = ref.words[sentence]
-    return render(ref.weights[sentence, head].double(), words, words, map_title(sentence, head))
+@check("F.2", 1, "trained model: your heatmaps look like the reference model's heatmaps", hint="your plot_attention draws the reference model's maps too; the two figures are compared by structural similarity (SSIM)")
+def test_trained_heatmaps_look_alike(student):
+    _, weights = run_block(student)
+    drawn = draw_maps(student)
+    for item in drawn:
+        problem = drawing_problem(item)
+        if problem is not None:
+            raise problem
+        if not item.reference_shows:
+            raise fail(f"your plot_attention's figure of the reference map of sentence {item.sentence + 1}, head {item.head} does not show the weights it was given (see Part E)")
+    worst = min(drawn, key=lambda item: item.similarity if item.similarity is not None else -1.0)
+    score = worst.similarity if worst.similarity is not None else 0.0
+    if score < FIGURE_SIMILARITY_THRESHOLD:
+        raise maps_differ(weights, f"your heatmap of sentence {worst.sentence + 1}, head {worst.head} does not look like the reference model's drawn by the same plot_attention (similarity {score:.3f}, at least {FIGURE_SIMILARITY_THRESHOLD} needed)")
 
 
-@functools.cache
-def zero_difference_render(sentence: int, head: int) -> bytes:
-    """The difference image of a map equal to the reference's (an all-zero difference)."""
-    from autograder.plotting import render_difference
+# --------------------------------------------------------------------------------------------- F.3
+def darkest_share(weights: torch.Tensor, queries: torch.Tensor, *keys: torch.Tensor) -> tuple[int, float]:
+    """(head, share): the head in which the query's column (weights (N, H, S, S) [query, key]) most
+    often has its darkest cell at one of `keys` (each (N,)), darker than every other cell by
+    PATTERN_MARGIN, and the share of the N sentences where it does."""
+    rows = torch.arange(weights.size(0))
+    column = weights.double()[rows, :, queries, :]  # (N, H, S): the query's weights over the keys
+    right = torch.zeros_like(column, dtype=torch.bool)  # (N, H, S)
+    for k in keys:
+        right[rows, :, k] = True
+    best_right = column.masked_fill(~right, -math.inf).amax(dim=-1)  # (N, H)
+    best_other = column.masked_fill(right, -math.inf).amax(dim=-1)  # (N, H)
+    share = (best_right > best_other + PATTERN_MARGIN).double().mean(dim=0)  # (H,), NaN compares False
+    head = int(share.argmax())
+    return head, float(share[head])
 
-    theirs = reference().weights[sentence, head].double()
-    return render_difference(theirs, theirs, reference().words[sentence], reference().words[sentence], map_title(sentence, head))
+
+@check("F.3", 1, "trained model: the pronoun attends to its antecedent", hint="in one head, the darkest cell of the pronoun's column should be the noun it refers to (代词 → 先行词)")
+def test_pronoun_attends_to_antecedent(student):
+    _, weights = run_block(student)
+    batch = reference().batch
+    head, share = darkest_share(weights, batch.pronoun, batch.antecedent)
+    if share < PATTERN_MIN_SHARE:
+        raise maps_differ(weights, f"with the reference weights, the pronoun's darkest cell is its antecedent in only {share:.0%} of the sentences in your best head ({head}); the reference model: every sentence")
+
+
+@check("F.3", 1, "trained model: the verb attends to its subject or object, not to 'the' or 'a'", hint="in one head, the darkest cell of the verb's column should be its subject or object (主语/宾语), not a stop word (停用词)")
+def test_verb_attends_to_its_arguments(student):
+    _, weights = run_block(student)
+    batch = reference().batch
+    head, share = darkest_share(weights, batch.verb, batch.subject, batch.object)
+    if share < PATTERN_MIN_SHARE:
+        raise maps_differ(weights, f"with the reference weights, the verb's darkest cell is its subject or object in only {share:.0%} of the sentences in your best head ({head}); the reference model: every sentence")
