@@ -148,6 +148,24 @@ def test_reference_notebook_runs_and_passes_every_check(reference_run):
     assert "pronoun accuracy 100%" in _stdout(train)
     [plot] = [c for c in reference_run.cells if c.id == "part-f-plot"]
     assert any(o.output_type == "display_data" and "image/png" in o.data for o in plot.outputs)
+    [source] = [c for c in reference_run.cells if c.id == "part-f-source"]
+    assert _stdout(source).count("from this notebook") == 2
+    [unseen] = [c for c in reference_run.cells if c.id == "part-f-unseen"]
+    assert any(o.output_type == "display_data" and "image/png" in o.data for o in unseen.outputs)
+    assert "the model says the pronoun is" in _stdout(unseen)
+
+
+@pytest.mark.slow  # runs the whole notebook in a Jupyter kernel (about 15 s)
+def test_part_f_takes_the_code_from_attention_py_when_the_student_worked_there(tmp_path):
+    # the blank notebook, with the student's finished attention.py next to it
+    nb = nbformat.read(RELEASE_DIR / NOTEBOOK_NAME, as_version=4)
+    shutil.copyfile(SOLUTION, tmp_path / "attention.py")
+    run = _execute(nb, tmp_path)
+    cells = {c.id: c for c in run.cells}
+    assert _stdout(cells["part-f-source"]).count("from attention.py") == 2
+    for name in ("part-f-source", "part-f-train", "part-f-plot", "part-f-unseen"):
+        assert not _errors(cells[name]), (name, _errors(cells[name]))
+    assert "pronoun accuracy 100%" in _stdout(cells["part-f-train"])
 
 
 @pytest.mark.slow  # runs the whole notebook in a Jupyter kernel (about 10 s)

@@ -345,6 +345,7 @@ def test_a_block_loaded_with_the_reference_weights_reproduces_the_probe_maps():
     assert (probe.weights[rows, best, probe.pronoun, probe.antecedent] > 0.9).all()
     verb = load_metrics()["heldout"]["arguments"]["best_head"]
     assert (probe.weights[rows, verb, task.VERB, task.SUBJECT] > 0.9).all()
+    assert verb == best  # Part F draws one map, in this head: it shows both patterns
 
 
 def test_missing_or_broken_weights_say_how_to_make_them(tmp_path):
