@@ -433,6 +433,23 @@ def test_f_accepts_any_orientation_of_the_drawing(grade, reference_source):
     assert {name for name, c in checks.items() if c.points < c.max_points} == set()
 
 
+BLOCK_RETURN = "return self.norm(x + self.dropout(attended)), weights  # (B, S, E), (B, H, S, S)"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "B, S, _ = x.shape; return x, torch.full((B, self.attn.num_heads, S, S), 1.0 / S)",
+        "B, S, _ = x.shape; return torch.zeros_like(x), torch.zeros(B, self.attn.num_heads, S, S)",
+        "B, S, _ = x.shape; return x, torch.eye(S).expand(B, self.attn.num_heads, S, S).clone()",
+    ],
+    ids=["uniform_weights", "zeros", "each_word_attends_to_itself"],
+)
+def test_a_block_that_does_not_attend_gets_nothing_in_f(grade, reference_source, body):
+    checks = _checks(grade(_planted(reference_source, (BLOCK_RETURN, body)), parts={"F"}))
+    assert {name: c.points for name, c in checks.items() if c.points} == {}
+
+
 def test_similarity_of_identical_renders_is_one_and_layouts_must_match():
     a = render(W, Q, K, "t")
     assert similarity(a, render(W, Q, K, "t")) == 1.0
