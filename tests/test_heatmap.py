@@ -427,6 +427,14 @@ def test_f_heatmap_checks_fail_when_plot_attention_ignores_its_weights(grade, re
         assert checks[name].points == checks[name].max_points, name
 
 
+def test_f_heatmap_checks_fail_with_the_error_when_plot_attention_raises(grade, reference_source):
+    broken = "\ndef plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):\n    raise ValueError('no plot today')\n"
+    checks = _checks(grade(_with_plot(reference_source, broken), parts={"F"}))
+    for name in ("trained_heatmaps_match", "trained_heatmaps_look_alike"):
+        assert checks[name].points == 0 and "ValueError: no plot today" in checks[name].message, (name, checks[name].message)
+    assert checks["trained_maps_match"].points == checks["trained_maps_match"].max_points
+
+
 def test_f_accepts_any_orientation_of_the_drawing(grade, reference_source):
     # a transposed picture is Part E's to charge (E.1); F still reads the trained weights from it
     checks = _checks(grade(_with_plot(reference_source, _plot(matrix="weights")), parts={"F"}))

@@ -14,7 +14,7 @@ on exactly the input the reference block saw (embedding + positions of the probe
 Orientation and labels of a drawing are Part E's to grade: F accepts any flip or transposition.
 
 The student's block runs once per submission (`_ran`) and each map is drawn once (`_drawn`);
-every check reads those runs.
+every check reads those runs, or the failure they ended in.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from autograder.heatmap import (
 )
 from autograder.mistakes import MISTAKES, diagnose
 from autograder.results import Artifact
-from autograder.worker.client import Student
+from autograder.worker.client import Student, StudentError
 from autograder.worker.protocol import Handle
 
 MAP_ATOL = 1e-4  # float32 maps: a correct block in another style differs by ~1e-7
@@ -132,18 +132,33 @@ def load_into_student(student: Student) -> Handle:
     return handle
 
 
+def once(cache: dict[str, Any], student: Student, compute: Any) -> Any:
+    """compute() once per submission: its value, or the failure it raised, is kept in `cache`
+    and given to every check that asks (a broken block or plot is not run again)."""
+    if cache.get("student") is not student:
+        cache.clear()
+        try:
+            cache.update(student=student, value=compute())
+        except (CheckFailure, StudentError) as error:
+            cache.update(student=student, error=error)
+    if "error" in cache:
+        raise cache["error"]
+    return cache["value"]
+
+
 def run_block(student: Student) -> tuple[torch.Tensor, torch.Tensor]:
     """(y (N, S, E), weights (N, H, S, S)) of the student's block with the reference weights."""
-    if _ran.get("student") is not student:
-        _ran.clear()
+
+    def run() -> tuple[torch.Tensor, torch.Tensor]:
         ref = reference()
         handle = load_into_student(student)
         value = expect_pair(student.method(handle, "forward", ref.x, where="AttentionBlock.forward"), "AttentionBlock.forward")
         n, s, e = ref.x.shape
         y = expect_tensor(value[0], "AttentionBlock.forward (output y)", (n, s, e))
         weights = expect_tensor(value[1], "AttentionBlock.forward (weights)", (n, ref.num_heads, s, s))
-        _ran.update(student=student, value=(y, weights))
-    return _ran["value"]
+        return y, weights
+
+    return once(_ran, student, run)
 
 
 # -------------------------------------------------------------------------- buggy variants (trusted)
@@ -246,31 +261,27 @@ def draw_maps(student: Student) -> list[Drawn]:
     """The student's trained maps of reference().drawn, each drawn by plot_attention; once per
     submission. The reference map is drawn by the same function too unless the two maps are
     too close for any colour to differ (then the figures are the same)."""
-    if _drawn.get("student") is not student:
-        _drawn.clear()
-        ref = reference()
-        _, weights = run_block(student)
-        drawn = []
-        for sentence, head in ref.drawn:
-            ours, theirs = weights[sentence, head].to(torch.float32), ref.weights[sentence, head]  # (S, S)
-            if not torch.isfinite(ours).all():
-                drawn.append(Drawn(sentence, head, ours, theirs, b"", None, b"", False, "the map holds NaN or inf: nothing to draw", None))
-                continue
-            png, shown, problem = _figure(student, ours, sentence, head)
-            reference_png, reference_shown, score = b"", None, None
-            if not problem and shown is not None:
-                if max_abs_difference(ours, theirs) <= SAME_PICTURE_ATOL:
-                    reference_png, reference_shown, score = png, theirs, 1.0
-                else:
-                    reference_png, reference_shown, _ = _figure(student, theirs, sentence, head)
-                    if reference_shown is not None and png and reference_png:
-                        try:
-                            score = figure_similarity(png, reference_png)
-                        except AttnkitError:  # a figure that is not a readable PNG
-                            score = None
-            drawn.append(Drawn(sentence, head, ours, theirs, png, shown, reference_png, reference_shown is not None, problem, score))
-        _drawn.update(student=student, value=drawn)
-    return _drawn["value"]
+    return once(_drawn, student, lambda: [draw_map(student, sentence, head) for sentence, head in reference().drawn])
+
+
+def draw_map(student: Student, sentence: int, head: int) -> Drawn:
+    _, weights = run_block(student)
+    ours, theirs = weights[sentence, head].to(torch.float32), reference().weights[sentence, head]  # (S, S)
+    if not torch.isfinite(ours).all():
+        return Drawn(sentence, head, ours, theirs, b"", None, b"", False, "the map holds NaN or inf: nothing to draw", None)
+    png, shown, problem = _figure(student, ours, sentence, head)
+    reference_png, reference_shown, score = b"", None, None
+    if not problem and shown is not None:
+        if max_abs_difference(ours, theirs) <= SAME_PICTURE_ATOL:
+            reference_png, reference_shown, score = png, theirs, 1.0
+        else:
+            reference_png, reference_shown, _ = _figure(student, theirs, sentence, head)
+            if reference_shown is not None and png and reference_png:
+                try:
+                    score = figure_similarity(png, reference_png)
+                except AttnkitError:  # a figure that is not a readable PNG
+                    score = None
+    return Drawn(sentence, head, ours, theirs, png, shown, reference_png, reference_shown is not None, problem, score)
 
 
 def add_artifacts(artifacts: Any, drawn: list[Drawn]) -> None:
