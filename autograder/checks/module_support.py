@@ -61,12 +61,24 @@ def build_student(student: Any, cls: str, args: tuple, state: Params, seed: int,
     handle = student.method(handle, "double", where=f"{call}.double()")
     if not isinstance(handle, Handle):
         raise CheckFailure(f"{call}.double() did not return the module")
-    loaded = student.load_state_dict(handle, state, where=f"{call}.load_state_dict(...)", strict=False)
-    absent = sorted(loaded.get("unexpected", []))
-    if absent:
-        raise CheckFailure(f"{call} has no parameter {', '.join(absent)}: name the layers as the task says ({', '.join(names_of(cls))})")
+    load_weights(student, handle, state, call, names_of(cls))
     student.train(handle, training, where=f"{call}.train({training})")
     return handle
+
+
+def load_weights(student: Any, handle: Handle, state: Params, owner: str, names: tuple[str, ...]) -> None:
+    """Load `state` (the contract's parameter names) into the student's module.
+
+    Only names in `state` that the module lacks fail: extra parameters, buffers or submodules the
+    student keeps are allowed by the contract (they stay as the student's __init__ made them, and
+    the values decide).
+    """
+    loaded = student.load_state_dict(handle, state, where=f"{owner}.load_state_dict(...)", strict=False)
+    if not isinstance(loaded, dict):
+        raise CheckFailure(f"{owner}.load_state_dict() gave no account of the parameters it loaded")
+    absent = sorted(str(k) for k in loaded.get("unexpected", []))
+    if absent:
+        raise CheckFailure(f"{owner} has no parameter {', '.join(absent)}: name the layers as the task says ({', '.join(names)})")
 
 
 def names_of(cls: str) -> tuple[str, ...]:

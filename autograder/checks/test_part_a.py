@@ -260,7 +260,8 @@ def test_causal_mask_values(student, gen):
         mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool)
         expected = reference().causal_mask(*args)
         if not torch.equal(mask, expected):
-            if torch.equal(mask, ~expected) or torch.equal(mask, expected.triu()) or torch.equal(mask, ~expected.tril(-1)):
+            upper = torch.ones_like(expected).triu()  # key >= query: the mask upside down (diagonal kept)
+            if torch.equal(mask, ~expected) or torch.equal(mask, upper):
                 raise fail_with(f"causal_mask{args} is wrong", "causal_mask_inverted")
             if torch.equal(mask, expected.tril(-1)):
                 raise fail_with(f"causal_mask{args} is wrong", "causal_mask_strict")

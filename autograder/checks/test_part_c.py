@@ -6,7 +6,7 @@ from typing import Any
 import torch
 
 from autograder.checks.module_support import (
-    ATTENTION_LIBRARY, PROJECTIONS, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, merge_no_transpose, mha, mha_variants, split_interleaved, split_no_transpose, vjp_checked,
+    ATTENTION_LIBRARY, PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_no_transpose, mha, mha_variants, split_correct, split_interleaved, split_no_transpose, vjp_checked,
 )
 from autograder.checks.plugin import CheckFailure, check
 from autograder.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_no_library, expect_tensor, randn, random_mask, reference
@@ -196,11 +196,32 @@ def test_mha_train_dropout(student, gen, seed):
     expected_out, expected_weights = mha(state, H, query, key)
     if not torch.allclose(weights, expected_weights, rtol=1e-5, atol=1e-7):
         after = torch.where(weights == 0, torch.zeros_like(weights), expected_weights / 0.5)
-        if (weights == 0).any() and torch.allclose(weights, after, rtol=1e-5, atol=1e-7):
+        if (weights == 0).any() and (weights != 0).any() and torch.allclose(weights, after, rtol=1e-5, atol=1e-7):
             raise fail_with(f"{MHA} in training mode returned weights that do not sum to 1", "mha_weights_after_dropout")
         expect_match(weights, expected_weights, f"{MHA} in training mode (weights)")
     if torch.allclose(output, expected_out, rtol=1e-5, atol=1e-7):
         raise CheckFailure(f"{MHA} in training mode with dropout=0.5 gives the output without dropout: apply self.dropout to the weights that multiply V")
+    if not dropped_weights_explain(output, state, query, key, p_drop=0.5):
+        raise CheckFailure(f"{MHA} in training mode: the output is not what dropping some attention weights gives: apply self.dropout to the weights that multiply V, not to the output or the heads")
+
+
+def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor, key: torch.Tensor, *, p_drop: float = 0.5) -> bool:
+    """Whether output (B, Lq, E) = W_o(merge(dropout(weights) @ V)) for some dropout of the weights.
+
+    W_o is inverted to recover the heads (B, H, Lq, Dh); each head row must be a sum of value rows
+    weighted by w/(1-p) over some subset of the keys (every subset of the Lk keys is tried).
+    """
+    weights = mha(p, H, query, key)[1]  # (B, H, Lq, Lk)
+    v = split_correct(linear(p, "W_v", key), H)  # (B, H, Lk, Dh)
+    w_o, b_o = p["W_o.weight"], p["W_o.bias"]
+    flat = (output - b_o).reshape(-1, E)  # (B*Lq, E) = merged @ W_oᵀ
+    merged = torch.linalg.solve(w_o, flat.T).T.reshape(output.shape)  # (B, Lq, E)
+    heads = split_correct(merged, H)  # (B, H, Lq, Dh)
+    keys = weights.size(-1)
+    subsets = ((torch.arange(2**keys)[:, None] >> torch.arange(keys)) & 1).to(weights.dtype)  # (2^Lk, Lk)
+    candidates = torch.einsum("sj,bhij,bhjd->sbhid", subsets, weights, v) / (1 - p_drop)  # (2^Lk, B, H, Lq, Dh)
+    error = (candidates - heads).abs().amax(-1).amin(0)  # (B, H, Lq): the best subset per row
+    return bool((error <= 1e-6 * (1 + heads.abs().amax())).all())
 
 
 @check("C.3", 1, "MultiHeadAttention: gradients reach W_q, W_k, W_v and W_o", hint="do not detach anything; use the four projections")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import numpy as np
 import torch
 
 from autograder.checks.plugin import CheckFailure, check
@@ -67,6 +68,21 @@ def draw(student: Student) -> tuple[dict, Heatmap]:
         raise fail(str(error)) from None
 
 
+def drawn(student: Student) -> tuple[dict, Heatmap]:
+    """Like draw(), but only for a drawing that holds the weights it was given.
+
+    Nothing for nothing: the points for returning the Axes, the ticks, the colorbar, the colour
+    range, the axis labels and the title are earned by a heatmap of the given weights (in any
+    arrangement: where each weight sits is graded by the tick-label and cell checks).
+    """
+    description, heatmap = draw(student)
+    expected = probe_weights().flatten().sort().values.numpy()
+    shown = np.sort(heatmap.values.flatten())
+    if shown.shape != expected.shape or not np.allclose(shown, expected, rtol=1e-4, atol=1e-5):
+        raise fail("the heatmap does not show the weights it was given, so its labels, colours and title earn nothing yet: draw the weight matrix itself")
+    return description, heatmap
+
+
 def label_problem(heatmap: Heatmap) -> CheckFailure | None:
     """What is wrong with where the tokens are (None when queries run across and keys down)."""
     if heatmap.shape == (LQ, LK):
@@ -97,7 +113,7 @@ def test_plot_attention_returns_axes(student, artifacts):
         except UnreadablePlot:
             heatmap = None
         add_plot_artifact(artifacts, png.numpy().tobytes(), heatmap, probe_weights())
-    draw(student)
+    drawn(student)
 
 
 def read_matrix(heatmap: Heatmap) -> torch.Tensor | None:
@@ -150,10 +166,15 @@ def add_plot_artifact(artifacts: Any, png: bytes, heatmap: Heatmap | None, weigh
 
 @check("E.1", 2, "plot_attention: queries across (x tick labels), keys down (y tick labels)", hint="ax.set_xticks(range(Lq), labels=query_tokens); ax.set_yticks(range(Lk), labels=key_tokens)")
 def test_plot_attention_tick_labels(student):
-    _, heatmap = draw(student)
+    _, heatmap = drawn(student)
     problem = label_problem(heatmap)
     if problem is not None:
         raise problem
+    cells = heatmap.by_labels()
+    expected = probe_weights()  # (Lq, Lk)
+    wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - float(expected[i, j])) > 1e-5]
+    if wrong:
+        raise fail(f"{len(wrong)} of {LQ * LK} cells sit under tick labels that name another query or key: each label must name the row or column it is on (keep the tokens in the order of the matrix)")
 
 
 @check("E.1", 2, "plot_attention: the cell under (query, key) shows that pair's weight", hint="imshow draws rows top to bottom: show weights.T so that rows are keys")
@@ -161,16 +182,14 @@ def test_plot_attention_cell_values(student):
     weights = probe_weights()  # (Lq, Lk)
     _, heatmap = draw(student)
     expected = weights.T.numpy()  # (Lk, Lq): rows = keys, columns = queries
+    if shows_matrix(heatmap, expected):  # the cells are right (labels are graded by the tick-label check)
+        return
     if label_problem(heatmap) is None:  # read through the labels
         cells = heatmap.by_labels()
         wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - expected[j, i]) > 1e-5]
         if not wrong:
             return
-        if shows_matrix(heatmap, expected):
-            raise fail(f"{len(wrong)} of {LQ * LK} cells show another pair's weight: the tick labels are not over the cells they name (keep the token order of the matrix)")
         raise fail(f"{len(wrong)} of {LQ * LK} cells do not show the weight of the (query, key) pair their labels name")
-    if shows_matrix(heatmap, expected):  # unlabelled or mislabelled, but the cells are right
-        return
     if shows_matrix(heatmap, expected.T):
         raise fail("the cells show the weight matrix transposed (one row per query)", "heatmap_transposed")
     raise fail("the cells do not show the weight matrix (rows = keys, columns = queries)")
@@ -178,7 +197,7 @@ def test_plot_attention_cell_values(student):
 
 @check("E.1", 1, "plot_attention: has a colorbar", hint="fig.colorbar(image, ax=ax), or seaborn.heatmap's cbar=True")
 def test_plot_attention_colorbar(student):
-    _, heatmap = draw(student)
+    _, heatmap = drawn(student)
     if not heatmap.colorbar:
         raise fail("the heatmap has no colorbar", "heatmap_no_colorbar")
 
@@ -186,7 +205,7 @@ def test_plot_attention_colorbar(student):
 @check("E.1", 1, "plot_attention: colour range fixed to [0, 1]", hint="vmin=0, vmax=1 (imshow and seaborn.heatmap both take them)")
 def test_plot_attention_color_range(student):
     weights = probe_weights()
-    _, heatmap = draw(student)
+    _, heatmap = drawn(student)
     low, high = heatmap.clim
     if low is not None and high is not None and abs(low) < 1e-9 and abs(high - 1.0) < 1e-9:
         return
@@ -198,7 +217,7 @@ def test_plot_attention_color_range(student):
 
 @check("E.1", 1, "plot_attention: both axes have a label", hint="ax.set_xlabel('query position'); ax.set_ylabel('key position')")
 def test_plot_attention_axis_labels(student):
-    description, _ = draw(student)
+    description, _ = drawn(student)
     axes = target_axes(description)
     missing = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if not str(axes.get(key, "")).strip()]
     if missing:
@@ -207,6 +226,7 @@ def test_plot_attention_axis_labels(student):
 
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", hint="if ax is None: fig, ax = plt.subplots(); then draw on ax, never on plt.gca()")
 def test_plot_attention_uses_given_axes(student):
+    drawn(student)
     description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES)
     given = description.get("given_axes", -1) if isinstance(description, dict) else -1
     if not isinstance(given, int) or given < 0 or description.get("target") != given:
@@ -218,8 +238,8 @@ def test_plot_attention_uses_given_axes(student):
 
 @check("E.1", 1, "plot_attention: shows the title= it is given", hint="if title: ax.set_title(title)")
 def test_plot_attention_title(student):
-    description, _ = draw(student)
+    description, _ = drawn(student)
     shown = str(target_axes(description).get("title", ""))
     if shown.strip() != TITLE:
-        raise fail("the title given as title= is not the Axes title" if not shown.strip() else "the Axes title is not the text given as title=")
+        raise fail("the title given as title= is not the Axes title: the task asks for ax.set_title(title)" if not shown.strip() else "the Axes title is not the text given as title=")
 
