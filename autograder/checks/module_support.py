@@ -77,8 +77,11 @@ def load_weights(student: Any, handle: Handle, state: Params, owner: str, names:
     if not isinstance(loaded, dict):
         raise CheckFailure(f"{owner}.load_state_dict() gave no account of the parameters it loaded")
     absent = sorted(str(k) for k in loaded.get("unexpected", []))
+    own = sorted(str(k) for k in loaded.get("missing", []))  # named only to help rename, never failed for
+    if absent and own:
+        raise CheckFailure.keyed("no_parameter_but", where=owner, names=", ".join(absent), own=", ".join(own), expected=", ".join(names))
     if absent:
-        raise CheckFailure(f"{owner} has no parameter {', '.join(absent)}: name the layers as the task says ({', '.join(names)})")
+        raise CheckFailure.keyed("no_parameter", where=owner, names=", ".join(absent), expected=", ".join(names))
 
 
 def names_of(cls: str) -> tuple[str, ...]:
@@ -118,7 +121,7 @@ def expect_parameter_gradients(result: dict, module: torch.nn.Module, names: Any
     for name in names:
         grad = got.get(name)
         if not isinstance(grad, torch.Tensor):
-            raise CheckFailure(f"{owner}: no gradient reaches {name} (is it used, and not detached?)")
+            raise CheckFailure.keyed("no_gradient", where=owner, name=name)
         expect_match(grad, expected[name].grad, f"the gradient of {name}", what="gradients")
 
 

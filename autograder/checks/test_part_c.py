@@ -200,9 +200,9 @@ def test_mha_train_dropout(student, gen, seed):
             raise fail_with(f"{MHA} in training mode returned weights that do not sum to 1", "mha_weights_after_dropout")
         expect_match(weights, expected_weights, f"{MHA} in training mode (weights)")
     if torch.allclose(output, expected_out, rtol=1e-5, atol=1e-7):
-        raise CheckFailure(f"{MHA} in training mode with dropout=0.5 gives the output without dropout: apply self.dropout to the weights that multiply V")
+        raise CheckFailure.keyed("mha_output_without_dropout", where=f"{MHA} in training mode")
     if not dropped_weights_explain(output, state, query, key, p_drop=0.5):
-        raise CheckFailure(f"{MHA} in training mode: the output is not what dropping some attention weights gives: apply self.dropout to the weights that multiply V, not to the output or the heads")
+        raise CheckFailure.keyed("mha_dropout_not_on_weights", where=f"{MHA} in training mode")
 
 
 def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor, key: torch.Tensor, *, p_drop: float = 0.5) -> bool:

@@ -111,10 +111,10 @@ def test_block_dropout(student, gen, seed):
     trained, train_weights = forward_checked(student, handle, where, OUT, WEIGHTS, x, seed=seed)
     expect_match(train_weights, weights, f"{where} (weights)")
     if torch.allclose(trained, first, rtol=1e-5, atol=1e-7):
-        raise CheckFailure(f"{where} with dropout=0.5 gives the same output as in eval mode: apply the block's own self.dropout to the attention output")
+        raise CheckFailure.keyed("block_dropout_missing", where=where)
     attended = mha(state, H, x, prefix="attn.")[0]  # (B, S, E)
     if not block_dropout_explains(trained, state, x, attended, p_drop=0.5):
-        raise CheckFailure(f"{where}: the output is not norm(x + dropout(attention output)) for any dropout: apply self.dropout to the attention output, before adding x")
+        raise CheckFailure.keyed("block_dropout_misplaced", where=where)
 
 
 def block_dropout_explains(y: torch.Tensor, p: Params, x: torch.Tensor, attended: torch.Tensor, *, p_drop: float) -> bool:

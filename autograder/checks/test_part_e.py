@@ -79,7 +79,7 @@ def drawn(student: Student) -> tuple[dict, Heatmap]:
     expected = probe_weights().flatten().sort().values.numpy()
     shown = np.sort(heatmap.values.flatten())
     if shown.shape != expected.shape or not np.allclose(shown, expected, rtol=1e-4, atol=1e-5):
-        raise fail("the heatmap does not show the weights it was given, so its labels, colours and title earn nothing yet: draw the weight matrix itself")
+        raise CheckFailure.keyed("heatmap_values_missing")
     return description, heatmap
 
 
@@ -174,7 +174,7 @@ def test_plot_attention_tick_labels(student):
     expected = probe_weights()  # (Lq, Lk)
     wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - float(expected[i, j])) > 1e-5]
     if wrong:
-        raise fail(f"{len(wrong)} of {LQ * LK} cells sit under tick labels that name another query or key: each label must name the row or column it is on (keep the tokens in the order of the matrix)")
+        raise CheckFailure.keyed("heatmap_labels_misplaced", count=len(wrong), total=LQ * LK)
 
 
 @check("E.1", 2, "plot_attention: the cell under (query, key) shows that pair's weight", hint="imshow draws rows top to bottom: show weights.T so that rows are keys")
@@ -241,5 +241,5 @@ def test_plot_attention_title(student):
     description, _ = drawn(student)
     shown = str(target_axes(description).get("title", ""))
     if shown.strip() != TITLE:
-        raise fail("the title given as title= is not the Axes title: the task asks for ax.set_title(title)" if not shown.strip() else "the Axes title is not the text given as title=")
+        raise CheckFailure.keyed("heatmap_title_missing") if not shown.strip() else fail("the Axes title is not the text given as title=")
 
