@@ -60,7 +60,7 @@ def build_student(student: Any, cls: str, args: tuple, state: Params, seed: int,
     handle = student.new(cls, *args, seed=seed, **(kwargs or {}))
     handle = student.method(handle, "double", where=f"{call}.double()")
     if not isinstance(handle, Handle):
-        raise CheckFailure(f"{call}.double() did not return the module")
+        raise CheckFailure.keyed("double_lost", where=call)
     load_weights(student, handle, state, call, names_of(cls))
     student.train(handle, training, where=f"{call}.train({training})")
     return handle
@@ -75,7 +75,7 @@ def load_weights(student: Any, handle: Handle, state: Params, owner: str, names:
     """
     loaded = student.load_state_dict(handle, state, where=f"{owner}.load_state_dict(...)", strict=False)
     if not isinstance(loaded, dict):
-        raise CheckFailure(f"{owner}.load_state_dict() gave no account of the parameters it loaded")
+        raise CheckFailure.keyed("load_no_account", where=owner)
     absent = sorted(str(k) for k in loaded.get("unexpected", []))
     own = sorted(str(k) for k in loaded.get("missing", []))  # named only to help rename, never failed for
     if absent and own:
@@ -137,7 +137,7 @@ def expect_match(actual: torch.Tensor, expected: torch.Tensor, where: str, varia
             raise
         key = name_mistake(actual, variants)
         if key:
-            raise CheckFailure(f"{failure.message}: {MISTAKES[key].en}", key, MISTAKES[key].en) from None
+            raise CheckFailure(f"{failure.message}: {MISTAKES[key].en}", key, MISTAKES[key].en, failure.key, failure.values) from None
         raise
 
 

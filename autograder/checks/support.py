@@ -57,7 +57,7 @@ def expect_tensor(value: Any, where: str, shape: tuple[int, ...] | None = None, 
 
 def expect_pair(value: Any, where: str) -> tuple[Any, Any]:
     if not isinstance(value, tuple) or len(value) != 2:
-        kind = f"tuple of {len(value)}" if isinstance(value, tuple) else type(value).__name__
+        kind = f"a tuple of {len(value)}" if isinstance(value, tuple) else type(value).__name__
         raise CheckFailure.keyed("not_a_pair", where=where, kind=kind)
     return value
 

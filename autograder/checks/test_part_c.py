@@ -82,17 +82,17 @@ def test_mha_parameters(student, seed):
     handle = student.new("MultiHeadAttention", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting MultiHeadAttention")
     if not info.get("module"):
-        raise CheckFailure(f"MultiHeadAttention is a {info.get('type')}, expected a subclass of nn.Module")
+        raise CheckFailure.keyed("not_a_module", where="MultiHeadAttention", kind=str(info.get("type")))
     params = {name: tuple(shape) for name, shape in info["parameters"].items()}
     for name in PROJECTIONS:
         if info["children"].get(name) != "Linear":
-            raise CheckFailure(f"MultiHeadAttention has no nn.Linear named {name}")
+            raise CheckFailure.keyed("no_linear", where="MultiHeadAttention", name=name)
         for suffix, shape in (("weight", (E, E)), ("bias", (E,))):
             if params.get(f"{name}.{suffix}") != shape:
-                raise CheckFailure(f"MultiHeadAttention.{name}.{suffix} should have shape {shape}, found {params.get(f'{name}.{suffix}')}")
+                raise CheckFailure.keyed("param_shape", where=f"MultiHeadAttention.{name}.{suffix}", expected=str(shape), got=str(params.get(f"{name}.{suffix}")))
     is_module = info["children"].get("dropout") == "Dropout" and abs(info["dropout_p"].get("dropout", -1) - 0.25) < 1e-12
     if not is_module and info["attributes"].get("dropout") not in ("float", "int"):
-        raise CheckFailure("MultiHeadAttention has no self.dropout = nn.Dropout(dropout) with the p it was given")
+        raise CheckFailure.keyed("mha_no_dropout")
 
 
 @check("C.3", 1, "MultiHeadAttention: bias=False gives projections without bias", hint="pass bias=bias to each nn.Linear")
@@ -101,10 +101,10 @@ def test_mha_no_bias(student, seed):
     info = student.describe(handle, "inspecting MultiHeadAttention(bias=False)")
     biases = sorted(name for name in info.get("parameters", {}) if name.endswith("bias"))
     if biases:
-        raise CheckFailure(f"MultiHeadAttention(..., bias=False) still has {', '.join(biases)}")
+        raise CheckFailure.keyed("still_has_bias", where="MultiHeadAttention(..., bias=False)", names=", ".join(biases))
     missing = [name for name in PROJECTIONS if f"{name}.weight" not in info.get("parameters", {})]
     if missing:
-        raise CheckFailure(f"MultiHeadAttention(..., bias=False) has no {', '.join(missing)}")
+        raise CheckFailure.keyed("has_no", where="MultiHeadAttention(..., bias=False)", names=", ".join(missing))
 
 
 @check("C.3", 1, "MultiHeadAttention: ValueError when embed_dim is not divisible by num_heads", hint="check embed_dim % num_heads in __init__ and raise ValueError")
@@ -113,9 +113,9 @@ def test_mha_value_error(student, seed):
         student.new("MultiHeadAttention", 10, 3, seed=seed)
     except StudentException as error:
         if error.kind != "ValueError":
-            raise CheckFailure(f"MultiHeadAttention(10, 3) raised {error.kind}, expected ValueError") from None
+            raise CheckFailure.keyed("wrong_exception", where="MultiHeadAttention(10, 3)", kind=error.kind) from None
         return
-    raise CheckFailure("MultiHeadAttention(10, 3) did not raise ValueError (10 is not divisible by 3)")
+    raise CheckFailure.keyed("no_value_error")
 
 
 @check("C.3", 1, "MultiHeadAttention: output (B, Lq, E), weights per head (B, H, Lq, Lk)", hint="return the weights of every head, not their average")
@@ -261,9 +261,9 @@ def test_mha_gradcheck(student, gen, seed):
     try:
         ok = torch.autograd.gradcheck(lambda t: _RemoteForward.apply(student, handle, t), (x,), eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False)
     except RuntimeError as error:
-        raise CheckFailure(f"MultiHeadAttention: gradients could not be computed ({str(error)[:200]})") from None
+        raise CheckFailure.keyed("gradients_failed", where="MultiHeadAttention", text=str(error)[:200]) from None
     if not ok:
-        raise CheckFailure("MultiHeadAttention: the gradients autograd computes do not match finite differences (torch.autograd.gradcheck failed)")
+        raise CheckFailure.keyed("gradcheck_failed", where="MultiHeadAttention")
 
 
 @check("C.3", 1, "MultiHeadAttention: permuting query positions permutes the output; batch elements are independent", hint="no mixing across the batch axis or across positions", visibility="hidden")

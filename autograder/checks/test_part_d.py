@@ -54,17 +54,17 @@ def test_block_parameters(student, seed):
     handle = student.new("AttentionBlock", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting AttentionBlock")
     if not info.get("module"):
-        raise CheckFailure(f"AttentionBlock is a {info.get('type')}, expected a subclass of nn.Module")
+        raise CheckFailure.keyed("not_a_module", where="AttentionBlock", kind=str(info.get("type")))
     children, params = info["children"], {name: tuple(shape) for name, shape in info["parameters"].items()}
     if children.get("attn") != "MultiHeadAttention":
-        raise CheckFailure(f"AttentionBlock.attn should be your MultiHeadAttention, found {children.get('attn', 'nothing')}")
+        raise CheckFailure.keyed("block_attn_class", kind=str(children.get("attn", "nothing")))
     if children.get("norm") != "LayerNorm" or params.get("norm.weight") != (E,):
-        raise CheckFailure("AttentionBlock.norm should be nn.LayerNorm(embed_dim)")
+        raise CheckFailure.keyed("block_norm")
     missing = [f"attn.{name}" for name in PROJECTIONS if params.get(f"attn.{name}.weight") != (E, E)]
     if missing:
-        raise CheckFailure(f"AttentionBlock has no {', '.join(missing)} of shape ({E}, {E})")
+        raise CheckFailure.keyed("block_no_projections", names=", ".join(missing), expected=f"({E}, {E})")
     if children.get("dropout") != "Dropout" and info["attributes"].get("dropout") not in ("float", "int"):
-        raise CheckFailure("AttentionBlock has no self.dropout = nn.Dropout(dropout)")
+        raise CheckFailure.keyed("block_no_dropout")
 
 
 @check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", hint="return the block's output and the attention weights")
@@ -105,7 +105,7 @@ def test_block_dropout(student, gen, seed):
     student.train(handle, True, where="AttentionBlock.train()")
     attn = student.method(handle, "get_submodule", "attn", where="AttentionBlock.get_submodule('attn')")
     if not isinstance(attn, Handle):
-        raise CheckFailure("AttentionBlock.attn is not a module")
+        raise CheckFailure.keyed("not_module", where="AttentionBlock.attn")
     student.train(attn, False, where="AttentionBlock.attn.eval()")
     where = f"{BLOCK} in training mode (its attention in eval mode)"
     trained, train_weights = forward_checked(student, handle, where, OUT, WEIGHTS, x, seed=seed)
@@ -122,8 +122,8 @@ def block_dropout_explains(y: torch.Tensor, p: Params, x: torch.Tensor, attended
 
     At each position, LayerNorm(z) = gamma * u + beta with z = sigma * u + mu for two unknown numbers
     sigma > 0 and mu. Each element of z is x (dropped) or x + attended / (1-p) (kept): the two
-    candidates of the first two elements fix (sigma, mu) four ways, and one of them must explain
-    every element.
+    candidates of the elements with the largest and smallest u fix (sigma, mu) four ways, and one
+    of them must explain every element.
     """
     u = (y - p["norm.bias"]) / p["norm.weight"]  # (B, S, E)
     kept = x + attended / (1 - p_drop)  # (B, S, E)
@@ -135,13 +135,15 @@ def block_dropout_explains(y: torch.Tensor, p: Params, x: torch.Tensor, attended
 
 
 def _position_explained(u: torch.Tensor, dropped: torch.Tensor, kept: torch.Tensor) -> bool:
+    """u, dropped, kept: (E,) at one position."""
     tol = 1e-6 * (1 + max(dropped.abs().max().item(), kept.abs().max().item()))
-    for first in (dropped[0], kept[0]):
-        for second in (dropped[1], kept[1]):
-            if abs(u[0] - u[1]) < 1e-12:
-                return False
-            sigma = (first - second) / (u[0] - u[1])
-            mu = first - sigma * u[0]
+    i, j = int(u.argmax()), int(u.argmin())
+    if u[i] - u[j] < 1e-9:  # a LayerNorm output is never constant across E > 1 features
+        return False
+    for first in (dropped[i], kept[i]):
+        for second in (dropped[j], kept[j]):
+            sigma = (first - second) / (u[i] - u[j])
+            mu = first - sigma * u[i]
             z = sigma * u + mu  # (E,)
             if sigma > 0 and bool((((z - dropped).abs() <= tol) | ((z - kept).abs() <= tol)).all()):
                 return True

@@ -61,7 +61,7 @@ def draw(student: Student) -> tuple[dict, Heatmap]:
     description = drawing(student)
     returned = description.get("returned") if isinstance(description, dict) else None
     if returned not in ("Axes", "AxesSubplot"):
-        raise fail(f"plot_attention returned {returned}, expected the matplotlib Axes it drew on")
+        raise CheckFailure.keyed("plot_returned", kind=str(returned))
     try:
         return description, read_heatmap(description)
     except UnreadablePlot as error:
@@ -88,7 +88,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
     if heatmap.shape == (LQ, LK):
         return fail(f"the heatmap has {LQ} rows and {LK} columns, one column per key", "heatmap_transposed")
     if heatmap.shape != (LK, LQ):
-        return fail(f"the heatmap has {heatmap.shape[0]} rows and {heatmap.shape[1]} columns for {LQ} queries and {LK} keys: draw one cell per (query, key) pair")
+        return CheckFailure.keyed("heatmap_cell_count", rows=heatmap.shape[0], cols=heatmap.shape[1], lq=LQ, lk=LK)
     columns, rows = set(heatmap.column_labels), set(heatmap.row_labels)
     if columns - {""} <= set(KEY_TOKENS) and rows - {""} <= set(QUERY_TOKENS) and (columns | rows) - {""}:
         return fail("the horizontal axis is labelled with the key tokens and the vertical one with the query tokens", "heatmap_transposed")
@@ -98,7 +98,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
         which = " and ".join(missing)
         if unlabelled:
             return fail(f"the {which} axis ticks do not carry the tokens", "heatmap_unlabelled")
-        return fail(f"the {which} axis ticks do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))")
+        return CheckFailure.keyed("ticks_not_per_cell", which=which)
     return None
 
 
@@ -189,10 +189,10 @@ def test_plot_attention_cell_values(student):
         wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - expected[j, i]) > 1e-5]
         if not wrong:
             return
-        raise fail(f"{len(wrong)} of {LQ * LK} cells do not show the weight of the (query, key) pair their labels name")
+        raise CheckFailure.keyed("cells_mislabelled", count=len(wrong), total=LQ * LK)
     if shows_matrix(heatmap, expected.T):
         raise fail("the cells show the weight matrix transposed (one row per query)", "heatmap_transposed")
-    raise fail("the cells do not show the weight matrix (rows = keys, columns = queries)")
+    raise CheckFailure.keyed("cells_wrong")
 
 
 @check("E.1", 1, "plot_attention: has a colorbar", hint="fig.colorbar(image, ax=ax), or seaborn.heatmap's cbar=True")
@@ -221,7 +221,7 @@ def test_plot_attention_axis_labels(student):
     axes = target_axes(description)
     missing = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if not str(axes.get(key, "")).strip()]
     if missing:
-        raise fail(f"the {' and '.join(missing)} axis has no label: name what it shows (query / key positions)")
+        raise CheckFailure.keyed("axis_unlabelled", which=" and ".join(missing))
 
 
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", hint="if ax is None: fig, ax = plt.subplots(); then draw on ax, never on plt.gca()")
@@ -230,10 +230,10 @@ def test_plot_attention_uses_given_axes(student):
     description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES)
     given = description.get("given_axes", -1) if isinstance(description, dict) else -1
     if not isinstance(given, int) or given < 0 or description.get("target") != given:
-        raise fail("with ax= given, plot_attention drew on another figure or returned another Axes: draw on ax and return it")
+        raise CheckFailure.keyed("given_axes_ignored")
     axes = target_axes(description)
     if not axes.get("images") and not axes.get("meshes"):
-        raise fail("with ax= given, the heatmap is not on that Axes")
+        raise CheckFailure.keyed("given_axes_empty")
 
 
 @check("E.1", 1, "plot_attention: shows the title= it is given", hint="if title: ax.set_title(title)")
@@ -241,5 +241,5 @@ def test_plot_attention_title(student):
     description, _ = drawn(student)
     shown = str(target_axes(description).get("title", ""))
     if shown.strip() != TITLE:
-        raise CheckFailure.keyed("heatmap_title_missing") if not shown.strip() else fail("the Axes title is not the text given as title=")
+        raise CheckFailure.keyed("heatmap_title_missing") if not shown.strip() else CheckFailure.keyed("title_wrong")
 

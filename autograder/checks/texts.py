@@ -143,6 +143,64 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{where} 没有参数 {names}（它有的是 {own}）：请按题目要求给各层命名（{expected}）",
     },
     "no_gradient": {"en": "{where}: no gradient reaches {name} (is it used, and not detached?)", "zh": "{where}：梯度没有传到 {name}（它被用到了吗？有没有被 detach？）"},
+    "gradients_failed": {"en": "{where}: gradients could not be computed ({text})", "zh": "{where}：无法计算梯度（{text}）"},
+    "gradcheck_failed": {
+        "en": "{where}: the gradients autograd computes do not match finite differences (torch.autograd.gradcheck failed)",
+        "zh": "{where}：autograd 算出的梯度与有限差分不一致（torch.autograd.gradcheck 未通过）",
+    },
+    "double_lost": {"en": "{where}.double() did not return the module", "zh": "{where}.double() 没有返回模块本身"},
+    "load_no_account": {"en": "{where}.load_state_dict() gave no account of the parameters it loaded", "zh": "{where}.load_state_dict() 没有报告它加载了哪些参数"},
+    # A
+    "blocked_nonzero": {"en": "masked_softmax: blocked keys (mask False) got a non-zero weight", "zh": "masked_softmax：被屏蔽的 key（掩码为 False）得到了非零权重"},
+    "fully_blocked_not_zero": {"en": "masked_softmax: a fully blocked row is not all zeros", "zh": "masked_softmax：全部被屏蔽的一行不全为 0"},
+    "changed_scores": {
+        "en": "masked_softmax changed the scores it was given: work on a copy (masked_fill, not masked_fill_)",
+        "zh": "masked_softmax 修改了传入的分数：请在副本上操作（用 `masked_fill`，而不是 `masked_fill_`）",
+    },
+    "changed_mask": {"en": "masked_softmax changed the mask it was given", "zh": "masked_softmax 修改了传入的掩码"},
+    "causal_wrong": {"en": "{where} is wrong: query i may attend to keys 0..i", "zh": "{where} 不对：query i 只能关注 key 0..i"},
+    # B-D: the modules' parts
+    "not_a_module": {"en": "{where} is a {kind}, expected a subclass of nn.Module", "zh": "{where} 是 {kind}，应为 nn.Module 的子类"},
+    "no_linear": {"en": "{where} has no nn.Linear named {name}", "zh": "{where} 没有名为 {name} 的 nn.Linear"},
+    "param_shape": {"en": "{where} should have shape {expected}, found {got}", "zh": "{where} 的形状应为 {expected}，实际是 {got}"},
+    "mha_no_dropout": {
+        "en": "MultiHeadAttention has no self.dropout = nn.Dropout(dropout) with the p it was given",
+        "zh": "MultiHeadAttention 没有按传入的 p 创建 `self.dropout = nn.Dropout(dropout)`",
+    },
+    "still_has_bias": {"en": "{where} still has {names}", "zh": "{where} 仍然有 {names}"},
+    "has_no": {"en": "{where} has no {names}", "zh": "{where} 没有 {names}"},
+    "wrong_exception": {"en": "{where} raised {kind}, expected ValueError", "zh": "{where} 抛出了 {kind}，应抛出 `ValueError`"},
+    "no_value_error": {
+        "en": "MultiHeadAttention(10, 3) did not raise ValueError (10 is not divisible by 3)",
+        "zh": "`MultiHeadAttention(10, 3)` 没有抛出 `ValueError`（10 不能被 3 整除）",
+    },
+    "block_attn_class": {"en": "AttentionBlock.attn should be your MultiHeadAttention, found {kind}", "zh": "`AttentionBlock.attn` 应为你的 MultiHeadAttention，实际是 {kind}"},
+    "block_norm": {"en": "AttentionBlock.norm should be nn.LayerNorm(embed_dim)", "zh": "`AttentionBlock.norm` 应为 `nn.LayerNorm(embed_dim)`"},
+    "block_no_projections": {"en": "AttentionBlock has no {names} of shape {expected}", "zh": "AttentionBlock 没有形状为 {expected} 的 {names}"},
+    "block_no_dropout": {"en": "AttentionBlock has no self.dropout = nn.Dropout(dropout)", "zh": "AttentionBlock 没有 `self.dropout = nn.Dropout(dropout)`"},
+    "not_module": {"en": "{where} is not a module", "zh": "{where} 不是模块"},
+    # E
+    "plot_returned": {"en": "plot_attention returned {kind}, expected the matplotlib Axes it drew on", "zh": "plot_attention 返回了 {kind}，应返回它所画的 matplotlib Axes"},
+    "heatmap_cell_count": {
+        "en": "the heatmap has {rows} rows and {cols} columns for {lq} queries and {lk} keys: draw one cell per (query, key) pair",
+        "zh": "热力图有 {rows} 行 {cols} 列，而 query 有 {lq} 个、key 有 {lk} 个：每个 (query, key) 对画一个格子",
+    },
+    "ticks_not_per_cell": {
+        "en": "the {which} axis ticks do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))",
+        "zh": "{which}的刻度没有做到每个格子一个、每个词元都有：把刻度放在格子中心，每个刻度一个词元（`ax.set_xticks(range(Lq), labels=...)`）",
+    },
+    "cells_mislabelled": {
+        "en": "{count} of {total} cells do not show the weight of the (query, key) pair their labels name",
+        "zh": "{total} 个格子中有 {count} 个显示的不是其标签所指 (query, key) 对的权重",
+    },
+    "cells_wrong": {"en": "the cells do not show the weight matrix (rows = keys, columns = queries)", "zh": "格子显示的不是权重矩阵（行 = key，列 = query）"},
+    "axis_unlabelled": {"en": "the {which} axis has no label: name what it shows (query / key positions)", "zh": "{which}没有标签：写明它表示什么（Query / Key 位置）"},
+    "given_axes_ignored": {
+        "en": "with ax= given, plot_attention drew on another figure or returned another Axes: draw on ax and return it",
+        "zh": "给出 `ax=` 时，plot_attention 画在了别的图上或返回了别的 Axes：请画在 ax 上并返回它",
+    },
+    "given_axes_empty": {"en": "with ax= given, the heatmap is not on that Axes", "zh": "给出 `ax=` 时，热力图不在那个 Axes 上"},
+    "title_wrong": {"en": "the Axes title is not the text given as title=", "zh": "Axes 的标题不是 `title=` 传入的文字"},
     # the plugin (autograder/checks/plugin.py)
     "student_raised": {"en": "{where} raised {kind}: {text}", "zh": "{where} 抛出了 {kind}：{text}"},
     "student_failed": {"en": "{text}", "zh": "调用你的代码没有得到结果：{text}"},
@@ -212,6 +270,7 @@ WHERE_PATTERNS: tuple[tuple[str, str], ...] = (  # (regex over the words, Chines
     (r"with a mask of shape (.+)", r"（形状为 \1 的掩码）"),
     (r"on (\(.+\)) with (\d+) heads?", r"（形状 \1，\2 个头）"),
 )
+AXIS_WORDS = {"horizontal": "横轴", "vertical": "纵轴", "horizontal and vertical": "横轴和纵轴"}
 WHAT_WORDS = {"values": "数值", "gradients": "梯度", "weights": "权重", "maps": "注意力图", "logits": "logits"}
 _CODE = re.compile(r"^[\w.]+(?:\([^()]*\))?(?:\.[\w]+(?:\([^()]*\))?)*")
 
@@ -256,6 +315,8 @@ def localise_args(args: dict[str, object], lang: str) -> dict[str, object]:
             shown[name] = where_text(str(value), lang)
         elif name == "what" and lang != DEFAULT_LANG:
             shown[name] = WHAT_WORDS.get(str(value), "")
+        elif name == "which" and lang != DEFAULT_LANG:
+            shown[name] = AXIS_WORDS.get(str(value), "")
         elif lang != DEFAULT_LANG and name in ("text", "kind", "got", "expected", "used", "names", "name", "own"):
             shown[name] = f"`{value}`"
         else:
