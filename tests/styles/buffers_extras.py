@@ -66,6 +66,7 @@ class MultiHeadAttention(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.register_buffer("scale", torch.tensor(1.0 / math.sqrt(embed_dim // num_heads)))
         self.gate = nn.Parameter(torch.ones(()))  # an extra parameter that leaves the values alone
+        self.gate_bias = nn.Parameter(torch.zeros(()))  # another, whose name ends in "bias" (bias=False keeps it)
         self.extra = nn.Identity()  # an extra submodule
 
     def forward(self, query, key=None, value=None, mask=None):
@@ -76,7 +77,7 @@ class MultiHeadAttention(nn.Module):
         v = split_heads(self.W_v(value), self.num_heads)
         scores = (q @ k.transpose(-2, -1)) * self.scale.to(q.dtype)
         weights = masked_softmax(scores, mask)
-        heads = self.extra(self.dropout(weights) @ v) * (self.gate / self.gate.detach())
+        heads = self.extra(self.dropout(weights) @ v) * (self.gate / self.gate.detach()) + (self.gate_bias - self.gate_bias.detach())
         return self.W_o(merge_heads(heads)), weights
 
 
