@@ -23,5 +23,5 @@ def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
     else:
         ax.figure.colorbar(picture, cax=bar_ax)
     if title:
-        ax.set_title(title)
+        ax.set_title(title, loc="left")
     return ax
