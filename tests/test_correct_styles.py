@@ -49,3 +49,11 @@ def test_matshow_style_really_differs_from_the_reference():
     source = _matshow_layout()
     assert "matshow(" in source and "add_gridspec" in source and "imshow(" not in source
     assert len(re.findall(r"^def plot_attention\(", source, re.MULTILINE)) == 1
+
+
+def test_the_title_rule_the_checks_grade_is_in_the_contract():
+    """E.1 grades the title on the heatmap's Axes: the docstring and the student README say so."""
+    docstring = REFERENCE.read_text(encoding="utf-8").split("def plot_attention(")[1].split('"""')[1]
+    readme = (REPO / "solutions" / "attention" / "README.md").read_text(encoding="utf-8")
+    assert "ax.set_title(title)" in docstring and "suptitle" in docstring
+    assert "ax.set_title" in readme
