@@ -137,3 +137,14 @@ def test_chinese_feedback_pages_hold_no_english_sentence(name, grade, tmp_path):
     assert not english_runs(html_prose(page)), english_runs(html_prose(page))
     english = render_markdown(result, "en", show_after_due=True)
     assert english_runs(markdown_prose(english)), "the detector must find the English page's sentences"
+
+
+def test_an_unreadable_figure_is_explained_in_chinese(grade, reference_source, tmp_path):
+    drawing = 'image = ax.imshow(matrix.T.numpy(), cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")  # (Lk, Lq)'
+    assert reference_source.count(drawing) == 1
+    source = reference_source.replace(drawing, 'ax.plot([0, 1])\n    image = plt.cm.ScalarMappable(cmap="Blues")')
+    result = grade(source, name="no_heatmap", parts={"E"})
+    keys = {c.message_key for c in result.checks if not c.passed}
+    assert keys == {"plot_no_heatmap"}, keys
+    page = render_markdown(result, "zh")
+    assert "上没有热力图" in page and not english_runs(markdown_prose(page)), english_runs(markdown_prose(page))

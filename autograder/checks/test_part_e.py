@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from autograder.checks.plugin import CheckFailure, check
+from autograder.checks.texts import key_of_english
 from autograder.heatmap import (
     NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
@@ -65,7 +66,8 @@ def draw(student: Student) -> tuple[dict, Heatmap]:
     try:
         return description, read_heatmap(description)
     except UnreadablePlot as error:
-        raise fail(str(error)) from None
+        key = key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
+        raise (CheckFailure(str(error), key=key) if key else fail(str(error))) from None
 
 
 def drawn(student: Student) -> tuple[dict, Heatmap]:

@@ -201,6 +201,20 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "given_axes_empty": {"en": "with ax= given, the heatmap is not on that Axes", "zh": "给出 `ax=` 时，热力图不在那个 Axes 上"},
     "title_wrong": {"en": "the Axes title is not the text given as title=", "zh": "Axes 的标题不是 `title=` 传入的文字"},
+    # why a figure cannot be read (autograder.heatmap.UnreadablePlot; matched by their English text)
+    "plot_empty": {"en": "the heatmap is empty", "zh": "热力图是空的"},
+    "plot_rgb": {
+        "en": "the heatmap is drawn as an RGB(A) picture, so its values cannot be read: pass the weight matrix itself to imshow (with cmap=...), not colours",
+        "zh": "热力图是以 RGB(A) 图片画出的，读不出数值：请把权重矩阵本身传给 imshow（配合 `cmap=...`），而不是颜色",
+    },
+    "plot_mesh_colours": {"en": "the heatmap mesh holds colours, not values: pass the weight matrix itself", "zh": "热力图的网格里存的是颜色而不是数值：请传入权重矩阵本身"},
+    "plot_nothing": {"en": "nothing was drawn: plot_attention must draw on a matplotlib Axes and return it", "zh": "什么也没有画出来：plot_attention 必须画在一个 matplotlib Axes 上并返回它"},
+    "plot_no_heatmap": {
+        "en": "the Axes that plot_attention returned holds no heatmap: draw with ax.imshow(...) or seaborn.heatmap(..., ax=ax) on that Axes",
+        "zh": "plot_attention 返回的 Axes 上没有热力图：请在这个 Axes 上用 `ax.imshow(...)` 或 `seaborn.heatmap(..., ax=ax)` 画图",
+    },
+    "plot_grid_mismatch": {"en": "the heatmap's cells and its grid do not agree", "zh": "热力图的格子与它的网格不一致"},
+    "plot_malformed": {"en": "the description of your figure is malformed", "zh": "你的图的描述格式不正确"},
     # the plugin (autograder/checks/plugin.py)
     "student_raised": {"en": "{where} raised {kind}: {text}", "zh": "{where} 抛出了 {kind}：{text}"},
     "student_failed": {"en": "{text}", "zh": "调用你的代码没有得到结果：{text}"},
@@ -328,6 +342,14 @@ def render_message(key: str, args: dict[str, object], lang: str) -> str:
     """The message `key` in `lang`; KeyError for an unknown key."""
     template = MESSAGES[key].get(lang) or MESSAGES[key][DEFAULT_LANG]
     return template.format(**localise_args(args, lang))
+
+
+def key_of_english(text: str) -> str:
+    """The key of the argument-free message whose English text is `text` ('' when none is)."""
+    for key, templates in MESSAGES.items():
+        if "{" not in templates[DEFAULT_LANG] and templates[DEFAULT_LANG] == text:
+            return key
+    return ""
 
 
 def english(key: str, **args: object) -> str:
