@@ -51,6 +51,15 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{count} more check(s) will be shown after the due date.",
         "zh": "另有 {count} 项检查将在截止日期后显示。",
     },
+    "feedback.log_note": {
+        "en": "The grader's log lines:",
+        "zh": "评分程序的日志（原文）：",
+    },
+    "caption.plot_attention": {
+        "en": "plot_attention: your figure, the kit's render of the same weights, and what your figure shows minus those weights",
+        "zh": "plot_attention：你的图、本工具对同一组权重的渲染，以及你的图所显示的数值减去这组权重",
+    },
+    "caption.heatmap": {"en": "{name}", "zh": "注意力热力图 {name}：你的结果、参考结果与两者之差"},
     "feedback.execution_time": {"en": "Graded in {seconds} s", "zh": "评分用时 {seconds} 秒"},
     # statuses
     "status.passed": {"en": "passed", "zh": "通过"},

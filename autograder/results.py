@@ -48,6 +48,8 @@ class CheckResult:
     mistake_message: str = ""
     visibility: str = "visible"
     duration: float = 0.0
+    message_key: str = ""  # the message in autograder.checks.texts.MESSAGES ("" for English-only text)
+    message_args: dict[str, Any] = field(default_factory=dict)  # plain data the message is made from
 
     @property
     def passed(self) -> bool:

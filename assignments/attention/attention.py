@@ -167,6 +167,7 @@ def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
     Horizontal axis (横轴) = query positions, labelled with query_tokens;
     vertical axis (纵轴) = key positions, labelled with key_tokens.
     Colour range fixed to [0, 1], a colorbar, and axis labels. Draw on `ax` when given.
+    When `title` is given, it is the title of that Axes (ax.set_title(title), not fig.suptitle).
     Hint: imshow draws rows top to bottom, so the matrix to show is weights transposed;
     plt.imshow or seaborn.heatmap both work, then set_xticks/set_yticks with the tokens.
     """

@@ -60,13 +60,28 @@ def build_student(student: Any, cls: str, args: tuple, state: Params, seed: int,
     handle = student.new(cls, *args, seed=seed, **(kwargs or {}))
     handle = student.method(handle, "double", where=f"{call}.double()")
     if not isinstance(handle, Handle):
-        raise CheckFailure(f"{call}.double() did not return the module")
-    loaded = student.load_state_dict(handle, state, where=f"{call}.load_state_dict(...)", strict=False)
-    absent = sorted(loaded.get("unexpected", []))
-    if absent:
-        raise CheckFailure(f"{call} has no parameter {', '.join(absent)}: name the layers as the task says ({', '.join(names_of(cls))})")
+        raise CheckFailure.keyed("double_lost", where=call)
+    load_weights(student, handle, state, call, names_of(cls))
     student.train(handle, training, where=f"{call}.train({training})")
     return handle
+
+
+def load_weights(student: Any, handle: Handle, state: Params, owner: str, names: tuple[str, ...]) -> None:
+    """Load `state` (the contract's parameter names) into the student's module.
+
+    Only names in `state` that the module lacks fail: extra parameters, buffers or submodules the
+    student keeps are allowed by the contract (they stay as the student's __init__ made them, and
+    the values decide).
+    """
+    loaded = student.load_state_dict(handle, state, where=f"{owner}.load_state_dict(...)", strict=False)
+    if not isinstance(loaded, dict):
+        raise CheckFailure.keyed("load_no_account", where=owner)
+    absent = sorted(str(k) for k in loaded.get("unexpected", []))
+    own = sorted(str(k) for k in loaded.get("missing", []))  # named only to help rename, never failed for
+    if absent and own:
+        raise CheckFailure.keyed("no_parameter_but", where=owner, names=", ".join(absent), own=", ".join(own), expected=", ".join(names))
+    if absent:
+        raise CheckFailure.keyed("no_parameter", where=owner, names=", ".join(absent), expected=", ".join(names))
 
 
 def names_of(cls: str) -> tuple[str, ...]:
@@ -106,7 +121,7 @@ def expect_parameter_gradients(result: dict, module: torch.nn.Module, names: Any
     for name in names:
         grad = got.get(name)
         if not isinstance(grad, torch.Tensor):
-            raise CheckFailure(f"{owner}: no gradient reaches {name} (is it used, and not detached?)")
+            raise CheckFailure.keyed("no_gradient", where=owner, name=name)
         expect_match(grad, expected[name].grad, f"the gradient of {name}", what="gradients")
 
 
@@ -122,7 +137,7 @@ def expect_match(actual: torch.Tensor, expected: torch.Tensor, where: str, varia
             raise
         key = name_mistake(actual, variants)
         if key:
-            raise CheckFailure(f"{failure.message}: {MISTAKES[key].en}", key, MISTAKES[key].en) from None
+            raise CheckFailure(f"{failure.message}: {MISTAKES[key].en}", key, MISTAKES[key].en, failure.key, failure.values) from None
         raise
 
 

@@ -17,20 +17,38 @@ from typing import Any, Callable
 import pytest
 import torch
 
+from autograder.checks.texts import english
 from autograder.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
-from autograder.worker.client import StudentError
+from autograder.worker.client import NotImplementedYet, StudentError, StudentException
 
 MARKER = "attnkit_check"
 
 
 class CheckFailure(AssertionError):
-    """A check failed; `message` is for the student, `mistake` names a catalogue entry."""
+    """A check failed; `message` is for the student, `mistake` names a catalogue entry.
 
-    def __init__(self, message: str, mistake: str = "", mistake_message: str = ""):
+    `key` and `values` name the message in autograder.checks.texts.MESSAGES and its arguments, so
+    that a page can show it in any language; `message` is its English text (plus the mistake's,
+    when one is named). (Not `args`: BaseException owns that name.)
+    """
+
+    def __init__(self, message: str, mistake: str = "", mistake_message: str = "", key: str = "", values: dict | None = None):
         super().__init__(message)
         self.message = message
         self.mistake = mistake
         self.mistake_message = mistake_message
+        self.key = key
+        self.values = dict(values or {})
+
+    @classmethod
+    def keyed(cls, key: str, mistake: str = "", **args: Any) -> CheckFailure:
+        """A failure whose message is MESSAGES[key] (English here), naming `mistake` when given."""
+        from autograder.mistakes import MISTAKES
+
+        text = english(key, **args)
+        if mistake:
+            return cls(f"{text}: {MISTAKES[mistake].en}", mistake, MISTAKES[mistake].en, key, args)
+        return cls(text, key=key, values=args)
 
 
 @dataclass(frozen=True)
@@ -142,13 +160,27 @@ class AttnkitPlugin:
         if error is None:
             return CheckResult(points=info.points, status=PASSED, **base)
         if isinstance(error, CheckFailure):
-            return CheckResult(points=0.0, status=FAILED, message=error.message, mistake=error.mistake, mistake_message=error.mistake_message, **base)
+            return CheckResult(points=0.0, status=FAILED, message=error.message, mistake=error.mistake, mistake_message=error.mistake_message, message_key=error.key, message_args=error.values, **base)
         if isinstance(error, StudentError):
-            return CheckResult(points=0.0, status=FAILED, message=str(error), **base)
+            key, args = student_error_message(error)
+            return CheckResult(points=0.0, status=FAILED, message=str(error), message_key=key, message_args=args, **base)
         if isinstance(error, AssertionError):
             return CheckResult(points=0.0, status=FAILED, message=str(error).split("\nassert ")[0], **base)
         if isinstance(error, pytest.skip.Exception):
-            return CheckResult(points=0.0, status=ERROR, message="the check was skipped", **base)
+            return CheckResult(points=0.0, status=ERROR, message=english("check_skipped"), message_key="check_skipped", **base)
         print(f"attnkit: internal error in check {item.nodeid}:", file=sys.stderr)
         traceback.print_exception(error, file=sys.stderr)
-        return CheckResult(points=0.0, status=ERROR, message=f"the grader could not run this check ({type(error).__name__}); tell your instructor", **base)
+        args = {"kind": type(error).__name__}
+        return CheckResult(points=0.0, status=ERROR, message=english("internal_error", **args), message_key="internal_error", message_args=args, **base)
+
+
+def student_error_message(error: StudentError) -> tuple[str, dict[str, str]]:
+    """(message key, arguments) for a call into student code that gave no value."""
+    if isinstance(error, StudentException):
+        where = str(error).split(f" raised {error.kind}:")[0]
+        location = f" ({error.frames[-1]})" if error.frames else ""
+        return "student_raised", {"where": where, "kind": error.kind, "text": f"{error.text}{location}"}
+    if isinstance(error, NotImplementedYet):
+        where, _, detail = str(error).partition(": not implemented yet")
+        return "not_implemented", {"where": where, "detail": detail}
+    return "student_failed", {"text": str(error)}

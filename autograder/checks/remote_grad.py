@@ -22,7 +22,7 @@ class _Remote(torch.autograd.Function):
         if isinstance(output, tuple):
             output = output[0]
         if not isinstance(output, torch.Tensor):
-            raise CheckFailure(f"{name} returned {type(output).__name__}, expected a torch.Tensor")
+            raise CheckFailure.keyed("not_a_tensor", where=name, kind=type(output).__name__)
         return output
 
     @staticmethod
@@ -39,6 +39,6 @@ def remote_gradcheck(student: Any, name: str, inputs: list[torch.Tensor], **kwar
     try:
         ok = torch.autograd.gradcheck(lambda *xs: _Remote.apply(student, name, kwargs, *xs), leaves, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False)
     except RuntimeError as error:
-        raise CheckFailure(f"{name}: gradients could not be computed ({str(error)[:200]})") from None
+        raise CheckFailure.keyed("gradients_failed", where=name, text=str(error)[:200]) from None
     if not ok:
-        raise CheckFailure(f"{name}: the gradients autograd computes do not match finite differences (torch.autograd.gradcheck failed)")
+        raise CheckFailure.keyed("gradcheck_failed", where=name)

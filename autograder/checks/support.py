@@ -46,21 +46,19 @@ def fmt_shape(shape: Any) -> str:
 def expect_tensor(value: Any, where: str, shape: tuple[int, ...] | None = None, dtype: torch.dtype | None = None) -> torch.Tensor:
     """The value must be a tensor of that shape (and dtype); otherwise a message that says why."""
     if not isinstance(value, torch.Tensor):
-        raise CheckFailure(f"{where} returned {type(value).__name__}, expected a torch.Tensor")
+        raise CheckFailure.keyed("not_a_tensor", where=where, kind=type(value).__name__)
     if shape is not None and tuple(value.shape) != tuple(shape):
-        hint = ""
-        if sorted(value.shape) == sorted(shape):
-            hint = " (the same sizes in another order: an axis is transposed or swapped)"
-        raise CheckFailure(f"{where} returned shape {fmt_shape(value.shape)}, expected {fmt_shape(shape)}{hint}")
+        key = "wrong_shape_permuted" if sorted(value.shape) == sorted(shape) else "wrong_shape"
+        raise CheckFailure.keyed(key, where=where, got=fmt_shape(value.shape), expected=fmt_shape(shape))
     if dtype is not None and value.dtype != dtype:
-        raise CheckFailure(f"{where} returned dtype {value.dtype} for {dtype} inputs: keep the input dtype")
+        raise CheckFailure.keyed("wrong_dtype", where=where, got=str(value.dtype), expected=str(dtype))
     return value
 
 
 def expect_pair(value: Any, where: str) -> tuple[Any, Any]:
     if not isinstance(value, tuple) or len(value) != 2:
         kind = f"a tuple of {len(value)}" if isinstance(value, tuple) else type(value).__name__
-        raise CheckFailure(f"{where} returned {kind}, expected a pair (output, weights)")
+        raise CheckFailure.keyed("not_a_pair", where=where, kind=kind)
     return value
 
 
@@ -77,16 +75,21 @@ def expect_close(
     expect_tensor(actual, where, tuple(expected.shape))
     a, e = actual.to(torch.float64), expected.to(torch.float64)
     if torch.isnan(a).any() and not torch.isnan(e).any():
-        raise_with_diagnosis(f"{where} returned NaN {what}", actual, candidates)
+        raise_keyed_with_diagnosis(actual, candidates, "nan_values", where=where, what=what)
     if torch.allclose(a, e, rtol=rtol, atol=atol, equal_nan=True):
         return
     error = (a - e).abs().nan_to_num(math.inf).max().item()
-    raise_with_diagnosis(f"{where} returned wrong {what} (largest error {error:.3g})", actual, candidates)
+    raise_keyed_with_diagnosis(actual, candidates, "wrong_values", where=where, what=what, error=f"{error:.3g}")
 
 
 def fail_with(message: str, key: str) -> CheckFailure:
     """A failure that names a catalogue mistake, with the catalogue's words."""
     return CheckFailure(f"{message}: {MISTAKES[key].en}", key, MISTAKES[key].en)
+
+
+def raise_keyed_with_diagnosis(actual: torch.Tensor, candidates: dict[str, torch.Tensor] | None, key: str, **args: Any) -> None:
+    """A keyed failure (autograder.checks.texts.MESSAGES), naming a mistake when one matches."""
+    raise CheckFailure.keyed(key, diagnose(actual, candidates or {}), **args)
 
 
 def raise_with_diagnosis(message: str, actual: torch.Tensor, candidates: dict[str, torch.Tensor] | None) -> None:
@@ -99,4 +102,4 @@ def raise_with_diagnosis(message: str, actual: torch.Tensor, candidates: dict[st
 def expect_no_library(ops: list[str], where: str, banned: set[str], mistake_text: str) -> None:
     used = sorted(set(ops) & banned)
     if used:
-        raise CheckFailure(f"{where} uses {', '.join(used)}: {mistake_text}")
+        raise CheckFailure.keyed("uses_library", where=where, used=", ".join(used), advice=mistake_text)

@@ -10,7 +10,7 @@ from autograder.checks.plugin import CheckFailure, check
 from autograder.checks.remote_grad import remote_gradcheck
 from autograder.checks.support import (
     B, DH, DV, H, LK, LQ, expect_close, expect_no_library, expect_pair, expect_tensor, fail_with, randn, random_mask,
-    raise_with_diagnosis, reference,
+    raise_keyed_with_diagnosis, reference,
 )
 from autograder.worker.client import StudentError, StudentException
 
@@ -95,7 +95,7 @@ def test_masked_softmax_mask(student, gen):
     weights = expect_tensor(student.call("masked_softmax", scores, mask), "masked_softmax", (B, H, LQ, LK))
     candidates = _softmax_variants(scores, mask)
     if (weights.masked_select(~mask) != 0).any():
-        raise_with_diagnosis("masked_softmax: blocked keys (mask False) got a non-zero weight", weights, candidates)
+        raise_keyed_with_diagnosis(weights, candidates, "blocked_nonzero")
     expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a mask", candidates)
 
 
@@ -118,7 +118,7 @@ def test_masked_softmax_fully_blocked(student, gen):
         uniform = torch.allclose(weights[1].double(), torch.full((LK,), 1 / LK, dtype=torch.float64))
         if uniform:
             raise fail_with("masked_softmax: a fully blocked row is not all zeros", "fully_masked_uniform")
-        raise CheckFailure("masked_softmax: a fully blocked row is not all zeros")
+        raise CheckFailure.keyed("fully_blocked_not_zero")
     expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a fully blocked row")
 
 
@@ -164,9 +164,9 @@ def test_masked_softmax_no_inplace(student, gen):
     mask = random_mask(gen, B, LQ, LK)
     _, (scores_after, mask_after) = student.echo_call("masked_softmax", scores, mask)
     if not torch.equal(scores_after, scores):
-        raise CheckFailure("masked_softmax changed the scores it was given: work on a copy (masked_fill, not masked_fill_)")
+        raise CheckFailure.keyed("changed_scores")
     if not torch.equal(mask_after, mask):
-        raise CheckFailure("masked_softmax changed the mask it was given")
+        raise CheckFailure.keyed("changed_mask")
 
 
 @check("A.2", 1, "masked_softmax: gradients pass torch.autograd.gradcheck", hint="build the softmax from differentiable torch operations")
@@ -260,11 +260,12 @@ def test_causal_mask_values(student, gen):
         mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool)
         expected = reference().causal_mask(*args)
         if not torch.equal(mask, expected):
-            if torch.equal(mask, ~expected) or torch.equal(mask, expected.triu()) or torch.equal(mask, ~expected.tril(-1)):
+            upper = torch.ones_like(expected).triu()  # key >= query: the mask upside down (diagonal kept)
+            if torch.equal(mask, ~expected) or torch.equal(mask, upper):
                 raise fail_with(f"causal_mask{args} is wrong", "causal_mask_inverted")
             if torch.equal(mask, expected.tril(-1)):
                 raise fail_with(f"causal_mask{args} is wrong", "causal_mask_strict")
-            raise CheckFailure(f"causal_mask{args} is wrong: query i may attend to keys 0..i")
+            raise CheckFailure.keyed("causal_wrong", where=f"causal_mask{args}")
 
 
 @check("A.4", 1, "causal_mask: matches is_causal=True of F.scaled_dot_product_attention", hint="aligned top-left, like is_causal")

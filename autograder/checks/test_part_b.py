@@ -59,14 +59,14 @@ def test_self_attention_parameters(student, seed):
     handle = student.new("SelfAttention", D, seed=seed)
     info = student.describe(handle, "inspecting SelfAttention")
     if not info.get("module"):
-        raise CheckFailure(f"SelfAttention is a {info.get('type')}, expected a subclass of nn.Module")
+        raise CheckFailure.keyed("not_a_module", where="SelfAttention", kind=str(info.get("type")))
     params = {name: tuple(shape) for name, shape in info["parameters"].items()}
     for name in NAMES:
         if info["children"].get(name) != "Linear":
-            raise CheckFailure(f"SelfAttention has no nn.Linear named {name}")
+            raise CheckFailure.keyed("no_linear", where="SelfAttention", name=name)
         for suffix, shape in (("weight", (D, D)), ("bias", (D,))):
             if params.get(f"{name}.{suffix}") != shape:
-                raise CheckFailure(f"SelfAttention.{name}.{suffix} should have shape {shape}, found {params.get(f'{name}.{suffix}')}")
+                raise CheckFailure.keyed("param_shape", where=f"SelfAttention.{name}.{suffix}", expected=str(shape), got=str(params.get(f"{name}.{suffix}")))
 
 
 @check("B.1", 1, "SelfAttention: returns (output (B, S, dim), weights (B, S, S))", hint="project x three times, then use scaled_dot_product_attention")

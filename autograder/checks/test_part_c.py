@@ -6,7 +6,7 @@ from typing import Any
 import torch
 
 from autograder.checks.module_support import (
-    ATTENTION_LIBRARY, PROJECTIONS, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, merge_no_transpose, mha, mha_variants, split_interleaved, split_no_transpose, vjp_checked,
+    ATTENTION_LIBRARY, PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_no_transpose, mha, mha_variants, split_correct, split_interleaved, split_no_transpose, vjp_checked,
 )
 from autograder.checks.plugin import CheckFailure, check
 from autograder.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_no_library, expect_tensor, randn, random_mask, reference
@@ -82,29 +82,29 @@ def test_mha_parameters(student, seed):
     handle = student.new("MultiHeadAttention", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting MultiHeadAttention")
     if not info.get("module"):
-        raise CheckFailure(f"MultiHeadAttention is a {info.get('type')}, expected a subclass of nn.Module")
+        raise CheckFailure.keyed("not_a_module", where="MultiHeadAttention", kind=str(info.get("type")))
     params = {name: tuple(shape) for name, shape in info["parameters"].items()}
     for name in PROJECTIONS:
         if info["children"].get(name) != "Linear":
-            raise CheckFailure(f"MultiHeadAttention has no nn.Linear named {name}")
+            raise CheckFailure.keyed("no_linear", where="MultiHeadAttention", name=name)
         for suffix, shape in (("weight", (E, E)), ("bias", (E,))):
             if params.get(f"{name}.{suffix}") != shape:
-                raise CheckFailure(f"MultiHeadAttention.{name}.{suffix} should have shape {shape}, found {params.get(f'{name}.{suffix}')}")
+                raise CheckFailure.keyed("param_shape", where=f"MultiHeadAttention.{name}.{suffix}", expected=str(shape), got=str(params.get(f"{name}.{suffix}")))
     is_module = info["children"].get("dropout") == "Dropout" and abs(info["dropout_p"].get("dropout", -1) - 0.25) < 1e-12
     if not is_module and info["attributes"].get("dropout") not in ("float", "int"):
-        raise CheckFailure("MultiHeadAttention has no self.dropout = nn.Dropout(dropout) with the p it was given")
+        raise CheckFailure.keyed("mha_no_dropout")
 
 
 @check("C.3", 1, "MultiHeadAttention: bias=False gives projections without bias", hint="pass bias=bias to each nn.Linear")
 def test_mha_no_bias(student, seed):
     handle = student.new("MultiHeadAttention", E, H, bias=False, seed=seed)
     info = student.describe(handle, "inspecting MultiHeadAttention(bias=False)")
-    biases = sorted(name for name in info.get("parameters", {}) if name.endswith("bias"))
+    biases = sorted(name for name in info.get("parameters", {}) if name in {f"{p}.bias" for p in PROJECTIONS})  # extra parameters are the student's own
     if biases:
-        raise CheckFailure(f"MultiHeadAttention(..., bias=False) still has {', '.join(biases)}")
+        raise CheckFailure.keyed("still_has_bias", where="MultiHeadAttention(..., bias=False)", names=", ".join(biases))
     missing = [name for name in PROJECTIONS if f"{name}.weight" not in info.get("parameters", {})]
     if missing:
-        raise CheckFailure(f"MultiHeadAttention(..., bias=False) has no {', '.join(missing)}")
+        raise CheckFailure.keyed("has_no", where="MultiHeadAttention(..., bias=False)", names=", ".join(missing))
 
 
 @check("C.3", 1, "MultiHeadAttention: ValueError when embed_dim is not divisible by num_heads", hint="check embed_dim % num_heads in __init__ and raise ValueError")
@@ -113,9 +113,9 @@ def test_mha_value_error(student, seed):
         student.new("MultiHeadAttention", 10, 3, seed=seed)
     except StudentException as error:
         if error.kind != "ValueError":
-            raise CheckFailure(f"MultiHeadAttention(10, 3) raised {error.kind}, expected ValueError") from None
+            raise CheckFailure.keyed("wrong_exception", where="MultiHeadAttention(10, 3)", kind=error.kind) from None
         return
-    raise CheckFailure("MultiHeadAttention(10, 3) did not raise ValueError (10 is not divisible by 3)")
+    raise CheckFailure.keyed("no_value_error")
 
 
 @check("C.3", 1, "MultiHeadAttention: output (B, Lq, E), weights per head (B, H, Lq, Lk)", hint="return the weights of every head, not their average")
@@ -196,11 +196,32 @@ def test_mha_train_dropout(student, gen, seed):
     expected_out, expected_weights = mha(state, H, query, key)
     if not torch.allclose(weights, expected_weights, rtol=1e-5, atol=1e-7):
         after = torch.where(weights == 0, torch.zeros_like(weights), expected_weights / 0.5)
-        if (weights == 0).any() and torch.allclose(weights, after, rtol=1e-5, atol=1e-7):
+        if (weights == 0).any() and (weights != 0).any() and torch.allclose(weights, after, rtol=1e-5, atol=1e-7):
             raise fail_with(f"{MHA} in training mode returned weights that do not sum to 1", "mha_weights_after_dropout")
         expect_match(weights, expected_weights, f"{MHA} in training mode (weights)")
     if torch.allclose(output, expected_out, rtol=1e-5, atol=1e-7):
-        raise CheckFailure(f"{MHA} in training mode with dropout=0.5 gives the output without dropout: apply self.dropout to the weights that multiply V")
+        raise CheckFailure.keyed("mha_output_without_dropout", where=f"{MHA} in training mode")
+    if not dropped_weights_explain(output, state, query, key, p_drop=0.5):
+        raise CheckFailure.keyed("mha_dropout_not_on_weights", where=f"{MHA} in training mode")
+
+
+def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor, key: torch.Tensor, *, p_drop: float = 0.5) -> bool:
+    """Whether output (B, Lq, E) = W_o(merge(dropout(weights) @ V)) for some dropout of the weights.
+
+    W_o is inverted to recover the heads (B, H, Lq, Dh); each head row must be a sum of value rows
+    weighted by w/(1-p) over some subset of the keys (every subset of the Lk keys is tried).
+    """
+    weights = mha(p, H, query, key)[1]  # (B, H, Lq, Lk)
+    v = split_correct(linear(p, "W_v", key), H)  # (B, H, Lk, Dh)
+    w_o, b_o = p["W_o.weight"], p["W_o.bias"]
+    flat = (output - b_o).reshape(-1, E)  # (B*Lq, E) = merged @ W_oᵀ
+    merged = torch.linalg.solve(w_o, flat.T).T.reshape(output.shape)  # (B, Lq, E)
+    heads = split_correct(merged, H)  # (B, H, Lq, Dh)
+    keys = weights.size(-1)
+    subsets = ((torch.arange(2**keys)[:, None] >> torch.arange(keys)) & 1).to(weights.dtype)  # (2^Lk, Lk)
+    candidates = torch.einsum("sj,bhij,bhjd->sbhid", subsets, weights, v) / (1 - p_drop)  # (2^Lk, B, H, Lq, Dh)
+    error = (candidates - heads).abs().amax(-1).amin(0)  # (B, H, Lq): the best subset per row
+    return bool((error <= 1e-6 * (1 + heads.abs().amax())).all())
 
 
 @check("C.3", 1, "MultiHeadAttention: gradients reach W_q, W_k, W_v and W_o", hint="do not detach anything; use the four projections")
@@ -240,9 +261,9 @@ def test_mha_gradcheck(student, gen, seed):
     try:
         ok = torch.autograd.gradcheck(lambda t: _RemoteForward.apply(student, handle, t), (x,), eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False)
     except RuntimeError as error:
-        raise CheckFailure(f"MultiHeadAttention: gradients could not be computed ({str(error)[:200]})") from None
+        raise CheckFailure.keyed("gradients_failed", where="MultiHeadAttention", text=str(error)[:200]) from None
     if not ok:
-        raise CheckFailure("MultiHeadAttention: the gradients autograd computes do not match finite differences (torch.autograd.gradcheck failed)")
+        raise CheckFailure.keyed("gradcheck_failed", where="MultiHeadAttention")
 
 
 @check("C.3", 1, "MultiHeadAttention: permuting query positions permutes the output; batch elements are independent", hint="no mixing across the batch axis or across positions", visibility="hidden")

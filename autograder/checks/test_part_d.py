@@ -54,17 +54,17 @@ def test_block_parameters(student, seed):
     handle = student.new("AttentionBlock", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting AttentionBlock")
     if not info.get("module"):
-        raise CheckFailure(f"AttentionBlock is a {info.get('type')}, expected a subclass of nn.Module")
+        raise CheckFailure.keyed("not_a_module", where="AttentionBlock", kind=str(info.get("type")))
     children, params = info["children"], {name: tuple(shape) for name, shape in info["parameters"].items()}
     if children.get("attn") != "MultiHeadAttention":
-        raise CheckFailure(f"AttentionBlock.attn should be your MultiHeadAttention, found {children.get('attn', 'nothing')}")
+        raise CheckFailure.keyed("block_attn_class", kind=str(children.get("attn", "nothing")))
     if children.get("norm") != "LayerNorm" or params.get("norm.weight") != (E,):
-        raise CheckFailure("AttentionBlock.norm should be nn.LayerNorm(embed_dim)")
+        raise CheckFailure.keyed("block_norm")
     missing = [f"attn.{name}" for name in PROJECTIONS if params.get(f"attn.{name}.weight") != (E, E)]
     if missing:
-        raise CheckFailure(f"AttentionBlock has no {', '.join(missing)} of shape ({E}, {E})")
+        raise CheckFailure.keyed("block_no_projections", names=", ".join(missing), expected=f"({E}, {E})")
     if children.get("dropout") != "Dropout" and info["attributes"].get("dropout") not in ("float", "int"):
-        raise CheckFailure("AttentionBlock has no self.dropout = nn.Dropout(dropout)")
+        raise CheckFailure.keyed("block_no_dropout")
 
 
 @check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", hint="return the block's output and the attention weights")
@@ -100,13 +100,54 @@ def test_block_dropout(student, gen, seed):
     if not torch.equal(first, second):
         raise fail_with(f"{BLOCK} in eval mode gives different outputs on two calls", "dropout_in_eval")
     _expect_reference(first, weights, state, x, None, f"{BLOCK} in eval mode", dropout=0.5)
+    # The block trains while its attention stays in eval mode: only the block's own self.dropout
+    # acts, so it is told apart from the attention's (graded in C.3).
     student.train(handle, True, where="AttentionBlock.train()")
-    trained, train_weights = forward_checked(student, handle, f"{BLOCK} in training mode", OUT, WEIGHTS, x, seed=seed)
-    sums = train_weights.sum(-1)
-    if not torch.allclose(sums, torch.ones_like(sums), rtol=1e-5, atol=1e-7):
-        raise fail_with(f"{BLOCK} in training mode returned weights whose rows do not sum to 1", "mha_weights_after_dropout")
+    attn = student.method(handle, "get_submodule", "attn", where="AttentionBlock.get_submodule('attn')")
+    if not isinstance(attn, Handle):
+        raise CheckFailure.keyed("not_module", where="AttentionBlock.attn")
+    student.train(attn, False, where="AttentionBlock.attn.eval()")
+    where = f"{BLOCK} in training mode (its attention in eval mode)"
+    trained, train_weights = forward_checked(student, handle, where, OUT, WEIGHTS, x, seed=seed)
+    expect_match(train_weights, weights, f"{where} (weights)")
     if torch.allclose(trained, first, rtol=1e-5, atol=1e-7):
-        raise CheckFailure(f"{BLOCK} in training mode with dropout=0.5 gives the same output as in eval mode: apply dropout")
+        raise CheckFailure.keyed("block_dropout_missing", where=where)
+    attended = mha(state, H, x, prefix="attn.")[0]  # (B, S, E)
+    if not block_dropout_explains(trained, state, x, attended, p_drop=0.5):
+        raise CheckFailure.keyed("block_dropout_misplaced", where=where)
+
+
+def block_dropout_explains(y: torch.Tensor, p: Params, x: torch.Tensor, attended: torch.Tensor, *, p_drop: float) -> bool:
+    """Whether y (B, S, E) = LayerNorm(x + m * attended / (1-p)) for some 0/1 mask m.
+
+    At each position, LayerNorm(z) = gamma * u + beta with z = sigma * u + mu for two unknown numbers
+    sigma > 0 and mu. Each element of z is x (dropped) or x + attended / (1-p) (kept): the two
+    candidates of the elements with the largest and smallest u fix (sigma, mu) four ways, and one
+    of them must explain every element.
+    """
+    u = (y - p["norm.bias"]) / p["norm.weight"]  # (B, S, E)
+    kept = x + attended / (1 - p_drop)  # (B, S, E)
+    for b in range(y.size(0)):
+        for s in range(y.size(1)):
+            if not _position_explained(u[b, s], x[b, s], kept[b, s]):
+                return False
+    return True
+
+
+def _position_explained(u: torch.Tensor, dropped: torch.Tensor, kept: torch.Tensor) -> bool:
+    """u, dropped, kept: (E,) at one position."""
+    tol = 1e-6 * (1 + max(dropped.abs().max().item(), kept.abs().max().item()))
+    i, j = int(u.argmax()), int(u.argmin())
+    if u[i] - u[j] < 1e-9:  # a LayerNorm output is never constant across E > 1 features
+        return False
+    for first in (dropped[i], kept[i]):
+        for second in (dropped[j], kept[j]):
+            sigma = (first - second) / (u[i] - u[j])
+            mu = first - sigma * u[i]
+            z = sigma * u + mu  # (E,)
+            if sigma > 0 and bool((((z - dropped).abs() <= tol) | ((z - kept).abs() <= tol)).all()):
+                return True
+    return False
 
 
 @check("D.1", 1, "AttentionBlock: gradients reach the attention and the LayerNorm", hint="do not detach anything")

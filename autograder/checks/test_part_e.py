@@ -14,9 +14,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import numpy as np
 import torch
 
 from autograder.checks.plugin import CheckFailure, check
+from autograder.checks.texts import key_of_english
 from autograder.heatmap import (
     NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
@@ -60,11 +62,27 @@ def draw(student: Student) -> tuple[dict, Heatmap]:
     description = drawing(student)
     returned = description.get("returned") if isinstance(description, dict) else None
     if returned not in ("Axes", "AxesSubplot"):
-        raise fail(f"plot_attention returned {returned}, expected the matplotlib Axes it drew on")
+        raise CheckFailure.keyed("plot_returned", kind=str(returned))
     try:
         return description, read_heatmap(description)
     except UnreadablePlot as error:
-        raise fail(str(error)) from None
+        key = key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
+        raise (CheckFailure(str(error), key=key) if key else fail(str(error))) from None
+
+
+def drawn(student: Student) -> tuple[dict, Heatmap]:
+    """Like draw(), but only for a drawing that holds the weights it was given.
+
+    Nothing for nothing: the points for returning the Axes, the ticks, the colorbar, the colour
+    range, the axis labels and the title are earned by a heatmap of the given weights (in any
+    arrangement: where each weight sits is graded by the tick-label and cell checks).
+    """
+    description, heatmap = draw(student)
+    expected = probe_weights().flatten().sort().values.numpy()
+    shown = np.sort(heatmap.values.flatten())
+    if shown.shape != expected.shape or not np.allclose(shown, expected, rtol=1e-4, atol=1e-5):
+        raise CheckFailure.keyed("heatmap_values_missing")
+    return description, heatmap
 
 
 def label_problem(heatmap: Heatmap) -> CheckFailure | None:
@@ -72,7 +90,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
     if heatmap.shape == (LQ, LK):
         return fail(f"the heatmap has {LQ} rows and {LK} columns, one column per key", "heatmap_transposed")
     if heatmap.shape != (LK, LQ):
-        return fail(f"the heatmap has {heatmap.shape[0]} rows and {heatmap.shape[1]} columns for {LQ} queries and {LK} keys: draw one cell per (query, key) pair")
+        return CheckFailure.keyed("heatmap_cell_count", rows=heatmap.shape[0], cols=heatmap.shape[1], lq=LQ, lk=LK)
     columns, rows = set(heatmap.column_labels), set(heatmap.row_labels)
     if columns - {""} <= set(KEY_TOKENS) and rows - {""} <= set(QUERY_TOKENS) and (columns | rows) - {""}:
         return fail("the horizontal axis is labelled with the key tokens and the vertical one with the query tokens", "heatmap_transposed")
@@ -82,7 +100,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
         which = " and ".join(missing)
         if unlabelled:
             return fail(f"the {which} axis ticks do not carry the tokens", "heatmap_unlabelled")
-        return fail(f"the {which} axis ticks do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))")
+        return CheckFailure.keyed("ticks_not_per_cell", which=which)
     return None
 
 
@@ -97,7 +115,7 @@ def test_plot_attention_returns_axes(student, artifacts):
         except UnreadablePlot:
             heatmap = None
         add_plot_artifact(artifacts, png.numpy().tobytes(), heatmap, probe_weights())
-    draw(student)
+    drawn(student)
 
 
 def read_matrix(heatmap: Heatmap) -> torch.Tensor | None:
@@ -150,10 +168,15 @@ def add_plot_artifact(artifacts: Any, png: bytes, heatmap: Heatmap | None, weigh
 
 @check("E.1", 2, "plot_attention: queries across (x tick labels), keys down (y tick labels)", hint="ax.set_xticks(range(Lq), labels=query_tokens); ax.set_yticks(range(Lk), labels=key_tokens)")
 def test_plot_attention_tick_labels(student):
-    _, heatmap = draw(student)
+    _, heatmap = drawn(student)
     problem = label_problem(heatmap)
     if problem is not None:
         raise problem
+    cells = heatmap.by_labels()
+    expected = probe_weights()  # (Lq, Lk)
+    wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - float(expected[i, j])) > 1e-5]
+    if wrong:
+        raise CheckFailure.keyed("heatmap_labels_misplaced", count=len(wrong), total=LQ * LK)
 
 
 @check("E.1", 2, "plot_attention: the cell under (query, key) shows that pair's weight", hint="imshow draws rows top to bottom: show weights.T so that rows are keys")
@@ -161,24 +184,22 @@ def test_plot_attention_cell_values(student):
     weights = probe_weights()  # (Lq, Lk)
     _, heatmap = draw(student)
     expected = weights.T.numpy()  # (Lk, Lq): rows = keys, columns = queries
+    if shows_matrix(heatmap, expected):  # the cells are right (labels are graded by the tick-label check)
+        return
     if label_problem(heatmap) is None:  # read through the labels
         cells = heatmap.by_labels()
         wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - expected[j, i]) > 1e-5]
         if not wrong:
             return
-        if shows_matrix(heatmap, expected):
-            raise fail(f"{len(wrong)} of {LQ * LK} cells show another pair's weight: the tick labels are not over the cells they name (keep the token order of the matrix)")
-        raise fail(f"{len(wrong)} of {LQ * LK} cells do not show the weight of the (query, key) pair their labels name")
-    if shows_matrix(heatmap, expected):  # unlabelled or mislabelled, but the cells are right
-        return
+        raise CheckFailure.keyed("cells_mislabelled", count=len(wrong), total=LQ * LK)
     if shows_matrix(heatmap, expected.T):
         raise fail("the cells show the weight matrix transposed (one row per query)", "heatmap_transposed")
-    raise fail("the cells do not show the weight matrix (rows = keys, columns = queries)")
+    raise CheckFailure.keyed("cells_wrong")
 
 
 @check("E.1", 1, "plot_attention: has a colorbar", hint="fig.colorbar(image, ax=ax), or seaborn.heatmap's cbar=True")
 def test_plot_attention_colorbar(student):
-    _, heatmap = draw(student)
+    _, heatmap = drawn(student)
     if not heatmap.colorbar:
         raise fail("the heatmap has no colorbar", "heatmap_no_colorbar")
 
@@ -186,7 +207,7 @@ def test_plot_attention_colorbar(student):
 @check("E.1", 1, "plot_attention: colour range fixed to [0, 1]", hint="vmin=0, vmax=1 (imshow and seaborn.heatmap both take them)")
 def test_plot_attention_color_range(student):
     weights = probe_weights()
-    _, heatmap = draw(student)
+    _, heatmap = drawn(student)
     low, high = heatmap.clim
     if low is not None and high is not None and abs(low) < 1e-9 and abs(high - 1.0) < 1e-9:
         return
@@ -198,28 +219,29 @@ def test_plot_attention_color_range(student):
 
 @check("E.1", 1, "plot_attention: both axes have a label", hint="ax.set_xlabel('query position'); ax.set_ylabel('key position')")
 def test_plot_attention_axis_labels(student):
-    description, _ = draw(student)
+    description, _ = drawn(student)
     axes = target_axes(description)
     missing = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if not str(axes.get(key, "")).strip()]
     if missing:
-        raise fail(f"the {' and '.join(missing)} axis has no label: name what it shows (query / key positions)")
+        raise CheckFailure.keyed("axis_unlabelled", which=" and ".join(missing))
 
 
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", hint="if ax is None: fig, ax = plt.subplots(); then draw on ax, never on plt.gca()")
 def test_plot_attention_uses_given_axes(student):
+    drawn(student)
     description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES)
     given = description.get("given_axes", -1) if isinstance(description, dict) else -1
     if not isinstance(given, int) or given < 0 or description.get("target") != given:
-        raise fail("with ax= given, plot_attention drew on another figure or returned another Axes: draw on ax and return it")
+        raise CheckFailure.keyed("given_axes_ignored")
     axes = target_axes(description)
     if not axes.get("images") and not axes.get("meshes"):
-        raise fail("with ax= given, the heatmap is not on that Axes")
+        raise CheckFailure.keyed("given_axes_empty")
 
 
 @check("E.1", 1, "plot_attention: shows the title= it is given", hint="if title: ax.set_title(title)")
 def test_plot_attention_title(student):
-    description, _ = draw(student)
+    description, _ = drawn(student)
     shown = str(target_axes(description).get("title", ""))
     if shown.strip() != TITLE:
-        raise fail("the title given as title= is not the Axes title" if not shown.strip() else "the Axes title is not the text given as title=")
+        raise CheckFailure.keyed("heatmap_title_missing") if not shown.strip() else CheckFailure.keyed("title_wrong")
 

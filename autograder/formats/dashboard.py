@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import quote
 
+from autograder.checks.texts import check_name
 from autograder.formats.classstats import ClassStats, class_stats
 from autograder.formats.html import bar, esc, page, png_data_uri
 from autograder.formats.markdown import inline
@@ -37,7 +38,7 @@ def _parts_html(stats: ClassStats, lang: str) -> str:
 
 def _checks_html(stats: ClassStats, lang: str) -> str:
     rows = [
-        f"<tr><td>{esc(c.part)}</td><td>{esc(c.name)}<br><code class=\"muted\">{esc(c.check_id)}</code></td>"
+        f"<tr><td>{esc(c.part)}</td><td>{esc(check_name(c.check_id, c.name, lang))}<br><code class=\"muted\">{esc(c.check_id)}</code></td>"
         f'<td class="num">{c.passed} / {c.total}</td><td>{bar(c.rate)}</td></tr>'
         for c in stats.checks
     ]

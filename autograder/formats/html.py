@@ -6,11 +6,12 @@ through `esc`; a Content-Security-Policy forbids scripts and any request but dat
 from __future__ import annotations
 
 import base64
+import re
 from html import escape
 from pathlib import Path
 
-from autograder.formats.view import FeedbackView, feedback_view, number, percent
-from autograder.i18n import part_title, status_word, t
+from autograder.formats.view import FeedbackView, caption_text, feedback_view, hint_text, message_text, name_text, number, percent
+from autograder.i18n import DEFAULT_LANG, part_title, status_word, t
 from autograder.results import PASSED, Artifact, SubmissionResult
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -99,8 +100,13 @@ def _figure(uri: str | None, caption: str, lang: str) -> str:
     return f"<figure>{inner}<figcaption>{esc(caption)}</figcaption></figure>"
 
 
+def code_spans(text: str) -> str:
+    """Escaped text in which `code` (as the message templates mark it) becomes <code>code</code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(text))
+
+
 def _artifact(artifact: Artifact, result_dir: Path, lang: str) -> str:
-    head = esc(artifact.caption or artifact.name)
+    head = esc(caption_text(artifact, lang))
     if artifact.similarity is not None:
         similarity = t("feedback.similarity", lang, value=f"{artifact.similarity:.3f}")
         head += f' <span class="muted">({esc(similarity)})</span>'
@@ -159,14 +165,15 @@ def _checks(view: FeedbackView, lang: str) -> str:
         if check_view.details:
             badge = f'<span class="badge {esc(check.status)}">{esc(status_word(check.status, lang))}</span>'
             details = ""
-            if check.status != PASSED and check.message:
-                details += f'<p class="detail"><b>{esc(t("feedback.details", lang))}:</b> {esc(check.message)}</p>'
-            if check.status != PASSED and check.hint:
-                details += f'<p class="detail"><b>{esc(t("feedback.hint", lang))}:</b> {esc(check.hint)}</p>'
+            message, hint = message_text(check, lang), hint_text(check, lang)
+            if check.status != PASSED and message:
+                details += f'<p class="detail"><b>{esc(t("feedback.details", lang))}:</b> {code_spans(message)}</p>'
+            if check.status != PASSED and hint:
+                details += f'<p class="detail"><b>{esc(t("feedback.hint", lang))}:</b> {code_spans(hint)}</p>'
         else:
             badge = f'<span class="badge hidden">{esc(t("feedback.hidden_check", lang))}</span>'
             details = ""
-        rows.append(f"<tr><td>{badge}</td><td>{esc(check.name)}{details}</td><td class=\"num\">{points}</td></tr>")
+        rows.append(f"<tr><td>{badge}</td><td>{code_spans(name_text(check, lang))}{details}</td><td class=\"num\">{points}</td></tr>")
     if rows:
         blocks.append(_check_table(head, rows))
     if view.withheld:
@@ -187,7 +194,8 @@ def render_html(
         f"{number(result.max_score)} ({share:.1f}%)</p>{bar(share)}",
     ]
     if result.grader_error:
-        body.append(f'<div class="alert">{esc(t("feedback.grader_error", lang, error=result.grader_error))}</div>')
+        error = esc(result.grader_error) if lang == DEFAULT_LANG else f"<code>{esc(result.grader_error)}</code>"
+        body.append(f'<div class="alert">{esc(t("feedback.grader_error", lang, error="{error}")).replace("{error}", error)}</div>')
     if result.parts:
         body += [f"<h2>{esc(t('feedback.parts_heading', lang))}</h2>", _parts(result, lang)]
     if result.checks:  # nothing was diagnosed when nothing ran
@@ -203,8 +211,11 @@ def render_html(
     if view.checks or view.withheld:
         body += [f"<h2>{esc(t('feedback.checks_heading', lang))}</h2>", _checks(view, lang)]
     if result.events:
-        items = "".join(f"<li>{esc(event)}</li>" for event in result.events)
-        body += [f"<h2>{esc(t('feedback.events_heading', lang))}</h2>", f"<ul>{items}</ul>"]
+        body.append(f"<h2>{esc(t('feedback.events_heading', lang))}</h2>")
+        if lang == DEFAULT_LANG:
+            body.append("<ul>" + "".join(f"<li>{esc(event)}</li>" for event in result.events) + "</ul>")
+        else:  # the worker's own words, shown as a log
+            body += [f"<p>{esc(t('feedback.log_note', lang))}</p>", f"<pre>{esc(chr(10).join(result.events))}</pre>"]
     if result.output.strip():
         body += [f"<h2>{esc(t('feedback.output_heading', lang))}</h2>", f"<pre>{esc(result.output)}</pre>"]
     if result.checks:  # nothing to reproduce when nothing ran

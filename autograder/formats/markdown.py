@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-from autograder.formats.view import feedback_view, number, percent
-from autograder.i18n import part_title, status_word, t
+from autograder.formats.view import feedback_view, hint_text, message_text, name_text, number, percent
+from autograder.i18n import DEFAULT_LANG, part_title, status_word, t
 from autograder.results import PASSED, SubmissionResult
 
 STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "⚠️"}
@@ -23,6 +23,14 @@ def fenced(text: str) -> str:
     return f"{fence}text\n{text.rstrip()}\n{fence}"
 
 
+def code(text: str) -> str:
+    """One line of untrusted text as an inline code span that the text cannot close early."""
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}"
+
+
 def _score_line(result: SubmissionResult, lang: str) -> str:
     share = percent(result.score, result.max_score)
     return f"**{t('feedback.score', lang)}: {number(result.score)} / {number(result.max_score)} ({share:.1f}%)**"
@@ -32,7 +40,8 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
     view = feedback_view(result, lang, show_after_due)
     lines = [f"# {t('feedback.title', lang, name=inline(result.submission))}", "", _score_line(result, lang), ""]
     if result.grader_error:
-        lines += [f"> ⚠️ {t('feedback.grader_error', lang, error=inline(result.grader_error))}", ""]
+        error = inline(result.grader_error) if lang == DEFAULT_LANG else code(result.grader_error)
+        lines += [f"> ⚠️ {t('feedback.grader_error', lang, error=error)}", ""]
 
     if result.parts:
         lines += [f"## {t('feedback.parts_heading', lang)}", ""]
@@ -62,21 +71,26 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
                 lines += [f"### {check.part}. {part_title(check.part, lang)}", ""]
             icon = STATUS_ICONS.get(check.status, "•")
             points = f"{number(check.points)} / {number(check.max_points)}"
+            name = inline(name_text(check, lang))
             if not check_view.details:
-                lines.append(f"- {icon} {inline(check.name)} ({points}) — _{t('feedback.hidden_check', lang)}_")
+                lines.append(f"- {icon} {name} ({points}) — _{t('feedback.hidden_check', lang)}_")
                 continue
-            lines.append(f"- {icon} {status_word(check.status, lang)}: {inline(check.name)} ({points})")
-            if check.status != PASSED and check.message:
-                lines.append(f"  - {t('feedback.details', lang)}: {inline(check.message)}")
-            if check.status != PASSED and check.hint:
-                lines.append(f"  - {t('feedback.hint', lang)}: {inline(check.hint)}")
+            lines.append(f"- {icon} {status_word(check.status, lang)}: {name} ({points})")
+            message, hint = message_text(check, lang), hint_text(check, lang)
+            if check.status != PASSED and message:
+                lines.append(f"  - {t('feedback.details', lang)}: {inline(message)}")
+            if check.status != PASSED and hint:
+                lines.append(f"  - {t('feedback.hint', lang)}: {inline(hint)}")
         lines.append("")
     if view.withheld:
         lines += [f"_{t('feedback.after_due_note', lang, count=view.withheld)}_", ""]
 
     if result.events:
         lines += [f"## {t('feedback.events_heading', lang)}", ""]
-        lines += [f"- {inline(event)}" for event in result.events]
+        if lang == DEFAULT_LANG:
+            lines += [f"- {inline(event)}" for event in result.events]
+        else:  # the worker's own words, shown as a log
+            lines += [t("feedback.log_note", lang), "", fenced("\n".join(result.events))]
         lines.append("")
     if result.output.strip():
         lines += [f"## {t('feedback.output_heading', lang)}", "", fenced(result.output), ""]

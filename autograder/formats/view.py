@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.results import CheckResult, SubmissionResult
+from autograder.checks.texts import GENERIC, MESSAGES, check_name, hint_tiers, render_message
+from autograder.i18n import DEFAULT_LANG, t
+from autograder.results import Artifact, CheckResult, SubmissionResult
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,36 @@ def mistake_text(key: str, fallback: str, lang: str) -> str:
     if entry is None:
         return fallback or key
     return entry.message(lang)
+
+
+def name_text(check: CheckResult, lang: str) -> str:
+    return check_name(check.check_id, check.name, lang)
+
+
+def hint_text(check: CheckResult, lang: str) -> str:
+    """The first (gentlest) hint tier in `lang`; '' when there is none."""
+    tiers = hint_tiers(check.check_id, check.hint, lang)
+    return tiers[0] if tiers else ""
+
+
+def message_text(check: CheckResult, lang: str) -> str:
+    """What went wrong, in `lang`: rendered from the stored key and values. English text stored
+    without a key is not shown on a page in another language: the mistake's text, or a generic
+    sentence, stands in for it."""
+    if lang == DEFAULT_LANG or not check.message:
+        return check.message
+    mistake = mistake_text(check.mistake, check.mistake_message, lang) if check.mistake else ""
+    if check.message_key in MESSAGES:
+        text = render_message(check.message_key, check.message_args, lang)
+        return f"{text}：{mistake}" if mistake else text
+    return mistake or GENERIC.get(lang, GENERIC[DEFAULT_LANG])
+
+
+def caption_text(artifact: Artifact, lang: str) -> str:
+    if lang == DEFAULT_LANG:
+        return artifact.caption or artifact.name
+    key = "caption.plot_attention" if artifact.name == "plot-attention" else "caption.heatmap"
+    return t(key, lang, name=artifact.name)
 
 
 def feedback_view(result: SubmissionResult, lang: str, show_after_due: bool = False) -> FeedbackView:

@@ -76,7 +76,7 @@ def _axes(ax: Axes) -> dict:
         "yticklabels": [t.get_text() for t in ax.get_yticklabels()],
         "xlabel": ax.get_xlabel(),
         "ylabel": ax.get_ylabel(),
-        "title": ax.get_title(),
+        "title": " ".join(text for text in (ax.get_title(loc) for loc in ("center", "left", "right")) if text),
         "xlim": [float(v) for v in ax.get_xlim()],
         "ylim": [float(v) for v in ax.get_ylim()],
     }

@@ -1,0 +1,373 @@
+"""What the checks say, in English and Chinese: check names, hint tiers and failure messages.
+
+A check result stores keys and values (its check id; a message key and the message's arguments);
+the feedback pages render them in the language asked for (`autograder.formats.view`).
+
+- Check names and hints: the English name and first hint tier are the `@check(...)` arguments
+  (read where the check is written); CHECK_TEXTS holds the Chinese ones and any further tiers.
+  A hint is a tuple of tiers, gentlest first: `hint_tiers(check_id, english_hint, lang)`.
+- Messages: MESSAGES[key][lang] is a str.format template. A CheckFailure raised with
+  `key=..., args=...` is rendered from it in either language; a message written as plain English
+  text only (no key) shows the GENERIC sentence on a Chinese page instead.
+- Arguments are plain data. `where` (the call that was checked, e.g.
+  "MultiHeadAttention.forward in training mode (weights)") is rendered by `where_text`: the code
+  part stays as code, the words after it come from WHERE_WORDS, and unknown words are left out of
+  a Chinese page rather than shown in English.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+DEFAULT_LANG = "en"
+
+
+@dataclass(frozen=True)
+class CheckText:
+    """The Chinese name and hint tiers of one check, and English tiers after the @check hint."""
+
+    name_zh: str
+    hints_zh: tuple[str, ...]
+    more_hints_en: tuple[str, ...] = field(default=())
+
+
+def _text(name_zh: str, *hints_zh: str) -> CheckText:
+    return CheckText(name_zh, tuple(hints_zh))
+
+
+CHECK_TEXTS: dict[str, CheckText] = {
+    # A.1
+    "attention_scores_shape": _text("attention_scores：批量、多头输入的输出形状", "(..., Lq, d) @ (..., d, Lk) 得到 (..., Lq, Lk)"),
+    "attention_scores_values": _text("attention_scores：数值等于 q·kᵀ/√d", "除以 math.sqrt(q.size(-1))"),
+    "attention_scores_any_leading_dims": _text("attention_scores：二维和五维输入也能用", "用负数轴 (-2, -1)，不要用固定的轴"),
+    "attention_scores_dtype": _text("attention_scores：保持 float32 和 float16", "不要转换成 float64，也不要调用 .double()"),
+    # A.2
+    "masked_softmax_values": _text("masked_softmax：无掩码时的数值，每行之和为 1", "在最后一维上计算 exp(s - max) / 求和"),
+    "masked_softmax_mask": _text("masked_softmax：被屏蔽的 key 权重恰好为 0，其余之和为 1", "在 exp 之前把被屏蔽的分数填成 -inf"),
+    "masked_softmax_broadcast_mask": _text("masked_softmax：(Lq, Lk) 的掩码广播到 (B, H, Lq, Lk)", "masked_fill 会自动广播掩码"),
+    "masked_softmax_fully_blocked": _text("masked_softmax：全部被屏蔽的一行全为 0，绝不是 NaN", "只有 -inf 的一行：避免 -inf - (-inf) 和 0 / 0"),
+    "masked_softmax_fully_blocked_gradient": _text("masked_softmax：全部被屏蔽的一行梯度有限", "torch.where 未被选中的分支里有 NaN 时，梯度仍会是 NaN"),
+    "masked_softmax_large_logits": _text("masked_softmax：很大的分数（×300）保持有限且正确", "在 exp() 之前减去每行的最大值"),
+    "masked_softmax_dtypes": _text("masked_softmax：保持 float16、bfloat16、float32 且不溢出", "用输入的 dtype 计算；减去最大值后 exp() ≤ 1"),
+    "masked_softmax_no_inplace": _text("masked_softmax：不修改输入", "masked_fill（不带下划线）返回新张量；masked_fill_ 会原地修改"),
+    "masked_softmax_gradcheck": _text("masked_softmax：梯度通过 torch.autograd.gradcheck", "用可求导的 torch 运算实现 softmax"),
+    "masked_softmax_row_shift": _text("masked_softmax：给一行加上常数，结果不变", "softmax(s + c) = softmax(s)"),
+    "masked_softmax_by_hand": _text("masked_softmax：手写实现（不用 torch.softmax / F.softmax / log_softmax / nn.Softmax）", "自己做 exp、求和与相除"),
+    # A.3
+    "sdpa_shapes": _text("scaled_dot_product_attention：返回形状正确的 (output, weights)", "output 为 (..., Lq, dv)，weights 为 (..., Lq, Lk)"),
+    "sdpa_values": _text("scaled_dot_product_attention：有无掩码时的数值", "weights = masked_softmax(attention_scores(q, k), mask)；output = weights @ v"),
+    "sdpa_matches_torch": _text("scaled_dot_product_attention：与 torch 的 F.scaled_dot_product_attention 一致", "掩码约定相同：True = 可以关注"),
+    "sdpa_causal_future_independence": _text("scaled_dot_product_attention：使用因果掩码时，未来位置不影响结果", "query i 不能看到 i 之后的 key"),
+    "sdpa_invariances": _text("scaled_dot_product_attention：同时置换 key 与 value 不改变结果；批次之间相互独立", "不要在批次维度上混合"),
+    "sdpa_no_library": _text("scaled_dot_product_attention：用你自己的函数实现，而不是库里的注意力", "不要调用 F.scaled_dot_product_attention 或 nn.MultiheadAttention"),
+    # A.4
+    "causal_mask_values": _text("causal_mask：方阵和长方阵掩码，key ≤ query 处为 True", "torch.ones(..., dtype=torch.bool).tril()"),
+    "causal_mask_matches_torch": _text("causal_mask：与 F.scaled_dot_product_attention 的 is_causal=True 一致", "左上角对齐，与 is_causal 相同"),
+    "causal_mask_device": _text("causal_mask：接受 device= 参数", "把 device 传给 torch.ones"),
+    # B.1
+    "self_attention_parameters": _text("SelfAttention：三个投影 W_q、W_k、W_v，都是 nn.Linear(dim, dim)", "self.W_q = nn.Linear(dim, dim)，W_k 和 W_v 同理"),
+    "self_attention_shapes": _text("SelfAttention：返回 (output (B, S, dim), weights (B, S, S))", "对 x 做三次投影，再调用 scaled_dot_product_attention"),
+    "self_attention_values": _text("SelfAttention：相同权重下，输出和注意力权重与参考实现相同", "q = W_q(x)，k = W_k(x)，v = W_v(x)；再做缩放点积注意力"),
+    "self_attention_mask": _text("SelfAttention：使用了掩码（True = 可以关注）", "把掩码传给你的注意力函数"),
+    "self_attention_gradients": _text("SelfAttention：梯度能传到 W_q、W_k 和 W_v", "全部用可求导的 torch 运算；不要 detach"),
+    "self_attention_invariances": _text("SelfAttention：置换位置只会置换结果；批次元素相互独立", "不要在批次维度上混合"),
+    "self_attention_no_library": _text("SelfAttention：用你自己的函数实现，而不是库里的注意力", "不要调用 F.scaled_dot_product_attention 或 nn.MultiheadAttention"),
+    # C.1, C.2
+    "split_heads_shape": _text("split_heads：(B, S, H·Dh) -> (B, H, S, Dh)", "把最后一维 reshape 成 (H, Dh)，再把头的维度移到 S 前面"),
+    "split_heads_values": _text("split_heads：第 i 个头取特征 [i·Dh, (i+1)·Dh)", "reshape 成 (B, S, H, Dh)，而不是 (B, H, S, Dh) 或 (B, S, Dh, H)"),
+    "split_heads_other_sizes": _text("split_heads：其他尺寸、一个头、很多头", "从 x.shape 和 num_heads 取尺寸，不要写死"),
+    "split_merge_noncontiguous": _text("split_heads 和 merge_heads：对非连续输入也能用", "reshape 在需要时会复制；view 对转置后的张量会失败"),
+    "merge_heads_values": _text("merge_heads：(B, H, S, Dh) -> (B, S, H·Dh)，各头并排", "先转置回 (B, S, H, Dh)，再展平最后两维"),
+    "split_merge_inverse": _text("merge_heads 还原 split_heads，split_heads 还原 merge_heads", "这两个函数互为逆运算"),
+    # C.3
+    "mha_parameters": _text("MultiHeadAttention：W_q、W_k、W_v、W_o 为 nn.Linear(E, E)，以及 self.dropout", "四个 nn.Linear(embed_dim, embed_dim, bias=bias) 和 self.dropout"),
+    "mha_no_bias": _text("MultiHeadAttention：bias=False 时投影没有偏置", "把 bias=bias 传给每个 nn.Linear"),
+    "mha_value_error": _text("MultiHeadAttention：embed_dim 不能被 num_heads 整除时抛出 ValueError", "在 __init__ 中检查 embed_dim % num_heads，并 raise ValueError"),
+    "mha_shapes": _text("MultiHeadAttention：输出 (B, Lq, E)，每个头的权重 (B, H, Lq, Lk)", "返回每个头的权重，而不是它们的平均"),
+    "mha_values": _text("MultiHeadAttention：相同权重下，自注意力与参考实现相同", "投影、split_heads、逐头注意力、merge_heads，最后 W_o"),
+    "mha_cross_and_defaults": _text("MultiHeadAttention：交叉注意力（key/value 长度不同）；key 默认为 query，value 默认为 key", "`key = query if key is None else key`；`value = key if value is None else value`"),
+    "mha_mask": _text("MultiHeadAttention：(Lq, Lk) 和 (B, 1, Lq, Lk) 的掩码在各头上广播", "把掩码传给你的 masked_softmax；它会广播到 (B, H, Lq, Lk)"),
+    "mha_matches_torch": _text("MultiHeadAttention：相同权重下与 torch 的 nn.MultiheadAttention 一致", "它的 in_proj_weight 把 W_q、W_k、W_v 叠在一起；它的 attn_mask 中 True = 屏蔽"),
+    "mha_eval_dropout_off": _text("MultiHeadAttention：eval 模式下 dropout 关闭", "使用 self.dropout（nn.Dropout）或 F.dropout(..., training=self.training)"),
+    "mha_train_dropout": _text("MultiHeadAttention：训练模式下 dropout 作用于注意力权重，返回的是 dropout 之前的权重", "对乘以 V 的那份权重使用 self.dropout；返回 dropout 之前的权重"),
+    "mha_gradients": _text("MultiHeadAttention：梯度能传到 W_q、W_k、W_v 和 W_o", "不要 detach；四个投影都要用到"),
+    "mha_gradcheck": _text("MultiHeadAttention：梯度通过 torch.autograd.gradcheck", "用可求导的 torch 运算实现前向计算"),
+    "mha_invariances": _text("MultiHeadAttention：置换 query 位置只会置换输出；批次元素相互独立", "不要在批次维度或位置之间混合"),
+    "mha_no_library": _text("MultiHeadAttention：用你自己的函数实现，而不是库里的注意力", "不要调用 F.scaled_dot_product_attention 或 nn.MultiheadAttention"),
+    # D.1
+    "block_parameters": _text("AttentionBlock：self.attn（MultiHeadAttention）、self.norm（nn.LayerNorm(E)）和 self.dropout", "在 __init__ 中创建你的 MultiHeadAttention、嵌入维度上的 LayerNorm 和一个 nn.Dropout"),
+    "block_shapes": _text("AttentionBlock：返回 (y (B, S, E), weights (B, H, S, S))", "返回模块的输出和注意力权重"),
+    "block_values": _text("AttentionBlock：y = norm(x + dropout(attn(x)))，相同权重下与参考实现相同", "post-norm：先做注意力，加上残差 x，再做 LayerNorm"),
+    "block_mask": _text("AttentionBlock：掩码传到了注意力", "把 mask 传给 self.attn"),
+    "block_dropout": _text("AttentionBlock：eval 模式下 dropout 关闭；训练模式下模块自己的 dropout 作用于注意力输出", "在注意力输出上使用 self.dropout；nn.Dropout 在 .eval() 之后会自动关闭"),
+    "block_gradients": _text("AttentionBlock：梯度能传到注意力和 LayerNorm", "不要 detach"),
+    "block_causal_future_independence": _text("AttentionBlock：使用因果掩码时，后面的位置不改变前面的输出", "残差和 LayerNorm 都只作用于单个位置"),
+    # E.1
+    "plot_attention_returns_axes": _text("plot_attention：返回画有热力图的 Axes", "用 ax.imshow(...) 或 seaborn.heatmap(..., ax=ax) 画图，然后 return ax"),
+    "plot_attention_tick_labels": _text("plot_attention：横轴是 query（x 刻度标签），纵轴是 key（y 刻度标签）", "ax.set_xticks(range(Lq), labels=query_tokens)；ax.set_yticks(range(Lk), labels=key_tokens)"),
+    "plot_attention_cell_values": _text("plot_attention：(query, key) 处的格子显示这一对的权重", "imshow 从上到下画行：显示 weights.T，让每一行是一个 key"),
+    "plot_attention_colorbar": _text("plot_attention：有颜色条", "fig.colorbar(image, ax=ax)，或 seaborn.heatmap 的 cbar=True"),
+    "plot_attention_color_range": _text("plot_attention：颜色范围固定为 [0, 1]", "vmin=0, vmax=1（imshow 和 seaborn.heatmap 都接受）"),
+    "plot_attention_axis_labels": _text("plot_attention：两条坐标轴都有标签", "ax.set_xlabel('Query 位置')；ax.set_ylabel('Key 位置')"),
+    "plot_attention_uses_given_axes": _text("plot_attention：画在 ax= 给出的 Axes 上", "`if ax is None: fig, ax = plt.subplots()`；然后画在 ax 上，不要用 `plt.gca()`"),
+    "plot_attention_title": _text("plot_attention：显示传入的 title=", "`if title: ax.set_title(title)`"),
+    # F.1
+    "reference_weights_load": _text("参考权重：能加载进你的 AttentionBlock", "参数名来自 B-D 部分：attn.W_q.weight、……、norm.weight"),
+    "trained_maps_match": _text("参考权重：你的模块给出的注意力图与参考模型相同", "权重和输入相同时，正确的模块给出相同的注意力图"),
+    "trained_heatmaps_look_alike": _text("参考权重：你的热力图与参考热力图相似", "两张图都用本工具的渲染器画出后再比较"),
+    "pronoun_attends_to_antecedent": _text("参考权重：代词关注它的先行词", "训练好的注意力头应把代词的大部分注意力放在它所指的名字上"),
+    "pronoun_model_output": _text("参考权重：整个模型的输出一致", "y = norm(x + dropout(attn(x)))：带残差的 post-norm"),
+}
+
+GENERIC = {
+    "en": "this check did not pass",
+    "zh": "这一项检查没有通过，请对照上面的检查名称和提示修改。",
+}
+
+MESSAGES: dict[str, dict[str, str]] = {
+    # shared helpers (autograder/checks/support.py, module_support.py)
+    "not_a_tensor": {"en": "{where} returned {kind}, expected a torch.Tensor", "zh": "{where} 返回了 {kind}，应返回 torch.Tensor"},
+    "wrong_shape": {"en": "{where} returned shape {got}, expected {expected}", "zh": "{where} 返回的形状是 {got}，应为 {expected}"},
+    "wrong_shape_permuted": {
+        "en": "{where} returned shape {got}, expected {expected} (the same sizes in another order: an axis is transposed or swapped)",
+        "zh": "{where} 返回的形状是 {got}，应为 {expected}（尺寸相同但顺序不同：有一个维度被转置或交换了）",
+    },
+    "wrong_dtype": {"en": "{where} returned dtype {got} for {expected} inputs: keep the input dtype", "zh": "输入是 {expected}，{where} 却返回了 {got}：请保持输入的 dtype"},
+    "not_a_pair": {"en": "{where} returned {kind}, expected a pair (output, weights)", "zh": "{where} 返回了 {kind}，应返回一对 (output, weights)"},
+    "nan_values": {"en": "{where} returned NaN {what}", "zh": "{where} 返回了 NaN {what}"},
+    "wrong_values": {"en": "{where} returned wrong {what} (largest error {error})", "zh": "{where}：{what}不对（最大误差 {error}）"},
+    "uses_library": {"en": "{where} uses {used}: {advice}", "zh": "{where} 用到了 {used}：这里要用你自己写的函数实现，不要调用库函数"},
+    "no_parameter": {"en": "{where} has no parameter {names}: name the layers as the task says ({expected})", "zh": "{where} 没有参数 {names}：请按题目要求给各层命名（{expected}）"},
+    "no_parameter_but": {
+        "en": "{where} has no parameter {names} (it has {own}): name the layers as the task says ({expected})",
+        "zh": "{where} 没有参数 {names}（它有的是 {own}）：请按题目要求给各层命名（{expected}）",
+    },
+    "no_gradient": {"en": "{where}: no gradient reaches {name} (is it used, and not detached?)", "zh": "{where}：梯度没有传到 {name}（它被用到了吗？有没有被 detach？）"},
+    "gradients_failed": {"en": "{where}: gradients could not be computed ({text})", "zh": "{where}：无法计算梯度（{text}）"},
+    "gradcheck_failed": {
+        "en": "{where}: the gradients autograd computes do not match finite differences (torch.autograd.gradcheck failed)",
+        "zh": "{where}：autograd 算出的梯度与有限差分不一致（torch.autograd.gradcheck 未通过）",
+    },
+    "double_lost": {"en": "{where}.double() did not return the module", "zh": "{where}.double() 没有返回模块本身"},
+    "load_no_account": {"en": "{where}.load_state_dict() gave no account of the parameters it loaded", "zh": "{where}.load_state_dict() 没有报告它加载了哪些参数"},
+    # A
+    "blocked_nonzero": {"en": "masked_softmax: blocked keys (mask False) got a non-zero weight", "zh": "masked_softmax：被屏蔽的 key（掩码为 False）得到了非零权重"},
+    "fully_blocked_not_zero": {"en": "masked_softmax: a fully blocked row is not all zeros", "zh": "masked_softmax：全部被屏蔽的一行不全为 0"},
+    "changed_scores": {
+        "en": "masked_softmax changed the scores it was given: work on a copy (masked_fill, not masked_fill_)",
+        "zh": "masked_softmax 修改了传入的分数：请在副本上操作（用 `masked_fill`，而不是 `masked_fill_`）",
+    },
+    "changed_mask": {"en": "masked_softmax changed the mask it was given", "zh": "masked_softmax 修改了传入的掩码"},
+    "causal_wrong": {"en": "{where} is wrong: query i may attend to keys 0..i", "zh": "{where} 不对：query i 只能关注 key 0..i"},
+    # B-D: the modules' parts
+    "not_a_module": {"en": "{where} is a {kind}, expected a subclass of nn.Module", "zh": "{where} 是 {kind}，应为 nn.Module 的子类"},
+    "no_linear": {"en": "{where} has no nn.Linear named {name}", "zh": "{where} 没有名为 {name} 的 nn.Linear"},
+    "param_shape": {"en": "{where} should have shape {expected}, found {got}", "zh": "{where} 的形状应为 {expected}，实际是 {got}"},
+    "mha_no_dropout": {
+        "en": "MultiHeadAttention has no self.dropout = nn.Dropout(dropout) with the p it was given",
+        "zh": "MultiHeadAttention 没有按传入的 p 创建 `self.dropout = nn.Dropout(dropout)`",
+    },
+    "still_has_bias": {"en": "{where} still has {names}", "zh": "{where} 仍然有 {names}"},
+    "has_no": {"en": "{where} has no {names}", "zh": "{where} 没有 {names}"},
+    "wrong_exception": {"en": "{where} raised {kind}, expected ValueError", "zh": "{where} 抛出了 {kind}，应抛出 `ValueError`"},
+    "no_value_error": {
+        "en": "MultiHeadAttention(10, 3) did not raise ValueError (10 is not divisible by 3)",
+        "zh": "`MultiHeadAttention(10, 3)` 没有抛出 `ValueError`（10 不能被 3 整除）",
+    },
+    "block_attn_class": {"en": "AttentionBlock.attn should be your MultiHeadAttention, found {kind}", "zh": "`AttentionBlock.attn` 应为你的 MultiHeadAttention，实际是 {kind}"},
+    "block_norm": {"en": "AttentionBlock.norm should be nn.LayerNorm(embed_dim)", "zh": "`AttentionBlock.norm` 应为 `nn.LayerNorm(embed_dim)`"},
+    "block_no_projections": {"en": "AttentionBlock has no {names} of shape {expected}", "zh": "AttentionBlock 没有形状为 {expected} 的 {names}"},
+    "block_no_dropout": {"en": "AttentionBlock has no self.dropout = nn.Dropout(dropout)", "zh": "AttentionBlock 没有 `self.dropout = nn.Dropout(dropout)`"},
+    "not_module": {"en": "{where} is not a module", "zh": "{where} 不是模块"},
+    # E
+    "plot_returned": {"en": "plot_attention returned {kind}, expected the matplotlib Axes it drew on", "zh": "plot_attention 返回了 {kind}，应返回它所画的 matplotlib Axes"},
+    "heatmap_cell_count": {
+        "en": "the heatmap has {rows} rows and {cols} columns for {lq} queries and {lk} keys: draw one cell per (query, key) pair",
+        "zh": "热力图有 {rows} 行 {cols} 列，而 query 有 {lq} 个、key 有 {lk} 个：每个 (query, key) 对画一个格子",
+    },
+    "ticks_not_per_cell": {
+        "en": "the {which} axis ticks do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))",
+        "zh": "{which}的刻度没有做到每个格子一个、每个词元都有：把刻度放在格子中心，每个刻度一个词元（`ax.set_xticks(range(Lq), labels=...)`）",
+    },
+    "cells_mislabelled": {
+        "en": "{count} of {total} cells do not show the weight of the (query, key) pair their labels name",
+        "zh": "{total} 个格子中有 {count} 个显示的不是其标签所指 (query, key) 对的权重",
+    },
+    "cells_wrong": {"en": "the cells do not show the weight matrix (rows = keys, columns = queries)", "zh": "格子显示的不是权重矩阵（行 = key，列 = query）"},
+    "axis_unlabelled": {"en": "the {which} axis has no label: name what it shows (query / key positions)", "zh": "{which}没有标签：写明它表示什么（Query / Key 位置）"},
+    "given_axes_ignored": {
+        "en": "with ax= given, plot_attention drew on another figure or returned another Axes: draw on ax and return it",
+        "zh": "给出 `ax=` 时，plot_attention 画在了别的图上或返回了别的 Axes：请画在 ax 上并返回它",
+    },
+    "given_axes_empty": {"en": "with ax= given, the heatmap is not on that Axes", "zh": "给出 `ax=` 时，热力图不在那个 Axes 上"},
+    "title_wrong": {"en": "the Axes title is not the text given as title=", "zh": "Axes 的标题不是 `title=` 传入的文字"},
+    # why a figure cannot be read (autograder.heatmap.UnreadablePlot; matched by their English text)
+    "plot_empty": {"en": "the heatmap is empty", "zh": "热力图是空的"},
+    "plot_rgb": {
+        "en": "the heatmap is drawn as an RGB(A) picture, so its values cannot be read: pass the weight matrix itself to imshow (with cmap=...), not colours",
+        "zh": "热力图是以 RGB(A) 图片画出的，读不出数值：请把权重矩阵本身传给 imshow（配合 `cmap=...`），而不是颜色",
+    },
+    "plot_mesh_colours": {"en": "the heatmap mesh holds colours, not values: pass the weight matrix itself", "zh": "热力图的网格里存的是颜色而不是数值：请传入权重矩阵本身"},
+    "plot_nothing": {"en": "nothing was drawn: plot_attention must draw on a matplotlib Axes and return it", "zh": "什么也没有画出来：plot_attention 必须画在一个 matplotlib Axes 上并返回它"},
+    "plot_no_heatmap": {
+        "en": "the Axes that plot_attention returned holds no heatmap: draw with ax.imshow(...) or seaborn.heatmap(..., ax=ax) on that Axes",
+        "zh": "plot_attention 返回的 Axes 上没有热力图：请在这个 Axes 上用 `ax.imshow(...)` 或 `seaborn.heatmap(..., ax=ax)` 画图",
+    },
+    "plot_grid_mismatch": {"en": "the heatmap's cells and its grid do not agree", "zh": "热力图的格子与它的网格不一致"},
+    "plot_malformed": {"en": "the description of your figure is malformed", "zh": "你的图的描述格式不正确"},
+    # the plugin (autograder/checks/plugin.py)
+    "student_raised": {"en": "{where} raised {kind}: {text}", "zh": "{where} 抛出了 {kind}：{text}"},
+    "student_failed": {"en": "{text}", "zh": "调用你的代码没有得到结果：{text}"},
+    "not_implemented": {"en": "{where}: not implemented yet{detail}", "zh": "{where} 还没有实现"},
+    "check_skipped": {"en": "the check was skipped", "zh": "这一项检查被跳过了"},
+    "internal_error": {"en": "the grader could not run this check ({kind}); tell your instructor", "zh": "评分程序无法运行这一项检查（{kind}）；请告诉你的老师"},
+    # C.3 / D.1 dropout
+    "mha_output_without_dropout": {
+        "en": "{where} with dropout=0.5 gives the output without dropout: apply self.dropout to the weights that multiply V",
+        "zh": "{where} 在 dropout=0.5 时给出的是没有 dropout 的输出：请对乘以 V 的权重使用 self.dropout",
+    },
+    "mha_dropout_not_on_weights": {
+        "en": "{where}: the output is not what dropping some attention weights gives: apply self.dropout to the weights that multiply V, not to the output or the heads",
+        "zh": "{where}：输出不是丢弃部分注意力权重后应得的结果：请对乘以 V 的权重使用 self.dropout，而不是对输出或各头的结果",
+    },
+    "block_dropout_missing": {
+        "en": "{where} with dropout=0.5 gives the same output as in eval mode: apply the block's own self.dropout to the attention output",
+        "zh": "{where} 在 dropout=0.5 时的输出与 eval 模式相同：请对注意力输出使用模块自己的 self.dropout",
+    },
+    "block_dropout_misplaced": {
+        "en": "{where}: the output is not norm(x + dropout(attention output)) for any dropout: apply self.dropout to the attention output, before adding x",
+        "zh": "{where}：输出不符合 norm(x + dropout(注意力输出))：请在加上 x 之前，对注意力输出使用 self.dropout",
+    },
+    # E.1
+    "heatmap_values_missing": {
+        "en": "the heatmap does not show the weights it was given, so its labels, colours and title earn nothing yet: draw the weight matrix itself",
+        "zh": "热力图没有显示传入的权重，所以它的标签、颜色和标题暂时不得分：请画出权重矩阵本身",
+    },
+    "heatmap_labels_misplaced": {
+        "en": "{count} of {total} cells sit under tick labels that name another query or key: each label must name the row or column it is on (keep the tokens in the order of the matrix)",
+        "zh": "{total} 个格子中有 {count} 个所在的刻度标签写的是别的 query 或 key：每个标签必须对应它所在的行或列（词元顺序要与矩阵一致）",
+    },
+    "heatmap_title_missing": {
+        "en": "the title given as title= is not the Axes title: the task asks for ax.set_title(title)",
+        "zh": "传入的 title= 没有作为 Axes 的标题：题目要求 ax.set_title(title)",
+    },
+}
+
+# The words after the code part of a `where`, as the checks write them (module constants included).
+WHERE_WORDS: dict[str, str] = {
+    "in training mode": "（训练模式）",
+    "in eval mode": "（eval 模式）",
+    "in training mode (its attention in eval mode)": "（训练模式，其注意力为 eval 模式）",
+    "(weights)": "（权重）",
+    "(output)": "（输出）",
+    "(output y)": "（输出 y）",
+    "backward": "（反向传播）",
+    "with a mask": "（带掩码）",
+    "with a broadcast mask": "（广播的掩码）",
+    "with a fully blocked row": "（有一行全部被屏蔽）",
+    "with key and value": "（给出 key 和 value）",
+    "without value": "（不给 value）",
+    "on a non-contiguous x": "（非连续的 x）",
+    "on one batch element alone": "（单独一个批次元素）",
+    "after permuting the positions": "（置换位置之后）",
+    "after permuting the query positions": "（置换 query 位置之后）",
+    "after permuting key/value positions": "（置换 key/value 位置之后）",
+    "after adding 3 to every value": "（每个 value 加 3 之后）",
+    "vs torch.nn.MultiheadAttention": "（与 torch.nn.MultiheadAttention 对比）",
+    ": outputs before the changed last position": "（最后一个位置改变之前的输出）",
+    "vs is_causal=True": "（与 is_causal=True 对比）",
+}
+WHERE_SUFFIXES = ("(weights)", "(output)", "(output y)")
+WHERE_PATTERNS: tuple[tuple[str, str], ...] = (  # (regex over the words, Chinese with \\1 ...)
+    (r"on (torch\.\w+)", r"（`\1` 输入）"),
+    (r"on (\d)-D inputs", r"（\1 维输入）"),
+    (r"with a mask of shape (.+)", r"（形状为 \1 的掩码）"),
+    (r"on (\(.+\)) with (\d+) heads?", r"（形状 \1，\2 个头）"),
+)
+AXIS_WORDS = {"horizontal": "横轴", "vertical": "纵轴", "horizontal and vertical": "横轴和纵轴"}
+WHAT_WORDS = {"values": "数值", "gradients": "梯度", "weights": "权重", "maps": "注意力图", "logits": "logits"}
+_CODE = re.compile(r"^[\w.]+(?:\([^()]*\))?(?:\.[\w]+(?:\([^()]*\))?)*")
+
+
+def where_text(where: str, lang: str) -> str:
+    """`where` for a page in `lang`: its leading code part as code, the words after it translated."""
+    if lang == DEFAULT_LANG:
+        return where
+    gradient = re.fullmatch(r"the gradients? of (\S+)", where)
+    if gradient:
+        return f"`{gradient.group(1)}` 的梯度"
+    if " " not in where:
+        return f"`{where}`"
+    match = _CODE.match(where)
+    code = match.group(0) if match and re.search(r"[_.(A-Z]", match.group(0)) else ""
+    rest = where[len(code):].strip()
+    shown = f"`{code}`" if code else ""
+    suffix = ""
+    for english_suffix in WHERE_SUFFIXES:
+        if rest.endswith(english_suffix) and rest != english_suffix:
+            rest, suffix = rest.removesuffix(english_suffix).strip(), WHERE_WORDS[english_suffix]
+            break
+    return shown + _words(rest) + suffix
+
+
+def _words(rest: str) -> str:
+    """The Chinese of the words after a `where`'s code ('' when unknown: left out, not shown in English)."""
+    if not rest:
+        return ""
+    for pattern, chinese in WHERE_PATTERNS:
+        found = re.fullmatch(pattern, rest)
+        if found:
+            return found.expand(chinese)
+    return WHERE_WORDS.get(rest, "")
+
+
+def localise_args(args: dict[str, object], lang: str) -> dict[str, object]:
+    """Arguments ready for a template in `lang`: `where` translated, code-like values as code."""
+    shown: dict[str, object] = {}
+    for name, value in args.items():
+        if name == "where":
+            shown[name] = where_text(str(value), lang)
+        elif name == "what" and lang != DEFAULT_LANG:
+            shown[name] = WHAT_WORDS.get(str(value), "")
+        elif name == "which" and lang != DEFAULT_LANG:
+            shown[name] = AXIS_WORDS.get(str(value), "")
+        elif lang != DEFAULT_LANG and name in ("text", "kind", "got", "expected", "used", "names", "name", "own"):
+            shown[name] = f"`{value}`"
+        else:
+            shown[name] = value
+    return shown
+
+
+def render_message(key: str, args: dict[str, object], lang: str) -> str:
+    """The message `key` in `lang`; KeyError for an unknown key."""
+    template = MESSAGES[key].get(lang) or MESSAGES[key][DEFAULT_LANG]
+    return template.format(**localise_args(args, lang))
+
+
+def key_of_english(text: str) -> str:
+    """The key of the argument-free message whose English text is `text` ('' when none is)."""
+    for key, templates in MESSAGES.items():
+        if "{" not in templates[DEFAULT_LANG] and templates[DEFAULT_LANG] == text:
+            return key
+    return ""
+
+
+def english(key: str, **args: object) -> str:
+    """The English text of a message, as stored in CheckResult.message."""
+    return render_message(key, args, DEFAULT_LANG)
+
+
+def check_name(check_id: str, english_name: str, lang: str) -> str:
+    """The check's name in `lang`; on a Chinese page a check without a translation shows its id as code."""
+    if lang == DEFAULT_LANG:
+        return english_name
+    text = CHECK_TEXTS.get(check_id)
+    return text.name_zh if text else f"`{check_id}`"
+
+
+def hint_tiers(check_id: str, english_hint: str, lang: str) -> tuple[str, ...]:
+    """The check's hint tiers in `lang`, gentlest first (empty when it has none)."""
+    text = CHECK_TEXTS.get(check_id)
+    if lang == DEFAULT_LANG:
+        return tuple(h for h in (english_hint, *(text.more_hints_en if text else ())) if h)
+    return text.hints_zh if text else ()

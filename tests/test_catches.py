@@ -1,0 +1,93 @@
+"""Checks that catch their bugs, and name only what they can tell apart (issue 11, item 4).
+
+Each bug is planted into the reference (text replacements, as in tests/mutants.py) and graded on
+its own part: the part must lose points in the check that proves the rule, and no check may name
+a mistake the submission did not make.
+"""
+from __future__ import annotations
+
+import pytest
+from mutants import Mutant, apply
+
+from autograder.results import SubmissionResult
+
+MHA_DROPOUT = "heads = self.dropout(weights) @ v  # (B, H, Lq, Dh)"
+MHA_RETURN = "return self.W_o(merge_heads(heads)), weights  # (B, Lq, E), (B, H, Lq, Lk)"
+BLOCK_RETURN = "return self.norm(x + self.dropout(attended)), weights  # (B, S, E), (B, H, S, S)"
+IMSHOW = 'image = ax.imshow(matrix.T.numpy(), cmap="Blues"'
+Y_TICKS = "ax.set_yticks(range(len(key_tokens)), labels=list(key_tokens))"
+CAUSAL = "device=device).tril()"
+
+
+def _grade(grade, reference_source: str, name: str, part: str, *replacements: tuple[str, str]) -> SubmissionResult:
+    return grade(apply(reference_source, Mutant(name, part, replacements)), name=name, parts={part})
+
+
+def _failed(result: SubmissionResult) -> dict[str, str]:
+    return {c.check_id: c.message for c in result.checks if not c.passed}
+
+
+def _part(result: SubmissionResult, part: str) -> tuple[float, float]:
+    (found,) = [p for p in result.parts if p.part == part]
+    return found.score, found.max_score
+
+
+def test_mha_dropout_on_the_output_loses_points_in_c3(grade, reference_source):
+    result = _grade(grade, reference_source, "mha_output_dropout", "C",
+                    (MHA_DROPOUT, "heads = weights @ v"), (MHA_RETURN, "return self.dropout(self.W_o(merge_heads(heads))), weights"))
+    failed = _failed(result)
+    assert set(failed) == {"mha_train_dropout"}, failed
+    assert "apply self.dropout to the weights" in failed["mha_train_dropout"]
+    assert not result.mistakes
+
+
+def test_mha_dropout_on_the_heads_loses_points_in_c3(grade, reference_source):
+    result = _grade(grade, reference_source, "mha_heads_dropout", "C", (MHA_DROPOUT, "heads = self.dropout(weights @ v)"))
+    assert set(_failed(result)) == {"mha_train_dropout"}, _failed(result)
+
+
+def test_block_that_never_applies_its_own_dropout_loses_points_in_d1(grade, reference_source):
+    result = _grade(grade, reference_source, "block_no_dropout", "D", (BLOCK_RETURN, "return self.norm(x + attended), weights"))
+    failed = _failed(result)
+    assert set(failed) == {"block_dropout"}, failed
+    assert "self.dropout" in failed["block_dropout"]
+
+
+def test_block_dropout_on_the_residual_loses_points_in_d1(grade, reference_source):
+    result = _grade(grade, reference_source, "block_residual_dropout", "D", (BLOCK_RETURN, "return self.norm(self.dropout(x) + attended), weights"))
+    assert set(_failed(result)) == {"block_dropout"}, _failed(result)
+
+
+def test_heatmap_of_zeros_earns_nothing_in_e1(grade, reference_source):
+    result = _grade(grade, reference_source, "heatmap_zeros", "E", (IMSHOW, 'image = ax.imshow(0 * matrix.T.numpy(), cmap="Blues"'))
+    assert _part(result, "E") == (0, 10), _failed(result)
+
+
+def test_reversed_y_tick_labels_lose_the_label_points_only(grade, reference_source):
+    result = _grade(grade, reference_source, "heatmap_reversed_y", "E", (Y_TICKS, "ax.set_yticks(range(len(key_tokens)), labels=list(key_tokens)[::-1])"))
+    failed = _failed(result)
+    assert set(failed) == {"plot_attention_tick_labels"}, failed
+    assert "name another query or key" in failed["plot_attention_tick_labels"]
+
+
+def test_diagonal_only_causal_mask_is_not_called_upside_down(grade, reference_source):
+    result = _grade(grade, reference_source, "causal_diagonal", "A", (CAUSAL, "device=device).tril().triu()"))
+    assert "causal_mask_values" in _failed(result)
+    assert "causal_mask_inverted" not in result.mistakes, result.mistakes
+
+
+def test_upside_down_causal_mask_is_still_named(grade, reference_source):
+    result = _grade(grade, reference_source, "causal_upper", "A", (CAUSAL, "device=device).triu()"))
+    assert "causal_mask_inverted" in result.mistakes
+
+
+def test_all_zero_mha_weights_are_not_called_weights_after_dropout(grade, reference_source):
+    result = _grade(grade, reference_source, "mha_zero_weights", "C", (MHA_RETURN, "return self.W_o(merge_heads(heads)), torch.zeros_like(weights)"))
+    assert _part(result, "C")[0] < _part(result, "C")[1]
+    assert "mha_weights_after_dropout" not in result.mistakes, result.mistakes
+
+
+@pytest.mark.parametrize("part", ["C", "D", "E"])
+def test_the_reference_keeps_full_marks_under_the_new_checks(part, grade, reference_source):
+    result = grade(reference_source, name="reference", parts={part})
+    assert not _failed(result), _failed(result)

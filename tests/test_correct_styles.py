@@ -1,0 +1,59 @@
+"""What the contract allows earns full marks in any style (issue 11, item 3).
+
+Each submission here is correct but written differently from the reference: buffers, extra
+parameters and submodules, float64 inside and the input's dtype out, imshow / matshow /
+pcolormesh / seaborn, other figure layouts. Each must get 100/100 over every part, Part F included.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+STYLES = REPO / "tests" / "styles"
+REFERENCE = REPO / "solutions" / "attention" / "attention.py"
+EXAMPLES = REPO / "examples" / "submissions"
+
+
+def _matshow_layout() -> str:
+    """The reference's Parts A-D with the matshow plot_attention of tests/styles/matshow_layout.py."""
+    reference = REFERENCE.read_text(encoding="utf-8")
+    parts_a_to_d = reference[: reference.index("def plot_attention(")]
+    style = (STYLES / "matshow_layout.py").read_text(encoding="utf-8")
+    plot = style[style.index("def plot_attention("):]
+    return parts_a_to_d + "\n" + plot
+
+
+def _failures(result) -> list[str]:
+    return [f"{c.part} {c.check_id}: {c.message}" for c in result.checks if not c.passed]
+
+
+@pytest.mark.parametrize("name", ["buffers_extras", "matshow_layout", "einsum_seaborn"])
+def test_correct_style_gets_full_marks(name, grade):
+    if name == "buffers_extras":
+        submission = STYLES / "buffers_extras.py"
+    elif name == "einsum_seaborn":
+        submission = EXAMPLES / "einsum_style.py"
+    else:
+        submission = _matshow_layout()
+    result = grade(submission, name=name)
+    assert not result.grader_error, result.grader_error
+    assert {p.part for p in result.parts} >= set("ABCDEF")
+    assert not _failures(result), f"{name} lost points: {_failures(result)}"
+    assert result.score == result.max_score == 100
+
+
+def test_matshow_style_really_differs_from_the_reference():
+    source = _matshow_layout()
+    assert "matshow(" in source and "add_gridspec" in source and "imshow(" not in source
+    assert len(re.findall(r"^def plot_attention\(", source, re.MULTILINE)) == 1
+
+
+def test_the_title_rule_the_checks_grade_is_in_the_contract():
+    """E.1 grades the title on the heatmap's Axes: the docstring and the student README say so."""
+    docstring = REFERENCE.read_text(encoding="utf-8").split("def plot_attention(")[1].split('"""')[1]
+    readme = (REPO / "solutions" / "attention" / "README.md").read_text(encoding="utf-8")
+    assert "ax.set_title(title)" in docstring and "suptitle" in docstring
+    assert "ax.set_title" in readme

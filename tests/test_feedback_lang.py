@@ -1,0 +1,150 @@
+"""One language per page (issue 11, item 6): check names, hints and messages exist in English and
+Chinese; a result stores message keys and values; `--lang zh` pages hold no English sentence."""
+from __future__ import annotations
+
+import html
+import json
+import re
+import string
+from pathlib import Path
+
+import pytest
+from mutants import MUTANTS, apply
+
+from autograder.checks.plugin import CheckFailure, check_info
+from autograder.checks.texts import CHECK_TEXTS, MESSAGES, hint_tiers, render_message
+from autograder.formats.html import render_html
+from autograder.formats.markdown import render_markdown
+from autograder.results import CheckResult, SubmissionResult
+
+REPO = Path(__file__).resolve().parents[1]
+CHECKS = REPO / "autograder" / "checks"
+EXAMPLES = REPO / "examples" / "submissions"
+BLANK = REPO / "assignments" / "attention" / "attention.py"
+# A word of prose: lower case, perhaps capitalised ("the", "Blocked"); shape symbols (B, Lq) and
+# identifiers (MultiHeadAttention, W_q) are not.
+ENGLISH_WORD = re.compile(r"^\(?(?:[A-Za-z]?[a-z]{2,}|a|I)[,.;:!?)]*$")
+SENTENCE_WORDS = 3  # three English words in a row outside code make an English sentence
+
+
+def english_runs(text: str) -> list[str]:
+    """Runs of SENTENCE_WORDS or more English words in a row (code, URLs and tags removed first)."""
+    runs, current = [], []
+    for token in text.split():
+        if ENGLISH_WORD.match(token):
+            current.append(token)
+            continue
+        if len(current) >= SENTENCE_WORDS:
+            runs.append(" ".join(current))
+        current = []
+    if len(current) >= SENTENCE_WORDS:
+        runs.append(" ".join(current))
+    return runs
+
+
+def markdown_prose(text: str) -> str:
+    text = re.sub(r"^(`{3,}).*?^\1", " ", text, flags=re.DOTALL | re.MULTILINE)  # fenced blocks
+    return re.sub(r"(`+).+?\1", " ", text)  # code spans
+
+
+def html_prose(text: str) -> str:
+    text = re.sub(r"<(style|script|pre|code|title)\b.*?</\1>", " ", text, flags=re.DOTALL)
+    text = re.sub(r"<[^>]+>", " ", text)
+    return html.unescape(text)
+
+
+def _check_ids_and_infos() -> dict[str, object]:
+    """Every @check in autograder/checks/test_part_*.py: {check id: CheckInfo}."""
+    import importlib
+
+    found = {}
+    for path in sorted(CHECKS.glob("test_part_*.py")):
+        module = importlib.import_module(f"autograder.checks.{path.stem}")
+        for name, function in vars(module).items():
+            marks = [m for m in getattr(function, "pytestmark", []) if m.name == "attnkit_check"]
+            if name.startswith("test_") and marks:
+                found[name.removeprefix("test_")] = marks[0].args[0]
+    return found
+
+
+def test_every_check_has_a_chinese_name_and_hint():
+    infos = _check_ids_and_infos()
+    assert len(infos) > 50
+    missing = sorted(set(infos) - set(CHECK_TEXTS))
+    assert not missing, f"checks without Chinese text in autograder/checks/texts.py: {missing}"
+    no_hint = sorted(cid for cid, info in infos.items() if info.hint and not CHECK_TEXTS[cid].hints_zh)
+    assert not no_hint, f"checks with an English hint but no Chinese one: {no_hint}"
+    stale = sorted(set(CHECK_TEXTS) - set(infos))
+    assert not stale, f"Chinese text for checks that no longer exist: {stale}"
+
+
+def test_every_message_has_both_languages_and_the_same_arguments():
+    for key, templates in MESSAGES.items():
+        assert set(templates) == {"en", "zh"}, key
+        english_fields = {f for _, f, _, _ in string.Formatter().parse(templates["en"]) if f}
+        chinese_fields = {f for _, f, _, _ in string.Formatter().parse(templates["zh"]) if f}
+        assert chinese_fields <= english_fields, f"{key}: the Chinese text uses arguments the English one does not have"
+        assert not english_runs(markdown_prose(templates["zh"])), f"{key}: English words in the Chinese text"
+
+
+def test_hints_are_tiers():
+    assert hint_tiers("attention_scores_values", "divide by math.sqrt(q.size(-1))", "en")[0] == "divide by math.sqrt(q.size(-1))"
+    assert isinstance(hint_tiers("attention_scores_values", "", "zh"), tuple)
+    assert hint_tiers("no_such_check", "", "zh") == ()
+
+
+def test_a_result_stores_keys_and_values_and_renders_either_language(tmp_path):
+    failure = CheckFailure.keyed("wrong_shape", where="MultiHeadAttention.forward in training mode", got="(2, 4)", expected="(2, 5)")
+    check = CheckResult(
+        check_id="mha_shapes", name="MultiHeadAttention: output (B, Lq, E), weights per head (B, H, Lq, Lk)", part="C", task="C.3",
+        points=0.0, max_points=1.0, status="failed", message=failure.message, hint="return the weights of every head, not their average",
+        message_key=failure.key, message_args=failure.values,
+    )
+    result = SubmissionResult(submission="alice", source="alice.py", seed=1, checks=(check,))
+    stored = SubmissionResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert stored.checks[0].message_key == "wrong_shape" and stored.checks[0].message_args["got"] == "(2, 4)"
+    english_page, chinese_page = render_markdown(stored, "en"), render_markdown(stored, "zh")
+    assert "MultiHeadAttention.forward in training mode returned shape (2, 4), expected (2, 5)" in english_page
+    assert render_message("wrong_shape", failure.values, "zh") in chinese_page
+    assert "`MultiHeadAttention.forward`（训练模式） 返回的形状是 `(2, 4)`，应为 `(2, 5)`" in chinese_page
+    assert not english_runs(markdown_prose(chinese_page)), english_runs(markdown_prose(chinese_page))
+
+
+def test_english_text_without_a_key_stays_off_a_chinese_page():
+    check = CheckResult(check_id="mha_values", name="x", part="C", task="C.3", points=0.0, max_points=3.0, status="failed",
+                        message="MultiHeadAttention.forward returned something odd that only English explains")
+    page = render_markdown(SubmissionResult(submission="bob", source="bob.py", seed=1, checks=(check,)), "zh")
+    assert "only English explains" not in page
+    assert "这一项检查没有通过" in page
+
+
+def _bugs() -> str:
+    """The reference with one bug in each of Parts A, C and D."""
+    source = (REPO / "solutions" / "attention" / "attention.py").read_text(encoding="utf-8")
+    for key in ("mask_inverted", "split_no_transpose", "block_pre_norm"):
+        source = apply(source, MUTANTS[key])
+    return source
+
+
+@pytest.mark.parametrize("name", ["blank", "three_bugs", "bug_heatmap_transposed", "bug_dropout_in_eval"])
+def test_chinese_feedback_pages_hold_no_english_sentence(name, grade, tmp_path):
+    submission = {"blank": BLANK, "three_bugs": _bugs()}.get(name, EXAMPLES / f"{name}.py")
+    result = grade(submission, name=name)
+    failed = [c for c in result.checks if not c.passed]
+    assert failed, f"{name} should fail some checks, so that their messages are on the page"
+    markdown, page = render_markdown(result, "zh", show_after_due=True), render_html(result, tmp_path, "zh", show_after_due=True)
+    assert not english_runs(markdown_prose(markdown)), english_runs(markdown_prose(markdown))
+    assert not english_runs(html_prose(page)), english_runs(html_prose(page))
+    english = render_markdown(result, "en", show_after_due=True)
+    assert english_runs(markdown_prose(english)), "the detector must find the English page's sentences"
+
+
+def test_an_unreadable_figure_is_explained_in_chinese(grade, reference_source, tmp_path):
+    drawing = 'image = ax.imshow(matrix.T.numpy(), cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")  # (Lk, Lq)'
+    assert reference_source.count(drawing) == 1
+    source = reference_source.replace(drawing, 'ax.plot([0, 1])\n    image = plt.cm.ScalarMappable(cmap="Blues")')
+    result = grade(source, name="no_heatmap", parts={"E"})
+    keys = {c.message_key for c in result.checks if not c.passed}
+    assert keys == {"plot_no_heatmap"}, keys
+    page = render_markdown(result, "zh")
+    assert "上没有热力图" in page and not english_runs(markdown_prose(page)), english_runs(markdown_prose(page))
