@@ -112,10 +112,13 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "plot_attention_uses_given_axes": _text("plot_attention：画在 ax= 给出的 Axes 上", "`if ax is None: fig, ax = plt.subplots()`；然后画在 ax 上，不要用 `plt.gca()`"),
     "plot_attention_title": _text("plot_attention：显示传入的 title=", "`if title: ax.set_title(title)`"),
     # F.1
-    "reference_weights_load": _text("参考权重：能加载进你的 AttentionBlock", "参数名来自 B-D 部分：attn.W_q.weight、……、norm.weight"),
     "trained_maps_match": _text("参考权重：你的模块给出的注意力图与参考模型相同", "权重和输入相同时，正确的模块给出相同的注意力图"),
-    "trained_heatmaps_look_alike": _text("参考权重：你的热力图与参考热力图相似", "两张图都用本工具的渲染器画出后再比较"),
-    "pronoun_attends_to_antecedent": _text("参考权重：代词关注它的先行词", "训练好的注意力头应把代词的大部分注意力放在它所指的名字上"),
+    # F.2
+    "trained_heatmaps_match": _text("参考权重：你的 plot_attention 画出的热力图显示参考模型的权重", "用你的 plot_attention 画出你的模块的注意力图，逐格读回，再与参考模型的注意力图比较"),
+    "trained_heatmaps_look_alike": _text("参考权重：你的热力图与参考模型的热力图相似", "你的 plot_attention 也画出参考模型的注意力图，两张图用结构相似度（SSIM）比较"),
+    # F.3
+    "pronoun_attends_to_antecedent": _text("参考权重：代词关注它的先行词", "在某个注意力头里，代词那一列最深的格子应是它所指的名词（代词 → 先行词）"),
+    "verb_attends_to_its_arguments": _text("参考权重：动词关注它的主语或宾语，而不是 the 或 a", "在某个注意力头里，动词那一列最深的格子应是它的主语或宾语，而不是停用词"),
     "pronoun_model_output": _text("参考权重：整个模型的输出一致", "y = norm(x + dropout(attn(x)))：带残差的 post-norm"),
 }
 
