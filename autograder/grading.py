@@ -112,11 +112,26 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     ), sink.images
 
 
+# What did not run after an error while importing, by the unit that stopped (worker/dispatcher.py).
+LOAD_ERROR_CONSEQUENCES = {
+    ("SyntaxError", "file"): "your file could not be compiled, so none of it ran",
+    ("SyntaxError", "cell"): "that cell was skipped; the other cells ran",
+    ("SyntaxError", "statement"): "that top-level statement was skipped; the other statements of your file ran",
+    ("error", "file"): "importing your file stopped there: nothing after that point ran, so only what was defined before it was graded",
+    ("error", "cell"): "the rest of that cell did not run; the other cells did",
+    ("error", "statement"): "that top-level statement did not finish; the other statements of your file ran",
+}
+
+
 def _load_notes(student: Student) -> list[str]:
+    """One note per error while importing, saying only what happened."""
     notes = []
     for error in student.load_errors:
-        where = f" ({error['frames'][-1]})" if error.get("frames") else ""
-        notes.append(f"part of your file could not run: {error['type']}: {error['message']}{where}; the rest was graded")
+        frames = error.get("frames")
+        where = f" ({str(frames[-1])[:300]})" if isinstance(frames, list) and frames else ""
+        kind, unit = str(error.get("type", "Exception"))[:100], str(error.get("unit", "file"))
+        consequence = LOAD_ERROR_CONSEQUENCES.get(("SyntaxError" if kind == "SyntaxError" else "error", unit), "")
+        notes.append(f"{kind}: {str(error.get('message', ''))[:500]}{where}" + (f"; {consequence}" if consequence else ""))
     return notes
 
 

@@ -313,7 +313,7 @@ def test_worker_holds_no_descriptor_of_the_grader(factory, listener):
         fds = probe(student, listener, [])["fds"]
     finally:
         student.close()
-    assert (fds["0"], fds["1"], fds["2"]) == ("pr", "-w", "-w"), fds  # empty stdin, the output file
+    assert (fds["0"], fds["1"], fds["2"]) == ("pr", "pw", "pw"), fds  # empty stdin, the keeper's output pipe
     others = [v for k, v in fds.items() if int(k) > 2]
     assert others.count("srw") == 1, f"one socket to the grader: {fds}"
     assert all(v in ("srw", "-r") for v in others), f"only read-only files besides (matplotlib's fonts): {fds}"
@@ -381,7 +381,7 @@ class NoNamespacesFactory(WorkerFactory):
     def __init__(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/"), "PYTHONPATH": str(REPO)}
-        self.process = subprocess.Popen([sys.executable, "-c", self.BOOT, str(theirs.fileno())], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env)
+        self.process = subprocess.Popen([sys.executable, "-c", self.BOOT, str(theirs.fileno()), str(os.getpid())], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env)
         theirs.close()
         self.pid, self.control, self._replies = self.process.pid, ours, b""
 

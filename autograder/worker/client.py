@@ -57,6 +57,7 @@ class TemplateError(RuntimeError):
     """The template process is gone: a grader problem, not the student's."""
 
 
+KEEPER_REPORT_SECONDS = 2.0  # how long the grader waits for a keeper to report how its worker ended
 TEMPLATE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LD_LIBRARY_PATH", "MPLCONFIGDIR", "VIRTUAL_ENV")
 
 
@@ -66,7 +67,8 @@ class WorkerFactory:
     The template is a fresh interpreter, not a fork of the grader: it inherits none of the
     grader's memory (a caller may already hold the reference or the hidden checks), none of its
     file descriptors (a multiprocessing pool's pipes, which unpickle what arrives) and only a
-    few environment variables.
+    few environment variables. It dies with the grader (a parent-death signal: create the factory
+    in a thread that lives as long as the grader), and its keepers and workers die with it.
     """
 
     def __init__(self) -> None:
@@ -74,7 +76,7 @@ class WorkerFactory:
         package_root = str(Path(__file__).resolve().parents[2])
         env = {k: v for k, v in os.environ.items() if k in TEMPLATE_ENV}
         env["PYTHONPATH"] = package_root
-        command = [sys.executable, "-c", "from autograder.worker.template import main; main()", str(theirs.fileno())]
+        command = [sys.executable, "-c", "from autograder.worker.template import main; main()", str(theirs.fileno()), str(os.getpid())]
         self.process = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env, cwd="/")
         theirs.close()
         self.pid = self.process.pid
@@ -124,7 +126,7 @@ class WorkerProcess:
     def read_status(self, timeout: float, until: str = "ended") -> None:
         """Read what the keeper says (the worker's pid, then how it ended) until `until` is known."""
         deadline = time.monotonic() + timeout
-        while True:
+        while self.ended is None:
             remaining = deadline - time.monotonic()
             ready, _, _ = select.select([self.status_fd], [], [], max(0.0, remaining))
             if not ready:
@@ -152,7 +154,22 @@ class WorkerProcess:
             return SIGNAL_NAMES.get(self.ended["signal"], f"killed by signal {self.ended['signal']}")
         return f"exited with code {self.ended['exit']}"
 
+    @property
+    def output(self) -> tuple[str, int]:
+        """(the output the keeper kept, bytes the worker wrote in all); empty before it ended."""
+        if self.ended is None:
+            return "", 0
+        text, total = self.ended.get("output", ""), self.ended.get("output_bytes", 0)
+        return (text if type(text) is str else ""), (total if type(total) is int else 0)
+
     def kill(self) -> None:
+        """Kill the worker, collect its output from the keeper (briefly), then kill everything."""
+        if self.worker and self.ended is None:
+            try:
+                os.kill(self.worker, signal.SIGKILL)
+            except OSError:
+                pass
+            self.read_status(KEEPER_REPORT_SECONDS)
         for pid in (self.worker, self.keeper):
             if pid:
                 try:
@@ -214,13 +231,14 @@ class Student:
         self._generation += 1
         try:
             ready = self._exchange(None, "starting the worker", self.budget.import_seconds)
-            worker.isolation = ready.get("isolation", "")
+            worker.isolation = str(ready.get("isolation", ""))[:40]
             loaded = self._request({"op": "load", "chunks": self.chunks, "files": self.files, "filename": self.filename}, "importing your file", self.budget.import_seconds)
         except WorkerFailure as failure:
             self._import_failure = f"{failure} (your file could not be imported; every check that needs it fails)"
             raise WorkerFailure(self._import_failure) from None
         if self._generation == 1:
-            self.load_errors = list(loaded["errors"])
+            errors = loaded.get("errors") if isinstance(loaded, dict) else None
+            self.load_errors = [e for e in errors[:50] if isinstance(e, dict)] if isinstance(errors, list) else []
         return worker
 
     @property
@@ -228,20 +246,36 @@ class Student:
         return self._worker.isolation if self._worker else ""
 
     def close(self) -> None:
+        """Ask the worker to exit, collect its output, kill whatever is left (always)."""
         if self._worker is not None:
+            worker, self._worker = self._worker, None
             try:
-                self.output.append(self._request({"op": "output"}, "reading output", 2.0))
-                send_message(self._worker.sock, {"op": "exit"})
-            except (StudentError, OSError):
+                send_message(worker.sock, {"op": "exit"})
+                worker.read_status(KEEPER_REPORT_SECONDS)
+            except OSError:
                 pass
-            self._worker.kill()
-            self._worker = None
+            finally:
+                worker.kill()
+                self._keep_output(worker)
 
     def _discard_worker(self, reason: str) -> None:
         if self._worker is not None:
-            self._worker.kill()
-            self._worker = None
+            worker, self._worker = self._worker, None
+            try:
+                worker.kill()
+            finally:
+                self._keep_output(worker)
         self.events.append(reason)
+
+    def _keep_output(self, worker: WorkerProcess) -> None:
+        """What the worker printed; output past the cap was dropped by the keeper: say how much."""
+        text, total = worker.output
+        dropped = max(0, total - self.config.output_bytes)
+        if dropped:
+            text += f"\n[... {dropped} more bytes of output dropped: the first {self.config.output_bytes} bytes are kept]"
+            self.events.append(f"your code printed {total} bytes; the first {self.config.output_bytes} are kept with the results and the other {dropped} were dropped (grading went on)")
+        if text:
+            self.output.append(text)
 
     def _check_total(self) -> None:
         if time.monotonic() - self._started > self.budget.total_seconds:
@@ -278,14 +312,17 @@ class Student:
         if status == "ok":
             return response.get("value")
         if status == "raised":
-            error = response.get("error") or {}
-            kind, text = str(error.get("type", "Exception")), str(error.get("message", ""))
+            error = response.get("error")
+            error = error if isinstance(error, dict) else {}
+            kind, text = str(error.get("type", "Exception"))[:100], str(error.get("message", ""))[:2000]
+            frames = error.get("frames")
+            frames = [str(f)[:300] for f in frames[-6:]] if isinstance(frames, list) else []
             if kind == "NotImplementedError":
                 raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
             if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
                 raise WorkerFailure(f"{where} went over the {self.config.memory_bytes >> 30} GiB memory limit")
-            raise StudentException(kind, text[:500], list(error.get("frames", [])), where)
-        raise WorkerFailure(f"the worker answered {status!r} in {where}")
+            raise StudentException(kind, text[:500], frames, where)
+        raise WorkerFailure(f"the worker answered {str(status)[:100]!r} in {where}")
 
     def request(self, message: dict, where: str) -> Any:
         self._check_total()

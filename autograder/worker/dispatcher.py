@@ -106,34 +106,37 @@ class Dispatcher:
         sys.modules[STUDENT_MODULE] = module
         self.namespace = module.__dict__
         self.filenames.add(filename)
-        for first_line, text in request["chunks"]:
-            self._run_source(text, filename, first_line)
+        chunks = request["chunks"]
+        for first_line, text in chunks:
+            self._run_source(text, filename, first_line, "file" if len(chunks) == 1 else "cell")
         names = sorted(k for k, v in self.namespace.items() if not k.startswith("_") and callable(v))
         return {"errors": self.load_errors, "names": names}
 
-    def _run_source(self, text: str, filename: str, first_line: int) -> None:
+    def _run_source(self, text: str, filename: str, first_line: int, unit: str) -> None:
+        """Run one unit ("file", "cell" or, after a syntax error, "statement"); an error is
+        recorded with its unit, so the grader says exactly what did not run."""
         padded = "\n" * (first_line - 1) + text
         try:
             code = compile(padded, filename, "exec", dont_inherit=True)
         except SyntaxError:
             chunks = split_chunks(text)
             if len(chunks) <= 1:
-                self._record_syntax_error(padded, filename)
+                self._record_syntax_error(padded, filename, unit)
                 return
             for offset, chunk in chunks:
-                self._run_source(chunk, filename, first_line + offset - 1)
+                self._run_source(chunk, filename, first_line + offset - 1, "statement")
             return
         try:
             exec(code, self.namespace)  # noqa: S102 - this is the student's own process
         except BaseException as error:
-            self.load_errors.append(StudentRaised(error, self.filenames).as_dict())
+            self.load_errors.append({**StudentRaised(error, self.filenames).as_dict(), "unit": unit})
 
-    def _record_syntax_error(self, padded: str, filename: str) -> None:
+    def _record_syntax_error(self, padded: str, filename: str, unit: str) -> None:
         try:
             ast.parse(padded, filename)
         except SyntaxError as error:
             self.load_errors.append(
-                {"type": "SyntaxError", "message": f"line {error.lineno}: {error.msg}", "frames": [f"{Path(filename).name}:{error.lineno}: {(error.text or '').strip()}"]}
+                {"type": "SyntaxError", "message": f"line {error.lineno}: {error.msg}", "frames": [f"{Path(filename).name}:{error.lineno}: {(error.text or '').strip()}"], "unit": unit}
             )
 
     def op_names(self, request: dict) -> dict:

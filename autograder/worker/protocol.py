@@ -56,6 +56,12 @@ class ProtocolError(Exception):
     """The peer sent something that is not a valid frame or value."""
 
 
+# Everything that decoding untrusted JSON and tensor headers can raise: bad UTF-8, bad JSON, an
+# integer longer than sys.get_int_max_str_digits() (ValueError), nesting past the C stack
+# (RecursionError), shapes too large to allocate (RuntimeError, OverflowError, MemoryError).
+DECODING_ERRORS = (ValueError, TypeError, RecursionError, RuntimeError, OverflowError, MemoryError)
+
+
 class Refused:
     """Stands for an object the worker would not send; `why` says what it was."""
 
@@ -210,12 +216,15 @@ def recv_message(sock: socket.socket, limits: Limits = DEFAULT_LIMITS) -> dict:
     lengths = [BLOB_LEN.unpack(_recv_exact(sock, BLOB_LEN.size))[0] for _ in range(count)]
     if sum(lengths) != total:
         raise ProtocolError("blob lengths do not add up")
+    body = _recv_exact(sock, json_len)
+    blobs = [_recv_exact(sock, n) for n in lengths]  # the whole frame is read: the next one stays aligned
     try:
-        data = json.loads(_recv_exact(sock, json_len).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ProtocolError(f"invalid JSON: {error}") from None
-    blobs = [_recv_exact(sock, n) for n in lengths]
-    message = decode_value(data, blobs)
+        data = json.loads(body.decode("utf-8"))
+        message = decode_value(data, blobs)
+    except ProtocolError:
+        raise
+    except DECODING_ERRORS as error:  # e.g. an integer past int_max_str_digits is a ValueError
+        raise ProtocolError(f"undecodable frame ({type(error).__name__}: {str(error)[:200]})") from None
     if type(message) is not dict:
         raise ProtocolError("a frame must hold a dict")
     return message

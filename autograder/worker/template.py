@@ -6,15 +6,19 @@ and a status pipe) and forks:
 
     template ─fork→ keeper (setsid; new pid namespace as root) ─fork→ worker (pid 1 inside)
 
-The keeper reports the worker's pid, waits for it and reports how it ended (exit code or signal)
-on the status pipe; when the worker (the namespace's init) dies, the kernel kills everything the
-submission started in that namespace.
+The keeper reports the worker's pid, reads the worker's stdout and stderr (a pipe: it keeps the
+first `output_bytes` and counts the rest, so no write of the student's ever fails), waits for it
+and reports how it ended (exit code or signal) and its output on the status pipe. When the worker
+(the namespace's init) dies, the kernel kills everything the submission started in that namespace.
+Parent-death signals chain the life times: grader dies -> template dies -> keeper dies -> worker
+dies -> its namespace dies, even when the grader is killed with SIGKILL.
 """
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+import select
 import signal
 import socket
 import stat
@@ -39,9 +43,6 @@ try:  # seaborn is optional: pre-import it when installed so heatmaps drawn with
     import seaborn  # noqa: E402,F401
 except ImportError:  # pragma: no cover
     pass
-
-OUTPUT_FILE = ".attnkit-output"
-
 
 def warm_up() -> None:
     """Run once what every worker will run (layers, a heatmap) so forks start warm.
@@ -83,8 +84,12 @@ def _warm_heatmap() -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the template's own interpreter: `python -c ... <control fd>`."""
-    serve_template(socket.socket(fileno=int((argv or sys.argv)[-1])))
+    """Entry point of the template's own interpreter: `python -c ... <control fd> <grader pid>`."""
+    control_fd, grader = (int(v) for v in (argv or sys.argv)[-2:])
+    sandbox.set_parent_death_signal()  # the grader dies (even by SIGKILL): the template dies too
+    if os.getppid() != grader:  # it died before the signal was armed
+        os._exit(1)
+    serve_template(socket.socket(fileno=control_fd))
 
 
 def serve_template(control: socket.socket) -> None:
@@ -99,12 +104,15 @@ def serve_template(control: socket.socket) -> None:
             break
         if not message:
             break
+        template = os.getpid()
         pid = os.fork()
         if pid == 0:
             control.close()
             code = 1
             try:
-                code = _keeper(json.loads(message), fds[0], fds[1])
+                sandbox.set_parent_death_signal()  # the template dies: the keeper, then its worker, die too
+                if os.getppid() == template:
+                    code = _keeper(json.loads(message), fds[0], fds[1])
             finally:
                 os._exit(code)
         for fd in fds:
@@ -130,28 +138,81 @@ def _keeper(request: dict, data_fd: int, status_fd: int) -> int:
         pid_namespace = True
     except OSError:
         pid_namespace = False
+    output_read, output_write = os.pipe()  # the worker's stdout and stderr; read here, capped
     worker = os.fork()
     if worker == 0:
         os.close(status_fd)
+        os.close(output_read)
         code = 70
         try:
-            code = _worker_main(config, data_fd, uid if privileged else None, pid_namespace, request)
+            code = _worker_main(config, data_fd, output_write, uid if privileged else None, pid_namespace, request)
         except BaseException:  # the worker could not even start: say why on stderr
             traceback.print_exc()
         finally:
             os._exit(code)
     os.close(data_fd)
+    os.close(output_write)
     _write_status(status_fd, {"worker": worker, "uid": uid if privileged else None, "pid_namespace": pid_namespace})
-    _, status = os.waitpid(worker, 0)
+    kept, total, status = _collect_output(worker, output_read, config.output_bytes)
     if privileged and not pid_namespace:
         sandbox.kill_uid(uid)
-    ended = {"signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status) else {"exit": os.WEXITSTATUS(status)}
+    ended: dict[str, Any] = {"signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status) else {"exit": os.WEXITSTATUS(status)}
+    ended.update(output=kept.decode("utf-8", errors="replace"), output_bytes=total)
     _write_status(status_fd, ended)
     return 0
 
 
-def _worker_main(config, data_fd: int, uid: int | None, pid_namespace: bool, request: dict) -> int:
+def _collect_output(worker: int, fd: int, limit: int) -> tuple[bytes, int, int]:
+    """Read the worker's output until it ends: (the first `limit` bytes, bytes written, wait status).
+
+    Output past `limit` is read and dropped, so a flood never fills a pipe, a disk or memory,
+    and never makes a write fail in the student's code.
+    """
+    kept = bytearray()
+    total = 0
+
+    def take(chunk: bytes) -> None:
+        nonlocal total
+        total += len(chunk)
+        if len(kept) < limit:
+            kept.extend(chunk[: limit - len(kept)])
+
+    try:
+        ended = os.pidfd_open(worker)
+    except (AttributeError, OSError):  # an old kernel: poll instead
+        ended = -1
+    status = None
+    open_pipe = True
+    while status is None:
+        watched = [fd] if open_pipe else []
+        ready, _, _ = select.select(watched + ([ended] if ended >= 0 else []), [], [], None if ended >= 0 else 0.05)
+        if fd in ready:
+            chunk = os.read(fd, 1 << 16)
+            open_pipe = bool(chunk)
+            take(chunk)
+        if ended < 0 or ended in ready:
+            pid, wait_status = os.waitpid(worker, os.WNOHANG)
+            status = wait_status if pid else None
+    os.set_blocking(fd, False)  # what is left in the pipe now, no more (a leftover child may write on)
+    for _ in range(256):
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        take(chunk)
+    os.close(fd)
+    if ended >= 0:
+        os.close(ended)
+    return bytes(kept), total, status
+
+
+def _worker_main(config, data_fd: int, output_fd: int, uid: int | None, pid_namespace: bool, request: dict) -> int:
     sandbox.set_parent_death_signal()
+    os.dup2(output_fd, 1)  # stdout and stderr: the keeper's pipe (it keeps the first output_bytes)
+    os.dup2(output_fd, 2)
+    os.close(output_fd)
     if not pid_namespace:
         os.setpgid(0, 0)
     address_space = sandbox.vm_size()
@@ -178,10 +239,6 @@ def _worker_main(config, data_fd: int, uid: int | None, pid_namespace: bool, req
     sandbox.apply_limits(config, address_space)
     if uid is not None:
         sandbox.drop_privileges(uid)
-    output = os.open(os.path.join(scratch, OUTPUT_FILE), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(output, 1)
-    os.dup2(output, 2)
-    os.close(output)
     sock = socket.socket(fileno=data_fd)
     dispatcher = Dispatcher()
     send_message(sock, {"status": "ready", "isolation": isolation, "uid": os.getuid(), "scratch": scratch})
@@ -192,11 +249,8 @@ def _worker_main(config, data_fd: int, uid: int | None, pid_namespace: bool, req
             return 0
         if request.get("op") == "exit":
             return 0
-        if request.get("op") == "output":
-            response = {"status": "ok", "value": _read_output(scratch, config.output_bytes)}
-        else:
-            request.setdefault("root", os.path.join(scratch, "submission"))
-            response = dispatcher.handle(request)
+        request.setdefault("root", os.path.join(scratch, "submission"))
+        response = dispatcher.handle(request)
         sys.stdout.flush()
         sys.stderr.flush()
         send_message(sock, response)
@@ -226,14 +280,3 @@ def _close_other_fds(keep: int) -> None:
             continue
         if not (stat.S_ISREG(mode) and read_only):
             os.close(fd)
-
-
-def _read_output(scratch: str, limit: int) -> str:
-    try:
-        with open(os.path.join(scratch, OUTPUT_FILE), "rb") as handle:
-            data = handle.read(limit + 1)
-            size = os.fstat(handle.fileno()).st_size
-    except OSError:
-        return ""
-    text = data[:limit].decode("utf-8", errors="replace")
-    return text + (f"\n[... output cut: {size} bytes in all, {limit} shown]" if size > limit else "")
