@@ -8,7 +8,8 @@ tick label that sits under each column and beside each row. Every way of drawing
 (imshow with any origin or extent, seaborn, pcolormesh, inverted axes) gives the same `Heatmap`.
 
 The description comes from the student's process, so it is untrusted: `read_heatmap` checks its
-types and sizes and turns anything malformed into UnreadablePlot.
+types and sizes (MAX_* below: the work it does is bounded whatever arrives) and turns anything
+malformed or too large into UnreadablePlot.
 
 Comparing. `render` draws a matrix with the kit's pinned renderer (`autograder.plotting`) and
 notes where the cells are; `similarity(render_a, render_b)` is the mean SSIM (scikit-image's) of the
@@ -34,6 +35,11 @@ CELL_TOLERANCE = 0.25  # a tick belongs to a column/row when within this fractio
 SSIM_SIZE = 128  # the cells of both renders are resampled to SSIM_SIZE x SSIM_SIZE grayscale
 SSIM_WINDOW = 7
 MAX_TICKS = 1000  # ticks read per axis (a heatmap of attention has a few dozen)
+MAX_SIDE = 1000  # rows or columns read (worker/plotdata.py sends at most MAX_CELLS cells)
+MAX_CELLS = 1 << 16  # cells of one drawing
+MAX_DRAWINGS = 64  # images + meshes on one Axes
+MAX_LABEL_CHARS = 200  # characters kept of one tick label
+MAX_PNG_BYTES = 4 << 20  # the student's own figure, stored with the feedback
 
 # CALIBRATION (tests/test_heatmap.py::test_calibration_*, run with -s to print the figures).
 # similarity() between the pinned render of a reference-model attention map (sentences 1-2 of the
@@ -123,6 +129,9 @@ def _image_grid(image: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _mesh_grid(mesh: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    for edges in (mesh["x_edges"], mesh["y_edges"]):
+        if len(edges) > MAX_SIDE + 1:
+            raise UnreadablePlot("the heatmap's cell edges are malformed or too many")
     array = _array(mesh["array"])
     if array.ndim != 2:
         raise UnreadablePlot("the heatmap mesh holds colours, not values: pass the weight matrix itself")
@@ -130,20 +139,31 @@ def _mesh_grid(mesh: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _drawings(axes: dict) -> list[tuple[str, dict]]:
-    return [("image", i) for i in axes.get("images", [])] + [("mesh", m) for m in axes.get("meshes", [])]
+    drawings = [("image", i) for i in axes.get("images", [])] + [("mesh", m) for m in axes.get("meshes", [])]
+    if len(drawings) > MAX_DRAWINGS:
+        raise UnreadablePlot(f"the Axes holds {len(drawings)} images and meshes, more than {MAX_DRAWINGS}: draw the heatmap once")
+    for _, drawing in drawings:
+        _check_size(drawing.get("array"))
+    return drawings
+
+
+def _check_size(array: Any) -> None:
+    """Refuse a drawing larger than the bounds before any work on it (it came from the worker)."""
+    shape = tuple(array.shape) if isinstance(array, torch.Tensor) else np.shape(_array(array))  # lists: bounded by the JSON limit
+    if math.prod(shape) > MAX_CELLS or any(side > MAX_SIDE for side in shape):
+        raise UnreadablePlot(f"the heatmap has shape {shape}: at most {MAX_SIDE} rows or columns and {MAX_CELLS} cells can be read")
 
 
 def _labels_at(centres: np.ndarray, ticks: Sequence[float], labels: Sequence[str], cell: float) -> tuple[str, ...]:
-    """The tick label at each centre ('' when no labelled tick lies within CELL_TOLERANCE of a cell)."""
-    found = []
-    for centre in centres:
-        label = ""
-        for tick, text in zip(ticks, labels):
-            if text.strip() and abs(float(tick) - centre) <= CELL_TOLERANCE * cell:
-                label = text.strip()
-                break
-        found.append(label)
-    return tuple(found)
+    """The tick label at each centre ('' when no labelled tick lies within CELL_TOLERANCE of a cell):
+    the first labelled tick in the list that is close enough. At most MAX_SIDE x MAX_TICKS work."""
+    labelled = [(float(tick), text.strip()) for tick, text in zip(ticks, labels) if text.strip()]
+    if not labelled:
+        return ("",) * len(centres)
+    positions = np.array([tick for tick, _ in labelled])  # (T,)
+    close = np.abs(positions[None, :] - np.asarray(centres, dtype=np.float64)[:, None]) <= CELL_TOLERANCE * cell  # (C, T)
+    first = close.argmax(axis=1)  # (C,) the first close tick, 0 where none
+    return tuple(labelled[f][1] if close[c, f] else "" for c, f in enumerate(first))
 
 
 def _cell_size(centres: np.ndarray) -> float:
@@ -209,7 +229,7 @@ def _read(description: dict) -> Heatmap:
 
 def _ticks(axes: dict, axis: str) -> tuple[list[float], list[str]]:
     ticks = [float(t) for t in axes[f"{axis}ticks"][:MAX_TICKS]]
-    labels = [str(t) for t in axes[f"{axis}ticklabels"][:MAX_TICKS]]
+    labels = [str(t)[:MAX_LABEL_CHARS] for t in axes[f"{axis}ticklabels"][:MAX_TICKS]]
     return ticks, labels
 
 

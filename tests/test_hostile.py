@@ -336,6 +336,35 @@ def test_snooping_for_the_reference_and_hidden_checks_finds_nothing(grade_a, tmp
     assert_no_leak(result_text(result, folder))
 
 
+# ---------------------------------------------------------------------------------------------
+# attacks on the grader itself: what comes back from the worker is bounded and always decodable
+# ---------------------------------------------------------------------------------------------
+def test_forged_plot_description_of_100000_columns_costs_the_grader_no_time(factory, tmp_path, spawned):
+    path = tmp_path / "forged_plot.py"
+    path.write_text(payload("forged_plot"), encoding="utf-8")
+    result, images = grade_submission(path, factory, GradeOptions(seed=7, parts=frozenset({"E"}), budget=FAST))
+    spawned.assert_contained()
+    bounded = [c for c in result.checks if c.part == "E" and "at most 1000 rows or columns and 65536 cells" in c.message]
+    assert len(bounded) >= 6 and not any(c.points for c in bounded), [c.message for c in result.checks]
+    # The first check also waits for the worker's drawing; the others share it and only read it
+    # (unbounded, each spent ~15 s in the grader on this description).
+    assert all(c.duration < 1 for c in bounded[1:]), [(c.check_id, c.duration) for c in bounded]
+    assert "heatmaps/plot-attention-student.png" not in images  # a 5 MiB "figure" is not stored
+
+
+def test_reply_with_a_5000_digit_integer_fails_only_that_call(grade_a, reference_a, tmp_path):
+    result = grade_a(payload("giant_integer_reply"), "giant_integer_reply")
+    assert_only_a4_lost(result, reference_a, "sent an invalid reply (undecodable frame (ValueError")
+    write_submission(result, {}, tmp_path / "out")  # and the result can be written
+
+
+def test_lone_surrogates_in_student_text_can_still_be_written(grade_a, tmp_path):
+    result = grade_a(payload("lone_surrogate"), "lone_surrogate")
+    assert "raised ValueError: bad ? mask ?" in check(result, "causal_mask_values").message
+    folder = write_submission(result, {}, tmp_path / "out")
+    assert "bad ? mask ?" in (folder / "feedback.md").read_text(encoding="utf-8")
+
+
 def test_network_is_unreachable_from_the_worker(grade_a):
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))

@@ -103,6 +103,31 @@ def test_bad_tensor_headers_are_refused(pair, tensor):
         recv_message(b)
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"status": "ok", "value": ' + b"7" * 5000 + b"}",  # past int_max_str_digits: a ValueError
+        b"[" * 100_000 + b"]" * 100_000,  # past the C stack of the JSON parser: a RecursionError
+        b'{"__dict__": [["v", {"__tensor__": {"dtype": "float64", "shape": [0, 100000000000000000000000000000], "blob": 0}}]]}',
+        b'{"status": "\xff"}',
+    ],
+    ids=["5000-digit-int", "deep-nesting", "huge-empty-shape", "bad-utf8"],
+)
+def test_every_decoding_error_is_a_protocol_error(pair, body):
+    a, b = pair
+    a.sendall(raw_frame(body, [b""]))
+    with pytest.raises(ProtocolError):
+        recv_message(b)
+
+
+def test_lone_surrogates_become_replacement_marks_so_results_can_be_written(pair):
+    a, b = pair
+    a.sendall(raw_frame(b'{"__dict__": [["status", "\\ud800"], ["\\udfff", ["a\\udfff"]]]}', []))
+    message = recv_message(b)
+    assert message == {"status": "?", "?": ["a?"]}
+    json.dumps(message, ensure_ascii=False).encode("utf-8")
+
+
 @pytest.mark.parametrize("value", [{"__reduce__": ["os.system", "true"]}, {"__pickle__": "gASVBQAAAAAAAACMAXiULg=="}, {"__tensor__": 1, "x": 2}, {"a": 1}])
 def test_unknown_tags_are_refused(value):
     with pytest.raises(ProtocolError):

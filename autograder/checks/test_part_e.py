@@ -20,7 +20,7 @@ import torch
 from autograder.checks.plugin import CheckFailure, check
 from autograder.checks.texts import key_of_english
 from autograder.heatmap import (
-    NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
+    MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
 from autograder.mistakes import MISTAKES
 from autograder.results import Artifact
@@ -109,7 +109,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
 def test_plot_attention_returns_axes(student, artifacts):
     description = drawing(student)
     png = description.get("png") if isinstance(description, dict) else None
-    if artifacts is not None and isinstance(png, torch.Tensor) and png.dtype == torch.uint8 and png.numel():
+    if artifacts is not None and isinstance(png, torch.Tensor) and png.dtype == torch.uint8 and 0 < png.numel() <= MAX_PNG_BYTES:
         try:  # the student's figure is shown even when it cannot be read
             heatmap = read_heatmap(description) if description.get("returned") in ("Axes", "AxesSubplot") else None
         except UnreadablePlot:

@@ -23,9 +23,8 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
 from matplotlib.image import AxesImage  # noqa: E402
 
-from autograder.heatmap import NEW_AXES  # noqa: E402  (plain text; the grader's checks send it)
+from autograder.heatmap import MAX_CELLS, NEW_AXES  # noqa: E402  (plain data; the grader reads no more)
 
-MAX_CELLS = 1 << 16
 MAX_PIXELS = 4_000_000
 
 

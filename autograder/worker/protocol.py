@@ -135,7 +135,9 @@ def decode_value(data: Any, blobs: list[bytes], depth: int = 0) -> Any:
     """Rebuild a value from untrusted JSON data; tensors are fresh plain CPU tensors."""
     if depth > DEFAULT_LIMITS.max_depth:
         raise ProtocolError("value nested too deeply")
-    if data is None or type(data) in (bool, int, float, str):
+    if type(data) is str:
+        return _encodable(data)
+    if data is None or type(data) in (bool, int, float):
         return data
     if type(data) is list:
         return [decode_value(v, blobs, depth + 1) for v in data]
@@ -149,17 +151,27 @@ def decode_value(data: Any, blobs: list[bytes], depth: int = 0) -> Any:
         for pair in body:
             if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str:
                 raise ProtocolError("malformed dict entry")
-            pairs[pair[0]] = decode_value(pair[1], blobs, depth + 1)
+            pairs[_encodable(pair[0])] = decode_value(pair[1], blobs, depth + 1)
         return pairs
     if tag == "__float__" and body in ("nan", "inf", "-inf"):
         return float(body)
     if tag == "__handle__" and type(body) is int:
         return Handle(body)
     if tag == "__refused__" and type(body) is str:
-        return Refused(body[:300])
+        return Refused(_encodable(body[:300]))
     if tag == "__tensor__" and type(body) is dict:
         return _decode_tensor(body, blobs)
     raise ProtocolError(f"unknown tag {tag!r}")
+
+
+def _encodable(text: str) -> str:
+    """The text with lone surrogates (valid in JSON, not in UTF-8) replaced by '?', so that every
+    string from the worker can be written into results and feedback files."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="replace").decode("utf-8")
 
 
 def _decode_tensor(body: dict, blobs: list[bytes]) -> torch.Tensor:
