@@ -60,31 +60,56 @@ def decode_python(data: bytes, where: str) -> str:
 
 def notebook_chunks(data: bytes, where: str) -> tuple[tuple[int, str], ...]:
     """The answer cells of a notebook, magics and shell escapes dropped."""
+    return _notebook(data, where)[0]
+
+
+def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...]]:
+    """(chunks, notes): the answer cells, and a note for each piece of metadata that was ignored."""
     try:
         notebook = json.loads(data.decode("utf-8"))
         cells = notebook["cells"]
         assert isinstance(cells, list)
-    except (UnicodeDecodeError, ValueError, KeyError, TypeError, AssertionError) as error:
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError, AssertionError, RecursionError) as error:
         raise SubmissionError(f"{where} is not a valid Jupyter notebook ({type(error).__name__}); re-save it from Jupyter") from None
-    code = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
-    tagged = [c for c in code if _is_answer_cell(c)]
+    notes: list[str] = []
+    code = [(number, c) for number, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code"]
+    tagged = [(number, c) for number, c in code if _is_answer_cell(c, f"{where}: cell {number}", notes)]
     chunks = []
     line = 1
-    for cell in tagged or code:
+    for number, cell in tagged or code:
         source = cell.get("source", "")
-        text = "".join(source) if isinstance(source, list) else str(source)
+        if isinstance(source, list) and all(isinstance(piece, str) for piece in source):
+            text = "".join(source)
+        elif isinstance(source, str):
+            text = source
+        else:
+            raise SubmissionError(f"{where}: cell {number} has a source that is not text ({type(source).__name__}); re-save the notebook from Jupyter")
         kept = [ln for ln in text.splitlines() if not MAGIC_LINE.match(ln)]
         body = "\n".join(kept) + "\n"
         chunks.append((line, body))
         line += body.count("\n") + 1
-    return tuple(chunks)
+    return tuple(chunks), tuple(notes)
 
 
-def _is_answer_cell(cell: dict) -> bool:
+def _is_answer_cell(cell: dict, where: str, notes: list[str]) -> bool:
+    """Whether a cell is tagged as an answer cell; malformed metadata is ignored with a note."""
     metadata = cell.get("metadata") or {}
-    tags = set(metadata.get("tags") or [])
+    if not isinstance(metadata, dict):
+        notes.append(f"{where}: its metadata is {_shown(metadata)}, not an object; it was read as a cell without tags")
+        return False
+    tags = metadata.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        notes.append(f"{where}: its metadata \"tags\" is {_shown(tags)}, not a list of strings; it was read as a cell without tags")
+        tags = []
     nbgrader = metadata.get("nbgrader") or {}
-    return bool(tags & ANSWER_TAGS) or bool(nbgrader.get("solution"))
+    if not isinstance(nbgrader, dict):
+        notes.append(f"{where}: its metadata \"nbgrader\" is {_shown(nbgrader)}, not an object; it was read as a cell that is not an nbgrader solution")
+        nbgrader = {}
+    return bool(set(tags) & ANSWER_TAGS) or bool(nbgrader.get("solution"))
+
+
+def _shown(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)[:60]
 
 
 def load_submission(path: Path) -> Submission:
@@ -165,8 +190,9 @@ def _strip_common_folder(files: dict[str, bytes]) -> dict[str, bytes]:
 def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None = None) -> Submission:
     entry = entry or _find_entry(name, files)
     data = files[entry]
+    notes: tuple[str, ...] = ()
     if entry.endswith(".ipynb"):
-        chunks = notebook_chunks(data, entry)
+        chunks, notes = _notebook(data, entry)
         filename = "attention.py"
     else:
         chunks = ((1, decode_python(data, entry)),)
@@ -178,7 +204,7 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
                 helpers[other] = decode_python(content, other)
             except SubmissionError:
                 continue
-    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers)
+    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes)
 
 
 def _find_entry(name: str, files: dict[str, bytes]) -> str:

@@ -454,6 +454,14 @@ def test_notebook_with_invalid_json_is_rejected_with_a_reason(grade_a):
     assert "is not a valid Jupyter notebook" in result.grader_error
 
 
+def test_notebook_with_tags_that_are_not_a_list_is_graded_with_a_note(grade_a, reference_a):
+    cell = {"cell_type": "code", "source": REFERENCE.read_text(encoding="utf-8"), "metadata": {"tags": 7}, "outputs": [], "execution_count": None}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    result = grade_a(json.dumps(notebook), "tags_seven", suffix=".ipynb")
+    assert result.score == reference_a.score and not result.grader_error
+    assert any('cell 1: its metadata "tags" is 7, not a list of strings' in e for e in result.events), result.events
+
+
 @pytest.mark.parametrize("entry", ["../attention.py", "/tmp/attnkit-escape/attention.py", "folder/../../attention.py"])
 def test_zip_with_path_escapes_is_rejected_and_nothing_is_extracted(grade_a, tmp_path, entry):
     archive = tmp_path / "escape.zip"

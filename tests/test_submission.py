@@ -48,6 +48,27 @@ def test_untagged_notebook_uses_every_code_cell():
     assert [t for _, t in notebook_chunks(data, "nb.ipynb")] == ["a = 1\n", "b = 2\n"]
 
 
+@pytest.mark.parametrize(
+    "metadata, said",
+    [({"tags": 7}, 'cell 2: its metadata "tags" is 7, not a list of strings'), ({"tags": [1]}, '"tags" is [1]'),
+     ("x", 'cell 2: its metadata is "x", not an object'), ({"nbgrader": "yes"}, '"nbgrader" is "yes", not an object')],
+    ids=["tags-int", "tags-not-strings", "metadata-list", "nbgrader-str"],
+)
+def test_malformed_cell_metadata_is_ignored_with_a_note(tmp_path, metadata, said):
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(_notebook([_code("a = 1", ["attnkit:answer"]), {**_code("b = 2"), "metadata": metadata}]))
+    submission = load_submission(path)
+    assert [t for _, t in submission.chunks] == ["a = 1\n"]
+    assert len(submission.notes) == 1 and said in submission.notes[0] and "it was read as a cell" in submission.notes[0]
+
+
+def test_cell_source_that_is_not_text_is_a_clear_error(tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(_notebook([{**_code(""), "source": [1, 2]}]))
+    with pytest.raises(SubmissionError, match="cell 1 has a source that is not text"):
+        load_submission(path)
+
+
 def test_invalid_notebook_is_a_clear_error(tmp_path):
     path = tmp_path / "broken.ipynb"
     path.write_text("{not json")
