@@ -27,6 +27,19 @@ def _options(args: argparse.Namespace, parts: frozenset[str] | None = None):
     return GradeOptions(seed=args.seed, lang=_lang(args), parts=parts, prairielearn=getattr(args, "prairielearn", False))
 
 
+def _parts(args: argparse.Namespace) -> frozenset[str] | None:
+    """--parts A,C: grade only those parts (None: every part)."""
+    if not getattr(args, "parts", None):
+        return None
+    from autograder.results import PART_TITLES
+
+    parts = frozenset(p.strip().upper() for p in args.parts.split(",") if p.strip())
+    unknown = sorted(parts - set(PART_TITLES))
+    if unknown or not parts:
+        raise AttnkitError(f"--parts {args.parts}: unknown part {', '.join(unknown) or '(none given)'}; use letters among {', '.join(PART_TITLES)}")
+    return parts
+
+
 def _cmd_release(args: argparse.Namespace) -> int:
     from autograder.release import release
 
@@ -53,12 +66,13 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     from autograder.worker.client import WorkerFactory  # first: before anything secret is loaded
 
     factory = WorkerFactory()
-    from autograder.grading import grade_submission, warm_grader
+    from autograder.grading import grade_safely, warm_grader
     from autograder.output import write_submission
+    from autograder.submission import output_name
 
     warm_grader()  # while the template starts
 
-    result, images = grade_submission(path, factory, _options(args))
+    result, images = grade_safely(path, factory, _options(args, _parts(args)), output_name(path))
     folder = write_submission(result, images, Path(args.out), prairielearn=args.prairielearn)
     _print_result(result)
     print(f"feedback: {folder / 'feedback.html'}")
@@ -103,6 +117,9 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
     if args.docker or args.container_per_submission:
         from autograder.docker import grade_batch_in_docker
 
+        if args.parts:
+            raise AttnkitError("--parts works without --docker only: a container grades every part")
+
         result = grade_batch_in_docker(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force,
                                        container_per_submission=args.container_per_submission,
                                        image=args.image, seed=args.seed, lang=_lang(args))
@@ -110,7 +127,7 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
         return 0
     from autograder.grading import grade_batch
 
-    result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args), progress=_progress)
+    result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args, _parts(args)), progress=_progress)
     _finish_batch(result, Path(args.out), _lang(args))
     return 0
 
@@ -232,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--docker", action="store_true", help="grade in one container of the grader image")
     p.add_argument("--prairielearn", action="store_true", help="also write PrairieLearn's results file (prairielearn.json)")
     p.add_argument("--container-per-submission", action="store_true", help="with --docker: a fresh container for each submission")
+    p.add_argument("--parts", default=None, help="grade only these parts, e.g. A,B (default: all)")
     p.add_argument("--image", default="attnkit-grader:latest", help="grader image (attnkit docker build)")
     common(p)
     p.set_defaults(func=_cmd_grade_batch)

@@ -23,7 +23,7 @@ from pathlib import Path
 from autograder.errors import AttnkitError
 from autograder.paths import REPO_ROOT
 from autograder.results import BatchResult, SubmissionResult, load_submission_result
-from autograder.submission import submission_name
+from autograder.submission import output_name, output_names
 
 IMAGE = "attnkit-grader:latest"
 DEFAULT_BASE_IMAGE = "python:3.11-slim"
@@ -246,7 +246,7 @@ def _failure(what: str, done: subprocess.CompletedProcess[str]) -> AttnkitError:
 
 def _grade_one(path: Path, out_dir: Path, *, image: str, seed: int | None, lang: str,
                limits: Limits) -> SubmissionResult:
-    result_file = out_dir / submission_name(path) / "attnkit.json"
+    result_file = out_dir / output_name(path) / "attnkit.json"
     before = _mtime(result_file)
     inside = f"{IN_SUBMISSIONS}/{path.name}"
     container = _container_name("grade")
@@ -297,11 +297,12 @@ def grade_batch_in_docker(directory: Path, out_dir: Path, *, jobs: int = 1,
     _check_image(image)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    names = output_names(submissions)  # the folders grade-batch writes (collision-free)
     if container_per_submission:
         seed = seed if seed is not None else secrets.randbelow(2**31)  # one seed for the batch
 
         def grade(path: Path) -> SubmissionResult:
-            existing = out_dir / submission_name(path) / "attnkit.json"
+            existing = out_dir / names[path] / "attnkit.json"
             if existing.is_file() and not force:  # resumable, like grade-batch
                 return load_submission_result(existing)
             return _grade_one(path, out_dir, image=image, seed=seed, lang=lang, limits=limits)
@@ -316,10 +317,10 @@ def grade_batch_in_docker(directory: Path, out_dir: Path, *, jobs: int = 1,
     rounds = -(-len(submissions) // jobs)
     done = _run_container(args, container, limits.timeout * rounds + 120)
     missing = [path.name for path in submissions
-               if not (out_dir / submission_name(path) / "attnkit.json").is_file()]
+               if not (out_dir / names[path] / "attnkit.json").is_file()]
     if done.returncode != 0 or missing:
         raise _failure(f"the batch container did not grade {', '.join(missing) or 'everything'}", done)
-    return BatchResult(tuple(load_submission_result(out_dir / submission_name(path) / "attnkit.json")
+    return BatchResult(tuple(load_submission_result(out_dir / names[path] / "attnkit.json")
                              for path in submissions))
 
 

@@ -7,3 +7,7 @@ class AttnkitError(Exception):
 
 class SubmissionError(AttnkitError):
     """The submission itself cannot be read (wrong kind of file, unsafe archive, too large...)."""
+
+
+class OutputError(AttnkitError):
+    """Results cannot be written (a full disk, no permission); the text names the folder."""

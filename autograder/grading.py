@@ -7,21 +7,22 @@ secret is ever in a worker's memory.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import multiprocessing
 import secrets
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pytest
 import torch
 
-from autograder.errors import AttnkitError, SubmissionError
+from autograder.errors import AttnkitError, OutputError, SubmissionError
 from autograder.paths import CHECKS_DIR
-from autograder.results import ERROR, FAILED, Artifact, BatchResult, CheckResult, SubmissionResult
-from autograder.submission import Submission, load_submission, submission_name
+from autograder.results import ERROR, FAILED, PARTIAL_SUFFIX, Artifact, BatchResult, CheckResult, SubmissionResult
+from autograder.submission import Submission, load_submission, output_names, submission_name
 from autograder.worker.client import Budget, Student, WorkerFactory
 from autograder.worker.sandbox import SandboxConfig
 
@@ -89,12 +90,15 @@ def run_checks(student: Student | object, seed: int, parts: frozenset[str] | Non
     return plugin.results
 
 
-def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions = GradeOptions()) -> tuple[SubmissionResult, dict[str, bytes]]:
-    """Grade one submission. Never raises for a bad submission: the reason goes in the result."""
+def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions = GradeOptions(), name: str = "") -> tuple[SubmissionResult, dict[str, bytes]]:
+    """Grade one submission. Never raises for a bad submission: the reason goes in the result.
+
+    `name`: the submission's name in the results and its results folder (default: its file name
+    without .py/.ipynb/.zip; a batch passes submission.output_names)."""
     path = Path(path)
     seed = options.seed if options.seed is not None else new_seed()
     started = time.perf_counter()
-    name = submission_name(path)
+    name = name or submission_name(path)
     try:
         submission = load_submission(path)
     except SubmissionError as error:
@@ -177,44 +181,90 @@ def _pool_init() -> None:
     warm_grader()
 
 
-def _pool_grade(task: tuple[str, str, GradeOptions]) -> dict:
-    path, out_dir, options = task
+def _pool_grade(task: tuple[str, str, str, GradeOptions]) -> dict:
+    path, name, out_dir, options = task
     from autograder.output import write_submission
 
-    try:
-        result, images = grade_submission(Path(path), _FACTORY, options)
-    except Exception as error:  # a grader failure on one submission must not stop the batch
-        result, images = SubmissionResult(submission=submission_name(Path(path)), source=path, seed=options.seed or 0, grader_error=f"internal grader error: {type(error).__name__}: {error}"), {}
+    result, images = grade_safely(Path(path), _FACTORY, options, name)
     write_submission(result, images, Path(out_dir), prairielearn=options.prairielearn)
     return result.to_dict()
+
+
+def grade_safely(path: Path, factory: WorkerFactory | None, options: GradeOptions, name: str) -> tuple[SubmissionResult, dict[str, bytes]]:
+    """grade_submission, with a grader failure on one submission turned into that submission's
+    result (a batch goes on; `attnkit grade` still writes a result that says what happened)."""
+    try:
+        assert factory is not None, "the grader process has no worker template"
+        return grade_submission(path, factory, options, name)
+    except Exception as error:  # noqa: BLE001 - whatever it was, it is reported, not raised
+        reason = f"internal grader error: {type(error).__name__}: {str(error)[:500]}"
+        return SubmissionResult(submission=name, source=str(path), seed=options.seed or 0, grader_error=reason, lang=options.lang), {}
+
+
+LOCK_FILE = ".attnkit-batch.lock"
+
+
+@contextlib.contextmanager
+def batch_lock(out_dir: Path) -> Iterator[None]:
+    """One batch at a time in an output folder; the kernel releases the lock when its holder dies,
+    so a killed batch never blocks the next one. Holding it, partial files of a killed writer are
+    removed (write_atomic's temporaries: nothing else writes them)."""
+    out_dir = Path(out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(out_dir / LOCK_FILE, "a")
+    except OSError as error:
+        from autograder.output import cannot_write
+
+        raise OutputError(cannot_write(out_dir, error)) from None
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise AttnkitError(f"another grade-batch is writing into {out_dir}: wait for it to finish, or give another --out") from None
+        for partial in out_dir.rglob(f"*{PARTIAL_SUFFIX}"):
+            partial.unlink(missing_ok=True)
+        yield
+
+
+def is_done(path: Path, result_file: Path) -> bool:
+    """Whether result_file is a complete result of this very submission (same entry name)."""
+    from autograder.results import load_submission_result
+
+    try:
+        return Path(load_submission_result(result_file).source).name == path.name
+    except (OSError, ValueError, TypeError, KeyError):
+        return False
 
 
 def grade_batch(
     directory: Path, out_dir: Path, *, jobs: int = 1, force: bool = False, options: GradeOptions = GradeOptions(),
     progress: Callable[[int, int, SubmissionResult], None] | None = None,
 ) -> BatchResult:
-    """Grade every submission in a folder into out_dir/<name>/; resumable unless force."""
+    """Grade every submission in a folder into out_dir/<name>/ (submission.output_names); resumable
+    unless force: a submission whose complete result is there is not graded again."""
     from autograder.results import load_submission_result
 
     paths = list_submissions(directory)
+    names = output_names(paths)
     seed = options.seed if options.seed is not None else new_seed()
     options = replace(options, seed=seed)
     done: dict[str, SubmissionResult] = {}
-    todo = []
-    for path in paths:
-        existing = Path(out_dir) / submission_name(path) / "attnkit.json"
-        if existing.is_file() and not force:
-            done[str(path)] = load_submission_result(existing)
-        else:
-            todo.append(path)
-    tasks = [(str(p), str(out_dir), options) for p in todo]
-    if tasks:
-        context = multiprocessing.get_context("fork")  # children share the parent's imported torch
-        with context.Pool(max(1, min(jobs, len(tasks))), initializer=_pool_init) as pool:
-            for count, data in enumerate(pool.imap_unordered(_pool_grade, tasks), start=1):
-                result = SubmissionResult.from_dict(data)
-                done[result.source] = result
-                if progress:
-                    progress(count, len(tasks), result)
+    with batch_lock(out_dir):
+        todo = []
+        for path in paths:
+            existing = Path(out_dir) / names[path] / "attnkit.json"
+            if not force and existing.is_file() and is_done(path, existing):
+                done[str(path)] = load_submission_result(existing)
+            else:
+                todo.append(path)
+        tasks = [(str(p), names[p], str(out_dir), options) for p in todo]
+        if tasks:
+            context = multiprocessing.get_context("fork")  # children share the parent's imported torch
+            with context.Pool(max(1, min(jobs, len(tasks))), initializer=_pool_init) as pool:
+                for count, data in enumerate(pool.imap_unordered(_pool_grade, tasks), start=1):
+                    result = SubmissionResult.from_dict(data)
+                    done[result.source] = result
+                    if progress:
+                        progress(count, len(tasks), result)
     return BatchResult(tuple(done[str(p)] for p in paths if str(p) in done))
-

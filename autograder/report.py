@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.errors import AttnkitError
+from autograder.errors import AttnkitError, OutputError
 from autograder.formats.csvfile import grades_csv
 from autograder.formats.dashboard import render_dashboard, render_summary
 from autograder.formats.html import render_html
 from autograder.formats.markdown import render_markdown
 from autograder.i18n import check_lang
+from autograder.output import cannot_write
 from autograder.results import RESULT_SCHEMA, BatchResult, SubmissionResult, load_submission_result, write_atomic
+from autograder.submission import BATCH_FILES
 
 RESULT_FILE = "attnkit.json"
 
@@ -57,12 +59,16 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
     check_lang(lang)
     out_dir = Path(out_dir)
     entries = load_results(out_dir)
-    for folder, result in entries:
-        write_feedback(out_dir / folder, result, lang, show_after_due=show_after_due)
     batch = BatchResult(tuple(result for _, result in entries))
-    write_atomic(out_dir / "grades.csv", grades_csv(batch))
-    write_atomic(out_dir / "summary.md", render_summary(batch, lang))
-    index = out_dir / "index.html"
-    write_atomic(index, render_dashboard(batch, lang, folders=[folder for folder, _ in entries]))
+    grades, summary, dashboard = BATCH_FILES
+    index = out_dir / dashboard
+    try:
+        for folder, result in entries:
+            write_feedback(out_dir / folder, result, lang, show_after_due=show_after_due)
+        write_atomic(out_dir / grades, grades_csv(batch))
+        write_atomic(out_dir / summary, render_summary(batch, lang))
+        write_atomic(index, render_dashboard(batch, lang, folders=[folder for folder, _ in entries]))
+    except OSError as error:
+        raise OutputError(cannot_write(out_dir, error)) from None
     return index
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 RESULT_SCHEMA = 1
+PARTIAL_SUFFIX = ".attnkit-partial"  # a file being written by write_atomic (left only by a killed writer)
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 VISIBILITIES = ("visible", "hidden", "after_due_date")
 PART_TITLES = {
@@ -153,7 +154,7 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode("utf-8") if isinstance(text, str) else text
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=PARTIAL_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -47,6 +47,49 @@ def submission_name(path: Path) -> str:
     return name
 
 
+# Files and folders that a batch writes into its output folder beside the submissions' folders.
+BATCH_FILES = ("grades.csv", "summary.md", "index.html")
+
+
+def output_names(paths: list[Path]) -> dict[Path, str]:
+    """The results folder of each submission under a batch's output folder: deterministic, and
+    no two submissions and no batch file (BATCH_FILES) ever share a name.
+
+    A submission's folder is its name without .py/.ipynb/.zip (alice.py -> alice/) unless that
+    name is also another submission's, another entry's full name or a batch file; then it is the
+    entry's full name (alice.py/ and alice.zip/; grades.csv.py/), and a full name that is itself
+    a batch file gets ~2, ~3... Entries in one folder have distinct full names, so this ends.
+    """
+    stems = {path: submission_name(path) for path in paths}
+    full_names = {path.name for path in paths}
+    counts: dict[str, int] = {}
+    for stem in stems.values():
+        counts[stem] = counts.get(stem, 0) + 1
+    names: dict[Path, str] = {}
+    for path, stem in stems.items():
+        if counts[stem] == 1 and stem not in BATCH_FILES and (stem == path.name or stem not in full_names):
+            names[path] = stem
+    used = set(names.values()) | set(BATCH_FILES)
+    rest = [path for path in sorted(paths, key=lambda p: p.name) if path not in names]
+    for path in rest:
+        if path.name not in BATCH_FILES:
+            names[path] = path.name
+            used.add(path.name)
+    for path in rest:
+        if path not in names:
+            number = 2
+            while f"{path.name}~{number}" in used:
+                number += 1
+            names[path] = f"{path.name}~{number}"
+            used.add(names[path])
+    return names
+
+
+def output_name(path: Path) -> str:
+    """The results folder of a submission graded on its own (`attnkit grade`)."""
+    return output_names([Path(path)])[Path(path)]
+
+
 def decode_python(data: bytes, where: str) -> str:
     """Decode Python source honouring its coding declaration (PEP 263)."""
     if b"\x00" in data:

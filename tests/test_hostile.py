@@ -534,6 +534,34 @@ def test_submission_path_that_is_a_symlink_is_rejected(factory, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
+# names chosen to collide: with the batch's own files, and with each other
+# ---------------------------------------------------------------------------------------------
+def test_submission_names_never_collide_with_batch_files_or_each_other(tmp_path):
+    from autograder.cli import main
+
+    inbox, out = tmp_path / "inbox", tmp_path / "out"
+    inbox.mkdir()
+    shutil.copyfile(REFERENCE, inbox / "grades.csv.py")
+    shutil.copyfile(REFERENCE, inbox / "alice.py")
+    with zipfile.ZipFile(inbox / "alice.zip", "w") as zipped:
+        zipped.writestr("attention.py", "def attention_scores(q, k):\n    return q\n")
+    shutil.copyfile(REFERENCE, inbox / "bob.py")
+    assert main(["grade-batch", str(inbox), "--out", str(out), "--parts", "A", "--seed", "3"]) == 0
+    folders = {"grades.csv.py": "grades.csv.py", "alice.py": "alice.py", "alice.zip": "alice.zip", "bob": "bob.py"}
+    results = {}
+    for folder, entry in folders.items():
+        results[folder] = json.loads((out / folder / "attnkit.json").read_text(encoding="utf-8"))
+        assert Path(results[folder]["source"]).name == entry
+    assert (out / "grades.csv").is_file() and (out / "index.html").is_file() and (out / "summary.md").is_file()
+    rows = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert len(rows) == 1 + len(folders)
+    assert all(any(row.startswith(name) for row in rows) for name in folders)
+    stamps = {folder: (out / folder / "attnkit.json").stat().st_mtime_ns for folder in folders}
+    assert main(["grade-batch", str(inbox), "--out", str(out), "--parts", "A"]) == 0  # resumed: nothing regraded
+    assert stamps == {folder: (out / folder / "attnkit.json").stat().st_mtime_ns for folder in folders}
+
+
+# ---------------------------------------------------------------------------------------------
 # a batch of all of them
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.slow
