@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test check release bench docker clean
+.PHONY: venv demo test test-under-load soak check release bench docker clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,15 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The timing-sensitive tests (marker `timing`) with one CPU burner per core; PYTEST_ARGS narrows them.
+test-under-load: $(STAMP)
+	$(BIN)/python scripts/under_load.py -- $(BIN)/python -m pytest -q -m timing $(PYTEST_ARGS)
+
+# 1,000 submissions (correct, buggy, hostile): grader memory, time per submission, leftovers.
+SOAK_N ?= 1000
+soak: $(STAMP)
+	$(BIN)/python bench/soak.py --n $(SOAK_N)
 
 release: $(STAMP)
 	$(BIN)/attnkit release

@@ -363,6 +363,7 @@ def keeper_alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.timing
 @root_only
 def test_timeout_kills_worker_and_keeper_and_the_next_call_gets_a_fresh_worker(factory):
     student = make_student(factory, budget=Budget(call_seconds=1, import_seconds=10, total_seconds=60))
@@ -385,6 +386,7 @@ def test_timeout_kills_worker_and_keeper_and_the_next_call_gets_a_fresh_worker(f
         student.close()
 
 
+@pytest.mark.timing
 def test_total_budget_stops_further_calls(factory):
     student = make_student(factory, budget=Budget(call_seconds=5, import_seconds=10, total_seconds=1))
     try:
@@ -446,6 +448,7 @@ def test_fallback_without_namespaces_still_drops_to_an_unprivileged_uid(fallback
     assert not Path(scratch).exists()
 
 
+@pytest.mark.timing
 @root_only
 def test_fallback_kills_every_process_of_the_uid_after_a_timeout(fallback_factory):
     source = PROBE + "\nimport os as _os, time as _time\nif _os.fork() == 0:\n    _os.setsid()\n    _time.sleep(30)\n    _os._exit(0)\n"
