@@ -27,7 +27,19 @@ from autograder.results import SubmissionResult
 from autograder.worker.client import Budget, WorkerFactory
 from autograder.worker.sandbox import UID_BASE, SandboxConfig, is_root
 
-pytestmark = pytest.mark.skipif(not is_root(), reason="the hostile catalogue needs root (uid drop, namespaces)")
+
+
+def root_only(why: str) -> pytest.MarkDecorator:
+    """A case that only the root sandbox can contain; without root it is SKIPPED, saying why.
+    Every other case runs without root too (a worker process with the same rlimits)."""
+    return pytest.mark.skipif(not is_root(), reason=f"needs root: {why}")
+
+
+NO_NPROC = "the process limit (RLIMIT_NPROC) applies only to the fresh uid a root grader gives each worker"
+NO_PID_NAMESPACE = "only a pid namespace (made as root) kills a setsid daemon with its worker"
+SAME_UID = "without root the worker runs as your uid: it may signal, read and write all that you may"
+NO_CHROOT = "without root there is no chroot: the worker sees the file system as you do"
+NO_NETNS = "without root there is no network namespace"
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -105,6 +117,29 @@ def wait_for_no_processes(uids: set[int], timeout: float = 10.0) -> None:
     assert not left, f"processes outlived grading: {left}"
 
 
+def live_pids(pids: set[int]) -> list[str]:
+    """Processes (not zombies) whose pid or process group is in `pids`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # state, ppid, pgrp, ...
+        if fields[0] != "Z" and (int(entry.name) in pids or int(fields[2]) in pids):
+            found.append(f"{entry.name} {stat[:60]}")
+    return found
+
+
+def wait_for_no_pids(pids: set[int], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while (left := live_pids(pids)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"processes outlived grading: {left}"
+
+
 def tree_digest(*folders: Path) -> str:
     """A digest of names, sizes and contents under the folders (small trees only)."""
     digest = hashlib.sha256()
@@ -139,7 +174,10 @@ class Spawned:
 
     def assert_contained(self) -> None:
         assert self.workers, "no worker was started"
-        wait_for_no_processes(self.uids)
+        if is_root():
+            wait_for_no_processes(self.uids)  # every process of each worker's fresh uid
+        else:  # the keepers, the workers and the workers' process groups
+            wait_for_no_pids({w.keeper for w in self.workers} | {w.worker for w in self.workers if w.worker})
         for worker in self.workers:
             assert not Path(worker.scratch).exists(), f"scratch folder {worker.scratch} was left behind"
 
@@ -225,6 +263,7 @@ def test_memory_exhaustion_is_stopped_by_the_memory_limit(grade_a, reference_a):
     assert_only_a4_lost(result, reference_a, "causal_mask went over the 2 GiB memory limit")
 
 
+@root_only(NO_NPROC)
 @pytest.mark.timing
 def test_fork_swarm_is_capped_and_reaped(grade_a, reference_a):
     result = grade_a(payload("fork_swarm"), "fork_swarm")
@@ -233,6 +272,7 @@ def test_fork_swarm_is_capped_and_reaped(grade_a, reference_a):
     assert forked < SandboxConfig().max_processes
 
 
+@root_only(NO_PID_NAMESPACE)
 @pytest.mark.timing
 def test_setsid_daemon_does_not_outlive_grading(grade_a, reference_a):
     result = grade_a(payload("daemon"), "daemon")  # grade_a waits for every process of the uid
@@ -286,6 +326,7 @@ def test_segfault_in_a_function_fails_only_that_function(grade_a, reference_a):
     assert_only_a4_lost(result, reference_a, "crashed (segmentation fault) in causal_mask")
 
 
+@root_only(SAME_UID)
 def test_killing_the_parent_or_the_process_group_harms_only_the_worker(grade_a, reference_a, factory):
     result = grade_a(payload("kill_parent"), "kill_parent")
     assert task_score(result, "A.1", "A.2", "A.3") == task_score(reference_a, "A.1", "A.2", "A.3")
@@ -323,6 +364,7 @@ def test_objects_that_would_run_code_when_unpickled_are_refused(grade_a, tmp_pat
     assert result.score == 0
 
 
+@root_only(NO_CHROOT)
 def test_fake_results_files_are_never_read_or_written_outside_the_sandbox(grade_a, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
@@ -337,6 +379,7 @@ def test_fake_results_files_are_never_read_or_written_outside_the_sandbox(grade_
     assert "1000" not in json.dumps([t["score"] for t in written["tests"]])
 
 
+@root_only(NO_CHROOT)
 def test_snooping_for_the_reference_and_hidden_checks_finds_nothing(grade_a, tmp_path):
     result = grade_a(payload("snoop", REPO=REPO), "snoop", budget=Budget(call_seconds=3, import_seconds=15, total_seconds=60))
     folder = write_submission(result, {}, tmp_path / "out")
@@ -375,6 +418,7 @@ def test_lone_surrogates_in_student_text_can_still_be_written(grade_a, tmp_path)
     assert "bad ? mask ?" in (folder / "feedback.md").read_text(encoding="utf-8")
 
 
+@root_only(NO_NETNS)
 def test_network_is_unreachable_from_the_worker(grade_a):
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
@@ -575,6 +619,7 @@ def test_submission_names_never_collide_with_batch_files_or_each_other(tmp_path)
 # ---------------------------------------------------------------------------------------------
 # a batch of all of them
 # ---------------------------------------------------------------------------------------------
+@root_only(SAME_UID)
 @pytest.mark.timing
 @pytest.mark.slow
 def test_batch_of_hostile_submissions_completes_and_grades_the_correct_ones(factory, tmp_path, monkeypatch):
