@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -29,6 +30,7 @@ import pytest
 from autograder.formats.view import number
 from autograder.results import PARTIAL_SUFFIX
 from autograder.submission import BATCH_FILES
+from autograder.worker.client import SCRATCH_PREFIX
 from autograder.worker.sandbox import is_root
 
 REPO = Path(__file__).resolve().parents[1]
@@ -199,6 +201,8 @@ def test_batch_killed_at_random_moments_resumes_to_exactly_one_complete_result_e
         cell = "–" if data["grader_error"] else f"{number(round(score, 6))} / {number(round(top, 6))}"
         assert f'>{html.escape(folder)}</a></td><td class="num">{cell}</td>' in dashboard, folder
     assert not wait_until_gone(killed_graders, timeout=1)
+    stale = [p for pid in killed_graders for p in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}{pid}-*")]
+    assert not stale, f"scratch folders of killed graders were left: {stale[:3]}"
 
 
 # ---------------------------------------------------------------------------------------------

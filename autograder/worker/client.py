@@ -57,6 +57,7 @@ class TemplateError(RuntimeError):
     """The template process is gone: a grader problem, not the student's."""
 
 
+SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's folders are found and removed
 KEEPER_REPORT_SECONDS = 2.0  # how long the grader waits for a keeper to report how its worker ended
 TEMPLATE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LD_LIBRARY_PATH", "MPLCONFIGDIR", "VIRTUAL_ENV")
 
@@ -72,6 +73,7 @@ class WorkerFactory:
     """
 
     def __init__(self) -> None:
+        remove_stale_scratch()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         package_root = str(Path(__file__).resolve().parents[2])
         env = {k: v for k, v in os.environ.items() if k in TEMPLATE_ENV}
@@ -109,6 +111,25 @@ class WorkerFactory:
     def close(self) -> None:
         self.control.close()
         self.process.wait()
+
+
+def remove_stale_scratch() -> int:
+    """Remove the scratch folders of graders that died without cleaning up (killed); returns how many."""
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        owner = folder.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
+        if not owner.isdigit():
+            continue
+        try:
+            os.kill(int(owner), 0)
+            continue  # its grader is alive
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed
 
 
 @dataclass
@@ -223,7 +244,7 @@ class Student:
         if self._import_failure:
             raise WorkerFailure(self._import_failure)
         self._check_total()
-        scratch = tempfile.mkdtemp(prefix="attnkit-scratch-")
+        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
         os.chmod(scratch, 0o700)
         worker = self.factory.spawn(self.config, scratch)
         worker.read_status(5.0, until="worker")
