@@ -150,7 +150,11 @@ def run(settings: Settings, command: str) -> Path:
         if settings.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
     from autograder.results import write_atomic
+    from bench.soak import SECTION_END, SECTION_START, replace_section  # the soak run's figures stay
 
+    old = Path(settings.out).read_text(encoding="utf-8") if Path(settings.out).is_file() else ""
+    if SECTION_START in old and SECTION_END in old:
+        text = replace_section(text, SECTION_START + old.split(SECTION_START, 1)[1].split(SECTION_END, 1)[0] + SECTION_END + "\n")
     write_atomic(settings.out, text)
     return settings.out
 

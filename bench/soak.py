@@ -1,0 +1,285 @@
+"""Soak run: grade a long batch (correct, buggy and hostile submissions) and watch the grader.
+
+    python bench/soak.py [--n 1000] [--jobs 2] [--parts A,B] [--out bench/RESULTS.md | --no-write]
+
+Runs `attnkit grade-batch` once over N submissions and samples, every second, the resident memory
+of the grader's own processes (the batch process, its pool processes and their worker templates;
+not the short-lived keepers and workers). Afterwards it reports
+  - memory over time: the grader's RSS at 10 %, 50 %, 90 % of the batch and at its last sample
+    while the pool ran, and the growth from 10 % to that end (flat: a few MiB, no trend);
+  - time per submission: attnkit.json's execution_time, second tenth of the batch (the first
+    holds the cold start) vs last tenth, in the order they finished; the throughput per quarter;
+  - leftovers: processes of the grader (templates, keepers, workers carry its pid as their last
+    argument) alive after it exited, and its scratch folders still on disk.
+The figures replace the "Soak" section of bench/RESULTS.md. Hangs (import loops, sleeping
+functions) are left out of the mix: each costs its time limit and says nothing new about leaks.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from autograder.results import write_atomic  # noqa: E402
+from autograder.worker.client import SCRATCH_PREFIX  # noqa: E402
+
+REFERENCE = REPO / "solutions" / "attention" / "attention.py"
+EXAMPLES = REPO / "examples" / "submissions"
+HOSTILE = REPO / "tests" / "hostile"
+DEFAULT_OUT = REPO / "bench" / "RESULTS.md"
+SAMPLE_S = 1.0
+TEMPLATE_MARK = "autograder.worker.template"
+SECTION_START, SECTION_END = "<!-- soak:start -->", "<!-- soak:end -->"
+# The mix, per cycle of 20 submissions: 8 reference copies, 6 examples (other styles, buggy), 6 hostile.
+CYCLE, REFERENCES, EXAMPLE_COUNT = 20, 8, 6
+HOSTILE_PAYLOADS = (
+    "exit_at_import", "segfault", "memory_hog", "sys_exit_in_function", "output_flood", "fork_swarm", "daemon",
+    "tensor_subclass", "pickle_payload", "lone_surrogate", "giant_integer_reply", "forged_plot", "huge_file",
+    "expanded_view", "kill_parent", "patch_comparisons",
+)
+BROKEN = ("garbage", "broken_notebook", "zip_escape", "empty", "tags_seven")
+
+
+# ---------------------------------------------------------------------------------------------
+# the inbox
+# ---------------------------------------------------------------------------------------------
+def hostile_text(name: str, marker: Path) -> str:
+    text = (HOSTILE / f"{name}.py").read_text(encoding="utf-8").replace("@@MARKER@@", str(marker))
+    return REFERENCE.read_text(encoding="utf-8") + "\n\n" + text if text.startswith("# snippet") else text
+
+
+def write_broken(inbox: Path, stem: str, kind: str) -> None:
+    if kind == "garbage":
+        (inbox / f"{stem}.py").write_bytes(bytes(range(256)) * 8)
+    elif kind == "broken_notebook":
+        (inbox / f"{stem}.ipynb").write_text("{not json", encoding="utf-8")
+    elif kind == "zip_escape":
+        with zipfile.ZipFile(inbox / f"{stem}.zip", "w") as zipped:
+            zipped.writestr("../attention.py", "x = 1\n")
+    elif kind == "empty":
+        (inbox / f"{stem}.py").write_text("", encoding="utf-8")
+    else:
+        cell = {"cell_type": "code", "source": REFERENCE.read_text(encoding="utf-8"), "metadata": {"tags": 7}, "outputs": [], "execution_count": None}
+        (inbox / f"{stem}.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+
+
+def make_inbox(inbox: Path, count: int, marker: Path) -> dict[str, int]:
+    """N submissions in the mix; returns how many of each kind."""
+    inbox.mkdir(parents=True)
+    examples = sorted(p for p in EXAMPLES.iterdir() if p.suffix in (".py", ".ipynb"))
+    hostile = [*HOSTILE_PAYLOADS, *BROKEN]
+    kinds = {"reference": 0, "example": 0, "hostile or broken": 0}
+    for number in range(count):
+        stem, slot = f"s{number:04d}", number % CYCLE
+        if slot < REFERENCES:
+            shutil.copyfile(REFERENCE, inbox / f"{stem}.py")
+            kinds["reference"] += 1
+        elif slot < REFERENCES + EXAMPLE_COUNT:
+            example = examples[number % len(examples)]
+            shutil.copyfile(example, inbox / f"{stem}{example.suffix}")
+            kinds["example"] += 1
+        else:
+            name = hostile[number % len(hostile)]
+            if name in BROKEN:
+                write_broken(inbox, stem, name)
+            else:
+                (inbox / f"{stem}.py").write_text(hostile_text(name, marker), encoding="utf-8")
+            kinds["hostile or broken"] += 1
+    return kinds
+
+
+# ---------------------------------------------------------------------------------------------
+# watching the grader
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Sample:
+    seconds: float
+    done: int
+    rss_mib: float  # the batch process + pool processes + templates
+    processes: int
+
+
+@dataclass
+class Watch:
+    root: psutil.Process
+    out: Path
+    samples: list[Sample] = field(default_factory=list)
+    pids: set[int] = field(default_factory=set)  # every grader process seen (batch, pool)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def grader_processes(self) -> list[psutil.Process]:
+        """The batch process, its pool processes and their templates (no keepers, no workers)."""
+        try:
+            tree = [self.root, *self.root.children(recursive=True)]
+        except psutil.Error:
+            return []
+        marked: dict[int, bool] = {}
+        for process in tree:
+            try:
+                marked[process.pid] = TEMPLATE_MARK in " ".join(process.cmdline())
+            except psutil.Error:
+                continue
+        kept = []
+        for process in tree:
+            try:  # a template's parent is a grader; a keeper's is a template; a worker's a keeper
+                if process.pid in marked and (not marked[process.pid] or not marked.get(process.ppid(), False)):
+                    kept.append(process)
+            except psutil.Error:
+                continue
+        return kept
+
+    def run(self, started: float) -> None:
+        while not self.stop.is_set():
+            processes = self.grader_processes()
+            rss = 0
+            for process in processes:
+                try:
+                    rss += process.memory_info().rss
+                    if TEMPLATE_MARK not in " ".join(process.cmdline()):
+                        self.pids.add(process.pid)
+                except psutil.Error:
+                    continue
+            done = sum(1 for _ in self.out.glob("*/attnkit.json"))
+            if processes:
+                self.samples.append(Sample(round(time.monotonic() - started, 1), done, rss / 2**20, len(processes)))
+            self.stop.wait(SAMPLE_S)
+
+
+def leftovers(graders: set[int]) -> list[str]:
+    found = []
+    for process in psutil.process_iter(["pid", "cmdline", "status"]):
+        argv = process.info["cmdline"] or []
+        if process.info["status"] != psutil.STATUS_ZOMBIE and argv and TEMPLATE_MARK in " ".join(argv) and argv[-1].isdigit() and int(argv[-1]) in graders:
+            found.append(f"{process.info['pid']} {' '.join(argv)[-60:]}")
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# figures
+# ---------------------------------------------------------------------------------------------
+def at_progress(samples: list[Sample], share: float, total: int) -> Sample:
+    wanted = share * total
+    return next((s for s in samples if s.done >= wanted), samples[-1])
+
+
+def execution_times(out: Path) -> list[float]:
+    """execution_time of every result, in the order the results were written."""
+    files = sorted(out.glob("*/attnkit.json"), key=lambda p: p.stat().st_mtime_ns)
+    return [float(json.loads(p.read_text(encoding="utf-8")).get("execution_time", 0.0)) for p in files]
+
+
+def throughput(samples: list[Sample], total: int) -> list[float]:
+    """Submissions per minute in each quarter of the batch."""
+    rates = []
+    for quarter in range(4):
+        start, end = at_progress(samples, quarter / 4, total), at_progress(samples, (quarter + 1) / 4, total)
+        seconds = max(end.seconds - start.seconds, 1e-9)
+        rates.append(60 * (end.done - start.done) / seconds)
+    return rates
+
+
+def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample], times: list[float], wall: float,
+           left: list[str], stale: list[str], marker_hit: bool, code: int) -> str:
+    total = args.n
+    pool = max(s.processes for s in samples)
+    grading = [s for s in samples if s.processes == pool] or samples  # while the pool ran (not the final report)
+    points = {share: at_progress(grading, share, total) for share in (0.1, 0.5, 0.9)}
+    points[1.0] = grading[-1]
+    tenth = max(1, len(times) // 10)
+    early, last = times[tenth : 2 * tenth] or times[:tenth], times[-tenth:]  # the first tenth holds the cold start
+    first, last = statistics.mean(early), statistics.mean(last)
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    rates = throughput(samples, total)
+    peak = max(s.rss_mib for s in samples)
+    lines = [
+        SECTION_START,
+        "## Soak",
+        "",
+        f"`make soak` (`bench/soak.py --n {total} --jobs {args.jobs}{f' --parts {args.parts}' if args.parts else ''}`): one `attnkit grade-batch` over "
+        f"{total} submissions ({', '.join(f'{v} {k}' for k, v in kinds.items())}), {wall / 60:.1f} min, exit code {code}; "
+        f"{os.cpu_count()} cores, load average at the end {load}.",
+        "",
+        "| measure | value |",
+        "| --- | --- |",
+        "| grader RSS (batch + pool + templates) at 10 / 50 / 90 % of the batch and its last sample | "
+        + " / ".join(f"{points[s].rss_mib:.0f}" for s in (0.1, 0.5, 0.9, 1.0)) + f" MiB (peak {peak:.0f}) |",
+        f"| growth from 10 % to the end | {points[1.0].rss_mib - points[0.1].rss_mib:+.0f} MiB |",
+        f"| time per submission (attnkit.json), second tenth / last tenth of the batch | {first:.2f} s / {last:.2f} s (ratio {last / first:.2f}) |",
+        "| throughput per quarter of the batch | " + " / ".join(f"{r:.1f}" for r in rates) + " submissions a minute |",
+        f"| processes of the grader left after it exited | {len(left)} |",
+        f"| scratch folders left | {len(stale)} |",
+        f"| pickle payload executed in the grader | {'YES' if marker_hit else 'no'} |",
+        "",
+        f"Memory sampled every {SAMPLE_S:g} s ({len(samples)} samples). Hangs are not in the mix (each costs its time limit, nothing else).",
+        SECTION_END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def replace_section(text: str, section: str) -> str:
+    """Put the soak section into RESULTS.md, replacing an earlier one (bench/run.py keeps it)."""
+    if SECTION_START in text and SECTION_END in text:
+        before, rest = text.split(SECTION_START, 1)
+        return before + section.rstrip("\n") + rest.split(SECTION_END, 1)[1]
+    return text.rstrip("\n") + "\n\n" + section
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1000, help="submissions (default 1000)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--parts", default=None, help="grade only these parts (default all)")
+    parser.add_argument("--out", default=str(DEFAULT_OUT), help="the Markdown file whose Soak section is replaced")
+    parser.add_argument("--no-write", action="store_true", help="print the figures only")
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="attnkit-soak-"))
+    try:
+        marker = work / "unpickled-marker"
+        kinds = make_inbox(work / "inbox", args.n, marker)
+        out = work / "out"
+        command = [sys.executable, "-m", "autograder.cli", "grade-batch", str(work / "inbox"), "--out", str(out), "--jobs", str(args.jobs), "--seed", "1"]
+        command += ["--parts", args.parts] if args.parts else []
+        started = time.monotonic()
+        batch = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+        watch = Watch(psutil.Process(batch.pid), out)
+        watch.pids.add(batch.pid)
+        sampler = threading.Thread(target=watch.run, args=(started,), daemon=True)
+        sampler.start()
+        _, errors = batch.communicate()
+        wall = time.monotonic() - started
+        watch.stop.set()
+        sampler.join()
+        time.sleep(2.0)  # keepers report and exit
+        left = leftovers(watch.pids)
+        stale = [str(p) for pid in watch.pids for p in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}{pid}-*")]
+        if batch.returncode != 0 or not watch.samples:
+            print(errors[-3000:], file=sys.stderr)
+            return 1
+        section = report(args, kinds, watch.samples, execution_times(out), wall, left, stale, marker.exists(), batch.returncode)
+        print(section)
+        if not args.no_write:
+            path = Path(args.out)
+            write_atomic(path, replace_section(path.read_text(encoding="utf-8") if path.is_file() else "# attnkit benchmarks\n", section))
+            print(f"wrote the Soak section of {path}")
+        return 0 if not left and not stale and not marker.exists() else 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
