@@ -43,6 +43,7 @@ EXAMPLES = REPO / "examples" / "submissions"
 HOSTILE = REPO / "tests" / "hostile"
 DEFAULT_OUT = REPO / "bench" / "RESULTS.md"
 SAMPLE_S = 1.0
+DEFAULT_N = 1000
 TEMPLATE_MARK = "autograder.worker.template"
 SECTION_START, SECTION_END = "<!-- soak:start -->", "<!-- soak:end -->"
 # The mix, per cycle of 20 submissions: 8 reference copies, 6 examples (other styles, buggy), 6 hostile.
@@ -212,7 +213,8 @@ def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample
         "",
         f"`make soak` (`bench/soak.py --n {total} --jobs {args.jobs}{f' --parts {args.parts}' if args.parts else ''}`): one `attnkit grade-batch` over "
         f"{total} submissions ({', '.join(f'{v} {k}' for k, v in kinds.items())}), {wall / 60:.1f} min, exit code {code}; "
-        f"{os.cpu_count()} cores, load average at the end {load}.",
+        f"{os.cpu_count()} cores, load average at the end {load}."
+        + (f" A smoke run: `make soak` grades {DEFAULT_N:,}." if total < DEFAULT_N else ""),
         "",
         "| measure | value |",
         "| --- | --- |",
@@ -241,7 +243,7 @@ def replace_section(text: str, section: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=1000, help="submissions (default 1000)")
+    parser.add_argument("--n", type=int, default=DEFAULT_N, help=f"submissions (default {DEFAULT_N})")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--parts", default=None, help="grade only these parts (default all)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="the Markdown file whose Soak section is replaced")
