@@ -196,12 +196,21 @@ def grade_safely(path: Path, factory: WorkerFactory | None, options: GradeOption
     try:
         assert factory is not None, "the grader process has no worker template"
         return grade_submission(path, factory, options, name)
+    except AttnkitError:
+        raise  # the grader cannot grade at all (not installed right): say so, do not blame a submission
     except Exception as error:  # noqa: BLE001 - whatever it was, it is reported, not raised
         reason = f"internal grader error: {type(error).__name__}: {str(error)[:500]}"
         return SubmissionResult(submission=name, source=str(path), seed=options.seed or 0, grader_error=reason, lang=options.lang), {}
 
 
 LOCK_FILE = ".attnkit-batch.lock"
+STALL_MARGIN_SECONDS = 120.0  # start-up (import torch, the template) and the grader's own work
+
+
+def stall_seconds(budget: Budget) -> float:
+    """How long a batch waits for the next result before it calls a grader process stuck: a
+    submission ends within its total budget plus one import and one call that were under way."""
+    return budget.total_seconds + budget.import_seconds + budget.call_seconds + STALL_MARGIN_SECONDS
 
 
 @contextlib.contextmanager
@@ -261,8 +270,17 @@ def grade_batch(
         tasks = [(str(p), names[p], str(out_dir), options) for p in todo]
         if tasks:
             context = multiprocessing.get_context("fork")  # children share the parent's imported torch
+            stalled = stall_seconds(options.budget)
             with context.Pool(max(1, min(jobs, len(tasks))), initializer=_pool_init) as pool:
-                for count, data in enumerate(pool.imap_unordered(_pool_grade, tasks), start=1):
+                results = pool.imap_unordered(_pool_grade, tasks)
+                for count in range(1, len(tasks) + 1):
+                    try:
+                        data = results.next(timeout=stalled)
+                    except multiprocessing.TimeoutError:
+                        raise AttnkitError(
+                            f"no submission finished in {stalled:.0f} s: a grader process is stuck or died. "
+                            f"Run the same command again: the {len(done)} results written are kept and the rest are graded"
+                        ) from None
                     result = SubmissionResult.from_dict(data)
                     done[result.source] = result
                     if progress:
