@@ -11,6 +11,7 @@ import shutil
 import tempfile
 import os
 import pickle
+import signal
 import socket
 import struct
 import subprocess
@@ -544,3 +545,42 @@ def test_an_allowed_folder_under_tmp_stays_readable_above_the_scratch(factory, t
             student.close()
     finally:
         shutil.rmtree(allowed)
+
+
+# ---------------------------------------------------------------------------------------------
+# nothing outlives the grader
+# ---------------------------------------------------------------------------------------------
+GRADER_THAT_WILL_BE_KILLED = """
+from autograder.worker.client import Budget, Student, WorkerFactory
+factory = WorkerFactory()
+student = Student(factory, [(1, "import time\\ndef hang(s):\\n    time.sleep(s)\\n")], budget=Budget(60, 60, 120))
+student.call("hang", 0)
+print(factory.pid, student._worker.keeper, student._worker.worker, flush=True)
+student.call("hang", 60)
+"""
+
+
+def alive(pid: int) -> bool:
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.timing
+def test_killing_the_grader_with_sigkill_takes_template_keeper_and_worker_with_it():
+    grader = subprocess.Popen([sys.executable, "-c", GRADER_THAT_WILL_BE_KILLED], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True)
+    try:
+        template, keeper, worker = (int(v) for v in grader.stdout.readline().split())
+        assert alive(template) and alive(keeper) and alive(worker)
+        time.sleep(0.5)  # the worker is inside hang(60)
+        os.kill(grader.pid, signal.SIGKILL)  # the grader only: its children are not signalled
+        grader.wait()
+        deadline = time.monotonic() + 15
+        while any(map(alive, (template, keeper, worker))) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in (template, keeper, worker) if alive(pid)], "a process outlived the grader"
+    finally:
+        grader.kill()
+        grader.wait()
