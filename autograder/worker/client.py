@@ -145,27 +145,32 @@ class WorkerProcess:
     ended: dict | None = None
 
     def read_status(self, timeout: float, until: str = "ended") -> None:
-        """Read what the keeper says (the worker's pid, then how it ended) until `until` is known."""
+        """Read what the keeper says (the worker's pid, then how it ended) until `until` is known.
+        Lines already read are handled first: both may have come in one read."""
         deadline = time.monotonic() + timeout
         while self.ended is None:
-            remaining = deadline - time.monotonic()
-            ready, _, _ = select.select([self.status_fd], [], [], max(0.0, remaining))
+            if b"\n" in self._status:
+                line, self._status = self._status.split(b"\n", 1)
+                try:  # only the keeper writes here; without root a worker of the same uid might reach it
+                    data = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(data, dict):
+                    continue
+                if "worker" not in data:
+                    self.ended = data
+                    return
+                self.worker, self.uid = data["worker"], data["uid"]
+                if until == "worker":
+                    return
+                continue
+            ready, _, _ = select.select([self.status_fd], [], [], max(0.0, deadline - time.monotonic()))
             if not ready:
                 return
-            chunk = os.read(self.status_fd, 4096)
+            chunk = os.read(self.status_fd, 1 << 16)
             if not chunk:
                 return
             self._status += chunk
-            while b"\n" in self._status:
-                line, self._status = self._status.split(b"\n", 1)
-                data = json.loads(line)
-                if "worker" in data:
-                    self.worker, self.uid = data["worker"], data["uid"]
-                    if until == "worker":
-                        return
-                else:
-                    self.ended = data
-                    return
 
     def how_it_ended(self) -> str:
         self.read_status(2.0)
