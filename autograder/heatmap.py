@@ -40,6 +40,10 @@ MAX_CELLS = 1 << 16  # cells of one drawing
 MAX_DRAWINGS = 64  # images + meshes on one Axes
 MAX_LABEL_CHARS = 200  # characters kept of one tick label
 MAX_PNG_BYTES = 4 << 20  # the student's own figure, stored with the feedback
+# Why a figure past the bounds cannot be read (argument-free: checks/texts.py translates them).
+TOO_LARGE = f"the heatmap is too large to read: at most {MAX_SIDE} rows or columns and {MAX_CELLS} cells"
+TOO_MANY_DRAWINGS = f"the Axes holds more than {MAX_DRAWINGS} images and meshes: draw the heatmap once"
+BAD_EDGES = f"the heatmap's cell edges are malformed or more than {MAX_SIDE + 1}"
 
 # CALIBRATION (tests/test_heatmap.py::test_calibration_*, run with -s to print the figures).
 # similarity() between the pinned render of a reference-model attention map (sentences 1-2 of the
@@ -131,7 +135,7 @@ def _image_grid(image: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _mesh_grid(mesh: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for edges in (mesh["x_edges"], mesh["y_edges"]):
         if len(edges) > MAX_SIDE + 1:
-            raise UnreadablePlot("the heatmap's cell edges are malformed or too many")
+            raise UnreadablePlot(BAD_EDGES)
     array = _array(mesh["array"])
     if array.ndim != 2:
         raise UnreadablePlot("the heatmap mesh holds colours, not values: pass the weight matrix itself")
@@ -141,7 +145,7 @@ def _mesh_grid(mesh: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _drawings(axes: dict) -> list[tuple[str, dict]]:
     drawings = [("image", i) for i in axes.get("images", [])] + [("mesh", m) for m in axes.get("meshes", [])]
     if len(drawings) > MAX_DRAWINGS:
-        raise UnreadablePlot(f"the Axes holds {len(drawings)} images and meshes, more than {MAX_DRAWINGS}: draw the heatmap once")
+        raise UnreadablePlot(TOO_MANY_DRAWINGS)
     for _, drawing in drawings:
         _check_size(drawing.get("array"))
     return drawings
@@ -151,7 +155,7 @@ def _check_size(array: Any) -> None:
     """Refuse a drawing larger than the bounds before any work on it (it came from the worker)."""
     shape = tuple(array.shape) if isinstance(array, torch.Tensor) else np.shape(_array(array))  # lists: bounded by the JSON limit
     if math.prod(shape) > MAX_CELLS or any(side > MAX_SIDE for side in shape):
-        raise UnreadablePlot(f"the heatmap has shape {shape}: at most {MAX_SIDE} rows or columns and {MAX_CELLS} cells can be read")
+        raise UnreadablePlot(TOO_LARGE)
 
 
 def _labels_at(centres: np.ndarray, ticks: Sequence[float], labels: Sequence[str], cell: float) -> tuple[str, ...]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from autograder import heatmap
+
 DEFAULT_LANG = "en"
 
 
@@ -218,6 +220,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "plot_grid_mismatch": {"en": "the heatmap's cells and its grid do not agree", "zh": "热力图的格子与它的网格不一致"},
     "plot_malformed": {"en": "the description of your figure is malformed", "zh": "你的图的描述格式不正确"},
+    "plot_too_large": {"en": heatmap.TOO_LARGE, "zh": f"热力图太大，无法读取：最多 {heatmap.MAX_SIDE} 行或列、{heatmap.MAX_CELLS} 个格子"},
+    "plot_too_many_drawings": {"en": heatmap.TOO_MANY_DRAWINGS, "zh": f"这个 Axes 上的图像和网格超过 {heatmap.MAX_DRAWINGS} 个：热力图只画一次"},
+    "plot_bad_edges": {"en": heatmap.BAD_EDGES, "zh": f"热力图的格子边界格式不正确或超过 {heatmap.MAX_SIDE + 1} 个"},
     # the plugin (autograder/checks/plugin.py)
     "student_raised": {"en": "{where} raised {kind}: {text}", "zh": "{where} 抛出了 {kind}：{text}"},
     "student_failed": {"en": "{text}", "zh": "调用你的代码没有得到结果：{text}"},
