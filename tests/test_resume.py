@@ -220,7 +220,9 @@ def test_full_disk_is_a_clear_error_naming_the_folder_and_leaves_no_half_written
     out.mkdir()
     for number in range(DISK_SUBMISSIONS):
         shutil.copyfile(REFERENCE, inbox / f"s{number:02d}.py")
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={DISK_BYTES}", "tmpfs", str(out)], check=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={DISK_BYTES}", "tmpfs", str(out)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.strip()[:200]}")
     try:
         code = main(["grade-batch", str(inbox), "--out", str(out), "--parts", PARTS, "--seed", "5"])
         error = capsys.readouterr().err
