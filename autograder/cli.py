@@ -55,12 +55,14 @@ def _existing(path: str) -> Path:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
+    from autograder.i18n import t
+
     if args.docker:
         from autograder.docker import grade_in_docker
 
         result = grade_in_docker(_existing(args.path), Path(args.out), image=args.image, seed=args.seed, lang=_lang(args))
-        _print_result(result)
-        print(f"feedback: {Path(args.out) / result.submission / 'feedback.html'}")
+        _print_result(result, _lang(args))
+        print(t("grade.feedback", _lang(args), path=Path(args.out) / result.submission / "feedback.html"))
         return 0
     path = _existing(args.path)
     from autograder.worker.client import WorkerFactory  # first: before anything secret is loaded
@@ -74,12 +76,17 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
     result, images = grade_safely(path, factory, _options(args, _parts(args)), output_name(path))
     folder = write_submission(result, images, Path(args.out), prairielearn=args.prairielearn)
-    _print_result(result)
-    print(f"feedback: {folder / 'feedback.html'}")
+    _print_result(result, _lang(args))
+    print(t("grade.feedback", _lang(args), path=folder / "feedback.html"))
     return 0
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    from autograder.checkview import Selection, render_check
+
+    lang = _lang(args)
+    selection = Selection(task=args.task, until=args.until, show_all=args.all)
+    parts = selection.parts()  # validates --task / --until before anything starts
     path = _existing(args.path)
     from autograder.worker.client import WorkerFactory
 
@@ -87,30 +94,36 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from autograder.grading import grade_submission, warm_grader
 
     warm_grader()  # while the template starts
-    result, _ = grade_submission(path, factory, _options(args))
-    visible = [c for c in result.checks if c.visibility == "visible"]
-    for check in visible:
-        mark = "PASS" if check.passed else "FAIL"
-        print(f"{mark} {check.task} {check.name}")
-        if not check.passed:
-            print(f"       {check.message}")
-            if check.hint:
-                print(f"       hint: {check.hint}")
-    for event in result.events:
-        print(f"note: {event}")
-    passed = sum(c.passed for c in visible)
-    print(f"{passed}/{len(visible)} checks passed (seed {result.seed})")
-    return 0 if passed == len(visible) else 1
+    result, _ = grade_submission(path, factory, _options(args, parts))
+    lines, done = render_check(result, lang, selection)
+    print("\n".join(lines))
+    return 0 if done else 1
 
 
-def _print_result(result) -> None:
-    print(f"{result.submission}: {result.score:g}/{result.max_score:g}")
+def _cmd_hint(args: argparse.Namespace) -> int:
+    from autograder.hints import TIER_NAMES, next_hint, state_path
+    from autograder.i18n import t
+
+    lang = _lang(args)
+    tier, text = next_hint(args.task, Path(args.file), lang, reset=args.reset)
+    print(t("hint.heading", lang, task=args.task, tier=tier, kind=TIER_NAMES[lang][tier - 1]))
+    print(text)
+    print(t("hint.next", lang, task=args.task) if tier < 3 else t("hint.last", lang, task=args.task))
+    print(t("hint.saved", lang, path=state_path(Path(args.file))))
+    return 0
+
+
+def _print_result(result, lang: str = "en") -> None:
+    from autograder.i18n import part_title, t
+
+    print(t("grade.total", lang, name=result.submission, score=f"{result.score:g}", max_score=f"{result.max_score:g}"))
     for part in result.parts:
-        print(f"  Part {part.part} {part.title:<32} {part.score:g}/{part.max_score:g}")
+        label = f"{t('grade.part', lang, part=part.part)} {part_title(part.part, lang)}"
+        print(f"  {label:<36} {part.score:g}/{part.max_score:g}")
     for event in result.events:
-        print(f"  note: {event}")
+        print(f"  {t('check.note', lang, event=event)}")
     if result.grader_error:
-        print(f"  could not grade: {result.grader_error}")
+        print(f"  {t('grade.could_not', lang, error=result.grader_error)}")
 
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
@@ -254,10 +267,21 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=_cmd_grade_batch)
 
-    p = sub.add_parser("check", help="the visible checks only, with hints (for students)")
+    p = sub.add_parser("check", help="the visible checks, task by task, with hints (for students)")
     p.add_argument("path", nargs="?", default="attention.py")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--task", default=None, help="only this task's checks, e.g. A.2")
+    which.add_argument("--until", default=None, help="the tasks up to this one, e.g. A.4")
+    which.add_argument("--all", action="store_true", help="list every task, not only the first unfinished one")
     common(p)
     p.set_defaults(func=_cmd_check)
+
+    p = sub.add_parser("hint", help="the next hint for a task: the idea, then the operation, then the code")
+    p.add_argument("task", help="a task id, e.g. A.2")
+    p.add_argument("--file", default="attention.py", help="your attention.py; the hint state is saved next to it")
+    p.add_argument("--reset", action="store_true", help="start this task's hints again from the first")
+    p.add_argument("--lang", choices=("en", "zh"), default=None, help="hint language (or ATTNKIT_LANG)")
+    p.set_defaults(func=_cmd_hint)
 
     p = sub.add_parser("demo", help="grade the bundled example submissions")
     p.add_argument("--out", default="demo-out")

@@ -105,6 +105,50 @@ STRINGS: dict[str, dict[str, str]] = {
     "dash.submission": {"en": "Submission", "zh": "提交"},
     "dash.status_mistakes": {"en": "Status / mistakes", "zh": "状态 / 错误"},
     "dash.events": {"en": "Events", "zh": "事件"},
+    # `attnkit check` and `attnkit grade` on the terminal (autograder/checkview.py, cli.py)
+    "check.summary": {
+        "en": "done: {done} ({ready} of {count} tasks); next: Task {next}",
+        "zh": "已完成：{done}（{count} 个任务中的 {ready} 个）；下一个：任务 {next}",
+    },
+    "check.all_done": {"en": "done: all {count} tasks pass their visible checks", "zh": "已完成：全部 {count} 个任务都通过了可见检查"},
+    "check.none": {"en": "none yet", "zh": "还没有"},
+    "check.task_heading": {"en": "Task {task} ({name}): {passed} of {total} checks pass", "zh": "任务 {task}（{name}）：{total} 项检查通过了 {passed} 项"},
+    "check.pass": {"en": "PASS", "zh": "通过"},
+    "check.fail": {"en": "FAIL", "zh": "未通过"},
+    "check.hint": {"en": "hint", "zh": "提示"},
+    "check.more_hints": {
+        "en": "more help, one step at a time: attnkit hint {task}",
+        "zh": "需要更多帮助（每次多一步）：attnkit hint {task}",
+    },
+    "check.folded": {
+        "en": "probably for the same reason, {count} more check(s) of this task fail (fix the mistake above first):",
+        "zh": "很可能出于同一个原因，本任务还有 {count} 项检查未通过（先改正上面的错误）：",
+    },
+    "check.not_implemented": {
+        "en": "Task {task} ({name}) is not implemented yet: it still raises NotImplementedError",
+        "zh": "任务 {task}（{name}）还没有实现：它仍然抛出 NotImplementedError",
+    },
+    "check.failed_generic": {
+        "en": "the result is not what the task asks for",
+        "zh": "结果与题目要求不符（英文详情：--lang en）",
+    },
+    "check.later_hidden": {
+        "en": "{count} later task(s) are not shown: finish Task {task} first (attnkit check --all lists them)",
+        "zh": "后面还有 {count} 个任务没有列出：先完成任务 {task}（attnkit check --all 会全部列出）",
+    },
+    "check.note": {"en": "note: {event}", "zh": "注意：{event}"},
+    "check.totals": {
+        "en": "{passed}/{total} visible checks passed (seed {seed}); the grader also runs hidden checks",
+        "zh": "可见检查通过 {passed}/{total}（随机种子 {seed}）；评分时还会运行隐藏检查",
+    },
+    "hint.heading": {"en": "Task {task}, hint {tier} of 3 ({kind}):", "zh": "任务 {task}，提示 {tier}/3（{kind}）："},
+    "hint.next": {"en": "ask again for the next step: attnkit hint {task}", "zh": "再问一次可得到下一步：attnkit hint {task}"},
+    "hint.last": {"en": "that was the last hint for Task {task}", "zh": "这是任务 {task} 的最后一条提示"},
+    "hint.saved": {"en": "(where you are is saved in {path})", "zh": "（进度保存在 {path}）"},
+    "grade.total": {"en": "{name}: {score}/{max_score}", "zh": "{name}：{score}/{max_score}"},
+    "grade.part": {"en": "Part {part}", "zh": "第 {part} 部分"},
+    "grade.could_not": {"en": "could not grade: {error}", "zh": "无法评分：{error}"},
+    "grade.feedback": {"en": "feedback: {path}", "zh": "反馈页面：{path}"},
 }
 
 
