@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from autograder.errors import AttnkitError
-from autograder.hints import check_title, first_tier, fold
+from autograder.hints import CRASH_RE, check_title, first_tier, fold
 from autograder.i18n import t
 from autograder.mistakes import MISTAKES
 
@@ -61,6 +61,12 @@ def message(check, lang: str) -> str:
         return t("check.not_implemented", lang, task=check.task, name=TASK_NAMES.get(check.task, ""))
     if check.mistake in MISTAKES and lang != "en":
         return MISTAKES[check.mistake].message(lang)
+    crash = CRASH_RE.search(check.message)
+    if crash and lang != "en":
+        rest = check.message[crash.end():]
+        line = (rest[:-1] if rest.endswith(")") else rest).partition(": ")[2]
+        said = check.message.split(f"raised {crash.group(1)}: ", 1)[1].rsplit(f" ({crash.group(2)}", 1)[0]
+        return t("check.crashed", lang, kind=crash.group(1), where=crash.group(2), line=line, said=said)
     if lang == "zh" and not CJK_RE.search(check.message):
         return t("check.failed_generic", lang)
     return check.message

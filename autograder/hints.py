@@ -251,20 +251,30 @@ class Entry:
     folded: tuple = ()  # the failures of the same task this one's mistake probably explains
 
 
+CRASH_RE = re.compile(r"raised (\w+): .*\((\S+:\d+) in ")
+
+
+def _cause(check) -> str:
+    """What a failure is known to come from: its diagnosed mistake, or the line that crashed."""
+    if getattr(check, "mistake", ""):
+        return f"mistake:{check.mistake}"
+    crash = CRASH_RE.search(getattr(check, "message", ""))
+    return f"crash:{crash.group(1)}:{crash.group(2)}" if crash else ""
+
+
 def fold(failed: Sequence) -> list[Entry]:
-    """Failed checks (CheckResults) grouped: the first diagnosed mistake of a task carries the other
-    failures of that task that have no other diagnosis; those get no hint of their own."""
+    """Failed checks (CheckResults) grouped: the first failure of a task with a known cause (a
+    diagnosed mistake, or an exception at a line of the student's file) carries the other failures
+    of that task that have no other known cause; those get no hint of their own."""
     entries: list[Entry] = []
     taken: set[int] = set()
     for index, check in enumerate(failed):
-        if index in taken:
-            continue
-        mistake = getattr(check, "mistake", "")
-        if not mistake:
+        cause = _cause(check)
+        if index in taken or not cause:
             continue
         followers = [
             j for j, other in enumerate(failed)
-            if j != index and j not in taken and other.task == check.task and getattr(other, "mistake", "") in ("", mistake)
+            if j != index and j not in taken and other.task == check.task and _cause(other) in ("", cause)
         ]
         taken.update([index, *followers])
         entries.append(Entry(check, tuple(failed[j] for j in followers)))

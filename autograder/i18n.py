@@ -128,6 +128,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Task {task} ({name}) is not implemented yet: it still raises NotImplementedError",
         "zh": "任务 {task}（{name}）还没有实现：它仍然抛出 NotImplementedError",
     },
+    "check.crashed": {
+        "en": "your code raised {kind} at {where}: {line} (Python: {said})",
+        "zh": "你的代码在 {where} 抛出了 {kind}：{line}（Python 原文：{said}）",
+    },
     "check.failed_generic": {
         "en": "the result is not what the task asks for",
         "zh": "结果与题目要求不符（英文详情：--lang en）",

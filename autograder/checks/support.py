@@ -43,15 +43,16 @@ def fmt_shape(shape: Any) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ")"
 
 
-def expect_tensor(value: Any, where: str, shape: tuple[int, ...] | None = None, dtype: torch.dtype | None = None) -> torch.Tensor:
-    """The value must be a tensor of that shape (and dtype); otherwise a message that says why."""
+def expect_tensor(value: Any, where: str, shape: tuple[int, ...] | None = None, dtype: torch.dtype | None = None, dtype_key: str = "wrong_dtype") -> torch.Tensor:
+    """The value must be a tensor of that shape (and dtype); otherwise a message that says why.
+    dtype_key: the message that says why that dtype (default: the result keeps the input dtype)."""
     if not isinstance(value, torch.Tensor):
         raise CheckFailure.keyed("not_a_tensor", where=where, kind=type(value).__name__)
     if shape is not None and tuple(value.shape) != tuple(shape):
         key = "wrong_shape_permuted" if sorted(value.shape) == sorted(shape) else "wrong_shape"
         raise CheckFailure.keyed(key, where=where, got=fmt_shape(value.shape), expected=fmt_shape(shape))
     if dtype is not None and value.dtype != dtype:
-        raise CheckFailure.keyed("wrong_dtype", where=where, got=str(value.dtype), expected=str(dtype))
+        raise CheckFailure.keyed(dtype_key, where=where, got=str(value.dtype), expected=str(dtype))
     return value
 
 

@@ -257,7 +257,7 @@ def test_sdpa_no_library(student, gen):
 @check("A.4", 2, "causal_mask: square and rectangular masks, True where key ≤ query", hint="torch.ones(..., dtype=torch.bool).tril()")
 def test_causal_mask_values(student, gen):
     for args in ((LQ,), (LQ, LK), (LK, LQ)):
-        mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool)
+        mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool, "mask_dtype")
         expected = reference().causal_mask(*args)
         if not torch.equal(mask, expected):
             upper = torch.ones_like(expected).triu()  # key >= query: the mask upside down (diagonal kept)
@@ -271,10 +271,10 @@ def test_causal_mask_values(student, gen):
 @check("A.4", 1, "causal_mask: matches is_causal=True of F.scaled_dot_product_attention", hint="aligned top-left, like is_causal")
 def test_causal_mask_matches_torch(student, gen):
     q, k, v = randn(gen, 1, LQ, DH), randn(gen, 1, LK, DH), randn(gen, 1, LK, DV)
-    mask = expect_tensor(student.call("causal_mask", LQ, LK), "causal_mask", (LQ, LK), torch.bool)
+    mask = expect_tensor(student.call("causal_mask", LQ, LK), "causal_mask", (LQ, LK), torch.bool, "mask_dtype")
     expect_close(F.scaled_dot_product_attention(q, k, v, attn_mask=mask), F.scaled_dot_product_attention(q, k, v, is_causal=True), "attention with your causal_mask vs is_causal=True")
 
 
 @check("A.4", 1, "causal_mask: accepts device=", hint="pass device to torch.ones")
 def test_causal_mask_device(student, gen):
-    expect_tensor(student.call("causal_mask", 3, 4, device="cpu"), "causal_mask(3, 4, device='cpu')", (3, 4), torch.bool)
+    expect_tensor(student.call("causal_mask", 3, 4, device="cpu"), "causal_mask(3, 4, device='cpu')", (3, 4), torch.bool, "mask_dtype")

@@ -138,6 +138,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{where} 返回的形状是 {got}，应为 {expected}（尺寸相同但顺序不同：有一个维度被转置或交换了）",
     },
     "wrong_dtype": {"en": "{where} returned dtype {got} for {expected} inputs: keep the input dtype", "zh": "输入是 {expected}，{where} 却返回了 {got}：请保持输入的 dtype"},
+    "mask_dtype": {
+        "en": "{where} returned dtype {got}, expected {expected}: a mask is a bool tensor (True = may attend, False = blocked)",
+        "zh": "{where} 返回的 dtype 是 {got}，应为 {expected}：掩码是布尔张量（True = 可以关注，False = 屏蔽）",
+    },
     "not_a_pair": {"en": "{where} returned {kind}, expected a pair (output, weights)", "zh": "{where} 返回了 {kind}，应返回一对 (output, weights)"},
     "nan_values": {"en": "{where} returned NaN {what}", "zh": "{where} 返回了 NaN {what}"},
     "wrong_values": {"en": "{where} returned wrong {what} (largest error {error})", "zh": "{where}：{what}不对（最大误差 {error}）"},

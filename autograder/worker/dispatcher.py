@@ -8,6 +8,7 @@ The same class serves the in-process backend used inside nbgrader kernels.
 from __future__ import annotations
 
 import ast
+import linecache
 import sys
 import traceback
 import types
@@ -107,6 +108,7 @@ class Dispatcher:
         self.namespace = module.__dict__
         self.filenames.add(filename)
         chunks = request["chunks"]
+        _remember_source(filename, chunks)
         for first_line, text in chunks:
             self._run_source(text, filename, first_line, "file" if len(chunks) == 1 else "cell")
         names = sorted(k for k, v in self.namespace.items() if not k.startswith("_") and callable(v))
@@ -272,6 +274,17 @@ class Dispatcher:
         if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
             return Refused(f"a numpy {type(value).__name__}; return a torch.Tensor")
         return value
+
+
+def _remember_source(filename: str, chunks: list) -> None:
+    """Put the submission's lines into linecache, so that a traceback shows the line of the
+    student's file that raised (the file itself may not be readable where the code runs)."""
+    lines: list[str] = []
+    for first_line, text in chunks:
+        lines.extend([""] * (first_line - 1 - len(lines)))
+        lines[first_line - 1:] = text.splitlines(keepends=True)
+    lines = [line if line.endswith("\n") else line + "\n" for line in lines]
+    linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)  # mtime None: never re-read
 
 
 def _strided(args: list, positions: list) -> list:
