@@ -293,7 +293,7 @@ def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 5))
     sns.heatmap(weights.detach().cpu().numpy().T, xticklabels=query_tokens, yticklabels=key_tokens,
-                vmin=0, vmax=1, cmap="viridis", cbar=True, ax=ax)
+                vmin=0, vmax=1, cmap="rocket_r", cbar=True, ax=ax)
     ax.set_xlabel("query")
     ax.set_ylabel("key")
     if title:
@@ -333,7 +333,7 @@ def test_reference_gets_full_marks_in_e_and_f(grade, reference_source):
     result = grade(reference_source, parts={"E", "F"})
     failed = {c.check_id: c.message for c in result.checks if c.points < c.max_points}
     assert not failed
-    assert sum(c.max_points for c in result.checks if c.part == "E") == 10
+    assert sum(c.max_points for c in result.checks if c.part == "E") == 11
     assert sum(c.max_points for c in result.checks if c.part == "F") == 8
     names = {a.name: a for a in result.artifacts}
     assert names["plot-attention"].similarity == 1.0
@@ -343,6 +343,16 @@ def test_reference_gets_full_marks_in_e_and_f(grade, reference_source):
 def test_seaborn_plot_gets_full_marks(grade, reference_source):
     result = grade(_with_plot(reference_source, SEABORN_PLOT), parts={"E"})
     assert {c.check_id: c.message for c in result.checks if c.points < c.max_points} == {}
+
+
+@pytest.mark.parametrize("cmap", ["viridis", "rocket", "gray"])
+def test_a_dark_to_light_colour_map_loses_only_the_colour_rule(grade, reference_source, cmap):
+    """The contract: darker = more weight. imshow's default (viridis) and seaborn's (rocket) are
+    dark-to-light, so the strongest cell would be the brightest."""
+    result = grade(_with_plot(reference_source, SEABORN_PLOT.replace('cmap="rocket_r"', f'cmap="{cmap}"')), parts={"E"})
+    lost = {c.check_id: c.message for c in result.checks if c.points < c.max_points}
+    assert set(lost) == {"plot_attention_light_to_dark"}, lost
+    assert "light" in lost["plot_attention_light_to_dark"] and cmap in lost["plot_attention_light_to_dark"]
 
 
 @pytest.mark.parametrize(

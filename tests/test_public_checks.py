@@ -348,19 +348,19 @@ def _seaborn(weights, query_tokens, key_tokens, ax):
     import seaborn
 
     seaborn.heatmap(
-        weights.T.numpy(), xticklabels=query_tokens, yticklabels=key_tokens, vmin=0, vmax=1, ax=ax
+        weights.T.numpy(), xticklabels=query_tokens, yticklabels=key_tokens, vmin=0, vmax=1, cmap="rocket_r", ax=ax
     )
 
 
 def _pcolormesh(weights, query_tokens, key_tokens, ax):
-    mesh = ax.pcolormesh(weights.T.numpy(), vmin=0, vmax=1)  # cell (row j, col i) centred at (i + .5, j + .5)
+    mesh = ax.pcolormesh(weights.T.numpy(), vmin=0, vmax=1, cmap="Greys")  # cell (row j, col i) centred at (i + .5, j + .5)
     ax.set_xticks([i + 0.5 for i in range(len(query_tokens))], labels=query_tokens)
     ax.set_yticks([j + 0.5 for j in range(len(key_tokens))], labels=key_tokens)
     ax.figure.colorbar(mesh, ax=ax)
 
 
 def _matshow(weights, query_tokens, key_tokens, ax):
-    image = ax.matshow(weights.T.numpy(), vmin=0, vmax=1)
+    image = ax.matshow(weights.T.numpy(), vmin=0, vmax=1, cmap="viridis_r")
     ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
     ax.set_yticks(range(len(key_tokens)), labels=key_tokens)
     ax.figure.colorbar(image, ax=ax)
@@ -368,7 +368,7 @@ def _matshow(weights, query_tokens, key_tokens, ax):
 
 def _imshow_origin_lower(weights, query_tokens, key_tokens, ax):
     image = ax.imshow(
-        weights.T.numpy(), vmin=0, vmax=1, origin="lower", extent=(0, len(query_tokens), 0, len(key_tokens))
+        weights.T.numpy(), vmin=0, vmax=1, cmap="Blues", origin="lower", extent=(0, len(query_tokens), 0, len(key_tokens))
     )
     ax.set_xticks([i + 0.5 for i in range(len(query_tokens))], labels=query_tokens)
     ax.set_yticks([j + 0.5 for j in range(len(key_tokens))], labels=key_tokens)
@@ -398,7 +398,7 @@ def test_heatmap_check_rejects_keys_labelled_in_reverse(checks: ModuleType) -> N
 
     def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
         ax = plt.subplots()[1] if ax is None else ax
-        image = ax.imshow(weights.T.numpy(), vmin=0, vmax=1)
+        image = ax.imshow(weights.T.numpy(), vmin=0, vmax=1, cmap="Blues")
         ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
         ax.set_yticks(range(len(key_tokens)), labels=key_tokens[::-1])
         ax.figure.colorbar(image, ax=ax)
@@ -410,6 +410,41 @@ def test_heatmap_check_rejects_keys_labelled_in_reverse(checks: ModuleType) -> N
         checks.CheckFailure, match=r"^Task E\.1 \(plot_attention\): the cell at \(query 'le', key 'here'\)"
     ):
         checks.check_plot_attention(plot_attention)
+
+
+def _plot_with(draw_on):
+    """A correct plot_attention, except that draw_on(ax) says where the image goes."""
+    import matplotlib.pyplot as plt
+
+    def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None, cmap="Blues"):
+        ax = plt.subplots()[1] if ax is None else ax
+        image = draw_on(ax).imshow(weights.T.numpy(), vmin=0, vmax=1, cmap=cmap)
+        ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
+        ax.set_yticks(range(len(key_tokens)), labels=key_tokens)
+        ax.figure.colorbar(image, ax=ax)
+        ax.set_xlabel("query")
+        ax.set_ylabel("key")
+        return ax
+
+    return plot_attention
+
+
+def test_heatmap_check_rejects_drawing_with_plt_on_the_current_axes(checks: ModuleType) -> None:
+    """plt.imshow draws on the current Axes; the check passes an `ax` that is not the current one."""
+    import matplotlib.pyplot as plt
+
+    with pytest.raises(checks.CheckFailure, match=r"drawn on the current Axes instead of on `ax`"):
+        checks.check_plot_attention(_plot_with(lambda ax: plt))
+
+
+def test_heatmap_check_rejects_a_dark_to_light_colour_map(checks: ModuleType) -> None:
+    import functools
+
+    for cmap in ("viridis", "gray", "magma"):
+        plot = functools.partial(_plot_with(lambda ax: ax), cmap=cmap)
+        with pytest.raises(checks.CheckFailure, match=rf"the colour map '{cmap}' does not go from light"):
+            checks.check_plot_attention(plot)
+    checks.check_plot_attention(functools.partial(_plot_with(lambda ax: ax), cmap="magma_r"))
 
 
 def test_public_files_hold_no_solution_line_and_import_only_the_allowed_packages(release: Path) -> None:

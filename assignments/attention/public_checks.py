@@ -36,6 +36,7 @@ QUERY_TOKENS = ("le", "chat", "dort", "ici")  # Lq = 4
 KEY_TOKENS = ("the", "cat", "is", "sleeping", "here")  # Lk = 5
 ATOL, RTOL = 1e-5, 1e-4
 TASK_IN_MESSAGE = re.compile(r"Task ([A-Z]\.\d+)")
+LIGHTNESS_MARGIN = 0.1  # weight 0 must be this much lighter than weight 1 (luminance, 0..1)
 SOFTMAX_NAMES = ("softmax", "softmin")  # any torch function whose name contains one of these
 
 
@@ -701,6 +702,19 @@ def check_attention_block(cls: type) -> None:
         raise task.fail(
             f"self.attn should be your MultiHeadAttention (with W_q, W_k, W_v, W_o), found {type(attn).__name__}."
         )
+    inner = getattr(attn, "dropout", None)
+    if isinstance(inner, nn.Dropout) and inner.p != 0.5:
+        raise task.fail(
+            f"AttentionBlock({E}, {H}, dropout=0.5) built self.attn with dropout {inner.p:g}:"
+            " the block passes its dropout on to its MultiHeadAttention.",
+            "MultiHeadAttention(embed_dim, num_heads, dropout).",
+        )
+    own = getattr(block, "dropout", None)
+    if (isinstance(own, nn.Dropout) and own.p != 0.5) or not isinstance(own, (nn.Dropout, float, int)):
+        raise task.fail(
+            "self.dropout should be nn.Dropout(dropout): the block's own dropout, applied to the"
+            " attention output before the residual sum."
+        )
     reference = _torch_mha(task, attn, seed=40, owner="self.attn")
     layer_norm = nn.LayerNorm(E)
     with torch.no_grad():
@@ -847,6 +861,14 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
             f"the colour range is ({low:.3g}, {high:.3g}); fix it to (0, 1) so heatmaps can be compared.",
             "pass vmin=0, vmax=1.",
         )
+    lightest, darkest = (_lightness(artist.get_cmap()(value)) for value in (0.0, 1.0))
+    if lightest - darkest < LIGHTNESS_MARGIN:
+        raise task.fail(
+            f"the colour map '{artist.get_cmap().name}' does not go from light (weight 0) to dark"
+            " (weight 1): the strongest cell must be the darkest (颜色越深表示权重越高).",
+            "pass a light-to-dark colour map such as cmap='Blues' (imshow's default, viridis, is"
+            " dark-to-light; so is seaborn's default).",
+        )
     if getattr(artist, "colorbar", None) is None:
         raise task.fail("the heatmap has no colorbar.", "fig.colorbar(image, ax=ax).")
     if not ax.get_xlabel().strip() or not ax.get_ylabel().strip():
@@ -854,6 +876,12 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
             "label both axes (e.g. 'query position' and 'key position').",
             "ax.set_xlabel(...), ax.set_ylabel(...).",
         )
+
+
+def _lightness(rgba: Any) -> float:
+    """Relative luminance (0 black .. 1 white) of an sRGB colour."""
+    red, green, blue = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgba[:3])
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
 
 
 def check_plot_attention(fn: Callable) -> None:
@@ -871,7 +899,14 @@ def check_plot_attention(fn: Callable) -> None:
         _check_heatmap(task, ax, weights)
         _unchanged(task, before, weights, "weights")
         _, given = plt.subplots()
+        decoy = plt.figure().add_subplot()  # the current Axes is now another one than `given`
         ax = _call(task, fn, weights, list(QUERY_TOKENS), list(KEY_TOKENS), ax=given)
+        if decoy.get_images() or decoy.collections:
+            raise task.fail(
+                "with `ax` given, your heatmap was drawn on the current Axes instead of on `ax`.",
+                "draw with ax.imshow(...) (or seaborn.heatmap(..., ax=ax)), not plt.imshow(...):"
+                " plt.* draws on whatever Axes is current.",
+            )
         if ax is not given:
             raise task.fail(
                 "when `ax` is given, draw on it and return it.", "create a figure only when ax is None."

@@ -65,6 +65,9 @@ def test_block_parameters(student, seed):
         raise CheckFailure.keyed("block_no_projections", names=", ".join(missing), expected=f"({E}, {E})")
     if children.get("dropout") != "Dropout" and info["attributes"].get("dropout") not in ("float", "int"):
         raise CheckFailure.keyed("block_no_dropout")
+    inner = info.get("dropout_p", {}).get("attn.dropout")
+    if inner is not None and abs(inner - 0.25) > 1e-12:
+        raise CheckFailure.keyed("block_dropout_not_passed_on", got=f"{inner:g}")
 
 
 @check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", hint="return the block's output and the attention weights")

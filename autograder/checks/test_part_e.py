@@ -31,6 +31,7 @@ KEY_TOKENS = ("a", "big", "red", "dog", "ran")  # Lk = 5: the vertical axis
 LQ, LK = len(QUERY_TOKENS), len(KEY_TOKENS)
 TITLE = "probe heatmap"
 PROBE_SEED = 20240611  # the probe is the same for every submission (it is not a secret)
+LIGHTNESS_MARGIN = 0.1  # weight 0 must be at least this much lighter than weight 1 (0..1 luminance)
 _drawn: dict[str, Any] = {}  # the last submission's drawing of the probe: {"student", "value"}
 
 
@@ -215,6 +216,38 @@ def test_plot_attention_color_range(student):
     if low is None or high is None or (abs(low - data_low) < 1e-6 and abs(high - data_high) < 1e-6):
         raise fail("the colour range follows the data", "heatmap_auto_color_range")
     raise fail(f"the colour range is [{low:.3g}, {high:.3g}], not [0, 1]", "heatmap_auto_color_range")
+
+
+def lightness(rgba: Any) -> float:
+    """Relative luminance (0 black .. 1 white) of an sRGB colour."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (linear(float(c)) for c in list(rgba)[:3])
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def colour_ends(description: dict) -> tuple[float, float] | None:
+    """(lightness of the lowest value's colour, of the highest's) of the heatmap; None if unknown."""
+    axes = target_axes(description)
+    drawings = [d for d in [*axes.get("images", []), *axes.get("meshes", [])] if isinstance(d, dict)]
+    drawings = [d for d in drawings if isinstance(d.get("cmap_ends"), list) and len(d["cmap_ends"]) == 2]
+    if not drawings:
+        return None
+    drawing = max(drawings, key=lambda d: getattr(d.get("array"), "numel", lambda: 0)())
+    low, high = drawing["cmap_ends"]
+    return lightness(low), lightness(high)
+
+
+@check("E.1", 1, "plot_attention: darker means more weight (a light-to-dark colour map)", hint="cmap='Blues' (or another light-to-dark map; imshow's default viridis is dark-to-light)")
+def test_plot_attention_light_to_dark(student):
+    description, heatmap = draw(student)
+    ends = colour_ends(description)
+    if ends is None:
+        return  # the drawing does not say which colours it uses: nothing to hold against it
+    low, high = ends
+    if low - high < LIGHTNESS_MARGIN:
+        raise fail(f"the colour map '{heatmap.cmap}' does not go from light (weight 0) to dark (weight 1), so the strongest cell is not the darkest one: use a light-to-dark map such as 'Blues'")
 
 
 @check("E.1", 1, "plot_attention: both axes have a label", hint="ax.set_xlabel('query position'); ax.set_ylabel('key position')")

@@ -186,6 +186,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "block_attn_class": {"en": "AttentionBlock.attn should be your MultiHeadAttention, found {kind}", "zh": "`AttentionBlock.attn` 应为你的 MultiHeadAttention，实际是 {kind}"},
     "block_norm": {"en": "AttentionBlock.norm should be nn.LayerNorm(embed_dim)", "zh": "`AttentionBlock.norm` 应为 `nn.LayerNorm(embed_dim)`"},
     "block_no_projections": {"en": "AttentionBlock has no {names} of shape {expected}", "zh": "AttentionBlock 没有形状为 {expected} 的 {names}"},
+    "block_dropout_not_passed_on": {
+        "en": "AttentionBlock(E, H, dropout=0.25) built self.attn with dropout {got}: the block passes its dropout on, MultiHeadAttention(embed_dim, num_heads, dropout)",
+        "zh": "AttentionBlock(E, H, dropout=0.25) 建出的 self.attn 的 dropout 是 {got}：模块要把自己的 dropout 传下去，MultiHeadAttention(embed_dim, num_heads, dropout)",
+    },
     "block_no_dropout": {"en": "AttentionBlock has no self.dropout = nn.Dropout(dropout)", "zh": "AttentionBlock 没有 `self.dropout = nn.Dropout(dropout)`"},
     "not_module": {"en": "{where} is not a module", "zh": "{where} 不是模块"},
     # E

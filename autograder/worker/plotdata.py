@@ -40,6 +40,12 @@ def _clim(mappable: Any) -> list[float | None]:
     return [None if low is None else float(low), None if high is None else float(high)]
 
 
+def _cmap_ends(mappable: Any) -> list[list[float]]:
+    """The RGBA colours of the lowest and the highest value (is darker = more weight?)."""
+    cmap = mappable.get_cmap()
+    return [[float(c) for c in cmap(0.0)], [float(c) for c in cmap(1.0)]]
+
+
 def _image(image: AxesImage) -> dict:
     return {
         "array": _tensor(image.get_array()),
@@ -47,6 +53,7 @@ def _image(image: AxesImage) -> dict:
         "origin": str(image.origin),
         "clim": _clim(image),
         "cmap": image.get_cmap().name,
+        "cmap_ends": _cmap_ends(image),
         "colorbar": image.colorbar is not None,
     }
 
@@ -61,6 +68,7 @@ def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
         "y_edges": _tensor(coordinates[:, 0, 1]),
         "clim": _clim(mesh),
         "cmap": mesh.get_cmap().name,
+        "cmap_ends": _cmap_ends(mesh),
         "colorbar": mesh.colorbar is not None,
     }
 

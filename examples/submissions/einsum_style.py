@@ -94,7 +94,7 @@ def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
     w = torch.as_tensor(weights).detach().float().cpu().numpy()
     if ax is None:
         _, ax = plt.subplots()
-    sns.heatmap(w.T, ax=ax, vmin=0, vmax=1, cmap="viridis", cbar=True,
+    sns.heatmap(w.T, ax=ax, vmin=0, vmax=1, cmap="rocket_r", cbar=True,
                 xticklabels=list(query_tokens), yticklabels=list(key_tokens))
     ax.set_xlabel("query")
     ax.set_ylabel("key")

@@ -111,7 +111,7 @@ def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
     w = weights.detach().cpu() if torch.is_tensor(weights) else torch.tensor(weights)
     if ax is None:
         fig, ax = plt.subplots(figsize=(5, 4))
-    im = ax.imshow(w.t().numpy(), vmin=0.0, vmax=1.0, cmap="viridis")
+    im = ax.imshow(w.t().numpy(), vmin=0.0, vmax=1.0, cmap="viridis_r")
     ax.set_xticks(list(range(len(query_tokens))))
     ax.set_xticklabels(query_tokens)
     ax.set_yticks(list(range(len(key_tokens))))
