@@ -51,8 +51,8 @@ TASK_TIERS: dict[str, Tiers] = {
            "return q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., Lq, Lk)"),
     ),
     "A.2": Tiers(
-        _t("Softmax turns each row of scores (one query, all its keys) into weights that are at least 0 and add up to 1. A blocked key must end with weight exactly 0, exp() must never see a huge number, and a row with every key blocked is all zeros.",
-           "softmax 把每一行分数（一个查询对所有键）变成非负且和为 1 的权重。被屏蔽的键权重必须恰好为 0；exp() 不能遇到很大的数；所有键都被屏蔽的一行应全为 0。"),
+        _t("Softmax turns each row of scores (one query, all its keys) into weights that are at least 0 and add up to 1. A blocked key must end with weight exactly 0, the exponential must never see a huge number, and a row with every key blocked is all zeros.",
+           "softmax 把每一行分数（一个查询对所有键）变成非负且和为 1 的权重。被屏蔽的键权重必须恰好为 0；指数函数的输入不能很大；所有键都被屏蔽的一行应全为 0。"),
         _t("Along the last axis (keepdim=True): fill blocked scores with -inf, subtract the row maximum (0 instead where the whole row is -inf), take exp, and divide by the row sum (1 instead where that sum is 0). Work out of place.",
            "沿最后一维（keepdim=True）：把被屏蔽的分数填成 -inf，减去每行的最大值（整行都是 -inf 时改用 0），取 exp，再除以每行的和（和为 0 时改用 1）。不要原地修改输入。"),
         _t("if mask is not None:\n    scores = scores.masked_fill(~mask, float('-inf'))\nrow_max = scores.amax(dim=-1, keepdim=True)\nrow_max = torch.where(torch.isfinite(row_max), row_max, torch.zeros_like(row_max)).detach()\nexp = torch.exp(scores - row_max)\ntotal = exp.sum(dim=-1, keepdim=True)\nreturn exp / (total + (total == 0).to(total.dtype))",
@@ -160,11 +160,11 @@ _ideas(("masked_softmax_fully_blocked", "masked_softmax_fully_blocked_gradient")
        "A query that may see no key at all gets no weight at all: a row of zeros, and no NaN anywhere, not even in the gradient.",
        "一个查询如果一个键都不能看，就一点权重也不分：整行为 0，任何地方都不能出现 NaN，梯度里也不能。")
 _ideas(("masked_softmax_large_logits", "masked_softmax_row_shift"),
-       "Adding the same number to every score of a row does not change softmax; use that to keep exp() small.",
-       "给一行的所有分数加上同一个数，softmax 不变；利用这一点让 exp() 的输入不会太大。")
+       "Adding the same number to every score of a row does not change softmax; use that to keep the exponential small.",
+       "给一行的所有分数加上同一个数，softmax 不变；利用这一点让指数函数的输入不会太大。")
 _ideas(("masked_softmax_gradcheck", "mha_gradcheck"),
-       "Training needs gradients: build the result from differentiable torch operations only.",
-       "训练需要梯度：结果只能由可微的 torch 运算构成。")
+       "Training needs gradients: build the result from differentiable tensor operations only.",
+       "训练需要梯度：结果只能由可微的张量运算构成。")
 _ideas(("self_attention_gradients", "mha_gradients", "block_gradients"),
        "Every learned parameter must take part in the output, so that training can change it.",
        "每个可学习的参数都必须参与输出的计算，训练才能更新它。")
@@ -178,8 +178,8 @@ _ideas(("causal_mask_device",),
        "New tensors are made on the device you are given (or the device of the inputs), so the code also runs on a GPU.",
        "新张量要建在给定的 device（或输入所在的 device）上，这样代码在 GPU 上也能运行。")
 _ideas(("mha_eval_dropout_off", "mha_train_dropout", "block_dropout"),
-       "Dropout acts only while training; after model.eval() the same input always gives the same output, and the weights you return are the ones before dropout.",
-       "dropout 只在训练时生效；model.eval() 之后，同样的输入总是得到同样的输出；返回的权重是 dropout 之前的。")
+       "Dropout acts only while training; in evaluation mode the same input always gives the same output, and the weights you return are the ones from before dropout.",
+       "dropout 只在训练时生效；评估模式下，同样的输入总是得到同样的输出；返回的权重是 dropout 之前的。")
 _ideas(("mha_value_error",),
        "The features must split evenly into heads; refuse sizes that do not.",
        "特征必须能平均分给各个头；不能整除时要拒绝。")

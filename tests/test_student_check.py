@@ -1,0 +1,158 @@
+"""`attnkit check` one task at a time, hint tiers and `attnkit hint`, folded follow-on failures,
+and the two messages that were wrong (a blank source line, a float causal mask)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from language import english_sentences
+
+from autograder.cli import main
+from autograder.hints import CHECK_IDEAS, HINT_STATE_FILE, TASK_TIERS, fold, first_tier
+from autograder.results import FAILED, CheckResult
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO / "solutions" / "attention" / "attention.py"
+BLANK = REPO / "assignments" / "attention" / "attention.py"
+CODE = re.compile(r"\w\(|=|@|\btorch\b|\bnn\.|\bF\.|\bself\.|\.T\b|\[\w")  # what code looks like
+
+
+def _variant(tmp_path: Path, name: str, old: str, new: str) -> Path:
+    source = REFERENCE.read_text(encoding="utf-8")
+    assert old in source, old
+    path = tmp_path / name
+    path.write_text(source.replace(old, new), encoding="utf-8")
+    return path
+
+
+def _softmax_over_queries(tmp_path: Path) -> Path:
+    path = _variant(tmp_path, "axis.py", "row_max = scores.amax(dim=-1, keepdim=True)", "row_max = scores.amax(dim=-2, keepdim=True)")
+    text = path.read_text(encoding="utf-8").replace("total = exp.sum(dim=-1, keepdim=True)", "total = exp.sum(dim=-2, keepdim=True)")
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _check(capsys, *argv: str) -> tuple[int, list[str]]:
+    code = main(["check", *argv, "--seed", "1"])
+    return code, capsys.readouterr().out.splitlines()
+
+
+def test_check_stops_at_the_first_unfinished_task_and_says_what_is_done(capsys):
+    code, lines = _check(capsys, str(BLANK), "--lang", "en")
+    assert code == 1
+    assert lines[0] == "done: none yet (0 of 11 tasks); next: Task A.1"
+    assert "Task A.1 (attention_scores): 0 of 4 checks pass" in lines
+    assert not any("A.2" in line or "masked_softmax" in line for line in lines), lines
+    assert any("is not implemented yet" in line for line in lines)
+    assert "10 later task(s) are not shown: finish Task A.1 first (attnkit check --all lists them)" in lines
+
+
+def test_an_untouched_stub_gets_the_idea_not_the_code(capsys):
+    _, lines = _check(capsys, str(BLANK), "--task", "A.4", "--lang", "en")
+    hints = [line.split("hint: ", 1)[1] for line in lines if "hint: " in line]
+    assert hints == [TASK_TIERS["A.4"].tier(1, "en")]
+    assert not any("torch.ones" in line or "tril" in line for line in lines), lines
+
+
+def test_check_task_shows_one_task_and_folds_the_failures_a_diagnosed_mistake_explains(tmp_path, capsys):
+    code, lines = _check(capsys, str(_softmax_over_queries(tmp_path)), "--task", "A.2", "--lang", "en")
+    assert code == 1
+    assert lines[0].startswith("done: none yet (0 of 1 tasks); next: Task A.2")
+    assert {line.split()[1] for line in lines if re.match(r"Task [A-F]\.\d", line)} == {"A.2"}
+    text = "\n".join(lines)
+    assert "The softmax normalises over the wrong axis" in text
+    assert re.search(r"probably for the same reason, \d+ more check\(s\) of this task fail", text)
+    hints = [line for line in lines if "hint: " in line]
+    assert len(hints) == 1, hints  # one hint, for the diagnosed mistake; none for what it explains
+    advice = "\n".join(line for line in lines if not line.strip().startswith(("- ", "PASS", "FAIL")))
+    for misleading in ("overflow", "gradcheck", "torch.where", "row maximum", "NaN"):
+        assert misleading not in advice, misleading  # the hints of the failures the mistake explains
+
+
+def test_check_until_stops_after_that_task(tmp_path, capsys):
+    code, lines = _check(capsys, str(REFERENCE), "--until", "A.4", "--lang", "en")
+    assert code == 0
+    assert lines[0] == "done: all 4 tasks pass their visible checks"
+    assert not any("B.1" in line for line in lines)
+
+
+def test_an_unknown_task_is_a_usage_error(capsys):
+    assert main(["check", str(REFERENCE), "--task", "Z.9"]) == 2
+    assert "no such task" in capsys.readouterr().err
+
+
+def test_a_crash_shows_the_line_of_the_students_file(tmp_path, capsys):
+    path = _variant(tmp_path, "crash.py", "return q @ k.transpose(-2, -1) / math.sqrt(d)", "return q @ k / math.sqrt(d)")
+    _, lines = _check(capsys, str(path), "--task", "A.1", "--lang", "en")
+    crash = [line for line in lines if "raised RuntimeError" in line]
+    assert crash and "crash.py:" in crash[0] and "in attention_scores: return q @ k / math.sqrt(d)" in crash[0], lines
+
+
+def test_a_float_causal_mask_is_told_masks_are_bool(tmp_path, capsys):
+    path = _variant(tmp_path, "floatmask.py", "dtype=torch.bool, device=device).tril()", "device=device).tril()")
+    _, lines = _check(capsys, str(path), "--task", "A.4", "--lang", "en")
+    text = "\n".join(lines)
+    assert "expected torch.bool: a mask is a bool tensor (True = may attend, False = blocked)" in text, text
+    assert "for torch.bool inputs" not in text and "keep the input dtype" not in text
+
+
+def test_first_tier_hints_never_hand_over_code():
+    for task, tiers in TASK_TIERS.items():
+        for lang in ("en", "zh"):
+            assert not CODE.search(tiers.tier(1, lang)), (task, lang, tiers.tier(1, lang))
+            assert CODE.search(tiers.tier(3, "en")), (task, "the third tier is the code")
+    for check_id, idea in CHECK_IDEAS.items():
+        for lang, text in idea.items():
+            assert not CODE.search(text), (check_id, lang, text)
+
+
+def test_every_check_has_a_first_tier_hint():
+    from autograder.grading import run_checks
+    from autograder.inprocess import _Absent
+
+    for check in run_checks(_Absent(), 0):
+        assert first_tier(check.check_id, check.task, "en") and first_tier(check.check_id, check.task, "zh"), check.check_id
+
+
+def test_hint_gives_the_next_tier_each_time_and_remembers_it_next_to_the_file(tmp_path, capsys):
+    student = tmp_path / "attention.py"
+    student.write_text("", encoding="utf-8")
+    shown = []
+    for _ in range(4):
+        assert main(["hint", "A.2", "--file", str(student), "--lang", "en"]) == 0
+        shown.append(capsys.readouterr().out)
+    assert [re.search(r"hint (\d) of 3", out).group(1) for out in shown] == ["1", "2", "3", "3"]
+    assert TASK_TIERS["A.2"].tier(1, "en") in shown[0] and TASK_TIERS["A.2"].tier(3, "en") in shown[2]
+    assert "that was the last hint for Task A.2" in shown[3]
+    assert json.loads((tmp_path / HINT_STATE_FILE).read_text()) == {"A.2": 3}
+    assert main(["hint", "A.3", "--file", str(student), "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert "任务 A.3，提示 1/3（思路）" in out and TASK_TIERS["A.3"].tier(1, "zh") in out
+    assert main(["hint", "A.2", "--file", str(student), "--reset"]) == 0
+    assert "hint 1 of 3" in capsys.readouterr().out
+    assert json.loads((tmp_path / HINT_STATE_FILE).read_text()) == {"A.2": 1, "A.3": 1}
+
+
+def _failed(check_id: str, task: str, message: str = "wrong", mistake: str = "") -> CheckResult:
+    return CheckResult(check_id=check_id, name=check_id, part=task[0], task=task, points=0.0, max_points=1.0, status=FAILED, message=message, mistake=mistake)
+
+
+def test_fold_keeps_an_independent_diagnosis_and_other_tasks_apart():
+    axis = _failed("values", "A.2", mistake="softmax_wrong_axis")
+    follow = _failed("overflow", "A.2")
+    other = _failed("mask", "A.2", mistake="mask_inverted")
+    later = _failed("sdpa", "A.3")
+    entries = fold([follow, axis, other, later])
+    assert [(e.check.check_id, [f.check_id for f in e.folded]) for e in entries] == [
+        ("values", ["overflow"]), ("mask", []), ("sdpa", []),
+    ]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_check_prints_every_line_in_the_chosen_language(tmp_path, capsys, lang):
+    _, lines = _check(capsys, str(_softmax_over_queries(tmp_path)), "--until", "A.2", "--lang", lang)
+    if lang == "zh":
+        assert english_sentences("\n".join(lines)) == [], lines
+    assert any("A.2" in line for line in lines)
