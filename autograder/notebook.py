@@ -36,12 +36,15 @@ from autograder.release import BEGIN, END, TASK_RE, stub_source
 NOTEBOOK_SOURCE = "notebook.md"
 SOLUTION_FILE = "attention.py"
 NOTEBOOK_NAME = "attention.ipynb"
-# Student notebooks: source -> notebook. The Chinese one has the same cells, prose translated.
+# Student notebooks: source -> notebook. The Chinese one has the same cells and code; its prose,
+# comments, docstrings, check messages and answer prompts are Chinese.
 STUDENT_NOTEBOOKS = {NOTEBOOK_SOURCE: NOTEBOOK_NAME, "notebook.zh.md": "attention.zh.ipynb"}
+NOTEBOOK_LANGS = {NOTEBOOK_SOURCE: "en", "notebook.zh.md": "zh"}
+SOLUTION_TEXTS = {"en": SOLUTION_FILE, "zh": "attention.zh.py"}  # the same code, in each language's words
 KINDS = ("markdown", "code", "imports", "task", "check", "grade", "answer")
 DIRECTIVE_RE = re.compile(r"^<!-- cell: (?P<body>[^>]*?) -->\s*$")
 ID_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-ANSWER_PLACEHOLDER = "YOUR ANSWER HERE"
+ANSWER_PLACEHOLDERS = {"en": "YOUR ANSWER HERE", "zh": "在这里写下你的回答"}
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 NBGRADER_SCHEMA = 3
 SETUP_TAG, ANSWER_TAG = "attnkit:setup", "attnkit:answer"
@@ -169,11 +172,15 @@ def check_name(name: str) -> str:
     return "check_" + re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _check_code(name: str, task: str) -> str:
-    return (
-        f'# Check Task {task} (检查): prints "Task {task} ({name}) passed", or says what to fix.\n'
-        f"public_checks.{check_name(name)}({name})"
-    )
+CHECK_COMMENTS = {
+    "en": '# Check Task {task}: prints "Task {task} ({name}) passed", or says what to fix.',
+    "zh": "# 检查任务 {task}：通过时打印“Task {task} ({name}) passed”，否则告诉你要改什么。",
+}
+
+
+def _check_code(name: str, task: str, lang: str = "en") -> str:
+    language = "" if lang == "en" else f', lang="{lang}"'
+    return CHECK_COMMENTS[lang].format(task=task, name=name) + f"\npublic_checks.{check_name(name)}({name}{language})"
 
 
 def _grade_code(part: str, points: float) -> str:
@@ -227,13 +234,13 @@ def _cell(kind: str, cell_id: str, source: str, tag: str = "", nbgrader: dict | 
     return cell
 
 
-def _task_source(solution: SolutionFile, spec: CellSpec, keep_solution: bool, where: str) -> str:
+def _task_source(solution: SolutionFile, spec: CellSpec, keep_solution: bool, where: str, lang: str = "en") -> str:
     code = solution.definition(spec.arg, where)
     if BEGIN not in code:
         raise AttnkitError(f"{where}: {spec.arg} has no {BEGIN} block, so it is no task for students")
     if keep_solution:
         return code
-    return stub_source(code, where).rstrip("\n")
+    return stub_source(code, where, lang).rstrip("\n")
 
 
 def build_notebook(
@@ -254,7 +261,8 @@ def build_notebook(
     if not md_path.is_file():
         raise AttnkitError(f"no notebook source at {md_path}")
     specs = parse_source(md_path.read_text(encoding="utf-8"), str(md_path))
-    solution = SolutionFile.read(solution_dir / SOLUTION_FILE)
+    lang = NOTEBOOK_LANGS.get(source, "en")
+    solution = SolutionFile.read(solution_dir / SOLUTION_TEXTS[lang])
     if nbgrader and points is None:
         raise AttnkitError("the nbgrader notebook needs the points of each part")
     cells = []
@@ -270,14 +278,14 @@ def build_notebook(
             code = solution.imports + ("\n\n" + _fence(spec.text, where) if spec.text else "")
             cells.append(_cell("code", spec.cell_id, code, SETUP_TAG, nbgrader=readonly))
         elif spec.kind == "task":
-            code = _task_source(solution, spec, keep_solution or nbgrader, where)
+            code = _task_source(solution, spec, keep_solution or nbgrader, where, lang)
             meta = _nbgrader(spec.cell_id, solution=True) if nbgrader else None
             cells.append(_cell("code", spec.cell_id, code, ANSWER_TAG, nbgrader=meta))
         elif spec.kind == "check":
             task = solution.tasks.get(spec.arg, "")
             if not task:
                 raise AttnkitError(f"{where}: {spec.arg} is no task of the solution file")
-            cells.append(_cell("code", spec.cell_id, _check_code(spec.arg, task), nbgrader=readonly))
+            cells.append(_cell("code", spec.cell_id, _check_code(spec.arg, task, lang), nbgrader=readonly))
         elif spec.kind == "grade":
             if not nbgrader:
                 continue
@@ -287,7 +295,7 @@ def build_notebook(
             meta = _nbgrader(spec.cell_id, grade=True, locked=True, points=part_points)
             cells.append(_cell("code", spec.cell_id, _grade_code(spec.arg, part_points), nbgrader=meta))
         elif spec.kind == "answer":
-            text = spec.text or ANSWER_PLACEHOLDER
+            text = spec.text or ANSWER_PLACEHOLDERS[lang]
             cells.append(_cell("markdown", spec.cell_id, text))
     notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.metadata = {

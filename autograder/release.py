@@ -19,7 +19,12 @@ BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 TASK_RE = re.compile(r"Task ([A-Z]\.\d+)")
 # Files of the solution folder that never go to students.
-PRIVATE = {"__pycache__", "notebook.md", "notebook.zh.md"}  # notebook sources: students get the notebooks
+# attention.zh.py: the Chinese text of the solution (same code), the source of the Chinese notebook.
+PRIVATE = {"__pycache__", "notebook.md", "notebook.zh.md", "attention.zh.py"}  # students get the notebooks
+STUB_TEXT = {  # the two lines of a stub, by language
+    "en": ("# TODO: Implement for Task {task}.", "Task {task}: {where} is not implemented yet"),
+    "zh": ("# TODO：在这里完成任务 {task}。", "Task {task}: {where} 还没有实现"),
+}
 
 
 @dataclass(frozen=True)
@@ -80,17 +85,16 @@ def solution_blocks(source: str, filename: str = "<solution>") -> list[SolutionB
     return blocks
 
 
-def stub_source(source: str, filename: str = "<solution>") -> str:
+def stub_source(source: str, filename: str = "<solution>", lang: str = "en") -> str:
     """The student version of a solution file: every marked block becomes a stub."""
+    todo, raised = STUB_TEXT[lang]
     lines = source.splitlines()
     out: list[str] = []
     cursor = 1
     for block in solution_blocks(source, filename):
         out.extend(lines[cursor - 1 : block.begin - 1])
-        out.append(f"{block.indent}# TODO: Implement for Task {block.task}.")
-        out.append(
-            f'{block.indent}raise NotImplementedError("Task {block.task}: {block.where} is not implemented yet")'
-        )
+        out.append(block.indent + todo.format(task=block.task))
+        out.append(f'{block.indent}raise NotImplementedError("{raised.format(task=block.task, where=block.where)}")')
         cursor = block.end + 1
     out.extend(lines[cursor - 1 :])
     return "\n".join(out) + "\n"

@@ -275,6 +275,11 @@ def test_causal_mask_matches_torch(student, gen):
     expect_close(F.scaled_dot_product_attention(q, k, v, attn_mask=mask), F.scaled_dot_product_attention(q, k, v, is_causal=True), "attention with your causal_mask vs is_causal=True")
 
 
-@check("A.4", 1, "causal_mask: accepts device=", hint="pass device to torch.ones")
+@check("A.4", 1, "causal_mask: makes the mask on the device it is given", hint="pass device on to the function that creates the tensor")
 def test_causal_mask_device(student, gen):
     expect_tensor(student.call("causal_mask", 3, 4, device="cpu"), "causal_mask(3, 4, device='cpu')", (3, 4), torch.bool, "mask_dtype")
+    # The "meta" device holds shapes without values: any device= that is passed on reaches it, a
+    # mask made on the default device does not. (A causal mask needs no value-dependent branch.)
+    devices = student.call_devices("causal_mask", 3, 4, device="meta")
+    if devices != ["meta"]:
+        raise CheckFailure.keyed("causal_mask_device", got=devices[0] if devices else "-")

@@ -138,6 +138,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{where} 返回的形状是 {got}，应为 {expected}（尺寸相同但顺序不同：有一个维度被转置或交换了）",
     },
     "wrong_dtype": {"en": "{where} returned dtype {got} for {expected} inputs: keep the input dtype", "zh": "输入是 {expected}，{where} 却返回了 {got}：请保持输入的 dtype"},
+    "causal_mask_device": {
+        "en": "causal_mask(3, 4, device='meta') returned a mask on {got}: make the mask on the device it is given (device=device), so that it sits next to inputs on a GPU",
+        "zh": "causal_mask(3, 4, device='meta') 返回的掩码在 {got} 上：掩码要建在给定的 device 上（device=device），这样才会和 GPU 上的输入在一起",
+    },
     "mask_dtype": {
         "en": "{where} returned dtype {got}, expected {expected}: a mask is a bool tensor (True = may attend, False = blocked)",
         "zh": "{where} 返回的 dtype 是 {got}，应为 {expected}：掩码是布尔张量（True = 可以关注，False = 屏蔽）",

@@ -371,6 +371,14 @@ class Student:
         result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "trace": True}, name)
         return result["value"], list(result["ops"])
 
+    def call_devices(self, name: str, *args: Any, **kwargs: Any) -> list[str]:
+        """Call, and get back only the devices of the result's tensors (for results that cannot
+        cross the boundary, such as tensors on the "meta" device)."""
+        devices = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "devices": True}, name)
+        if not isinstance(devices, list) or not all(isinstance(d, str) for d in devices):
+            raise BadReturn(f"{name} did not return tensors")
+        return devices
+
     def echo_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[Any]]:
         """Call, and get back the arguments as the call left them."""
         result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "echo": True}, name)

@@ -158,6 +158,8 @@ class Dispatcher:
                 value = target(*args, **kwargs)
             return {"value": self._export(value), "ops": sorted(tracer.seen)}
         value = target(*args, **kwargs)
+        if request.get("devices"):  # where the tensors of the result live (e.g. "meta"), not their values
+            return [str(t.device) for t in _tensors(value)]
         if request.get("echo"):  # the arguments as they are after the call (to spot in-place changes)
             return {"value": self._export(value), "args": [self._export(a) for a in args]}
         return self._export(value)
@@ -274,6 +276,15 @@ class Dispatcher:
         if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
             return Refused(f"a numpy {type(value).__name__}; return a torch.Tensor")
         return value
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    """The tensors in a value (a tensor, or a tuple or list of them), in order."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in _tensors(item)]
+    return []
 
 
 def _remember_source(filename: str, chunks: list) -> None:
