@@ -8,12 +8,14 @@ raises CheckFailure (an AssertionError) whose message says what was wrong and gi
 These checks are a helpful subset: the grader checks more.
 
     from public_checks import check_attention_scores
-    check_attention_scores(attention_scores)
+    check_attention_scores(attention_scores)              # English
+    check_attention_scores(attention_scores, lang="zh")   # 中文 (or ATTNKIT_LANG=zh for pytest)
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 import traceback
 from dataclasses import dataclass
@@ -40,6 +42,50 @@ LIGHTNESS_MARGIN = 0.1  # weight 0 must be this much lighter than weight 1 (lumi
 SOFTMAX_NAMES = ("softmax", "softmin")  # any torch function whose name contains one of these
 
 
+LANGS = ("en", "zh")
+LANG_VARIABLE = "ATTNKIT_LANG"  # the language when a check is not given lang= (pytest: ATTNKIT_LANG=zh pytest)
+CJK_FONTS = (  # fonts with Chinese glyphs, the first one installed is used for plots
+    "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
+    "Microsoft YaHei", "SimHei", "PingFang SC", "Heiti SC", "Arial Unicode MS", "Droid Sans Fallback",
+)
+
+
+@dataclass(frozen=True)
+class Text:
+    """One message in English and in Chinese."""
+
+    en: str
+    zh: str
+
+
+def tr(en: str, zh: str) -> Text:
+    return Text(en, zh)
+
+
+def _language(lang: str | None) -> str:
+    chosen = lang or os.environ.get(LANG_VARIABLE, "").strip() or "en"
+    if chosen not in LANGS:
+        raise ValueError(f"lang={chosen!r}: use 'en' or 'zh' (from lang= or {LANG_VARIABLE})")
+    return chosen
+
+
+def use_cjk_font() -> str | None:
+    """Let matplotlib draw Chinese text: put the first installed CJK font after DejaVu Sans
+    (matplotlib falls back glyph by glyph). Returns the font's name, or None (with advice)."""
+    from matplotlib import font_manager
+
+    installed = {entry.name for entry in font_manager.fontManager.ttflist}
+    found = next((name for name in CJK_FONTS if name in installed), None)
+    if found is None:
+        print(
+            "没有找到中文字体，图中的中文会显示成方框。Linux: sudo apt-get install fonts-noto-cjk"
+            "（或 fonts-wqy-zenhei），然后重启内核。No CJK font found: Chinese text in plots shows as boxes."
+        )
+        return None
+    plt.rcParams["font.family"] = ["DejaVu Sans", found]
+    return found
+
+
 class CheckFailure(AssertionError):
     """A public check failed; str(failure) is the whole message for the student."""
 
@@ -52,13 +98,22 @@ class NotImplementedYet(CheckFailure):
 class Task:
     id: str  # "A.1"
     name: str  # "attention_scores"
+    lang: str = "en"
 
-    def fail(self, message: str, hint: str = "") -> CheckFailure:
+    def say(self, text: str | Text) -> str:
+        """text in this task's language (a plain str is the same in both: shapes, names)."""
+        return text if isinstance(text, str) else (text.zh if self.lang == "zh" else text.en)
+
+    def fail(self, message: str | Text, hint: str | Text = "") -> CheckFailure:
+        message, hint = self.say(message), self.say(hint)
+        if self.lang == "zh":
+            text = f"任务 {self.id}（{self.name}）：{message}"
+            return CheckFailure(f"{text} 提示：{hint}" if hint else text)
         text = f"Task {self.id} ({self.name}): {message}"
         return CheckFailure(f"{text} Hint: {hint}" if hint else text)
 
     def passed(self) -> None:
-        print(f"Task {self.id} ({self.name}) passed")
+        print(f"任务 {self.id}（{self.name}）通过" if self.lang == "zh" else f"Task {self.id} ({self.name}) passed")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,7 +148,7 @@ def _describe(value: Any) -> str:
     return repr(value)
 
 
-def _where(error: BaseException) -> str:
+def _where(error: BaseException, lang: str = "en") -> str:
     """'attention.py:31: <line>' for the last frame of the traceback outside torch and this file."""
     frames = [
         frame
@@ -105,7 +160,8 @@ def _where(error: BaseException) -> str:
     if not frames:
         return ""
     frame = frames[-1]
-    return f" (at {Path(frame.filename).name}:{frame.lineno}: {frame.line})"
+    at = "位置" if lang == "zh" else "at"
+    return f" ({at} {Path(frame.filename).name}:{frame.lineno}: {frame.line})"
 
 
 def _call(task: Task, fn: Callable, *args: Any, forbid: tuple[str, ...] = (), **kwargs: Any) -> Any:
@@ -119,30 +175,43 @@ def _call(task: Task, fn: Callable, *args: Any, forbid: tuple[str, ...] = (), **
     except NotImplementedError as error:
         needed = TASK_IN_MESSAGE.search(str(error))
         if needed and needed.group(1) != task.id:
-            raise NotImplementedYet(
-                f"Task {task.id} ({task.name}) needs Task {needed.group(1)} first: {error}"
-            ) from None
-        raise NotImplementedYet(f"Task {task.id} ({task.name}) is not implemented yet") from None
+            raise NotImplementedYet(task.say(tr(
+                f"Task {task.id} ({task.name}) needs Task {needed.group(1)} first: {error}",
+                f"任务 {task.id}（{task.name}）需要先完成任务 {needed.group(1)}：{error}",
+            ))) from None
+        raise NotImplementedYet(task.say(tr(
+            f"Task {task.id} ({task.name}) is not implemented yet",
+            f"任务 {task.id}（{task.name}）还没有实现",
+        ))) from None
     except CheckFailure:
         raise
     except Exception as error:  # the student's code crashed: say where, without our traceback
         first_line = (str(error).strip().splitlines() or [""])[0]
-        raise task.fail(f"{what} raised {type(error).__name__}: {first_line}{_where(error)}") from None
+        raise task.fail(tr(
+            f"{what} raised {type(error).__name__}: {first_line}{_where(error)}",
+            f"{what} 抛出了 {type(error).__name__}：{first_line}{_where(error, 'zh')}",
+        )) from None
     used = sorted({name for name in calls.names if any(word in name.lower() for word in forbid)})
     if used:
         raise task.fail(
-            f"your code calls {', '.join(used)}; this task asks you to write softmax by hand.",
-            "exp() of the scores minus their row maximum, then divide by the row sum.",
+            tr(f"your code calls {', '.join(used)}; this task asks you to write softmax by hand.",
+               f"你的代码调用了 {', '.join(used)}；这道题要求你手写 softmax。"),
+            tr("take the exponential of each score minus its row maximum, then divide by the row sum.",
+               "对每个分数减去所在行的最大值后取指数，再除以这一行的和。"),
         )
     return result
 
 
-def student_attr(module: Any, name: str) -> Any:
+def student_attr(module: Any, name: str, lang: str | None = None) -> Any:
     """module.<name>, or a clear failure when the student's file has no such function/class."""
-    task = next((Task(task_id, name) for task_id, attr, _ in CHECKS if attr == name), Task("?", name))
+    lang = _language(lang)
+    task = next((Task(task_id, name, lang) for task_id, attr, _ in CHECKS if attr == name), Task("?", name, lang))
     if not hasattr(module, name):
         where = getattr(module, "__file__", None) or module
-        raise task.fail(f"{where} has no '{name}'.", "do not rename or delete the functions of the template.")
+        raise task.fail(
+            tr(f"{where} has no '{name}'.", f"{where} 里没有 '{name}'。"),
+            tr("do not rename or delete the functions of the template.", "不要重命名或删除模板里的函数。"),
+        )
     return getattr(module, name)
 
 
@@ -154,14 +223,18 @@ def _random(*shape: int, seed: int, dtype: torch.dtype = torch.float32) -> torch
 # Comparing results
 # ---------------------------------------------------------------------------------------------
 def _tensor(
-    task: Task, label: str, got: Any, shape: tuple[int, ...], dtype: torch.dtype, meaning: str = ""
+    task: Task, label: str | Text, got: Any, shape: tuple[int, ...], dtype: torch.dtype, meaning: str | Text = ""
 ) -> torch.Tensor:
+    label, meaning = task.say(label), task.say(meaning)
     if not isinstance(got, torch.Tensor):
-        raise task.fail(f"{label} should be a torch.Tensor, got {type(got).__name__}.")
+        raise task.fail(tr(f"{label} should be a torch.Tensor, got {type(got).__name__}.",
+                           f"{label} 应该是 torch.Tensor，得到的是 {type(got).__name__}。"))
     if tuple(got.shape) != shape:
-        raise task.fail(f"{label} has shape {tuple(got.shape)}, expected {shape}{meaning}.")
+        raise task.fail(tr(f"{label} has shape {tuple(got.shape)}, expected {shape}{meaning}.",
+                           f"{label} 的形状是 {tuple(got.shape)}，应为 {shape}{meaning}。"))
     if got.dtype != dtype:
-        raise task.fail(f"{label} has dtype {got.dtype}, expected {dtype}.", "keep the dtype of the inputs.")
+        raise task.fail(tr(f"{label} has dtype {got.dtype}, expected {dtype}.", f"{label} 的 dtype 是 {got.dtype}，应为 {dtype}。"),
+                        tr("keep the dtype of the inputs.", "保持输入的 dtype。"))
     return got.detach()
 
 
@@ -169,94 +242,100 @@ def _close(got: torch.Tensor, want: torch.Tensor) -> bool:
     return got.shape == want.shape and torch.allclose(got.double(), want.double(), atol=ATOL, rtol=RTOL)
 
 
-def _values(task: Task, label: str, got: torch.Tensor, want: torch.Tensor, inputs: str, hint: str) -> None:
+def _values(
+    task: Task, label: str | Text, got: torch.Tensor, want: torch.Tensor, inputs: str | Text, hint: str | Text
+) -> None:
     if _close(got, want):
         return
+    label, inputs = task.say(label), task.say(inputs)
     if torch.isnan(got).any():
         index = tuple(torch.nonzero(torch.isnan(got))[0].tolist())
-        raise task.fail(f"{label} contains NaN (first at index {index}) for {inputs}.", hint)
+        raise task.fail(tr(f"{label} contains NaN (first at index {index}) for {inputs}.",
+                           f"输入为 {inputs} 时，{label} 含有 NaN（第一个在下标 {index}）。"), hint)
     index = tuple(
         torch.nonzero(~torch.isclose(got.double(), want.double(), atol=ATOL, rtol=RTOL))[0].tolist()
     )
     raise task.fail(
-        f"{label} has wrong values for {inputs}: at index {index} you return "
-        f"{got[index].item():.5f}, expected {want[index].item():.5f}.",
+        tr(f"{label} has wrong values for {inputs}: at index {index} you return "
+           f"{got[index].item():.5f}, expected {want[index].item():.5f}.",
+           f"输入为 {inputs} 时，{label} 的数值不对：下标 {index} 处你返回 "
+           f"{got[index].item():.5f}，应为 {want[index].item():.5f}。"),
         hint,
     )
 
 
-def _wrong_scale(task: Task, got: torch.Tensor, want: torch.Tensor, scales, expected: str, hint: str) -> None:
+def _wrong_scale(
+    task: Task, got: torch.Tensor, want: torch.Tensor, scales, expected: str | Text, hint: str | Text
+) -> None:
     """Fail if got = softmax(scores * power) where want = softmax(scores): the scores were scaled wrongly."""
     for wrong, power in scales:
         if not _close(got, want) and _close(got, torch.softmax(want.log() * power, dim=-1)):
-            raise task.fail(f"your scores are scaled by {wrong}; {expected}.", hint)
+            wrong, said = task.say(wrong), task.say(expected)
+            raise task.fail(tr(f"your scores are scaled by {wrong}; {said}.", f"你的分数按 {wrong} 缩放了；{said}。"), hint)
 
 
 def _unchanged(task: Task, before: torch.Tensor, after: torch.Tensor, name: str) -> None:
     if not torch.equal(before, after):
         raise task.fail(
-            f"your code changed its input `{name}` in place.",
-            "use out-of-place operations (masked_fill, not masked_fill_; x = x + 1, not x += 1).",
+            tr(f"your code changed its input `{name}` in place.", f"你的代码原地修改了输入 `{name}`。"),
+            tr("use operations that return a new tensor (masked_fill, not masked_fill_; x = x + 1, not x += 1).",
+               "使用返回新张量的运算（用 masked_fill 而不是 masked_fill_；用 x = x + 1 而不是 x += 1）。"),
         )
 
 
 # ---------------------------------------------------------------------------------------------
 # Part A: scaled dot-product attention
 # ---------------------------------------------------------------------------------------------
-def check_attention_scores(fn: Callable) -> None:
+def check_attention_scores(fn: Callable, lang: str | None = None) -> None:
     """Task A.1: q·kᵀ/√d for batched (B, H, Lq, d) and plain (Lq, d) inputs."""
-    task = Task("A.1", "attention_scores")
+    task = Task("A.1", "attention_scores", _language(lang))
     q, k = _random(B, H, LQ, DH, seed=1), _random(B, H, LK, DH, seed=2)
     q_before, k_before = q.clone(), k.clone()
     got = _call(task, fn, q, k)
     got = _tensor(
         task,
-        "the result",
+        tr("the result", "结果"),
         got,
         (B, H, LQ, LK),
         torch.float32,
-        " = (B, H, Lq, Lk) for q (B, H, Lq, d) and k (B, H, Lk, d)",
+        tr(" = (B, H, Lq, Lk) for q (B, H, Lq, d) and k (B, H, Lk, d)", " = (B, H, Lq, Lk)，q 为 (B, H, Lq, d)，k 为 (B, H, Lk, d)"),
     )
     raw = torch.einsum("bhqd,bhkd->bhqk", q, k)  # (B, H, Lq, Lk), unscaled
     want = raw / math.sqrt(DH)
     if not _close(got, want):
+        vector_size = tr("d is the size of one query vector, the last axis of q.", "d 是一个查询向量的长度，即 q 的最后一维。")
         for wrong, scale, hint in (
-            ("you did not scale the scores", 1.0, "divide q·kᵀ by math.sqrt(d)."),
-            ("you divided by d instead of √d", 1 / DH, "divide by math.sqrt(d), the square root."),
-            (
-                "you scaled by a sequence length (Lq)",
-                1 / math.sqrt(LQ),
-                "d = q.size(-1), the size of one vector.",
-            ),
-            (
-                "you scaled by a sequence length (Lk)",
-                1 / math.sqrt(LK),
-                "d = q.size(-1), the size of one vector.",
-            ),
+            (tr("you did not scale the scores", "你没有缩放分数"), 1.0,
+             tr("divide q·kᵀ by the square root of d.", "把 q·kᵀ 除以 d 的平方根。")),
+            (tr("you divided by d instead of √d", "你除以了 d，而不是 √d"), 1 / DH,
+             tr("divide by the square root of d.", "要除以 d 的平方根。")),
+            (tr("you scaled by a sequence length (Lq)", "你按序列长度 (Lq) 缩放了"), 1 / math.sqrt(LQ), vector_size),
+            (tr("you scaled by a sequence length (Lk)", "你按序列长度 (Lk) 缩放了"), 1 / math.sqrt(LK), vector_size),
         ):
             if _close(got, raw * scale):
-                raise task.fail(f"{wrong}: expected q·kᵀ / √d with d = {DH}.", hint)
+                raise task.fail(tr(f"{wrong.en}: expected q·kᵀ / √d with d = {DH}.", f"{wrong.zh}：应为 q·kᵀ / √d，其中 d = {DH}。"), hint)
         _values(
             task,
-            "the result",
+            tr("the result", "结果"),
             got,
             want,
             "q (2, 3, 4, 7), k (2, 3, 5, 7)",
-            "q @ k.transpose(-2, -1) / math.sqrt(d).",
+            tr("multiply q by k with k's last two axes swapped, then divide by √d.",
+               "把 q 与交换了最后两维的 k 相乘，再除以 √d。"),
         )
     _unchanged(task, q_before, q, "q")
     _unchanged(task, k_before, k, "k")
     q2, k2 = _random(LQ, DH, seed=3, dtype=torch.float64), _random(LK, DH, seed=4, dtype=torch.float64)
-    got2 = _tensor(
-        task, "the result for 2-D inputs", _call(task, fn, q2, k2), (LQ, LK), torch.float64, " = (Lq, Lk)"
-    )
+    two_d = tr("the result for 2-D inputs", "二维输入的结果")
+    got2 = _tensor(task, two_d, _call(task, fn, q2, k2), (LQ, LK), torch.float64, " = (Lq, Lk)")
     _values(
         task,
-        "the result for 2-D inputs",
+        two_d,
         got2,
         q2 @ k2.T / math.sqrt(DH),
         "q (4, 7), k (5, 7) float64",
-        "transpose with k.transpose(-2, -1) (not k.T) so any number of leading axes works.",
+        tr("swap the last two axes of k (negative axes), so that any number of leading axes works.",
+           "交换 k 的最后两维（用负数下标），这样前面有多少维都可以。"),
     )
     task.passed()
 
@@ -269,27 +348,31 @@ def _mask_with_blocked_row() -> torch.Tensor:
     return mask  # (Lq, Lk)
 
 
-def check_masked_softmax(fn: Callable) -> None:
+def check_masked_softmax(fn: Callable, lang: str | None = None) -> None:
     """Task A.2: hand-written stable softmax over the last axis, mask True = may attend."""
-    task = Task("A.2", "masked_softmax")
+    task = Task("A.2", "masked_softmax", _language(lang))
     scores = _random(B, H, LQ, LK, seed=5) * 3
     before = scores.clone()
     got = _call(task, fn, scores, forbid=SOFTMAX_NAMES)
-    got = _tensor(task, "the result", got, (B, H, LQ, LK), torch.float32, " (the same shape as scores)")
+    got = _tensor(task, tr("the result", "结果"), got, (B, H, LQ, LK), torch.float32, tr(" (the same shape as scores)", "（与 scores 形状相同）"))
     want = torch.softmax(scores, dim=-1)
     if not _close(got, want):
         for dim in (0, 1, 2):
             if _close(got.sum(dim=dim), torch.ones_like(got.sum(dim=dim))):
                 raise task.fail(
-                    f"your weights sum to 1 over dim={dim}; each row must sum to 1 over the keys.",
-                    "reduce over the last axis: dim=-1, keepdim=True (for the max and the sum).",
+                    tr(f"your weights sum to 1 over dim={dim}; each row must sum to 1 over the keys.",
+                       f"你的权重在 dim={dim} 上和为 1；应该是每一行在所有键上和为 1。"),
+                    tr("reduce over the last axis, keeping it (for the maximum and for the sum).",
+                       "沿最后一维归约并保留该维（求最大值和求和都是）。"),
                 )
         if not _close(got.sum(dim=-1), torch.ones(B, H, LQ)):
             raise task.fail(
-                "the rows of your weights do not sum to 1.", "divide exp(...) by its sum over the last axis."
+                tr("the rows of your weights do not sum to 1.", "你的权重每一行的和不是 1。"),
+                tr("divide the exponentials by their sum over the last axis.", "把指数值除以它们沿最后一维的和。"),
             )
         _values(
-            task, "the result", got, want, "scores (2, 3, 4, 5), no mask", "exp(scores - row max) / row sum."
+            task, tr("the result", "结果"), got, want, tr("scores (2, 3, 4, 5), no mask", "scores (2, 3, 4, 5)，无掩码"),
+            tr("the exponential of (score minus row maximum), divided by the row sum.", "（分数减去行最大值）的指数，除以这一行的和。"),
         )
     _unchanged(task, before, scores, "scores")
     for shift in (1000.0, -1000.0):
@@ -300,49 +383,55 @@ def check_masked_softmax(fn: Callable) -> None:
             or not _close(got.detach(), torch.softmax(scores + shift, dim=-1))
         ):
             raise task.fail(
-                f"not numerically stable: scores + {shift:g} give inf/NaN or wrong values"
-                " (softmax does not change when you add a constant to a row).",
-                "subtract each row's maximum (amax(dim=-1, keepdim=True)) before exp().",
+                tr(f"not numerically stable: scores + {shift:g} give inf/NaN or wrong values"
+                   " (softmax does not change when you add a constant to a row).",
+                   f"数值不稳定：scores + {shift:g} 得到了 inf/NaN 或错误的值（给一行加上常数，softmax 不变）。"),
+                tr("subtract each row's maximum before taking the exponential.", "取指数之前先减去每一行的最大值。"),
             )
     mask = _mask_with_blocked_row()  # (Lq, Lk), broadcast over (B, H)
     mask_before = mask.clone()
     got = _call(task, fn, scores, mask, forbid=SOFTMAX_NAMES)
-    got = _tensor(task, "the masked result", got, (B, H, LQ, LK), torch.float32, " (the shape of scores)")
+    masked = tr("the masked result", "带掩码的结果")
+    got = _tensor(task, masked, got, (B, H, LQ, LK), torch.float32, tr(" (the shape of scores)", "（scores 的形状）"))
     blocked = ~mask.expand(B, H, LQ, LK)
     if (got[~blocked] == 0).all() and (got[blocked] != 0).any():
         raise task.fail(
-            "you blocked the keys where the mask is True.", "in this kit True = may attend, False = blocked."
+            tr("you blocked the keys where the mask is True.", "你屏蔽了掩码为 True 的键。"),
+            tr("in this kit True = may attend, False = blocked.", "本作业中 True = 可以关注，False = 屏蔽。"),
         )
     if torch.isnan(got).any():
         raise task.fail(
-            "query row 2 has every key blocked and your result has NaN there; it must be all zeros.",
-            "a row of only -inf has max -inf: replace that max by 0, and never divide by a zero sum.",
+            tr("query row 2 has every key blocked and your result has NaN there; it must be all zeros.",
+               "查询第 2 行的所有键都被屏蔽，你的结果在那里是 NaN；应该全为 0。"),
+            tr("a row of only -inf has maximum -inf: use 0 as its maximum instead, and never divide by a zero sum.",
+               "全是 -inf 的一行最大值也是 -inf：改用 0 作为它的最大值，并且绝不要除以为 0 的和。"),
         )
     if (got[blocked] != 0).any():
         raise task.fail(
-            "blocked keys (mask False) must get weight exactly 0.",
-            "fill blocked scores with -inf before exp(): scores.masked_fill(~mask, float('-inf')).",
+            tr("blocked keys (mask False) must get weight exactly 0.", "被屏蔽的键（掩码为 False）权重必须恰好为 0。"),
+            tr("set the blocked scores to -inf before taking the exponential.", "取指数之前，把被屏蔽的分数设为 -inf。"),
         )
     want = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1).nan_to_num(0.0)
     _values(
         task,
-        "the masked result",
+        masked,
         got,
         want,
-        "scores (2, 3, 4, 5) with a (4, 5) mask",
-        "the allowed keys of each row must sum to 1; an all-blocked row is all zeros.",
+        tr("scores (2, 3, 4, 5) with a (4, 5) mask", "scores (2, 3, 4, 5) 加 (4, 5) 的掩码"),
+        tr("the allowed keys of each row must sum to 1; an all-blocked row is all zeros.",
+           "每一行允许的键权重之和为 1；全部被屏蔽的一行全为 0。"),
     )
     _unchanged(task, mask_before, mask, "mask")
     _unchanged(task, before, scores, "scores")
     scores64 = scores.double()
     got = _call(task, fn, scores64, mask, forbid=SOFTMAX_NAMES)
-    _tensor(task, "the result for float64 scores", got, (B, H, LQ, LK), torch.float64)
+    _tensor(task, tr("the result for float64 scores", "float64 分数的结果"), got, (B, H, LQ, LK), torch.float64)
     task.passed()
 
 
-def check_scaled_dot_product_attention(fn: Callable) -> None:
+def check_scaled_dot_product_attention(fn: Callable, lang: str | None = None) -> None:
     """Task A.3: (output, weights) against F.scaled_dot_product_attention, with and without a mask."""
-    task = Task("A.3", "scaled_dot_product_attention")
+    task = Task("A.3", "scaled_dot_product_attention", _language(lang))
     q, k, v = _random(B, H, LQ, DH, seed=6), _random(B, H, LK, DH, seed=7), _random(B, H, LK, DV, seed=8)
     inputs = "q (2, 3, 4, 7), k (2, 3, 5, 7), v (2, 3, 5, 6)"
     for mask in (
@@ -351,23 +440,25 @@ def check_scaled_dot_product_attention(fn: Callable) -> None:
     ):
         got = _call(task, fn, q, k, v) if mask is None else _call(task, fn, q, k, v, mask)
         if not isinstance(got, tuple) or len(got) != 2:
-            raise task.fail(f"return a tuple (output, weights), got {type(got).__name__}.")
+            raise task.fail(tr(f"return a tuple (output, weights), got {type(got).__name__}.",
+                               f"应返回元组 (output, weights)，得到的是 {type(got).__name__}。"))
         output = _tensor(
             task,
             "output",
             got[0],
             (B, H, LQ, DV),
             torch.float32,
-            " = (..., Lq, dv); return (output, weights) in that order",
+            tr(" = (..., Lq, dv); return (output, weights) in that order", " = (..., Lq, dv)；按 (output, weights) 的顺序返回"),
         )
         weights = _tensor(task, "weights", got[1], (B, H, LQ, LK), torch.float32, " = (..., Lq, Lk)")
-        label = inputs if mask is None else f"{inputs} and a (4, 5) mask"
+        label = inputs if mask is None else tr(f"{inputs} and a (4, 5) mask", f"{inputs} 加 (4, 5) 的掩码")
         scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(DH)  # (B, H, Lq, Lk)
         blocked = torch.zeros(LQ, LK, dtype=torch.bool) if mask is None else ~mask
         want_weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=-1)
         if mask is not None and _close(weights, torch.softmax(scores, dim=-1)):
             raise task.fail(
-                "the mask is ignored: blocked keys still get weight.", "pass mask on to masked_softmax."
+                tr("the mask is ignored: blocked keys still get weight.", "掩码被忽略了：被屏蔽的键仍然得到了权重。"),
+                tr("pass the mask on to your masked_softmax.", "把掩码传给你的 masked_softmax。"),
             )
         _values(
             task,
@@ -375,16 +466,18 @@ def check_scaled_dot_product_attention(fn: Callable) -> None:
             weights,
             want_weights,
             label,
-            "weights = masked_softmax(attention_scores(q, k), mask).",
+            tr("the weights are your masked_softmax of your attention_scores, with the mask.",
+               "权重就是对你的 attention_scores 结果（带上掩码）做你的 masked_softmax。"),
         )
         want_output = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H, Lq, dv)
-        _values(task, "output", output, want_output, label, "output = weights @ v.")
+        _values(task, "output", output, want_output, label,
+                tr("the output is the weights times the values.", "输出等于权重乘以值。"))
     task.passed()
 
 
-def check_causal_mask(fn: Callable) -> None:
-    """Task A.4: bool (Lq, Lk), True where key position <= query position."""
-    task = Task("A.4", "causal_mask")
+def check_causal_mask(fn: Callable, lang: str | None = None) -> None:
+    """Task A.4: bool (Lq, Lk), True where key position <= query position, made on `device`."""
+    task = Task("A.4", "causal_mask", _language(lang))
     for args in ((5,), (LQ, 6)):
         got = _call(task, fn, *args)
         size_q, size_k = args[0], args[-1]
@@ -392,24 +485,35 @@ def check_causal_mask(fn: Callable) -> None:
         want = torch.ones(size_q, size_k, dtype=torch.bool).tril()  # the mask is_causal=True uses
         if isinstance(got, torch.Tensor) and got.dtype != torch.bool:
             raise task.fail(
-                f"the mask has dtype {got.dtype}; return a bool tensor (dtype=torch.bool).",
-                "True = may attend, False = blocked.",
+                tr(f"the mask has dtype {got.dtype}; return a bool tensor (dtype=torch.bool).",
+                   f"掩码的 dtype 是 {got.dtype}；应返回布尔张量（dtype=torch.bool）。"),
+                tr("True = may attend, False = blocked.", "True = 可以关注，False = 屏蔽。"),
             )
         got = _tensor(task, call, got, (size_q, size_k), torch.bool, " = (size_q, size_k)")
         if torch.equal(got, ~want):
             raise task.fail(
-                f"{call} is inverted: True must mean 'may attend' (key position <= query position).",
-                "use the lower triangle, tril().",
+                tr(f"{call} is inverted: True must mean 'may attend' (key position <= query position).",
+                   f"{call} 反了：True 必须表示“可以关注”（键位置 <= 查询位置）。"),
+                tr("keep the lower triangle.", "保留下三角。"),
             )
         if not torch.equal(got, want):
             row, col = torch.nonzero(got != want)[0].tolist()
             raise task.fail(
-                f"{call}[{row}, {col}] is {bool(got[row, col])}, expected {bool(want[row, col])}:"
-                " query i may attend to keys 0..i (aligned top-left).",
-                "torch.ones(...).tril().",
+                tr(f"{call}[{row}, {col}] is {bool(got[row, col])}, expected {bool(want[row, col])}:"
+                   " query i may attend to keys 0..i (aligned top-left).",
+                   f"{call}[{row}, {col}] 是 {bool(got[row, col])}，应为 {bool(want[row, col])}："
+                   "查询 i 只能关注键 0..i（从左上角对齐）。"),
+                tr("keep the lower triangle, diagonal included.", "保留下三角，包括对角线。"),
             )
-    got = _call(task, fn, 3, device=torch.device("cpu"))
-    _tensor(task, "causal_mask(3, device=cpu)", got, (3, 3), torch.bool)
+    got = _call(task, fn, 3, device=torch.device("meta"))
+    if not isinstance(got, torch.Tensor) or got.device.type != "meta" or tuple(got.shape) != (3, 3):
+        where = got.device if isinstance(got, torch.Tensor) else type(got).__name__
+        raise task.fail(
+            tr(f"causal_mask(3, device='meta') gave a mask on {where}: make the mask on the device it is given.",
+               f"causal_mask(3, device='meta') 返回的掩码在 {where} 上：掩码要建在给定的 device 上。"),
+            tr("pass device on to the function that creates the tensor, so the mask sits next to inputs on a GPU.",
+               "把 device 传给创建张量的函数，这样掩码才会和 GPU 上的输入在一起。"),
+        )
     task.passed()
 
 
@@ -422,7 +526,8 @@ def _build(task: Task, cls: type, *args: Any) -> nn.Module:
         torch.manual_seed(0)
         module = _call(task, cls, *args)
     if not isinstance(module, nn.Module):
-        raise task.fail(f"{cls.__name__}{args} is a {type(module).__name__}, expected an nn.Module.")
+        raise task.fail(tr(f"{cls.__name__}{args} is a {type(module).__name__}, expected an nn.Module.",
+                           f"{cls.__name__}{args} 是 {type(module).__name__}，应为 nn.Module。"))
     return module.eval()
 
 
@@ -434,7 +539,8 @@ def _linear(task: Task, module: nn.Module, name: str, size: int, seed: int, owne
         or (layer.in_features, layer.out_features) != (size, size)
         or layer.bias is None
     ):
-        raise task.fail(f"{owner}.{name} should be nn.Linear({size}, {size}) with a bias, found {layer!r}.")
+        raise task.fail(tr(f"{owner}.{name} should be nn.Linear({size}, {size}) with a bias, found {layer!r}.",
+                           f"{owner}.{name} 应为带偏置的 nn.Linear({size}, {size})，找到的是 {layer!r}。"))
     with torch.no_grad():
         layer.weight.copy_(_random(size, size, seed=seed) / math.sqrt(size))
         layer.bias.copy_(_random(size, seed=seed + 1) / 4)
@@ -445,17 +551,19 @@ def _pair(
     task: Task, got: Any, shapes: tuple[tuple[int, ...], tuple[int, ...]], names: str
 ) -> tuple[torch.Tensor, torch.Tensor]:
     if not isinstance(got, tuple) or len(got) != 2:
-        raise task.fail(f"forward should return a tuple {names}, got {type(got).__name__}.")
+        raise task.fail(tr(f"forward should return a tuple {names}, got {type(got).__name__}.",
+                           f"forward 应返回元组 {names}，得到的是 {type(got).__name__}。"))
     first, second = names.strip("()").split(", ")
+    order = tr(f"; return {names} in that order", f"；按 {names} 的顺序返回")
     return (
-        _tensor(task, first, got[0], shapes[0], torch.float32, f"; return {names} in that order"),
-        _tensor(task, second, got[1], shapes[1], torch.float32, f"; return {names} in that order"),
+        _tensor(task, first, got[0], shapes[0], torch.float32, order),
+        _tensor(task, second, got[1], shapes[1], torch.float32, order),
     )
 
 
-def check_self_attention(cls: type) -> None:
+def check_self_attention(cls: type, lang: str | None = None) -> None:
     """Task B.1: single-head self-attention against F.scaled_dot_product_attention on W_q/W_k/W_v(x)."""
-    task = Task("B.1", "SelfAttention")
+    task = Task("B.1", "SelfAttention", _language(lang))
     dim, seq = DH, LK  # x (2, 5, 7)
     module = _build(task, cls, dim)
     w_q, w_k, w_v = (
@@ -466,7 +574,7 @@ def check_self_attention(cls: type) -> None:
     for mask in (None, torch.ones(seq, seq, dtype=torch.bool).tril()):
         got = _call(task, module, x) if mask is None else _call(task, module, x, mask)
         output, weights = _pair(task, got, ((B, seq, dim), (B, seq, seq)), "(output, weights)")
-        label = "x (2, 5, 7)" + ("" if mask is None else " and a causal (5, 5) mask")
+        label = "x (2, 5, 7)" if mask is None else tr("x (2, 5, 7) and a causal (5, 5) mask", "x (2, 5, 7) 加 (5, 5) 的因果掩码")
         scores = q @ k.transpose(1, 2) / math.sqrt(dim)  # (B, S, S)
         blocked = torch.zeros(seq, seq, dtype=torch.bool) if mask is None else ~mask
         want_weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=-1)  # (B, S, S)
@@ -474,9 +582,9 @@ def check_self_attention(cls: type) -> None:
             task,
             weights,
             want_weights,
-            (("nothing", math.sqrt(dim)),),
-            f"scale by 1/√d (d = {dim} here)",
-            "reuse your scaled_dot_product_attention (Task A.3).",
+            ((tr("nothing", "1（没有缩放）"), math.sqrt(dim)),),
+            tr(f"scale by 1/√d (d = {dim} here)", f"应按 1/√d 缩放（这里 d = {dim}）"),
+            tr("reuse your scaled_dot_product_attention (Task A.3).", "复用你的 scaled_dot_product_attention（任务 A.3）。"),
         )
         _values(
             task,
@@ -484,7 +592,8 @@ def check_self_attention(cls: type) -> None:
             weights,
             want_weights,
             label,
-            "project x with W_q and W_k, then reuse scaled_dot_product_attention (Tasks A.1-A.3 first).",
+            tr("project x with W_q and W_k, then reuse scaled_dot_product_attention (Tasks A.1-A.3 first).",
+               "用 W_q 和 W_k 投影 x，再复用 scaled_dot_product_attention（先完成任务 A.1-A.3）。"),
         )
         _values(
             task,
@@ -492,72 +601,80 @@ def check_self_attention(cls: type) -> None:
             output,
             F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
             label,
-            "the values are W_v(x).",
+            tr("the values are the projection of x by W_v.", "值是 x 经过 W_v 的投影。"),
         )
     task.passed()
 
 
-def check_split_heads(fn: Callable) -> None:
+def check_split_heads(fn: Callable, lang: str | None = None) -> None:
     """Task C.1: (B, S, H*Dh) -> (B, H, S, Dh), head i = features [i*Dh, (i+1)*Dh), non-contiguous input."""
-    task = Task("C.1", "split_heads")
+    task = Task("C.1", "split_heads", _language(lang))
     x = _random(LK, B, E, seed=20).transpose(0, 1)  # (B, S, E), not contiguous
     before = x.clone()
     got = _call(task, fn, x, H)
     want = torch.stack([x[..., i * DH : (i + 1) * DH] for i in range(H)], dim=1)  # (B, H, S, Dh)
     if isinstance(got, torch.Tensor) and tuple(got.shape) == (B, LK, H, DH):
         raise task.fail(
-            "you returned (B, S, H, Dh) = (2, 5, 3, 7); the head axis must come before S.",
-            "after reshaping to (B, S, H, Dh), swap axes 1 and 2 with transpose(1, 2).",
+            tr("you returned (B, S, H, Dh) = (2, 5, 3, 7); the head axis must come before S.",
+               "你返回的是 (B, S, H, Dh) = (2, 5, 3, 7)；头维必须在 S 之前。"),
+            tr("after reshaping to (B, S, H, Dh), swap the axes S and H.", "reshape 成 (B, S, H, Dh) 之后，交换 S 维和 H 维。"),
         )
     got = _tensor(
         task,
-        "the result",
+        tr("the result", "结果"),
         got,
         (B, H, LK, DH),
         torch.float32,
-        " = (B, H, S, Dh) for x (2, 5, 21) and num_heads=3",
+        tr(" = (B, H, S, Dh) for x (2, 5, 21) and num_heads=3", " = (B, H, S, Dh)，x 为 (2, 5, 21)，num_heads=3"),
     )
     if _close(got, x.reshape(B, H, LK, DH)):
         raise task.fail(
-            "you reshaped straight to (B, H, S, Dh), which mixes positions across heads.",
-            "reshape to (B, S, H, Dh) first, then transpose(1, 2).",
+            tr("you reshaped straight to (B, H, S, Dh), which mixes positions across heads.",
+               "你直接 reshape 成了 (B, H, S, Dh)，这会把不同位置的特征混到各个头里。"),
+            tr("reshape to (B, S, H, Dh) first, then swap the axes S and H.", "先 reshape 成 (B, S, H, Dh)，再交换 S 维和 H 维。"),
         )
     if _close(got, x.reshape(B, LK, DH, H).permute(0, 3, 1, 2)):
         raise task.fail(
-            "head i took every H-th feature; it must take the block [i*Dh, (i+1)*Dh).",
-            "reshape the last axis into (H, Dh), not (Dh, H).",
+            tr("head i took every H-th feature; it must take the block [i*Dh, (i+1)*Dh).",
+               "第 i 个头取的是每隔 H 个的特征；它应该取连续的一段 [i*Dh, (i+1)*Dh)。"),
+            tr("reshape the last axis into (H, Dh), not (Dh, H).", "把最后一维拆成 (H, Dh)，而不是 (Dh, H)。"),
         )
     _values(
         task,
-        "the result",
+        tr("the result", "结果"),
         got,
         want,
         "x (2, 5, 21), num_heads=3",
-        "result[:, i] must equal x[..., i*Dh:(i+1)*Dh].",
+        tr("head i of the result must hold the features i*Dh to (i+1)*Dh of x.", "结果的第 i 个头必须是 x 的特征 i*Dh 到 (i+1)*Dh。"),
     )
     _unchanged(task, before, x, "x")
     task.passed()
 
 
-def check_merge_heads(fn: Callable) -> None:
+def check_merge_heads(fn: Callable, lang: str | None = None) -> None:
     """Task C.2: (B, H, S, Dh) -> (B, S, H*Dh), the inverse of split_heads, non-contiguous input."""
-    task = Task("C.2", "merge_heads")
+    task = Task("C.2", "merge_heads", _language(lang))
     contiguous = _random(B, H, LK, DH, seed=21)  # (B, H, S, Dh), as attention returns it
     strided = _random(B, H, DH, LK, seed=22).transpose(2, 3)  # (B, H, S, Dh), not contiguous
-    for x, label in ((contiguous, "x (2, 3, 5, 7)"), (strided, "a non-contiguous x (2, 3, 5, 7)")):
+    for x, label in ((contiguous, "x (2, 3, 5, 7)"), (strided, tr("a non-contiguous x (2, 3, 5, 7)", "不连续的 x (2, 3, 5, 7)"))):
         before = x.clone()
         got = _call(task, fn, x)
-        got = _tensor(task, "the result", got, (B, LK, E), torch.float32, f" = (B, S, H*Dh) for {label}")
+        shown = task.say(label)
+        got = _tensor(task, tr("the result", "结果"), got, (B, LK, E), torch.float32,
+                      tr(f" = (B, S, H*Dh) for {shown}", f" = (B, S, H*Dh)，输入为 {shown}"))
         want = torch.cat(
             [x[:, i] for i in range(H)], dim=-1
         )  # (B, S, E): head i -> features [i*Dh, (i+1)*Dh)
         if _close(got, x.reshape(B, LK, E)):
             raise task.fail(
-                "you flattened (B, H, S, Dh) directly, which mixes positions across heads.",
-                "transpose(1, 2) back to (B, S, H, Dh) before reshaping to (B, S, H*Dh).",
+                tr("you flattened (B, H, S, Dh) directly, which mixes positions across heads.",
+                   "你直接展平了 (B, H, S, Dh)，这会把不同位置混在一起。"),
+                tr("swap the axes H and S back to (B, S, H, Dh) before flattening the last two.",
+                   "先交换 H 维和 S 维回到 (B, S, H, Dh)，再展平最后两维。"),
             )
         _values(
-            task, "the result", got, want, label, "features [i*Dh, (i+1)*Dh) of the result must be head i."
+            task, tr("the result", "结果"), got, want, label,
+            tr("features [i*Dh, (i+1)*Dh) of the result must be head i.", "结果的特征 [i*Dh, (i+1)*Dh) 必须是第 i 个头。")
         )
         _unchanged(task, before, x, "x")
     task.passed()
@@ -591,20 +708,21 @@ def _torch_attend(reference: nn.MultiheadAttention, query, key, value, mask=None
         )
 
 
-def check_multi_head_attention(cls: type) -> None:
+def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
     """Task C.3: against nn.MultiheadAttention with the same weights; ValueError; dropout."""
-    task = Task("C.3", "MultiHeadAttention")
+    task = Task("C.3", "MultiHeadAttention", _language(lang))
     try:
         with torch.random.fork_rng(devices=[]):
             _call(task, cls, 10, H)
     except CheckFailure as failure:
-        if "raised ValueError" not in str(failure):
+        if "ValueError" not in str(failure):
             raise
     else:
-        raise task.fail("MultiHeadAttention(10, 3) must raise ValueError (10 is not divisible by 3 heads).")
+        raise task.fail(tr("MultiHeadAttention(10, 3) must raise ValueError (10 is not divisible by 3 heads).",
+                           "MultiHeadAttention(10, 3) 必须抛出 ValueError（10 不能被 3 个头整除）。"))
     module = _build(task, cls, E, H, 0.5)
     if not isinstance(getattr(module, "dropout", None), nn.Dropout):
-        raise task.fail("self.dropout should be nn.Dropout(dropout).")
+        raise task.fail(tr("self.dropout should be nn.Dropout(dropout).", "self.dropout 应为 nn.Dropout(dropout)。"))
     reference = _torch_mha(task, module, seed=30)
     query, memory = _random(B, LQ, E, seed=31), _random(B, LK, E, seed=32)
     value = _random(B, LK, E, seed=33)
@@ -612,7 +730,7 @@ def check_multi_head_attention(cls: type) -> None:
         [[1, 0, 1, 0, 0], [1, 1, 0, 0, 1], [1, 1, 1, 0, 0], [0, 1, 1, 1, 1]], dtype=torch.bool
     )
     cases = (
-        ("self-attention on x (2, 4, 21)", (query,), {}, (query, query, query, None), LQ),
+        (tr("self-attention on x (2, 4, 21)", "x (2, 4, 21) 上的自注意力"), (query,), {}, (query, query, query, None), LQ),
         (
             "query (2, 4, 21), key (2, 5, 21), value (2, 5, 21)",
             (query, memory, value),
@@ -622,7 +740,7 @@ def check_multi_head_attention(cls: type) -> None:
         ),
         ("query (2, 4, 21), key = value (2, 5, 21)", (query, memory), {}, (query, memory, memory, None), LK),
         (
-            "query (2, 4, 21), key, value (2, 5, 21) and a (4, 5) mask",
+            tr("query (2, 4, 21), key, value (2, 5, 21) and a (4, 5) mask", "query (2, 4, 21)，key、value (2, 5, 21)，加 (4, 5) 的掩码"),
             (query, memory, value),
             {"mask": mask},
             (query, memory, value, mask),
@@ -636,16 +754,18 @@ def check_multi_head_attention(cls: type) -> None:
         want_output, want_weights = _torch_attend(reference, *torch_args)
         if "mask" in kwargs and _close(weights, _torch_attend(reference, *torch_args[:3])[1]):
             raise task.fail(
-                "the mask is ignored: blocked keys still get weight.", "pass mask on to masked_softmax."
+                tr("the mask is ignored: blocked keys still get weight.", "掩码被忽略了：被屏蔽的键仍然得到了权重。"),
+                tr("pass the mask on to your masked_softmax.", "把掩码传给你的 masked_softmax。"),
             )
         if not _close(weights, want_weights):
             _wrong_scale(
                 task,
                 weights,
                 want_weights,
-                (("1/√embed_dim", math.sqrt(DH / E)), ("nothing", math.sqrt(DH))),
-                f"scale each head by 1/√Dh (Dh = {DH} here)",
-                "split the heads first, then use attention_scores on (B, H, L, Dh) tensors.",
+                (("1/√embed_dim", math.sqrt(DH / E)), (tr("nothing", "1（没有缩放）"), math.sqrt(DH))),
+                tr(f"scale each head by 1/√Dh (Dh = {DH} here)", f"每个头应按 1/√Dh 缩放（这里 Dh = {DH}）"),
+                tr("split the heads first, then use attention_scores on (B, H, L, Dh) tensors.",
+                   "先拆分成多个头，再对 (B, H, L, Dh) 的张量用 attention_scores。"),
             )
             _values(
                 task,
@@ -653,7 +773,8 @@ def check_multi_head_attention(cls: type) -> None:
                 weights,
                 want_weights,
                 label,
-                "project with W_q/W_k, split_heads, scores per head; head i = features [i*Dh, (i+1)*Dh).",
+                tr("project with W_q/W_k, split_heads, scores per head; head i = features [i*Dh, (i+1)*Dh).",
+                   "用 W_q/W_k 投影，split_heads，每个头各自算分数；第 i 个头 = 特征 [i*Dh, (i+1)*Dh)。"),
             )
         if not _close(output, want_output):
             again, _ = _pair(
@@ -661,8 +782,10 @@ def check_multi_head_attention(cls: type) -> None:
             )
             if not torch.equal(again, output):
                 raise task.fail(
-                    "two calls in eval mode gave different outputs: dropout must be off in eval mode.",
-                    "use self.dropout (an nn.Dropout module), not F.dropout(...).",
+                    tr("two calls in eval mode gave different outputs: dropout must be off in eval mode.",
+                       "eval 模式下两次调用的输出不同：eval 模式下 dropout 必须关闭。"),
+                    tr("use self.dropout (an nn.Dropout module), which turns itself off in eval mode.",
+                       "使用 self.dropout（一个 nn.Dropout 模块），它在 eval 模式下会自动关闭。"),
                 )
             _values(
                 task,
@@ -670,7 +793,8 @@ def check_multi_head_attention(cls: type) -> None:
                 output,
                 want_output,
                 label,
-                "weights match: multiply them by the V heads, merge_heads, then apply W_o.",
+                tr("the weights match: multiply them by the V heads, merge the heads, then apply W_o.",
+                   "权重已经正确：把它们乘以 V 的各个头，合并各头，再经过 W_o。"),
             )
     module.train()
     with torch.random.fork_rng(devices=[]):
@@ -679,15 +803,16 @@ def check_multi_head_attention(cls: type) -> None:
         )
     if not torch.allclose(weights.sum(dim=-1), torch.ones(B, H, LQ), atol=ATOL):
         raise task.fail(
-            "in training mode the returned weights do not sum to 1 per row.",
-            "return the weights from before dropout; apply dropout only to the copy that multiplies V.",
+            tr("in training mode the returned weights do not sum to 1 per row.", "训练模式下返回的权重每行之和不是 1。"),
+            tr("return the weights from before dropout; apply dropout only to the copy that multiplies V.",
+               "返回 dropout 之前的权重；dropout 只作用在与 V 相乘的那一份上。"),
         )
     task.passed()
 
 
-def check_attention_block(cls: type) -> None:
+def check_attention_block(cls: type, lang: str | None = None) -> None:
     """Task D.1: y = LayerNorm(x + attention(x)) in eval mode, against nn.MultiheadAttention + nn.LayerNorm."""
-    task = Task("D.1", "AttentionBlock")
+    task = Task("D.1", "AttentionBlock", _language(lang))
     block = _build(task, cls, E, H, 0.5)
     attn, norm = getattr(block, "attn", None), getattr(block, "norm", None)
     if (
@@ -695,26 +820,31 @@ def check_attention_block(cls: type) -> None:
         or not isinstance(norm, nn.LayerNorm)
         or tuple(norm.normalized_shape) != (E,)
     ):
-        raise task.fail(
-            f"expected self.attn = MultiHeadAttention({E}, {H}, dropout) and self.norm = nn.LayerNorm({E})."
-        )
+        raise task.fail(tr(
+            f"expected self.attn = MultiHeadAttention({E}, {H}, dropout) and self.norm = nn.LayerNorm({E}).",
+            f"应有 self.attn = MultiHeadAttention({E}, {H}, dropout) 和 self.norm = nn.LayerNorm({E})。",
+        ))
     if not all(isinstance(getattr(attn, name, None), nn.Linear) for name in ("W_q", "W_k", "W_v", "W_o")):
-        raise task.fail(
-            f"self.attn should be your MultiHeadAttention (with W_q, W_k, W_v, W_o), found {type(attn).__name__}."
-        )
+        raise task.fail(tr(
+            f"self.attn should be your MultiHeadAttention (with W_q, W_k, W_v, W_o), found {type(attn).__name__}.",
+            f"self.attn 应该是你的 MultiHeadAttention（带 W_q、W_k、W_v、W_o），找到的是 {type(attn).__name__}。",
+        ))
     inner = getattr(attn, "dropout", None)
     if isinstance(inner, nn.Dropout) and inner.p != 0.5:
         raise task.fail(
-            f"AttentionBlock({E}, {H}, dropout=0.5) built self.attn with dropout {inner.p:g}:"
-            " the block passes its dropout on to its MultiHeadAttention.",
-            "MultiHeadAttention(embed_dim, num_heads, dropout).",
+            tr(f"AttentionBlock({E}, {H}, dropout=0.5) built self.attn with dropout {inner.p:g}:"
+               " the block passes its dropout on to its MultiHeadAttention.",
+               f"AttentionBlock({E}, {H}, dropout=0.5) 建出的 self.attn 的 dropout 是 {inner.p:g}："
+               "模块要把自己的 dropout 传给它的 MultiHeadAttention。"),
+            tr("give the block's dropout to MultiHeadAttention as its third argument.", "把模块的 dropout 作为第三个参数传给 MultiHeadAttention。"),
         )
     own = getattr(block, "dropout", None)
     if (isinstance(own, nn.Dropout) and own.p != 0.5) or not isinstance(own, (nn.Dropout, float, int)):
-        raise task.fail(
+        raise task.fail(tr(
             "self.dropout should be nn.Dropout(dropout): the block's own dropout, applied to the"
-            " attention output before the residual sum."
-        )
+            " attention output before the residual sum.",
+            "self.dropout 应为 nn.Dropout(dropout)：模块自己的 dropout，在残差相加之前作用在注意力输出上。",
+        ))
     reference = _torch_mha(task, attn, seed=40, owner="self.attn")
     layer_norm = nn.LayerNorm(E)
     with torch.no_grad():
@@ -733,33 +863,34 @@ def check_attention_block(cls: type) -> None:
             and _close(attn_out[0].detach(), attended)
         ):
             raise task.fail(
-                "self.attn does not match nn.MultiheadAttention yet.", "make Task C.3 pass first."
+                tr("self.attn does not match nn.MultiheadAttention yet.", "self.attn 还与 nn.MultiheadAttention 不一致。"),
+                tr("make Task C.3 pass first.", "先让任务 C.3 通过。"),
             )
-        label = "x (2, 5, 21)" + ("" if mask is None else " and a causal (5, 5) mask")
+        label = "x (2, 5, 21)" if mask is None else tr("x (2, 5, 21) and a causal (5, 5) mask", "x (2, 5, 21) 加 (5, 5) 的因果掩码")
+        order = tr("attention on x, the block's dropout on its output, plus x, then the LayerNorm.",
+                   "先对 x 做注意力，对其输出用模块的 dropout，加上 x，最后 LayerNorm。")
         with torch.no_grad():
             want = layer_norm(x + attended)  # (B, S, E), post-norm
-            post_norm = "this block is post-norm, y = LayerNorm(x + attention(x))"
+            post = ("this block is post-norm, y = LayerNorm(x + attention(x))", "本模块是 post-norm：y = LayerNorm(x + attention(x))")
             mistakes = (
                 (
-                    f"you normalise before attention (pre-norm); {post_norm}",
+                    tr(f"you normalise before attention (pre-norm); {post[0]}", f"你在注意力之前做了归一化（pre-norm）；{post[1]}"),
                     x + _torch_attend(reference, *[layer_norm(x)] * 3, mask)[0],
                 ),
-                (f"the residual x is missing; {post_norm}", layer_norm(attended)),
-                (f"LayerNorm is missing; {post_norm}", x + attended),
+                (tr(f"the residual x is missing; {post[0]}", f"缺少残差 x；{post[1]}"), layer_norm(attended)),
+                (tr(f"LayerNorm is missing; {post[0]}", f"缺少 LayerNorm；{post[1]}"), x + attended),
                 (
-                    "the mask is not passed on to self.attn",
+                    tr("the mask is not passed on to self.attn", "掩码没有传给 self.attn"),
                     layer_norm(x + _torch_attend(reference, x, x, x)[0]),
                 ),
             )
         for wrong, mistake in mistakes:
             if not _close(y, want) and _close(y, mistake):
-                raise task.fail(
-                    f"{wrong}.",
-                    "y = self.norm(x + self.dropout(attended)) with attended from self.attn(x, mask=mask).",
-                )
-        _values(task, "y", y, want, label, "y = self.norm(x + self.dropout(attention output)).")
+                raise task.fail(tr(f"{wrong.en}.", f"{wrong.zh}。"), order)
+        _values(task, "y", y, want, label, order)
         _values(
-            task, "weights", weights, want_weights, label, "return the weights of self.attn(x, mask=mask)."
+            task, "weights", weights, want_weights, label,
+            tr("return the weights that self.attn returns (with the mask).", "返回 self.attn（带掩码）返回的权重。"),
         )
     task.passed()
 
@@ -817,32 +948,39 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
     artist, values, x_centres, y_centres = _heatmap_cells(ax)
     if artist is None:
         raise task.fail(
-            "no heatmap found on the returned Axes.",
-            "draw with ax.imshow(...), seaborn.heatmap(..., ax=ax) or pcolormesh.",
+            tr("no heatmap found on the returned Axes.", "返回的 Axes 上没有热力图。"),
+            tr("draw with ax.imshow(...), seaborn.heatmap(..., ax=ax) or pcolormesh.",
+               "用 ax.imshow(...)、seaborn.heatmap(..., ax=ax) 或 pcolormesh 来画。"),
         )
     if values.shape == (LQ, LK):
         raise task.fail(
-            f"the drawn matrix is {LQ}x{LK} (Lq rows): queries run down the vertical axis."
-            " The course puts queries on the horizontal axis (横轴是 Query 位置, 纵轴是 Key 位置).",
-            "imshow draws row r at height r, so draw weights.T (shape (Lk, Lq)).",
+            tr(f"the drawn matrix is {LQ}x{LK} (Lq rows): queries run down the vertical axis."
+               " The course puts queries on the horizontal axis (横轴是 Query 位置, 纵轴是 Key 位置).",
+               f"画出的矩阵是 {LQ}x{LK}（Lq 行）：查询沿纵轴排列。课程约定横轴是 Query 位置，纵轴是 Key 位置。"),
+            tr("imshow draws row r at height r, so draw the weights transposed, shape (Lk, Lq).",
+               "imshow 把第 r 行画在第 r 个高度上，所以要画转置后的权重，形状 (Lk, Lq)。"),
         )
     if values.shape != (LK, LQ):
         raise task.fail(
-            f"the drawn image has shape {values.shape}, expected (Lk, Lq) = ({LK}, {LQ}).",
-            "pass the (Lq, Lk) weights transposed, as numbers (not colours).",
+            tr(f"the drawn image has shape {values.shape}, expected (Lk, Lq) = ({LK}, {LQ}).",
+               f"画出的图像形状是 {values.shape}，应为 (Lk, Lq) = ({LK}, {LQ})。"),
+            tr("pass the (Lq, Lk) weights transposed, as numbers (not colours).",
+               "传入转置后的 (Lq, Lk) 权重，传数值（不是颜色）。"),
         )
     x_labels, y_labels = _tick_labels(ax, "x"), _tick_labels(ax, "y")
     x_texts, y_texts = [text for _, text in x_labels], [text for _, text in y_labels]
     if sorted(x_texts) == sorted(KEY_TOKENS) or sorted(y_texts) == sorted(QUERY_TOKENS):
         raise task.fail(
-            "the query and key tick labels are swapped: 横轴是 Query 位置, 纵轴是 Key 位置.",
-            "x tick labels = query_tokens, y tick labels = key_tokens.",
+            tr("the query and key tick labels are swapped: 横轴是 Query 位置, 纵轴是 Key 位置.",
+               "查询和键的刻度标签放反了：横轴是 Query 位置，纵轴是 Key 位置。"),
+            tr("x tick labels = query_tokens, y tick labels = key_tokens.", "x 轴刻度标签 = query_tokens，y 轴刻度标签 = key_tokens。"),
         )
     for axis, texts, tokens in (("x", x_texts, QUERY_TOKENS), ("y", y_texts, KEY_TOKENS)):
         if sorted(texts) != sorted(tokens):
             raise task.fail(
-                f"the {axis} tick labels are {texts}, expected the tokens {list(tokens)}.",
-                f"one tick per cell: ax.set_{axis}ticks(positions, labels=tokens).",
+                tr(f"the {axis} tick labels are {texts}, expected the tokens {list(tokens)}.",
+                   f"{axis} 轴的刻度标签是 {texts}，应为词元 {list(tokens)}。"),
+                tr("one tick per cell, labelled with its token.", "每个格子一个刻度，标上对应的词元。"),
             )
     for x_position, query in x_labels:
         for y_position, key in y_labels:
@@ -851,30 +989,37 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
             i, j = QUERY_TOKENS.index(query), KEY_TOKENS.index(key)
             if not math.isclose(float(values[row, col]), float(weights[i, j]), abs_tol=1e-6):
                 raise task.fail(
-                    f"the cell at (query '{query}', key '{key}') shows {float(values[row, col]):.4f},"
-                    f" but weights[{i}, {j}] = {float(weights[i, j]):.4f}.",
-                    "put each tick on the centre of its token's cell, in the order of the tokens.",
+                    tr(f"the cell at (query '{query}', key '{key}') shows {float(values[row, col]):.4f},"
+                       f" but weights[{i}, {j}] = {float(weights[i, j]):.4f}.",
+                       f"(查询 '{query}', 键 '{key}') 处的格子显示 {float(values[row, col]):.4f}，"
+                       f"但 weights[{i}, {j}] = {float(weights[i, j]):.4f}。"),
+                    tr("put each tick on the centre of its token's cell, in the order of the tokens.",
+                       "把每个刻度放在对应词元格子的中心，按词元的顺序。"),
                 )
     low, high = artist.get_clim()
     if not (math.isclose(low, 0.0, abs_tol=1e-9) and math.isclose(high, 1.0, abs_tol=1e-9)):
         raise task.fail(
-            f"the colour range is ({low:.3g}, {high:.3g}); fix it to (0, 1) so heatmaps can be compared.",
-            "pass vmin=0, vmax=1.",
+            tr(f"the colour range is ({low:.3g}, {high:.3g}); fix it to (0, 1) so heatmaps can be compared.",
+               f"颜色范围是 ({low:.3g}, {high:.3g})；应固定为 (0, 1)，这样热力图之间才能比较。"),
+            tr("give the lowest and the highest value of the colour scale: 0 and 1.", "指定颜色范围的最小值和最大值：0 和 1。"),
         )
     lightest, darkest = (_lightness(artist.get_cmap()(value)) for value in (0.0, 1.0))
     if lightest - darkest < LIGHTNESS_MARGIN:
         raise task.fail(
-            f"the colour map '{artist.get_cmap().name}' does not go from light (weight 0) to dark"
-            " (weight 1): the strongest cell must be the darkest (颜色越深表示权重越高).",
-            "pass a light-to-dark colour map such as cmap='Blues' (imshow's default, viridis, is"
-            " dark-to-light; so is seaborn's default).",
+            tr(f"the colour map '{artist.get_cmap().name}' does not go from light (weight 0) to dark"
+               " (weight 1): the strongest cell must be the darkest (颜色越深表示权重越高).",
+               f"颜色映射 '{artist.get_cmap().name}' 不是由浅（权重 0）到深（权重 1）：权重最大的格子必须颜色最深。"),
+            tr("use a light-to-dark colour map such as 'Blues' (imshow's default, viridis, is"
+               " dark-to-light; so is seaborn's default).",
+               "使用由浅到深的颜色映射，例如 'Blues'（imshow 的默认 viridis 和 seaborn 的默认颜色映射都是由深到浅）。"),
         )
     if getattr(artist, "colorbar", None) is None:
-        raise task.fail("the heatmap has no colorbar.", "fig.colorbar(image, ax=ax).")
+        raise task.fail(tr("the heatmap has no colorbar.", "热力图没有颜色条。"),
+                        tr("add a colorbar for the image you drew.", "给画出的图加一个颜色条。"))
     if not ax.get_xlabel().strip() or not ax.get_ylabel().strip():
         raise task.fail(
-            "label both axes (e.g. 'query position' and 'key position').",
-            "ax.set_xlabel(...), ax.set_ylabel(...).",
+            tr("label both axes (e.g. 'query position' and 'key position').", "两个坐标轴都要有标签（例如 “Query 位置” 和 “Key 位置”）。"),
+            tr("set the x label and the y label of ax.", "设置 ax 的 x 轴标签和 y 轴标签。"),
         )
 
 
@@ -884,9 +1029,10 @@ def _lightness(rgba: Any) -> float:
     return 0.2126 * red + 0.7152 * green + 0.0722 * blue
 
 
-def check_plot_attention(fn: Callable) -> None:
-    """Task E.1: the Axes shows weights with queries on x, keys on y, range (0, 1), colorbar, labels."""
-    task = Task("E.1", "plot_attention")
+def check_plot_attention(fn: Callable, lang: str | None = None) -> None:
+    """Task E.1: the Axes shows weights with queries on x, keys on y, light-to-dark, range (0, 1),
+    colorbar, labels; with `ax` given (not the current Axes), it draws there."""
+    task = Task("E.1", "plot_attention", _language(lang))
     weights = torch.softmax(_random(LQ, LK, seed=50) * 2, dim=-1)  # (Lq, Lk), not symmetric
     before = weights.clone()
     open_before = set(plt.get_fignums())
@@ -894,7 +1040,9 @@ def check_plot_attention(fn: Callable) -> None:
         ax = _call(task, fn, weights, list(QUERY_TOKENS), list(KEY_TOKENS))
         if not isinstance(ax, Axes):
             raise task.fail(
-                f"return the matplotlib Axes you drew on, got {type(ax).__name__}.", "end with `return ax`."
+                tr(f"return the matplotlib Axes you drew on, got {type(ax).__name__}.",
+                   f"应返回你画图用的 matplotlib Axes，得到的是 {type(ax).__name__}。"),
+                tr("end by returning ax.", "最后返回 ax。"),
             )
         _check_heatmap(task, ax, weights)
         _unchanged(task, before, weights, "weights")
@@ -903,13 +1051,16 @@ def check_plot_attention(fn: Callable) -> None:
         ax = _call(task, fn, weights, list(QUERY_TOKENS), list(KEY_TOKENS), ax=given)
         if decoy.get_images() or decoy.collections:
             raise task.fail(
-                "with `ax` given, your heatmap was drawn on the current Axes instead of on `ax`.",
-                "draw with ax.imshow(...) (or seaborn.heatmap(..., ax=ax)), not plt.imshow(...):"
-                " plt.* draws on whatever Axes is current.",
+                tr("with `ax` given, your heatmap was drawn on the current Axes instead of on `ax`.",
+                   "给了 `ax` 时，你的热力图画在了“当前”的 Axes 上，而不是 `ax` 上。"),
+                tr("draw with ax.imshow(...) (or seaborn.heatmap(..., ax=ax)), not plt.imshow(...):"
+                   " plt.* draws on whatever Axes is current.",
+                   "用 ax.imshow(...)（或 seaborn.heatmap(..., ax=ax)）来画，不要用 plt.imshow(...)：plt.* 画在当前的 Axes 上。"),
             )
         if ax is not given:
             raise task.fail(
-                "when `ax` is given, draw on it and return it.", "create a figure only when ax is None."
+                tr("when `ax` is given, draw on it and return it.", "给了 `ax` 时，要画在它上面并返回它。"),
+                tr("create a figure only when ax is None.", "只有 ax 为 None 时才新建图。"),
             )
         _check_heatmap(task, ax, weights)
     finally:
@@ -932,14 +1083,16 @@ CHECKS: tuple[tuple[str, str, Callable], ...] = (
 )
 
 
-def check_all(module: Any) -> bool:
+def check_all(module: Any, lang: str | None = None) -> bool:
     """Run every public check on module (your attention.py); print one line per task and a summary."""
+    lang = _language(lang)
     failed = 0
     for _, name, check in CHECKS:
         try:
-            check(student_attr(module, name))
+            check(student_attr(module, name, lang), lang)
         except CheckFailure as failure:
             failed += 1
-            print(f"FAILED {failure}")
-    print(f"{len(CHECKS) - failed}/{len(CHECKS)} public checks passed")
+            print(f"{'未通过' if lang == 'zh' else 'FAILED'} {failure}")
+    passed = len(CHECKS) - failed
+    print(f"公开检查通过 {passed}/{len(CHECKS)}" if lang == "zh" else f"{passed}/{len(CHECKS)} public checks passed")
     return failed == 0

@@ -1,0 +1,141 @@
+"""Chinese all the way: the Chinese notebook, the public checks in Chinese, `check --lang zh`,
+and plots that draw Chinese text with a real CJK font (no "Glyph missing")."""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+import shutil
+import sys
+import warnings
+from pathlib import Path
+
+import nbformat
+import pytest
+from language import code_prose, english_sentences
+
+from autograder.cli import main
+from autograder.nbgrader_course import PUBLIC_HELPERS
+from autograder.notebook import build_notebook
+from autograder.paths import RELEASE_DIR, SOLUTION_DIR
+
+CHINESE = "notebook.zh.md"
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module
+
+
+def _docstring_free(tree: ast.AST) -> str:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            body[0] = ast.Pass()
+    return ast.dump(tree)
+
+
+def test_the_chinese_solution_text_has_the_same_code_as_the_solution():
+    english = (SOLUTION_DIR / "attention.py").read_text(encoding="utf-8")
+    chinese = (SOLUTION_DIR / "attention.zh.py").read_text(encoding="utf-8")
+    assert _docstring_free(ast.parse(chinese)) == _docstring_free(ast.parse(english))
+    docstrings = [ast.get_docstring(node) or "" for node in ast.walk(ast.parse(chinese)) if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))]
+    comments = [line.split("#", 1)[1] for line in chinese.splitlines() if "#" in line and "###" not in line]
+    assert english_sentences("\n".join(docstrings + comments)) == []
+
+
+def test_no_english_sentence_in_the_chinese_notebook():
+    notebook = nbformat.read(RELEASE_DIR / "attention.zh.ipynb", as_version=4)
+    found = {}
+    for cell in notebook.cells:
+        prose = cell.source if cell.cell_type == "markdown" else code_prose(cell.source)
+        if english_sentences(prose):
+            found[cell.id] = english_sentences(prose)
+    assert found == {}
+
+
+def test_the_checked_in_chinese_notebook_has_chinese_stubs_checks_and_answer_prompts():
+    notebook = nbformat.read(RELEASE_DIR / "attention.zh.ipynb", as_version=4)
+    cells = {cell.id: cell.source for cell in notebook.cells}
+    assert "还没有实现" in cells["task-masked_softmax"] and "手写的、数值稳定的 softmax" in cells["task-masked_softmax"]
+    assert 'lang="zh"' in cells["check-masked_softmax"] and "检查任务 A.2" in cells["check-masked_softmax"]
+    assert cells["answer-F-1"] == "在这里写下你的回答"
+    assert "被加权聚合的对象" in cells["part-a"] and "最终被加权聚合的结果" not in cells["part-a"]
+
+
+def test_every_public_check_message_has_a_chinese_text():
+    """Task.fail is given tr(en, zh) texts (or values built from them), never a bare English literal."""
+    source = (SOLUTION_DIR / "public_checks.py").read_text(encoding="utf-8")
+    bare = [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "fail"
+        for argument in node.args
+        if isinstance(argument, (ast.Constant, ast.JoinedStr))
+    ]
+    assert bare == []
+
+
+def test_the_public_checks_speak_chinese_on_a_buggy_and_a_blank_file(capsys):
+    checks = _load("attnkit_zh_public_checks", SOLUTION_DIR / "public_checks.py")
+    for name, path in (("blank", RELEASE_DIR / "attention.py"), ("reference", SOLUTION_DIR / "attention.py")):
+        checks.check_all(_load(f"attnkit_zh_{name}", path), lang="zh")
+    printed = capsys.readouterr().out
+    assert "还没有实现" in printed and "公开检查通过 10/10" in printed
+    assert english_sentences(printed) == []
+
+
+def test_check_and_grade_print_chinese_with_lang_zh(tmp_path, capsys):
+    for argv in (
+        ["check", str(RELEASE_DIR / "attention.py"), "--lang", "zh", "--until", "A.2"],
+        ["check", str(SOLUTION_DIR / "attention.py"), "--lang", "zh", "--until", "A.4"],
+        ["grade", str(SOLUTION_DIR / "attention.py"), "--lang", "zh", "--out", str(tmp_path)],
+    ):
+        main([*argv, "--seed", "2"])
+        printed = capsys.readouterr().out
+        assert re.search(r"[\u4e00-\u9fff]", printed), argv
+        assert english_sentences(printed) == [], (argv, printed)
+
+
+def test_chinese_plot_text_finds_a_cjk_font_without_missing_glyphs():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    checks = _load("attnkit_font_public_checks", SOLUTION_DIR / "public_checks.py")
+    reference = _load("attnkit_font_reference", SOLUTION_DIR / "attention.py")
+    with matplotlib.rc_context():
+        font = checks.use_cjk_font()
+        assert font, "no CJK font is installed for matplotlib: bash scripts/ci-prereqs.sh installs fonts-wqy-zenhei"
+        import torch
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # "Glyph ... missing from font(s)" is a UserWarning
+            ax = reference.plot_attention(torch.eye(3), ["猫", "坐", "下"], ["猫", "坐", "下"], title="'坐' 这一列")
+            ax.figure.canvas.draw()
+        plt.close("all")
+
+
+@pytest.mark.slow  # runs the Chinese notebook in a Jupyter kernel
+def test_the_chinese_reference_notebook_prints_chinese_and_draws_every_glyph(tmp_path):
+    from nbclient import NotebookClient
+
+    notebook = build_notebook(SOLUTION_DIR, nbgrader=False, keep_solution=True, source=CHINESE)
+    for name in PUBLIC_HELPERS:
+        shutil.copyfile(SOLUTION_DIR / name, tmp_path / name)
+    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    printed, warned = [], []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if output.output_type == "error":
+                pytest.fail(f"cell {cell.id}: {output.ename}: {output.evalue}")
+            if output.output_type == "stream":
+                (warned if output.name == "stderr" else printed).append(output.text)
+    assert not any("Glyph" in text for text in warned), warned
+    stdout = "".join(printed)
+    assert "任务 E.1（plot_attention）通过" in stdout
+    assert english_sentences(stdout) == [], english_sentences(stdout)
