@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 import pytest
 import torch
 
+from autograder.devicecheck import device_notes
 from autograder.errors import AttnkitError, OutputError, SubmissionError
 from autograder.paths import CHECKS_DIR
 from autograder.results import ERROR, FAILED, PARTIAL_SUFFIX, Artifact, BatchResult, CheckResult, SubmissionResult
@@ -107,9 +108,10 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     sink = ArtifactSink()
     try:
         checks = run_checks(student, seed, options.parts, sink)
+        device = device_notes(student, options.lang, options.parts)
     finally:
         student.close()
-    events = [*_load_notes(student), *student.events, *submission.notes]
+    events = [*_load_notes(student), *student.events, *submission.notes, *device]
     return SubmissionResult(
         submission=name, source=str(path), seed=seed, checks=tuple(checks), execution_time=round(time.perf_counter() - started, 3),
         events=tuple(events), output="".join(student.output), artifacts=tuple(sink.artifacts), lang=options.lang,

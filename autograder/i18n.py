@@ -149,6 +149,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "hint.next": {"en": "ask again for the next step: attnkit hint {task}", "zh": "再问一次可得到下一步：attnkit hint {task}"},
     "hint.last": {"en": "that was the last hint for Task {task}", "zh": "这是任务 {task} 的最后一条提示"},
     "hint.saved": {"en": "(where you are is saved in {path})", "zh": "（进度保存在 {path}）"},
+    "device.note": {
+        "en": "on a GPU this would fail: {factory} at {where} (in {function}: {line}) makes a tensor on the default device, the CPU, and {op} combines it with inputs that may be on the GPU; give new tensors device=x.device (or use *_like, x.new_*). No points are taken for this.",
+        "zh": "在 GPU 上这里会出错：{where}（{function}：{line}）用 {factory} 在默认设备（CPU）上创建了张量，{op} 又把它和可能在 GPU 上的输入放在一起运算；新张量请加上 device=x.device（或用 *_like、x.new_*）。这一条不扣分。",
+    },
     "grade.total": {"en": "{name}: {score}/{max_score}", "zh": "{name}：{score}/{max_score}"},
     "grade.part": {"en": "Part {part}", "zh": "第 {part} 部分"},
     "grade.could_not": {"en": "could not grade: {error}", "zh": "无法评分：{error}"},

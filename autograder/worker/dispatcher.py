@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import torch
 
+from autograder.worker.devicetrace import DeviceTracer  # here: a worker cannot import after isolation
 from autograder.worker.protocol import Handle, Refused
 
 STUDENT_MODULE = "attention"
@@ -153,6 +154,14 @@ class Dispatcher:
         target = self._target(request)
         args, kwargs = _strided(request.get("args", []), request.get("noncontiguous", [])), request.get("kwargs", {})
         self._seed(request)
+        if request.get("device_trace"):  # where new tensors would sit on another device than the inputs
+            owner = getattr(target, "__self__", None)
+            inputs = _tensors([args, list(kwargs.values())])
+            if isinstance(owner, torch.nn.Module):
+                inputs += [*owner.parameters(), *owner.buffers()]
+            with DeviceTracer(inputs, self.filenames) as tracer:
+                target(*args, **kwargs)
+            return sorted(tracer.found.values(), key=lambda found: found["where"])
         if request.get("trace"):
             with OpTracer() as tracer:
                 value = target(*args, **kwargs)
