@@ -465,3 +465,15 @@ def test_public_files_hold_no_solution_line_and_import_only_the_allowed_packages
                     assert (
                         top in ALLOWED_IMPORTS or top in sys.stdlib_module_names
                     ), f"{name} imports {module}"
+
+
+def test_causal_mask_check_requires_the_mask_on_the_given_device(checks: ModuleType) -> None:
+    """The meta device holds no values: a mask made with the device it is given lands there."""
+    import torch
+
+    def ignores_device(size_q, size_k=None, device=None):
+        return torch.ones(size_q, size_q if size_k is None else size_k, dtype=torch.bool).tril()
+
+    with pytest.raises(checks.CheckFailure, match=r"device='meta'\) gave a mask on cpu"):
+        checks.check_causal_mask(ignores_device)
+    checks.check_causal_mask(lambda size_q, size_k=None, device=None: ignores_device(size_q, size_k).to(device))
