@@ -30,7 +30,7 @@ def test_grade_reference_writes_full_marks_in_gradescope_format(tmp_path, capsys
     model = json.loads((tmp_path / "attention" / "attnkit.json").read_text())
     assert model["seed"] == 3 and model["lang"] == "zh"
     assert (tmp_path / "attention" / "feedback.html").is_file()
-    assert "feedback:" in capsys.readouterr().out
+    assert "反馈页面：" in capsys.readouterr().out  # --lang zh: every line grade prints is Chinese
 
 
 def test_same_seed_same_inputs_other_seed_other_inputs(tmp_path):
@@ -67,7 +67,7 @@ def test_check_passes_reference_and_explains_blank(capsys):
     assert main(["check", str(REFERENCE)]) == 0
     assert main(["check", str(BLANK)]) == 1
     out = capsys.readouterr().out
-    assert "not implemented yet" in out and "FAIL A.1" in out
+    assert "not implemented yet" in out and "FAIL Task A.1 (attention_scores)" in out
 
 
 def test_missing_path_is_a_clear_error(tmp_path, capsys):
