@@ -156,3 +156,14 @@ def test_check_prints_every_line_in_the_chosen_language(tmp_path, capsys, lang):
     if lang == "zh":
         assert english_sentences("\n".join(lines)) == [], lines
     assert any("A.2" in line for line in lines)
+
+
+def test_feedback_pages_show_the_first_tier_not_the_code(tmp_path):
+    """An untouched stub's feedback (Markdown, Gradescope) gives the idea of each task, never code."""
+    assert main(["grade", str(BLANK), "--out", str(tmp_path), "--seed", "1", "--lang", "en"]) == 0
+    feedback = (tmp_path / "attention" / "feedback.md").read_text(encoding="utf-8")
+    gradescope = (tmp_path / "attention" / "results.json").read_text(encoding="utf-8")
+    for text in (feedback, gradescope):
+        assert "torch.ones(..., dtype=torch.bool).tril()" not in text
+        assert "weights = masked_softmax(attention_scores(q, k), mask); output = weights @ v" not in text
+    assert TASK_TIERS["A.4"].tier(1, "en") in feedback

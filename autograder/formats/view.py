@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder.checks.texts import GENERIC, MESSAGES, check_name, hint_tiers, render_message
+from autograder.hints import first_tier
 from autograder.i18n import DEFAULT_LANG, t
 from autograder.results import Artifact, CheckResult, SubmissionResult
 
@@ -51,7 +52,11 @@ def name_text(check: CheckResult, lang: str) -> str:
 
 
 def hint_text(check: CheckResult, lang: str) -> str:
-    """The first (gentlest) hint tier in `lang`; '' when there is none."""
+    """The first hint tier in `lang`: the idea of the check or its task (autograder.hints), never
+    code; the check's own hint tiers where the task has none; '' when there is none."""
+    idea = first_tier(check.check_id, check.task, lang)
+    if idea:
+        return idea
     tiers = hint_tiers(check.check_id, check.hint, lang)
     return tiers[0] if tiers else ""
 
