@@ -115,7 +115,7 @@ def _task_lines(task: str, checks: list, lang: str) -> list[str]:
     failed = [c for c in checks if not c.passed]
     if failed and len(failed) == len(checks) and all(NOT_IMPLEMENTED_RE.search(c.message) for c in failed):
         lines.append(f"  {t('check.fail', lang)} {message(failed[0], lang)}")
-        lines.append(f"       {t('check.hint', lang)}: {first_tier('', task, lang)}")
+        lines.append(f"       {t('check.hint', lang, hint=first_tier('', task, lang))}")
         lines.append(f"  {t('check.more_hints', lang, task=task)}")
         return lines
     hints_shown: set[str] = set()
@@ -130,7 +130,7 @@ def _task_lines(task: str, checks: list, lang: str) -> list[str]:
         hint = first_tier(check.check_id, check.task, lang)
         if hint and hint not in hints_shown:
             hints_shown.add(hint)
-            lines.append(f"       {t('check.hint', lang)}: {hint}")
+            lines.append(f"       {t('check.hint', lang, hint=hint)}")
     if failed:
         lines.append(f"  {t('check.more_hints', lang, task=task)}")
     return lines

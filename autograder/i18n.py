@@ -115,7 +115,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "check.task_heading": {"en": "Task {task} ({name}): {passed} of {total} checks pass", "zh": "任务 {task}（{name}）：{total} 项检查通过了 {passed} 项"},
     "check.pass": {"en": "PASS", "zh": "通过"},
     "check.fail": {"en": "FAIL", "zh": "未通过"},
-    "check.hint": {"en": "hint", "zh": "提示"},
+    "check.hint": {"en": "hint: {hint}", "zh": "提示：{hint}"},
     "check.more_hints": {
         "en": "more help, one step at a time: attnkit hint {task}",
         "zh": "需要更多帮助（每次多一步）：attnkit hint {task}",
