@@ -17,6 +17,7 @@ from autograder.mistakes import MISTAKES
 TASK_ID_RE = re.compile(r"^[A-Z]\.\d+$")
 NOT_IMPLEMENTED_RE = re.compile(r"NotImplementedError|not implemented yet")
 CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+RAISED_RE = re.compile(r"raised (\w+): (.*)$")
 TASK_NAMES = {  # the student's function or class of each task (Part F has none)
     "A.1": "attention_scores", "A.2": "masked_softmax", "A.3": "scaled_dot_product_attention",
     "A.4": "causal_mask", "B.1": "SelfAttention", "C.1": "split_heads", "C.2": "merge_heads",
@@ -67,6 +68,9 @@ def message(check, lang: str) -> str:
         line = (rest[:-1] if rest.endswith(")") else rest).partition(": ")[2]
         said = check.message.split(f"raised {crash.group(1)}: ", 1)[1].rsplit(f" ({crash.group(2)}", 1)[0]
         return t("check.crashed", lang, kind=crash.group(1), where=crash.group(2), line=line, said=said)
+    raised = RAISED_RE.search(check.message)
+    if raised and lang != "en":
+        return t("check.raised", lang, kind=raised.group(1), said=raised.group(2))
     if lang == "zh" and not CJK_RE.search(check.message):
         return t("check.failed_generic", lang)
     return check.message

@@ -263,22 +263,25 @@ def _cause(check) -> str:
 
 
 def fold(failed: Sequence) -> list[Entry]:
-    """Failed checks (CheckResults) grouped: the first failure of a task with a known cause (a
+    """Failed checks (CheckResults) grouped. The first failure of a task with a known cause (a
     diagnosed mistake, or an exception at a line of the student's file) carries the other failures
-    of that task that have no other known cause; those get no hint of their own."""
+    of that task that have no other known cause; then failures of a task with the very same message
+    (a file that cannot be imported) are grouped. Grouped failures get no hint of their own."""
     entries: list[Entry] = []
     taken: set[int] = set()
+
+    def group(index: int, belongs) -> None:
+        followers = [j for j, other in enumerate(failed) if j != index and j not in taken and other.task == failed[index].task and belongs(other)]
+        taken.update([index, *followers])
+        entries.append(Entry(failed[index], tuple(failed[j] for j in followers)))
+
     for index, check in enumerate(failed):
         cause = _cause(check)
-        if index in taken or not cause:
-            continue
-        followers = [
-            j for j, other in enumerate(failed)
-            if j != index and j not in taken and other.task == check.task and _cause(other) in ("", cause)
-        ]
-        taken.update([index, *followers])
-        entries.append(Entry(check, tuple(failed[j] for j in followers)))
-    entries.extend(Entry(check) for index, check in enumerate(failed) if index not in taken)
+        if index not in taken and cause:
+            group(index, lambda other, cause=cause: _cause(other) in ("", cause))
+    for index, check in enumerate(failed):
+        if index not in taken:
+            group(index, lambda other, message=check.message: other.message == message)
     order = {id(check): index for index, check in enumerate(failed)}
     return sorted(entries, key=lambda entry: order[id(entry.check)])
 

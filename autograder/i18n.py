@@ -132,6 +132,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "your code raised {kind} at {where}: {line} (Python: {said})",
         "zh": "你的代码在 {where} 抛出了 {kind}：{line}（Python 原文：{said}）",
     },
+    "check.raised": {
+        "en": "your code raised {kind} ({said})",
+        "zh": "调用你的代码时抛出了 {kind}（Python 原文：{said}）",
+    },
     "check.failed_generic": {
         "en": "the result is not what the task asks for",
         "zh": "结果与题目要求不符（英文详情：--lang en）",
