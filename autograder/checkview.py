@@ -10,7 +10,9 @@ import re
 from dataclasses import dataclass
 
 from autograder.errors import AttnkitError
-from autograder.hints import CRASH_RE, check_title, first_tier, fold
+from autograder.checks.texts import check_name
+from autograder.formats.view import message_text
+from autograder.hints import CRASH_RE, first_tier, fold
 from autograder.i18n import t
 from autograder.mistakes import MISTAKES
 
@@ -21,7 +23,8 @@ RAISED_RE = re.compile(r"raised (\w+): (.*)$")
 TASK_NAMES = {  # the student's function or class of each task (Part F has none)
     "A.1": "attention_scores", "A.2": "masked_softmax", "A.3": "scaled_dot_product_attention",
     "A.4": "causal_mask", "B.1": "SelfAttention", "C.1": "split_heads", "C.2": "merge_heads",
-    "C.3": "MultiHeadAttention", "D.1": "AttentionBlock", "E.1": "plot_attention", "F.1": "Part F",
+    "C.3": "MultiHeadAttention", "D.1": "AttentionBlock", "E.1": "plot_attention",
+    "F.1": "AttentionBlock", "F.2": "plot_attention", "F.3": "AttentionBlock",
 }
 
 
@@ -71,7 +74,9 @@ def message(check, lang: str) -> str:
     raised = RAISED_RE.search(check.message)
     if raised and lang != "en":
         return t("check.raised", lang, kind=raised.group(1), said=raised.group(2))
-    if lang == "zh" and not CJK_RE.search(check.message):
+    if lang != "en" and (check.message_key or CJK_RE.search(check.message)):
+        return message_text(check, lang)  # the check's keyed message, in lang (autograder.checks.texts)
+    if lang != "en":
         return t("check.failed_generic", lang)
     return check.message
 
@@ -115,7 +120,7 @@ def _task_lines(task: str, checks: list, lang: str) -> list[str]:
     lines = [t("check.task_heading", lang, task=task, name=TASK_NAMES.get(task, ""), passed=passed, total=len(checks))]
     for check in checks:
         if check.passed:
-            lines.append(f"  {t('check.pass', lang)} {check_title(check.check_id, check.name, lang)}")
+            lines.append(f"  {t('check.pass', lang)} {check_name(check.check_id, check.name, lang)}")
     failed = [c for c in checks if not c.passed]
     if failed and len(failed) == len(checks) and all(NOT_IMPLEMENTED_RE.search(c.message) for c in failed):
         lines.append(f"  {t('check.fail', lang)} {message(failed[0], lang)}")
@@ -125,12 +130,12 @@ def _task_lines(task: str, checks: list, lang: str) -> list[str]:
     hints_shown: set[str] = set()
     for entry in fold(failed):
         check = entry.check
-        lines.append(f"  {t('check.fail', lang)} {check_title(check.check_id, check.name, lang)}")
+        lines.append(f"  {t('check.fail', lang)} {check_name(check.check_id, check.name, lang)}")
         lines.append(f"       {message(check, lang)}")
         if entry.folded:
             lines.append(f"       {t('check.folded', lang, count=len(entry.folded))}")
             for other in entry.folded:
-                lines.append(f"         - {check_title(other.check_id, other.name, lang)}")
+                lines.append(f"         - {check_name(other.check_id, other.name, lang)}")
         hint = first_tier(check.check_id, check.task, lang)
         if hint and hint not in hints_shown:
             hints_shown.add(hint)

@@ -21,7 +21,6 @@ TIER_NAMES = {
     "en": ("the idea", "the operation", "the code"),
     "zh": ("思路", "操作", "代码"),
 }
-TASK_RE = re.compile(r"^[A-F]\.\d$")
 
 
 @dataclass(frozen=True)
@@ -129,6 +128,22 @@ TASK_TIERS: dict[str, Tiers] = {
            "先让 C、D 两部分的检查全部通过；参数名必须是 attn.W_q.weight、……、attn.W_o.bias、norm.weight、norm.bias。"),
         _t("y = self.norm(x + self.dropout(attended))  # post-norm, with the residual",
            "y = self.norm(x + self.dropout(attended))  # post-norm，带残差连接"),
+    ),
+    "F.2": Tiers(
+        _t("Your plot_attention draws the trained model's maps: each cell must show its weight, and the picture must look like the reference model's map drawn by the same function.",
+           "你的 plot_attention 画出训练好的模型的注意力图：每个格子要显示它的权重，整张图要和同一个函数画出的参考模型注意力图看起来一样。"),
+        _t("Make Task E.1 pass first. Draw on the Axes you are given, one cell per (query, key) pair, with the fixed colour range, the same way for every map.",
+           "先让任务 E.1 通过。画在给定的 Axes 上，每个 (查询, 键) 对一个格子，颜色范围固定，每张图都用同样的画法。"),
+        _t("image = ax.imshow(weights.T, cmap='Blues', vmin=0, vmax=1)  # on the ax you are given",
+           "image = ax.imshow(weights.T, cmap='Blues', vmin=0, vmax=1)  # 画在给定的 ax 上"),
+    ),
+    "F.3": Tiers(
+        _t("In a trained head a pronoun looks at the noun it refers to, and a verb at its subject or object rather than at 'the' or 'a'.",
+           "训练好的注意力头里，代词关注它所指的名词，动词关注它的主语或宾语，而不是 “the” 或 “a”。"),
+        _t("This pattern follows from Parts C and D being right: with the reference weights a correct block shows it. Make the maps of F.1 match first.",
+           "只要 C、D 两部分正确，这个模式就会出现：载入参考权重后，正确的模块会显示它。先让 F.1 的注意力图一致。"),
+        _t("attended, weights = self.attn(x, mask=mask)\nreturn self.norm(x + self.dropout(attended)), weights",
+           "attended, weights = self.attn(x, mask=mask)\nreturn self.norm(x + self.dropout(attended)), weights  # post-norm"),
     ),
 }
 
@@ -285,83 +300,3 @@ def fold(failed: Sequence) -> list[Entry]:
     order = {id(check): index for index, check in enumerate(failed)}
     return sorted(entries, key=lambda entry: order[id(entry.check)])
 
-
-# What each check proves, in Chinese (the English title is the check's own name).
-CHECK_TITLES_ZH: dict[str, str] = {
-    "attention_scores_shape": "attention_scores：批量、多头输入的输出形状",
-    "attention_scores_values": "attention_scores：数值等于 q·kᵀ/√d",
-    "attention_scores_any_leading_dims": "attention_scores：二维和五维输入都能用",
-    "attention_scores_dtype": "attention_scores：保持 float32 和 float16",
-    "masked_softmax_values": "masked_softmax：无掩码时的数值，每行和为 1",
-    "masked_softmax_mask": "masked_softmax：被屏蔽的键恰好为 0，其余和为 1",
-    "masked_softmax_broadcast_mask": "masked_softmax：(Lq, Lk) 的掩码能广播到 (B, H, Lq, Lk)",
-    "masked_softmax_fully_blocked": "masked_softmax：整行被屏蔽时全为 0，绝不出现 NaN",
-    "masked_softmax_fully_blocked_gradient": "masked_softmax：整行被屏蔽时梯度仍是有限值",
-    "masked_softmax_large_logits": "masked_softmax：很大的分数（×300）仍然有限且正确",
-    "masked_softmax_dtypes": "masked_softmax：保持 float16、bfloat16、float32 且不溢出",
-    "masked_softmax_no_inplace": "masked_softmax：不修改输入",
-    "masked_softmax_gradcheck": "masked_softmax：梯度通过 torch.autograd.gradcheck",
-    "masked_softmax_row_shift": "masked_softmax：给一行加上常数，结果不变",
-    "masked_softmax_by_hand": "masked_softmax：手写实现（不用库里的 softmax）",
-    "sdpa_shapes": "scaled_dot_product_attention：返回形状正确的 (output, weights)",
-    "sdpa_values": "scaled_dot_product_attention：有掩码和无掩码时的数值",
-    "sdpa_matches_torch": "scaled_dot_product_attention：与 torch 的 F.scaled_dot_product_attention 一致",
-    "sdpa_causal_future_independence": "scaled_dot_product_attention：有因果掩码时，未来不影响结果",
-    "sdpa_invariances": "scaled_dot_product_attention：键和值一起换顺序结果不变；各批次互相独立",
-    "sdpa_no_library": "scaled_dot_product_attention：由你自己的函数构成，不用库里的注意力",
-    "causal_mask_values": "causal_mask：方形和长方形掩码，键位置 ≤ 查询位置处为 True",
-    "causal_mask_matches_torch": "causal_mask：与 F.scaled_dot_product_attention 的 is_causal=True 一致",
-    "causal_mask_device": "causal_mask：接受 device= 并在该设备上创建掩码",
-    "self_attention_parameters": "SelfAttention：三个投影 W_q、W_k、W_v，各为 nn.Linear(dim, dim)",
-    "self_attention_shapes": "SelfAttention：返回 (output (B, S, dim), weights (B, S, S))",
-    "self_attention_values": "SelfAttention：权重相同时，输出和权重与参考实现一致",
-    "self_attention_mask": "SelfAttention：使用了掩码（True = 可以关注）",
-    "self_attention_gradients": "SelfAttention：梯度能传到 W_q、W_k、W_v",
-    "self_attention_invariances": "SelfAttention：位置换顺序，结果也跟着换；各批次互相独立",
-    "self_attention_no_library": "SelfAttention：由你自己的函数构成，不用库里的注意力",
-    "split_heads_shape": "split_heads：(B, S, H·Dh) -> (B, H, S, Dh)",
-    "split_heads_values": "split_heads：第 i 个头取特征 [i·Dh, (i+1)·Dh)",
-    "split_heads_other_sizes": "split_heads：其他尺寸、一个头、很多头",
-    "split_merge_noncontiguous": "split_heads 和 merge_heads：输入不连续时也能用",
-    "merge_heads_values": "merge_heads：(B, H, S, Dh) -> (B, S, H·Dh)，各头并排",
-    "split_merge_inverse": "merge_heads 与 split_heads 互为逆操作",
-    "mha_parameters": "MultiHeadAttention：W_q、W_k、W_v、W_o 为 nn.Linear(E, E)，还有 self.dropout",
-    "mha_no_bias": "MultiHeadAttention：bias=False 时投影没有偏置",
-    "mha_value_error": "MultiHeadAttention：embed_dim 不能被 num_heads 整除时抛出 ValueError",
-    "mha_shapes": "MultiHeadAttention：输出 (B, Lq, E)，每个头的权重 (B, H, Lq, Lk)",
-    "mha_values": "MultiHeadAttention：权重相同时，自注意力结果与参考实现一致",
-    "mha_cross_and_defaults": "MultiHeadAttention：交叉注意力；key 默认为 query，value 默认为 key",
-    "mha_mask": "MultiHeadAttention：(Lq, Lk) 和 (B, 1, Lq, Lk) 的掩码能在各头上广播",
-    "mha_matches_torch": "MultiHeadAttention：参数相同时与 torch 的 nn.MultiheadAttention 一致",
-    "mha_eval_dropout_off": "MultiHeadAttention：eval 模式下 dropout 关闭",
-    "mha_train_dropout": "MultiHeadAttention：训练模式下 dropout 生效，返回 dropout 之前的权重",
-    "mha_gradients": "MultiHeadAttention：梯度能传到 W_q、W_k、W_v 和 W_o",
-    "mha_gradcheck": "MultiHeadAttention：梯度通过 torch.autograd.gradcheck",
-    "mha_invariances": "MultiHeadAttention：查询换顺序，输出也跟着换；各批次互相独立",
-    "mha_no_library": "MultiHeadAttention：由你自己的函数构成，不用库里的注意力",
-    "block_parameters": "AttentionBlock：self.attn（MultiHeadAttention）、self.norm（nn.LayerNorm(E)）和 self.dropout",
-    "block_shapes": "AttentionBlock：返回 (y (B, S, E), weights (B, H, S, S))",
-    "block_values": "AttentionBlock：y = norm(x + dropout(attn(x)))，与参考实现一致",
-    "block_mask": "AttentionBlock：掩码传到了注意力",
-    "block_dropout": "AttentionBlock：eval 模式下 dropout 关闭、训练模式下生效；权重取 dropout 之前的",
-    "block_gradients": "AttentionBlock：梯度能传到注意力和 LayerNorm",
-    "block_causal_future_independence": "AttentionBlock：有因果掩码时，后面的位置不影响前面的输出",
-    "plot_attention_returns_axes": "plot_attention：返回画着热力图的 Axes",
-    "plot_attention_tick_labels": "plot_attention：查询在横轴（x 刻度），键在纵轴（y 刻度）",
-    "plot_attention_cell_values": "plot_attention：(查询, 键) 位置的格子显示这一对的权重",
-    "plot_attention_colorbar": "plot_attention：有颜色条",
-    "plot_attention_color_range": "plot_attention：颜色范围固定为 [0, 1]",
-    "plot_attention_axis_labels": "plot_attention：两个坐标轴都有标签",
-    "plot_attention_uses_given_axes": "plot_attention：画在 ax= 给定的 Axes 上",
-    "plot_attention_title": "plot_attention：显示给定的 title=",
-    "reference_weights_load": "参考权重：能载入你的 AttentionBlock",
-    "trained_maps_match": "参考权重：你的模块的注意力图与参考模型相同",
-    "trained_heatmaps_look_alike": "参考权重：你的热力图与参考热力图看起来一样",
-    "pronoun_attends_to_antecedent": "参考权重：代词关注它的先行词",
-    "pronoun_model_output": "参考权重：整个模型的输出一致",
-}
-
-
-def check_title(check_id: str, name: str, lang: str = "en") -> str:
-    """The check's title in lang (its own English name when no translation exists)."""
-    return CHECK_TITLES_ZH.get(check_id, name) if lang == "zh" else name

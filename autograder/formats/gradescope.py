@@ -1,6 +1,7 @@
 """Gradescope's results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/)."""
 from __future__ import annotations
 
+from autograder.hints import first_tier
 from autograder.results import PASSED, SubmissionResult
 
 STATUS = {PASSED: "passed"}
@@ -11,8 +12,9 @@ def to_gradescope(result: SubmissionResult) -> dict:
     tests = []
     for number, check in enumerate(result.checks, start=1):
         lines = [check.message] if check.message else []
-        if check.hint and not check.passed:
-            lines.append(f"Hint: {check.hint}")
+        hint = first_tier(check.check_id, check.task) or check.hint  # the first tier: the idea, never code
+        if hint and not check.passed:
+            lines.append(f"Hint: {hint}")
         tests.append(
             {
                 "name": f"{check.task} {check.name}",

@@ -11,13 +11,15 @@ import base64
 from pathlib import Path
 from typing import Any
 
+from autograder.hints import first_tier
 from autograder.results import CheckResult, SubmissionResult
 
 MAX_IMAGE_BYTES = 600_000  # all embedded images together, well below PrairieLearn's 1 MB cap
 
 
 def _message(check: CheckResult) -> str:
-    lines = [line for line in (check.message, check.mistake_message, check.hint) if line]
+    hint = first_tier(check.check_id, check.task) or check.hint  # the first tier: the idea, never code
+    lines = [line for line in (check.message, check.mistake_message, hint) if line]
     return "\n".join(lines)
 
 

@@ -216,9 +216,9 @@ def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
 
     横轴 = Query 位置，用 query_tokens 标注；纵轴 = Key 位置，用 key_tokens 标注。
     颜色越深表示权重越高：使用由浅到深的颜色映射，例如 "Blues"（imshow 的默认 viridis 和
-    seaborn 的默认颜色映射都是由深到浅）。颜色范围固定为 [0, 1]，加颜色条和坐标轴标签，给了 title
-    就显示标题。给了 `ax` 时画在这个 Axes 上（不是当前的 Axes：用 ax.imshow，不用 plt.imshow）并返回它；
-    否则新建一张图。
+    seaborn 的默认颜色映射都是由深到浅）。颜色范围固定为 [0, 1]，加颜色条和坐标轴标签。给了 `ax` 时画在
+    这个 Axes 上（不是当前的 Axes：用 ax.imshow，不用 plt.imshow）并返回它；否则新建一张图。给了
+    `title` 时，它就是这个 Axes 的标题（用 ax.set_title(title)，不是 fig.suptitle）。
     """
     ### BEGIN SOLUTION
     matrix = torch.as_tensor(weights).detach().to("cpu", torch.float64)  # (Lq, Lk)
