@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import html
 import io
 import os
 import re
@@ -20,6 +21,7 @@ import pytest
 
 from autograder import plotting
 from autograder.errors import AttnkitError
+from autograder.hints import first_tier
 from autograder.formats.csvfile import grades_csv
 from autograder.formats.dashboard import render_dashboard, render_summary
 from autograder.formats.html import render_html
@@ -208,7 +210,7 @@ def test_markdown_has_parts_checks_hints_mistake_seed_and_events() -> None:
     assert "**Score: 4 / 14 (28.6%)**" in text
     assert "| A. Scaled dot-product attention | 2 / 6 |" in text
     assert "❌ failed: sdpa.values: does what the contract says (0 / 3)" in text
-    assert "Hint: Scale the scores by 1/sqrt(Dh) before the softmax." in text
+    assert f"Hint: {first_tier('sdpa.values', 'A.1')}" in text  # the first tier: the idea (autograder.hints)
     assert "- **scale_by_d**: You divided the scores by d_model instead of sqrt(head_dim)." in text
     assert "`--seed 987654`" in text
     assert "- worker timed out after 10 s in split_heads; restarted" in text
@@ -308,7 +310,7 @@ def test_html_hidden_check_shows_name_and_points_only(bob_dir: Path) -> None:
 def test_html_shows_score_parts_hint_mistake_seed_events(bob_dir: Path) -> None:
     page = render_html(buggy_result(), bob_dir)
     for text in (
-        "Score: 4 / 14 (28.6%)", "A. Scaled dot-product attention", "Scale the scores by 1/sqrt(Dh)",
+        "Score: 4 / 14 (28.6%)", "A. Scaled dot-product attention", html.escape(first_tier("sdpa.values", "A.1")),
         "You divided the scores by d_model", "--seed 987654", "worker timed out after 10 s in split_heads",
         '<span class="badge failed">failed</span>', '<span class="badge error">error</span>',
     ):

@@ -247,7 +247,7 @@ def test_plot_attention_light_to_dark(student):
         return  # the drawing does not say which colours it uses: nothing to hold against it
     low, high = ends
     if low - high < LIGHTNESS_MARGIN:
-        raise fail(f"the colour map '{heatmap.cmap}' does not go from light (weight 0) to dark (weight 1), so the strongest cell is not the darkest one: use a light-to-dark map such as 'Blues'")
+        raise CheckFailure.keyed("heatmap_dark_to_light", cmap=heatmap.cmap)
 
 
 @check("E.1", 1, "plot_attention: both axes have a label", hint="ax.set_xlabel('query position'); ax.set_ylabel('key position')")

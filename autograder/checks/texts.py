@@ -110,6 +110,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "plot_attention_cell_values": _text("plot_attention：(query, key) 处的格子显示这一对的权重", "imshow 从上到下画行：显示 weights.T，让每一行是一个 key"),
     "plot_attention_colorbar": _text("plot_attention：有颜色条", "fig.colorbar(image, ax=ax)，或 seaborn.heatmap 的 cbar=True"),
     "plot_attention_color_range": _text("plot_attention：颜色范围固定为 [0, 1]", "vmin=0, vmax=1（imshow 和 seaborn.heatmap 都接受）"),
+    "plot_attention_light_to_dark": _text("plot_attention：颜色越深表示权重越高（由浅到深的颜色映射）", "cmap='Blues'（或其他由浅到深的颜色映射；imshow 默认的 viridis 是由深到浅）"),
     "plot_attention_axis_labels": _text("plot_attention：两条坐标轴都有标签", "ax.set_xlabel('Query 位置')；ax.set_ylabel('Key 位置')"),
     "plot_attention_uses_given_axes": _text("plot_attention：画在 ax= 给出的 Axes 上", "`if ax is None: fig, ax = plt.subplots()`；然后画在 ax 上，不要用 `plt.gca()`"),
     "plot_attention_title": _text("plot_attention：显示传入的 title=", "`if title: ax.set_title(title)`"),
@@ -141,6 +142,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "causal_mask_device": {
         "en": "causal_mask(3, 4, device='meta') returned a mask on {got}: make the mask on the device it is given (device=device), so that it sits next to inputs on a GPU",
         "zh": "causal_mask(3, 4, device='meta') 返回的掩码在 {got} 上：掩码要建在给定的 device 上（device=device），这样才会和 GPU 上的输入在一起",
+    },
+    "heatmap_dark_to_light": {
+        "en": "the colour map '{cmap}' does not go from light (weight 0) to dark (weight 1), so the strongest cell is not the darkest one: use a light-to-dark map such as 'Blues'",
+        "zh": "颜色映射 '{cmap}' 不是由浅（权重 0）到深（权重 1），所以权重最大的格子不是颜色最深的：请使用由浅到深的颜色映射，例如 'Blues'",
     },
     "mask_dtype": {
         "en": "{where} returned dtype {got}, expected {expected}: a mask is a bool tensor (True = may attend, False = blocked)",
