@@ -18,7 +18,6 @@ from autograder.checks.support import expect_close, expect_pair, expect_tensor, 
 from autograder.mistakes import MISTAKES, diagnose
 from autograder.worker.protocol import Handle
 
-ATTENTION_LIBRARY = {"scaled_dot_product_attention", "multi_head_attention_forward", "_native_multi_head_attention"}
 PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
 Params = dict[str, torch.Tensor]
 Variants = list[tuple[str, Any]]

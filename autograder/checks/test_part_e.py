@@ -19,6 +19,8 @@ import torch
 
 from autograder.checks.plugin import CheckFailure, check
 from autograder.checks.texts import key_of_english
+from autograder.checks.support import source_facts
+from autograder.integrity.rules import figure_verdict
 from autograder.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
@@ -48,8 +50,16 @@ def fail(message: str, mistake: str = "") -> CheckFailure:
     return CheckFailure(message)
 
 
+def expect_trusted_figure(student: Student) -> None:
+    """A figure's description earns points only when the source cannot have forged it."""
+    verdict = figure_verdict(source_facts(student))
+    if not verdict.passed:
+        raise CheckFailure(verdict.message, flags=verdict.flags)
+
+
 def drawing(student: Student) -> dict:
     """plot_attention(probe, query tokens, key tokens, title=TITLE) described; once per submission."""
+    expect_trusted_figure(student)
     if _drawn.get("student") is not student:
         _drawn.clear()
         description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), title=TITLE)
@@ -229,6 +239,7 @@ def test_plot_attention_axis_labels(student):
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", hint="if ax is None: fig, ax = plt.subplots(); then draw on ax, never on plt.gca()")
 def test_plot_attention_uses_given_axes(student):
     drawn(student)
+    expect_trusted_figure(student)
     description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES)
     given = description.get("given_axes", -1) if isinstance(description, dict) else -1
     if not isinstance(given, int) or given < 0 or description.get("target") != given:

@@ -367,9 +367,10 @@ class Student:
         message = {"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "seed": seed, "noncontiguous": list(noncontiguous)}
         return self.request(message, name)
 
-    def traced_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+    def traced_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, dict]:
+        """The value, and the trace: {"ops": torch function names, "aten": operators, "probe": the tripwire's trace}."""
         result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "trace": True}, name)
-        return result["value"], list(result["ops"])
+        return result["value"], result
 
     def echo_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[Any]]:
         """Call, and get back the arguments as the call left them."""

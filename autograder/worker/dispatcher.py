@@ -15,15 +15,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from autograder.worker.protocol import Handle, Refused
 
 STUDENT_MODULE = "attention"
-LIBRARY_FUNCTIONS = {
-    "softmax", "log_softmax", "_softmax", "_log_softmax", "scaled_dot_product_attention",
-    "_scaled_dot_product_attention_math", "_scaled_dot_product_flash_attention_for_cpu",
-    "multi_head_attention_forward", "_native_multi_head_attention", "special_softmax",
-}
+MAX_TRACED_NAMES = 512  # names reported per traced call (a call uses a few dozen)
 
 
 class StudentRaised(Exception):
@@ -154,7 +151,7 @@ class Dispatcher:
         if request.get("trace"):
             with OpTracer() as tracer:
                 value = target(*args, **kwargs)
-            return {"value": self._export(value), "ops": sorted(tracer.seen)}
+            return {"value": self._export(value), **tracer.report(), "probe": probe_tracer()}
         value = target(*args, **kwargs)
         if request.get("echo"):  # the arguments as they are after the call (to spot in-place changes)
             return {"value": self._export(value), "args": [self._export(a) for a in args]}
@@ -286,15 +283,63 @@ def _strided(args: list, positions: list) -> list:
     return args
 
 
-class OpTracer(torch.overrides.TorchFunctionMode):
-    """Records the torch functions a call uses (to spot library softmax / attention)."""
+class _FunctionNames(torch.overrides.TorchFunctionMode):
+    """Every torch function called through Python (torch.softmax, F.softmax, Tensor.softmax...)."""
 
-    def __init__(self):
+    def __init__(self, seen: set[str]):
         super().__init__()
-        self.seen: set[str] = set()
+        self.seen = seen
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        name = getattr(func, "__name__", str(func))
-        if name in LIBRARY_FUNCTIONS:
-            self.seen.add(name)
+        self.seen.add(str(getattr(func, "__name__", func)))
         return func(*args, **(kwargs or {}))
+
+
+class _AtenOps(TorchDispatchMode):
+    """Every aten operator that runs, however it was reached (torch.ops, C-level calls, aliases)."""
+
+    def __init__(self, seen: set[str]):
+        super().__init__()
+        self.seen = seen
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.seen.add(str(func))  # aten._softmax.default
+        return func(*args, **(kwargs or {}))
+
+
+class OpTracer:
+    """Records what a call runs, at two levels: torch function names and aten operators.
+
+    It records everything and judges nothing: which names break a rule is decided in the grader
+    (autograder.integrity.rules), where the student's code cannot change the lists.
+    """
+
+    def __init__(self) -> None:
+        self.functions: set[str] = set()
+        self.aten: set[str] = set()
+        self._modes = (_FunctionNames(self.functions), _AtenOps(self.aten))
+
+    def __enter__(self) -> OpTracer:
+        for mode in self._modes:
+            mode.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for mode in reversed(self._modes):
+            mode.__exit__(*exc)
+
+    def report(self) -> dict:
+        return {"ops": sorted(self.functions)[:MAX_TRACED_NAMES], "aten": sorted(self.aten)[:MAX_TRACED_NAMES]}
+
+
+def probe_tracer() -> dict:
+    """A tripwire: trace a known library softmax, reached two ways, after the student's call.
+
+    The grader expects `softmax` among the functions and `aten._softmax.default` among the
+    operators; when either is missing, the tracing machinery was patched or switched off.
+    """
+    scores = torch.zeros(1, 2)
+    with OpTracer() as tracer:
+        torch.softmax(scores, -1)
+        torch.ops.aten._softmax.default(scores, -1, False)
+    return tracer.report()
