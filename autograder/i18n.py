@@ -105,6 +105,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "dash.submission": {"en": "Submission", "zh": "提交"},
     "dash.status_mistakes": {"en": "Status / mistakes", "zh": "状态 / 错误"},
     "dash.events": {"en": "Events", "zh": "事件"},
+    "dash.integrity": {"en": "Integrity flags (instructor only)", "zh": "诚信标记（仅教师可见）"},
+    "dash.no_flags": {"en": "No submission raised an integrity flag.", "zh": "没有提交触发诚信标记。"},
+    "dash.flags": {"en": "Flags", "zh": "标记"},
+    "dash.similar": {"en": "Most similar pairs of answers", "zh": "答案最相似的提交对"},
+    "dash.no_similar": {"en": "No pair of submissions reaches the similarity threshold.", "zh": "没有提交对达到相似度阈值。"},
+    "dash.similarity": {"en": "Similarity", "zh": "相似度"},
 }
 
 

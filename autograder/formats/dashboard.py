@@ -10,6 +10,8 @@ from autograder.formats.html import bar, esc, page, png_data_uri
 from autograder.formats.markdown import inline
 from autograder.formats.view import number, percent
 from autograder.i18n import part_title, t
+from autograder.integrity.similarity import THRESHOLD as SIMILARITY_THRESHOLD
+from autograder.integrity.similarity import Pair
 from autograder.plotting import render_histogram
 from autograder.results import BatchResult, SubmissionResult
 
@@ -61,7 +63,32 @@ def _link(result: SubmissionResult, folder: str) -> str:
     return f'<a href="{esc(feedback_href(folder))}">{esc(result.submission)}</a>'
 
 
-def render_dashboard(batch: BatchResult, lang: str = "en", *, folders: Sequence[str] | None = None) -> str:
+def _flags_html(batch: BatchResult, folder_of: dict[int, str], lang: str) -> str:
+    flagged = [s for s in sorted(batch.submissions, key=lambda s: s.submission) if s.flags]
+    if not flagged:
+        return f"<p>{esc(t('dash.no_flags', lang))}</p>"
+    rows = [
+        f"<tr><td>{_link(s, folder_of[id(s)])}</td><td>"
+        + "<br>".join(f"<b>{esc(f.code)}</b>{esc(f' (part {f.part})' if f.part else '')}: {esc(f.detail)}" for f in s.flags)
+        + "</td></tr>"
+        for s in flagged
+    ]
+    return _table((t("dash.submission", lang), t("dash.flags", lang)), rows)
+
+
+def _similar_html(pairs: Sequence[Pair], lang: str) -> str:
+    shown = [p for p in pairs if p.score >= SIMILARITY_THRESHOLD]
+    if not shown:
+        return f"<p>{esc(t('dash.no_similar', lang))}</p>"
+    rows = [
+        f'<tr><td>{esc(p.a)}<br>{esc(p.b)}</td><td class="num">{p.score:.2f}</td>'
+        f'<td><pre>{esc(chr(10).join(p.passages_a))}</pre></td><td><pre>{esc(chr(10).join(p.passages_b))}</pre></td></tr>'
+        for p in shown
+    ]
+    return _table((t("dash.submission", lang), t("dash.similarity", lang), "A", "B"), rows, numeric=(1,))
+
+
+def render_dashboard(batch: BatchResult, lang: str = "en", *, folders: Sequence[str] | None = None, similar: Sequence[Pair] = ()) -> str:
     """The class dashboard; `folders[i]` is the result folder of `batch.submissions[i]` (default: its name)."""
     folders = list(folders) if folders is not None else [s.submission for s in batch.submissions]
     if len(folders) != len(batch.submissions):
@@ -87,6 +114,10 @@ def render_dashboard(batch: BatchResult, lang: str = "en", *, folders: Sequence[
         body.append(_table((t("dash.submission", lang), t("dash.reason", lang)), rows))
     else:
         body.append(f"<p>{esc(t('dash.none_failed', lang))}</p>")
+    body += [
+        f"<h2>{esc(t('dash.integrity', lang))}</h2>", _flags_html(batch, folder_of, lang),
+        f"<h2>{esc(t('dash.similar', lang))}</h2>", _similar_html(similar, lang),
+    ]
     slow_rows = [
         f"<tr><td>{_link(s, folder_of[id(s)])}</td><td class=\"num\">{s.execution_time:.2f}</td>"
         f"<td>{esc('; '.join(s.events))}</td></tr>"

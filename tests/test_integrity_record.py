@@ -1,0 +1,53 @@
+"""Integrity flags on the record (issue 12): in attnkit.json, grades.csv and the dashboard; never on the student's page."""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import replace
+from pathlib import Path
+
+from autograder.formats.csvfile import grades_csv
+from autograder.formats.dashboard import render_dashboard
+from autograder.formats.html import render_html
+from autograder.formats.markdown import render_markdown
+from autograder.integrity.flags import EVASION, Flag
+from autograder.integrity.record import strict
+from autograder.integrity.similarity import Pair
+from autograder.results import BatchResult, SubmissionResult
+from sample_results import correct_result
+
+FLAG = Flag(EVASION, "in masked_softmax: sys._getframe (line 12)", "A")
+
+
+def flagged() -> SubmissionResult:
+    return replace(correct_result(), flags=(FLAG,))
+
+
+def test_flags_survive_the_json_round_trip() -> None:
+    result = flagged()
+    assert SubmissionResult.from_dict(result.to_dict()).flags == (FLAG,)
+
+
+def test_flags_are_in_grades_csv_and_on_the_dashboard_only(tmp_path: Path) -> None:
+    result = flagged()
+    row = next(csv.DictReader(io.StringIO(grades_csv(BatchResult((result,))))))
+    assert row["integrity_flags"] == "evasion(A)"
+    assert row["score"] == str(int(result.score)) == str(int(correct_result().score))  # a flag alone changes no score
+    dashboard = render_dashboard(BatchResult((result,)))
+    assert "sys._getframe (line 12)" in dashboard
+    student_pages = render_html(result, tmp_path) + render_markdown(result)
+    assert "sys._getframe" not in student_pages and EVASION not in student_pages
+
+
+def test_similar_pairs_show_side_by_side_above_the_threshold_only() -> None:
+    pairs = [Pair("alice", "bob", 0.91, ("def f(x):\n    return x",), ("def g(y):\n    return y",)), Pair("carol", "dave", 0.2)]
+    page = render_dashboard(BatchResult((correct_result(),)), similar=pairs)
+    assert "def g(y):" in page and "0.91" in page and "carol" not in page
+
+
+def test_strict_zeroes_the_flagged_part_only() -> None:
+    result = correct_result()
+    checks = strict(result.checks, (FLAG,))
+    assert all(c.points == 0 for c in checks if c.part == "A")
+    assert [c.points for c in checks if c.part != "A"] == [c.points for c in result.checks if c.part != "A"]
+    assert any(c.points for c in checks)
