@@ -20,10 +20,12 @@ import torch
 from autograder.checks.plugin import CheckFailure, check
 from autograder.checks.texts import key_of_english
 from autograder.checks.support import source_facts
-from autograder.integrity.rules import figure_verdict
 from autograder.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
+from autograder.integrity.figure import figure_problem
+from autograder.integrity.flags import TAMPER, Flag
+from autograder.integrity.rules import figure_verdict
 from autograder.mistakes import MISTAKES
 from autograder.results import Artifact
 from autograder.worker.client import Student
@@ -74,10 +76,15 @@ def draw(student: Student) -> tuple[dict, Heatmap]:
     if returned not in ("Axes", "AxesSubplot"):
         raise CheckFailure.keyed("plot_returned", kind=str(returned))
     try:
-        return description, read_heatmap(description)
+        heatmap = read_heatmap(description)
     except UnreadablePlot as error:
         key = key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
         raise (CheckFailure(str(error), key=key) if key else fail(str(error))) from None
+    problem = figure_problem(description)
+    if problem:  # the description is not what the image shows: the figure earns nothing
+        flag = Flag(TAMPER, f"plot_attention: {problem}", "E")
+        raise CheckFailure(f"your figure could not be read reliably: {problem}", flags=(flag,))
+    return description, heatmap
 
 
 def drawn(student: Student) -> tuple[dict, Heatmap]:

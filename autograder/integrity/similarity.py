@@ -74,19 +74,37 @@ def rank_pairs(texts: dict[str, str], boilerplate: np.ndarray | None = None, top
     import copydetect
 
     prints = {name: _fingerprint(name, text, boilerplate) for name, text in sorted(texts.items()) if text.strip()}
-    sets = {name: frozenset(int(h) for h in fp.hashes) for name, fp in prints.items()}
-    scored = []
-    for a, b in itertools.combinations(sorted(sets), 2):
-        if not sets[a] or not sets[b]:
-            continue
-        common = len(sets[a] & sets[b])
-        scored.append(((common / len(sets[a]) + common / len(sets[b])) / 2, a, b))
-    scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+    names = [name for name, fp in prints.items() if len(fp.hashes)]
+    scored = _score_all_pairs(names, [frozenset(int(h) for h in prints[n].hashes) for n in names])
     pairs = []
     for score, a, b in scored[:top]:
         _, _, (slices_a, slices_b) = copydetect.compare_files(prints[a], prints[b])
         pairs.append(Pair(a, b, round(score, 4), _passages(texts[a], slices_a), _passages(texts[b], slices_b)))
     return pairs
+
+
+def _score_all_pairs(names: list[str], sets: list[frozenset[int]]) -> list[tuple[float, str, str]]:
+    """(score, a, b) for every pair, best first. Counted through an inverted index (hash -> the
+    submissions that hold it), grouped by identical holder sets: a batch of near-copies shares
+    most groups, and a fingerprint held by one submission costs nothing."""
+    groups: dict[tuple[int, ...], int] = {}
+    holders: dict[int, list[int]] = {}
+    for number, hashes in enumerate(sets):
+        for value in hashes:
+            holders.setdefault(value, []).append(number)
+    for members in holders.values():
+        if len(members) > 1:
+            key = tuple(members)
+            groups[key] = groups.get(key, 0) + 1
+    common = np.zeros((len(names), len(names)), dtype=np.int64)
+    for members, weight in groups.items():
+        rows = np.array(members)
+        common[np.ix_(rows, rows)] += weight
+    sizes = np.array([len(s) for s in sets], dtype=np.float64)
+    score = (common / sizes[:, None] + common / sizes[None, :]) / 2.0
+    first, second = np.triu_indices(len(names), 1)
+    order = np.lexsort((second, first, -score[first, second]))
+    return [(float(score[first[i], second[i]]), names[first[i]], names[second[i]]) for i in order]
 
 
 def answer_text(path: Path) -> str:
