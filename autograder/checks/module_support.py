@@ -65,14 +65,14 @@ def build_student(student: Any, cls: str, args: tuple, state: Params, seed: int,
     return handle
 
 
-def load_weights(student: Any, handle: Handle, state: Params, owner: str, names: tuple[str, ...]) -> None:
+def load_weights(student: Any, handle: Handle, state: Params, owner: str, names: tuple[str, ...], private: bool = False) -> None:
     """Load `state` (the contract's parameter names) into the student's module.
 
     Only names in `state` that the module lacks fail: extra parameters, buffers or submodules the
     student keeps are allowed by the contract (they stay as the student's __init__ made them, and
     the values decide).
     """
-    loaded = student.load_state_dict(handle, state, where=f"{owner}.load_state_dict(...)", strict=False)
+    loaded = student.load_state_dict(handle, state, where=f"{owner}.load_state_dict(...)", strict=False, private=private)
     if not isinstance(loaded, dict):
         raise CheckFailure.keyed("load_no_account", where=owner)
     absent = sorted(str(k) for k in loaded.get("unexpected", []))

@@ -59,6 +59,8 @@ class TemplateError(RuntimeError):
 
 SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's folders are found and removed
 KEEPER_REPORT_SECONDS = 2.0  # how long the grader waits for a keeper to report how its worker ended
+PRIVATE_OUTPUT_NOTE = "[the output of the worker that held the grader's reference weights is not shown]\n"
+PRIVATE_MESSAGE_NOTE = "(the message is not shown: it was raised after the grader loaded its reference weights)"
 TEMPLATE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LD_LIBRARY_PATH", "MPLCONFIGDIR", "VIRTUAL_ENV")
 
 
@@ -241,6 +243,7 @@ class Student:
     _import_failure: str = ""
     _generation: int = 0
     _hung: dict[str, str] = field(default_factory=dict)  # where -> the timeout it hit
+    _private_worker: int = 0  # the worker generation that holds private data (0: none)
 
     # -- life cycle ------------------------------------------------------------------------
     def _ensure_worker(self) -> WorkerProcess:
@@ -300,6 +303,8 @@ class Student:
         if dropped:
             text += f"\n[... {dropped} more bytes of output dropped: the first {self.config.output_bytes} bytes are kept]"
             self.events.append(f"your code printed {total} bytes; the first {self.config.output_bytes} are kept with the results and the other {dropped} were dropped (grading went on)")
+        if text and self._private_worker == self._generation:  # it held private data: none of it is shown
+            text = PRIVATE_OUTPUT_NOTE
         if text:
             self.output.append(text)
 
@@ -347,6 +352,8 @@ class Student:
                 raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
             if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
                 raise WorkerFailure(f"{where} went over the {self.config.memory_bytes >> 30} GiB memory limit")
+            if self._holds_private():
+                text = PRIVATE_MESSAGE_NOTE
             raise StudentException(kind, text[:500], frames, where)
         raise WorkerFailure(f"the worker answered {str(status)[:100]!r} in {where}")
 
@@ -393,7 +400,17 @@ class Student:
     def state_dict(self, handle: Handle, where: str = "") -> dict:
         return self.request({"op": "state_dict", "handle": handle}, where or "state_dict()")
 
-    def load_state_dict(self, handle: Handle, state: dict, where: str = "", strict: bool = True) -> dict:
+    def _holds_private(self) -> bool:
+        return self._worker is not None and self._private_worker == self._generation
+
+    def load_state_dict(self, handle: Handle, state: dict, where: str = "", strict: bool = True, private: bool = False) -> dict:
+        """Load a state into a module; `private`: the state is not public (the Part F reference
+        weights): nothing this worker prints reaches the feedback, nor the messages it raises
+        after the load."""
+        if private and not self._holds_private():
+            self._ensure_worker()
+            if self._worker is not None:  # the in-process backend has no separate output to guard
+                self._private_worker = self._generation
         return self.request({"op": "load_state_dict", "handle": handle, "state": state, "strict": strict}, where or "load_state_dict()")
 
     def train(self, handle: Handle, mode: bool, where: str = "") -> bool:
