@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import random
 import re
 import statistics
@@ -40,6 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--sample-pairs", type=int, default=200)
+    parser.add_argument("--out", default=str(REPO / "bench" / "INTEGRITY.md"), help="the Markdown file to write")
     args = parser.parse_args()
     import copydetect
 
@@ -67,11 +69,21 @@ def main() -> None:
         copydetect.compare_files(prints[a], prints[b])
     per_pair = (time.perf_counter() - started) / len(sample)
     all_pairs = per_pair * len(pairs)
-    print(f"submissions: {args.n} ({len(pairs)} pairs)")
-    print(f"static pass: median {statistics.median(times) * 1000:.1f} ms per submission, {sum(times):.2f} s for the batch")
-    print(f"similarity ranking (attnkit): {ranking:.2f} s for the batch, of which copydetect's fingerprints (pygments) {fingerprints:.2f} s")
-    print(f"copydetect compare_files on every pair: {per_pair * 1000:.2f} ms a pair -> {all_pairs:.1f} s (estimated from {len(sample)} pairs)")
-    print(f"ratio copydetect all pairs / attnkit ranking: {all_pairs / ranking:.1f}x")
+    lines = [
+        "# Integrity bench (bench/integrity.py)", "",
+        f"Command: `.venv/bin/python bench/integrity.py --n {args.n}`; load average before: {os.getloadavg()[0]:.2f}.", "",
+        "| what | time |", "| --- | --- |",
+        f"| static pass, per submission (median) | {statistics.median(times) * 1000:.1f} ms |",
+        f"| static pass, {args.n} submissions | {sum(times):.2f} s |",
+        f"| similarity ranking, {args.n} submissions ({len(pairs)} pairs) | {ranking:.2f} s |",
+        f"| of which copydetect's fingerprints (pygments), measured apart | {fingerprints:.2f} s |",
+        f"| alternative: copydetect `compare_files` on every pair ({per_pair * 1000:.2f} ms a pair, {len(sample)} sampled) | {all_pairs:.1f} s |",
+        f"| ratio alternative / attnkit ranking | {all_pairs / ranking:.1f}x |",
+    ]
+    print("\n".join(lines))
+    from autograder.results import write_atomic
+
+    write_atomic(Path(args.out), "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
