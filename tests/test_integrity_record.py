@@ -10,8 +10,9 @@ from autograder.formats.csvfile import grades_csv
 from autograder.formats.dashboard import render_dashboard
 from autograder.formats.html import render_html
 from autograder.formats.markdown import render_markdown
-from autograder.integrity.flags import EVASION, Flag
-from autograder.integrity.record import strict
+from autograder.integrity.flags import EVASION, FAKE_RESULTS, FILE_ACCESS, NETWORK, PROCESS, SIGNAL, Flag
+from autograder.integrity.record import event_flags, source_flags, strict
+from autograder.integrity.static import analyze
 from autograder.integrity.similarity import Pair
 from autograder.results import BatchResult, SubmissionResult
 from sample_results import correct_result
@@ -51,3 +52,21 @@ def test_strict_zeroes_the_flagged_part_only() -> None:
     assert all(c.points == 0 for c in checks if c.part == "A")
     assert [c.points for c in checks if c.part != "A"] == [c.points for c in result.checks if c.part != "A"]
     assert any(c.points for c in checks)
+
+
+HOSTILE_FLAGS = {  # tests/hostile payloads -> the flag the static pass puts on their record
+    "network": NETWORK, "kill_parent": SIGNAL, "sigterm_ignored": SIGNAL, "snoop": FILE_ACCESS, "huge_file": FILE_ACCESS,
+    "fake_results": FAKE_RESULTS, "fork_swarm": PROCESS, "daemon": PROCESS, "patch_comparisons": EVASION,
+}
+
+
+def test_hostile_payloads_carry_their_flags() -> None:
+    hostile = Path(__file__).resolve().parent / "hostile"
+    for name, code in HOSTILE_FLAGS.items():
+        flags = source_flags(analyze([(1, (hostile / f"{name}.py").read_text(encoding="utf-8"))]))
+        assert code in {f.code for f in flags}, (name, flags)
+
+
+def test_limits_hit_are_flagged_from_events_and_messages() -> None:
+    texts = ["timed out after 10 s in causal_mask", "causal_mask went over the 2 GiB memory limit", "part of your file could not run"]
+    assert [f.detail for f in event_flags(texts + texts[:1])] == texts[:2]

@@ -36,8 +36,9 @@ def source_flags(facts: SourceFacts) -> list[Flag]:
     return flags
 
 
-def event_flags(events: list[str] | tuple[str, ...]) -> list[Flag]:
-    return [Flag(RESOURCE_LIMIT, event) for event in events if any(word in event for word in LIMIT_WORDS)]
+def event_flags(texts: list[str] | tuple[str, ...]) -> list[Flag]:
+    """Resource limits hit, from the worker's events and the checks' messages (each text once)."""
+    return [Flag(RESOURCE_LIMIT, text[:300]) for text in dict.fromkeys(texts) if any(word in text for word in LIMIT_WORDS)]
 
 
 def merge(*groups: list[Flag] | tuple[Flag, ...]) -> tuple[Flag, ...]:

@@ -43,10 +43,10 @@ EVASION_ATTRIBUTES = frozenset({
     "f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame", "cr_frame", "__globals__", "__code__", "__closure__",
     "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__getattribute__", "__self__", "__func__",
     "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__setattr__", "__delattr__", "__class__",
-    "__defaults__", "__kwdefaults__", "__module__", "sys",
+    "__defaults__", "__kwdefaults__", "sys",
 })
 EVASION_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "globals", "vars", "locals", "breakpoint", "__builtins__", "__loader__", "__spec__"})
-NAME_LOOKUPS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+NAME_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
 FILE_NAMES = frozenset({
     "open", "shutil", "glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes", "write_text",
     "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
@@ -55,7 +55,7 @@ CALLED_IS_FINE = frozenset({"modules"})  # nn.Module.modules() is a method; sys.
 NETWORK_NAMES = frozenset({"socket", "urllib", "http", "requests", "ftplib", "smtplib", "ssl", "asyncio", "xmlrpc"})
 PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "threading", "system", "popen", "fork", "forkpty", "execv", "execve", "spawnv", "posix_spawn", "pty"})
 SIGNAL_NAMES = frozenset({"signal", "kill", "killpg", "pidfd_send_signal", "tgkill"})
-SAFE_RECEIVERS = ("self", "cls")
+SAFE_RECEIVERS = ("self", "cls")  # the student's own objects (self.x, getattr(self, name), self.__dict__)
 MODULE_SCOPE = ""
 
 
@@ -220,6 +220,7 @@ class _Scanner(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         dotted = _dotted(node)
         receiver = dotted.split(".", 1)[0]
+        own = receiver in SAFE_RECEIVERS and node.attr not in ("__globals__", "__code__", "__closure__", "__subclasses__", "__mro__", "__bases__", "__base__", "__builtins__")
         if node.attr in SOFTMAX_NAMES | ATTENTION_NAMES and receiver not in SAFE_RECEIVERS:
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
@@ -230,7 +231,7 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, f"{dotted} (scripted or compiled code runs outside the trace)", node)
         elif node.attr in CALLED_IS_FINE and id(node) in self.called:
             pass
-        elif node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver not in SAFE_RECEIVERS and receiver != "super()"):
+        elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver != "super()")):
             self.add(EVASION, dotted, node)
         self._reach(node.attr, node)
         self.generic_visit(node)
@@ -247,7 +248,7 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node.func, ast.Attribute):
             self.called.add(id(node.func))
         if function in NAME_LOOKUPS and len(node.args) >= 2:
-            receiver = _dotted(node.args[0])
+            receiver = _dotted(node.args[0]).split(".", 1)[0]
             if _constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
                 self.add(EVASION, f"{function}(..) with a computed name", node)
             elif function in ("setattr", "delattr") and receiver not in SAFE_RECEIVERS:
