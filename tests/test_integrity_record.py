@@ -10,7 +10,7 @@ from autograder.formats.csvfile import grades_csv
 from autograder.formats.dashboard import render_dashboard
 from autograder.formats.html import render_html
 from autograder.formats.markdown import render_markdown
-from autograder.integrity.flags import EVASION, FAKE_RESULTS, FILE_ACCESS, NETWORK, PROCESS, SIGNAL, Flag
+from autograder.integrity.flags import EVASION, FAKE_RESULTS, FILE_ACCESS, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL, Flag
 from autograder.integrity.record import event_flags, source_flags, strict
 from autograder.integrity.static import analyze
 from autograder.integrity.similarity import Pair
@@ -56,7 +56,7 @@ def test_strict_zeroes_the_flagged_part_only() -> None:
 
 HOSTILE_FLAGS = {  # tests/hostile payloads -> the flag the static pass puts on their record
     "network": NETWORK, "kill_parent": SIGNAL, "sigterm_ignored": SIGNAL, "snoop": FILE_ACCESS, "huge_file": FILE_ACCESS,
-    "fake_results": FAKE_RESULTS, "fork_swarm": PROCESS, "daemon": PROCESS, "patch_comparisons": EVASION,
+    "fake_results": FAKE_RESULTS, "fork_swarm": PROCESS, "daemon": PROCESS, "patch_comparisons": LIBRARY_PATCH,
 }
 
 

@@ -12,6 +12,7 @@ LIBRARY_CALL = "library_call"  # the source uses a library function a rule bans
 RULE_BYPASS = "rule_bypass"  # a rule's evidence disagrees (trace vs source), or a banned op ran
 EVASION = "evasion"  # the source holds a construct that can switch the trace off or reach around it
 GRADER_REFERENCE = "grader_reference"  # the source names the grader's own modules
+LIBRARY_PATCH = "library_patch"  # the source assigns to a library's attributes (torch.allclose = ...)
 TAMPER = "tamper"  # the worker's machinery did not behave as built (tripwire, forged figure)
 FILE_ACCESS = "file_access"  # the source reads or writes files (outside the submission)
 NETWORK = "network"  # the source opens network connections
@@ -25,6 +26,7 @@ FLAG_TEXT = {
     RULE_BYPASS: "a rule's evidence disagrees or a banned operation ran",
     EVASION: "holds code that can switch the grader's trace off (dynamic lookups, torch.ops, frames, gc, importlib...)",
     GRADER_REFERENCE: "refers to the grader's own modules",
+    LIBRARY_PATCH: "patches a library (assigns to torch, numpy... attributes)",
     TAMPER: "the worker's own machinery was tampered with",
     FILE_ACCESS: "reads or writes files",
     NETWORK: "tries the network",

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from autograder.integrity.flags import (
-    EVASION, FAKE_RESULTS, FILE_ACCESS, GRADER_REFERENCE, NETWORK, PROCESS, RESOURCE_LIMIT, SIGNAL, Flag,
+    EVASION, FAKE_RESULTS, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_PATCH, NETWORK, PROCESS, RESOURCE_LIMIT, SIGNAL, Flag,
 )
 from autograder.integrity.static import SourceFacts
 from autograder.results import CheckResult
@@ -15,7 +15,7 @@ PART_OF = {
     "SelfAttention": "B", "split_heads": "C", "merge_heads": "C", "MultiHeadAttention": "C",
     "AttentionBlock": "D", "plot_attention": "E", "PronounModel": "F",
 }
-SOURCE_CODES = (EVASION, GRADER_REFERENCE, FILE_ACCESS, NETWORK, PROCESS, SIGNAL)
+SOURCE_CODES = (EVASION, GRADER_REFERENCE, LIBRARY_PATCH, FILE_ACCESS, NETWORK, PROCESS, SIGNAL)
 LIMIT_WORDS = ("timed out", "memory limit", "CPU time limit", "file size limit", "time budget", "killed")
 RESULT_FILE_NAMES = ("results.json", "prairielearn.json", "attnkit.json", "grades.csv")
 

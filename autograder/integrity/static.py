@@ -25,7 +25,7 @@ import keyword
 import tokenize
 from dataclasses import dataclass
 
-from autograder.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, NETWORK, PROCESS, SIGNAL
+from autograder.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
 
 SOFTMAX_NAMES = frozenset({
     "softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "gumbel_softmax",
@@ -151,6 +151,7 @@ class _Scanner(ast.NodeVisitor):
         self.local_stores: dict[str, set[str]] = {}
         self.called: set[int] = set()  # ids of Attribute nodes that are called (x.modules())
         self.imported: set[str] = set()  # names bound by imports (modules and what came from them)
+        self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
         self.findings.append(Finding(code, what, getattr(node, "lineno", 0), f"{self.prefix}{self.scope}", name))
@@ -174,6 +175,8 @@ class _Scanner(ast.NodeVisitor):
         for alias in node.names:
             self._module(alias.name, node)
             self.imported.add(alias.asname or alias.name.split(".")[0])
+            if alias.name.split(".")[0] == "torch":
+                self.torch_names.add(alias.asname or "torch")
             for part in alias.name.split("."):
                 self._name_use(part, node, imported=True)
         self.generic_visit(node)
@@ -182,6 +185,8 @@ class _Scanner(ast.NodeVisitor):
         self._module(node.module or "", node)
         for alias in node.names:
             self.imported.add(alias.asname or alias.name)
+            if (node.module or "").split(".")[0] == "torch":
+                self.torch_names.add(alias.asname or alias.name)
             self._name_use(alias.name, node, imported=True, origin=node.module or "")
             if alias.name in SOFTMAX_NAMES | ATTENTION_NAMES:
                 self.aliases[alias.asname or alias.name] = alias.name
@@ -226,12 +231,12 @@ class _Scanner(ast.NodeVisitor):
         if node.attr in GRADER_NAMES:
             self.add(GRADER_REFERENCE, dotted, node)
         if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported:
-            self.add(EVASION, f"assigns to {dotted} (patches a library)", node)
+            self.add(LIBRARY_PATCH, f"assigns to {dotted}", node)
         if dotted.startswith("torch.compile") or ".jit." in f".{dotted}.":
             self.add(EVASION, f"{dotted} (scripted or compiled code runs outside the trace)", node)
         elif node.attr in CALLED_IS_FINE and id(node) in self.called:
             pass
-        elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver != "super()")):
+        elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver in self.torch_names)):
             self.add(EVASION, dotted, node)
         self._reach(node.attr, node)
         self.generic_visit(node)
@@ -251,8 +256,8 @@ class _Scanner(ast.NodeVisitor):
             receiver = _dotted(node.args[0]).split(".", 1)[0]
             if _constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
                 self.add(EVASION, f"{function}(..) with a computed name", node)
-            elif function in ("setattr", "delattr") and receiver not in SAFE_RECEIVERS:
-                self.add(EVASION, f"{function}({receiver}, ...) (patches an object it did not make)", node)
+            elif function in ("setattr", "delattr") and receiver in self.imported:
+                self.add(LIBRARY_PATCH, f"{function}({receiver}, ...)", node)
             elif _constant_text(node.args[1]) is not None:
                 attribute = ast.Attribute(value=node.args[0], attr=str(_constant_text(node.args[1])), ctx=ast.Load(), lineno=node.lineno)
                 self.visit_Attribute(attribute)
