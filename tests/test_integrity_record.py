@@ -70,3 +70,21 @@ def test_hostile_payloads_carry_their_flags() -> None:
 def test_limits_hit_are_flagged_from_events_and_messages() -> None:
     texts = ["timed out after 10 s in causal_mask", "causal_mask went over the 2 GiB memory limit", "part of your file could not run"]
     assert [f.detail for f in event_flags(texts + texts[:1])] == texts[:2]
+
+
+def test_the_worker_reports_what_student_code_did_and_scores_stay(grade, reference_source) -> None:
+    snippet = (
+        "\nimport socket\n"
+        "def causal_mask(size_q, size_k=None, device=None):\n"
+        "    for attempt in (lambda: open('/etc/hostname').read(), lambda: socket.create_connection(('127.0.0.1', 9), 0.2)):\n"
+        "        try:\n"
+        "            attempt()\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    return torch.ones(size_q, size_k or size_q, dtype=torch.bool, device=device).tril()\n"
+    )
+    result = grade(reference_source + snippet, name="curious", parts={"A"})
+    reference = grade(reference_source, name="reference", parts={"A"})
+    seen = {f.code: f.detail for f in result.flags if f.detail.startswith("seen running")}
+    assert "/etc/hostname" in seen[FILE_ACCESS] and "127.0.0.1" in seen[NETWORK]
+    assert result.score == reference.score and reference.flags == ()

@@ -36,6 +36,27 @@ def source_flags(facts: SourceFacts) -> list[Flag]:
     return flags
 
 
+AUDIT_CODES = {  # Python audit event (reported by the worker) -> flag
+    "socket.connect": NETWORK, "socket.bind": NETWORK, "socket.sendto": NETWORK, "os.kill": SIGNAL, "os.killpg": SIGNAL,
+    "signal.pthread_kill": SIGNAL, "subprocess.Popen": PROCESS, "os.system": PROCESS, "os.exec": PROCESS,
+    "os.posix_spawn": PROCESS, "os.spawn": PROCESS, "os.fork": PROCESS, "os.forkpty": PROCESS, "ctypes.dlopen": EVASION,
+    "ctypes.dlsym": EVASION, "gc.get_objects": EVASION, "gc.get_referrers": EVASION, "gc.get_referents": EVASION, "open": FILE_ACCESS,
+}
+
+
+def audit_flags(events: list[str]) -> list[Flag]:
+    """What the worker saw the student's code do (its audit hook): one flag per code, with examples.
+
+    The worker is the student's process, so these are only what it reported: they add to the
+    static pass's flags, they never clear one."""
+    grouped: dict[str, list[str]] = {}
+    for event in events:
+        code = AUDIT_CODES.get(event.split(" ", 1)[0])
+        if code:
+            grouped.setdefault(code, []).append(event)
+    return [Flag(code, "seen running: " + ", ".join(dict.fromkeys(found[:4]))) for code, found in grouped.items()]
+
+
 def event_flags(texts: list[str] | tuple[str, ...]) -> list[Flag]:
     """Resource limits hit, from the worker's events and the checks' messages (each text once)."""
     return [Flag(RESOURCE_LIMIT, text[:300]) for text in dict.fromkeys(texts) if any(word in text for word in LIMIT_WORDS)]

@@ -238,6 +238,7 @@ class Student:
     events: list[str] = field(default_factory=list)
     load_errors: list[dict] = field(default_factory=list)
     output: list[str] = field(default_factory=list)
+    audit: list[str] = field(default_factory=list)  # audit events the worker reported (autograder.integrity.record)
     _worker: WorkerProcess | None = None
     _started: float = field(default_factory=time.monotonic)
     _import_failure: str = ""
@@ -339,6 +340,9 @@ class Student:
 
     def _request(self, message: dict, where: str, timeout: float | None = None) -> Any:
         response = self._exchange(message, where, timeout or self.budget.call_seconds)
+        events = response.get("audit")
+        if isinstance(events, list):
+            self.audit.extend(str(e)[:200] for e in events[:64] if len(self.audit) < 256)
         status = response.get("status")
         if status == "ok":
             return response.get("value")

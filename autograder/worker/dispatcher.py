@@ -8,6 +8,7 @@ The same class serves the in-process backend used inside nbgrader kernels.
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import traceback
 import types
@@ -21,6 +22,13 @@ from autograder.worker.protocol import Handle, Refused
 
 STUDENT_MODULE = "attention"
 MAX_TRACED_NAMES = 512  # names reported per traced call (a call uses a few dozen)
+STDLIB = os.path.dirname(os.__file__)
+MAX_AUDIT_EVENTS = 64  # audit events reported per worker
+AUDITED = frozenset({  # Python audit events reported to the grader (it maps them to integrity flags)
+    "socket.connect", "socket.bind", "socket.sendto", "os.kill", "os.killpg", "signal.pthread_kill", "subprocess.Popen",
+    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "ctypes.dlopen", "ctypes.dlsym",
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "open",
+})
 
 
 class StudentRaised(Exception):
@@ -70,7 +78,9 @@ class Dispatcher:
         self.objects: dict[int, Any] = {}
         self.load_errors: list[dict] = []
         self.filenames: set[str] = set()
-        self.ops_seen: set[str] = set()
+        self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
+        self._audit_sent = 0
+        self._inside: tuple[str, ...] = ()  # folders the submission may open files in
 
     # -- requests --------------------------------------------------------------------------
     def handle(self, request: dict) -> dict:
@@ -79,11 +89,35 @@ class Dispatcher:
         if method is None:
             return {"status": "bad_request", "message": f"unknown op {op!r}"}
         try:
-            return {"status": "ok", "value": method(request)}
+            response = {"status": "ok", "value": method(request)}
         except StudentRaised as raised:
-            return {"status": "raised", "error": raised.as_dict()}
+            response = {"status": "raised", "error": raised.as_dict()}
         except BaseException as error:  # student code may raise anything, SystemExit included
-            return {"status": "raised", "error": StudentRaised(error, self.filenames).as_dict()}
+            response = {"status": "raised", "error": StudentRaised(error, self.filenames).as_dict()}
+        if len(self.audit) > self._audit_sent:
+            response["audit"] = self.audit[self._audit_sent:]
+            self._audit_sent = len(self.audit)
+        return response
+
+    def _on_audit(self, event: str, args: tuple) -> None:
+        """A Python audit hook (it cannot be removed once added): notes what AUDITED lists, when
+        the student's code did it (an `open` counts outside the submission's folders only)."""
+        if event not in AUDITED or len(self.audit) >= MAX_AUDIT_EVENTS:
+            return
+        detail = str(args[1] if event.startswith("socket.") and len(args) > 1 else args[0] if args else "")[:120]
+        if event == "open":
+            path = args[0] if args and isinstance(args[0], str) else ""
+            if not path or os.path.abspath(path).startswith(self._inside) or not self._called_by_student():
+                return
+        self.audit.append(f"{event} {detail}".strip())
+
+    def _called_by_student(self) -> bool:
+        """Whether the student's code opened the file itself, directly or through the standard
+        library (pathlib, shutil...): a font that matplotlib opens while it draws does not count."""
+        frame = sys._getframe(2)  # the Python frame that triggered the event
+        while frame is not None and frame.f_code.co_filename.startswith(STDLIB):
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_filename in self.filenames
 
     def op_ping(self, request: dict) -> str:
         return "pong"
@@ -97,6 +131,9 @@ class Dispatcher:
             target.write_text(text, encoding="utf-8")
         if str(root) not in sys.path:
             sys.path.insert(0, str(root))
+        if not self._inside:  # once per worker process, before any student code runs
+            self._inside = (str(root), os.getcwd())
+            sys.addaudithook(self._on_audit)
         filename = str(root / request.get("filename", "attention.py"))
         module = types.ModuleType(STUDENT_MODULE)
         module.__file__ = filename
