@@ -13,7 +13,6 @@ top pairs to find the matching passages shown side by side.
 from __future__ import annotations
 
 import io
-import itertools
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
