@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from autograder.formats.gradescope import to_gradescope
 from autograder.formats.html import render_html
 from autograder.formats.markdown import render_markdown
+from autograder.formats.prairielearn import to_prairielearn
 from autograder.integrity.flags import EVASION, GRADER_REFERENCE, LIBRARY_CALL, RULE_BYPASS, TAMPER
 from autograder.integrity.static import analyze
 from autograder.submission import load_submission
@@ -88,6 +90,7 @@ def test_bypass_is_caught(name, grade, tmp_path):
     recorded = {f.code for f in result.flags}
     assert flags <= recorded, f"{name}: flags {sorted(recorded)}, expected at least {sorted(flags)}"
     page = render_html(result, tmp_path, "en") + render_markdown(result, "en")
+    page += json.dumps(to_gradescope(result), ensure_ascii=False) + json.dumps(to_prairielearn(result), ensure_ascii=False)
     assert not any(f.detail in page for f in result.flags), "an integrity flag reached the student's page"
 
 
