@@ -52,7 +52,10 @@ CATALOGUE: dict[str, tuple[set[str], set[str], set[str]]] = {
     "exec_text": ({"A"}, BOTH, {EVASION}),
     "sdpa_library": ({"A"}, {SDPA}, {LIBRARY_CALL}),
     "forge_plot": ({"E"}, E_CHECKS, {TAMPER, GRADER_REFERENCE}),
+    "mha_library": ({"C"}, {"mha_no_library"}, {LIBRARY_CALL}),
 }
+RULE_CHECKS = {BY_HAND, SDPA, "mha_no_library"}
+LOOSE = {"mha_library"}  # other checks may fail too (the library's dropout differs): the rule must
 
 
 def payload(name: str) -> str:
@@ -86,7 +89,10 @@ def test_bypass_is_caught(name, grade, tmp_path):
     parts, lost, flags = CATALOGUE[name]
     result = grade(payload(name), name=name, parts=parts)
     failed = {c.check_id for c in result.checks if c.points < c.max_points}
-    assert failed == lost, f"{name}: lost {sorted(failed)}, expected {sorted(lost)}; " + "; ".join(c.message for c in result.checks if c.check_id in failed | lost)
+    assert (lost <= failed) if name in LOOSE else (failed == lost), f"{name}: lost {sorted(failed)}, expected {sorted(lost)}; " + "; ".join(c.message for c in result.checks if c.check_id in failed | lost)
+    for c in result.checks:  # a rule is lost for breaking the rule, not because the payload crashed
+        if c.check_id in lost and c.check_id in RULE_CHECKS:
+            assert any(words in c.message for words in ("uses", "cannot be checked", "could not trace")), c.message
     recorded = {f.code for f in result.flags}
     assert flags <= recorded, f"{name}: flags {sorted(recorded)}, expected at least {sorted(flags)}"
     page = render_html(result, tmp_path, "en") + render_markdown(result, "en")

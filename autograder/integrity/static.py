@@ -151,6 +151,7 @@ class _Scanner(ast.NodeVisitor):
         self.local_stores: dict[str, set[str]] = {}
         self.called: set[int] = set()  # ids of Attribute nodes that are called (x.modules())
         self.imported: set[str] = set()  # names bound by imports (modules and what came from them)
+        self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
@@ -265,6 +266,11 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self._bind(node.targets, node.value)
+        if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    loads = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+                    self.links.setdefault(target.value.id, set()).update(loads)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -348,6 +354,9 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
     scanner = _Scanner()
     for first_line, text in chunks:
         _scan_text(scanner, text, first_line)
+    for name, loads in scanner.links.items():
+        if name in scanner.references:
+            scanner.references[name] |= loads
     _resolve_aliases(scanner)
     findings = list(scanner.findings)
     for name, text in files:
