@@ -72,7 +72,14 @@ def rank_pairs(texts: dict[str, str], boilerplate: np.ndarray | None = None, top
     """Every pair ranked by shared fingerprints; the `top` first with their matching passages."""
     import copydetect
 
-    prints = {name: _fingerprint(name, text, boilerplate) for name, text in sorted(texts.items()) if text.strip()}
+    prints = {}
+    for name, text in sorted(texts.items()):
+        if not text.strip():
+            continue
+        try:
+            prints[name] = _fingerprint(name, text, boilerplate)
+        except Exception:  # noqa: BLE001 - a text the tokenizer chokes on is left out, never stops the report
+            continue
     names = [name for name, fp in prints.items() if len(fp.hashes)]
     scored = _score_all_pairs(names, [frozenset(int(h) for h in prints[n].hashes) for n in names])
     pairs = []
