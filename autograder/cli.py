@@ -55,8 +55,14 @@ def _existing(path: str) -> Path:
     return Path(path)
 
 
+def _no_strict_in_docker(args: argparse.Namespace) -> None:
+    if getattr(args, "integrity", "record") == "strict":
+        raise AttnkitError("--integrity strict is not passed into grading containers yet: grade without --docker, or record the flags (the default)")
+
+
 def _cmd_grade(args: argparse.Namespace) -> int:
     if args.docker:
+        _no_strict_in_docker(args)
         from autograder.docker import grade_in_docker
 
         result = grade_in_docker(_existing(args.path), Path(args.out), image=args.image, seed=args.seed, lang=_lang(args))
@@ -116,6 +122,7 @@ def _print_result(result) -> None:
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
     if args.docker or args.container_per_submission:
+        _no_strict_in_docker(args)
         from autograder.docker import grade_batch_in_docker
 
         if args.parts:
