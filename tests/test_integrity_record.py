@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,7 +36,8 @@ def test_flags_are_in_grades_csv_and_on_the_dashboard_only(tmp_path: Path) -> No
     assert row["integrity_flags"] == "evasion(A)"
     assert row["score"] == str(int(result.score)) == str(int(correct_result().score))  # a flag alone changes no score
     dashboard = render_dashboard(BatchResult((result,)))
-    assert "sys._getframe (line 12)" in dashboard
+    assert "sys._getframe (line 12)" in dashboard  # the integrity section
+    assert re.search(r"<td>evasion</td></tr>", dashboard)  # the flags column of the all-submissions table
     student_pages = render_html(result, tmp_path) + render_markdown(result)
     assert "sys._getframe" not in student_pages and EVASION not in student_pages
 

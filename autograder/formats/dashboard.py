@@ -11,6 +11,7 @@ from autograder.formats.markdown import inline
 from autograder.formats.view import number, percent
 from autograder.i18n import part_title, t
 from autograder.integrity.similarity import THRESHOLD as SIMILARITY_THRESHOLD
+from autograder.integrity.flags import flag_codes
 from autograder.integrity.similarity import Pair
 from autograder.plotting import render_histogram
 from autograder.results import BatchResult, SubmissionResult
@@ -128,7 +129,7 @@ def render_dashboard(batch: BatchResult, lang: str = "en", *, folders: Sequence[
         _table((t("dash.submission", lang), t("dash.seconds", lang), t("dash.events", lang)), slow_rows, numeric=(1,)),
         f"<h2>{esc(t('dash.all', lang))}</h2>",
         _table(
-            (t("dash.submission", lang), t("feedback.score", lang), "%", t("dash.status_mistakes", lang)),
+            (t("dash.submission", lang), t("feedback.score", lang), "%", t("dash.status_mistakes", lang), t("dash.flags", lang)),
             [_all_row(s, folder_of[id(s)], lang) for s in sorted(batch.submissions, key=lambda s: s.submission)],
             numeric=(1, 2),
         ),
@@ -140,12 +141,17 @@ def _all_row(result: SubmissionResult, folder: str, lang: str) -> str:
     if result.grader_error:
         status = f'<span class="badge error">{esc(t("status.error", lang))}</span>'
         dash = '<td class="num">–</td>'
-        return f"<tr><td>{_link(result, folder)}</td>{dash}{dash}<td>{status}</td></tr>"
+        return f"<tr><td>{_link(result, folder)}</td>{dash}{dash}<td>{status}</td>{_flag_cell(result)}</tr>"
     share = percent(result.score, result.max_score)
     return (
         f'<tr><td>{_link(result, folder)}</td><td class="num">{number(result.score)} / {number(result.max_score)}</td>'
-        f'<td class="num">{share:.1f}</td><td>{esc(", ".join(result.mistakes))}</td></tr>'
+        f'<td class="num">{share:.1f}</td><td>{esc(", ".join(result.mistakes))}</td>{_flag_cell(result)}</tr>'
     )
+
+
+def _flag_cell(result: SubmissionResult) -> str:
+    """The integrity flag codes of a submission (details in the integrity section)."""
+    return f"<td>{esc(', '.join(flag_codes(result.flags)))}</td>"
 
 
 def render_summary(batch: BatchResult, lang: str = "en") -> str:
