@@ -116,4 +116,4 @@ def expect_rule(student: Any, rule: Rule, traced: Any) -> None:
         failure.flags = verdict.flags
         raise failure
     if not verdict.passed:
-        raise CheckFailure(verdict.message, flags=verdict.flags)
+        raise CheckFailure(verdict.message, key=verdict.key, values=verdict.values, flags=verdict.flags)

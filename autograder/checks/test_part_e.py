@@ -56,7 +56,7 @@ def expect_trusted_figure(student: Student) -> None:
     """A figure's description earns points only when the source cannot have forged it."""
     verdict = figure_verdict(source_facts(student))
     if not verdict.passed:
-        raise CheckFailure(verdict.message, flags=verdict.flags)
+        raise CheckFailure(verdict.message, key=verdict.key, values=verdict.values, flags=verdict.flags)
 
 
 def drawing(student: Student) -> dict:
@@ -83,7 +83,7 @@ def draw(student: Student) -> tuple[dict, Heatmap]:
     problem = figure_problem(description)
     if problem:  # the description is not what the image shows: the figure earns nothing
         flag = Flag(TAMPER, f"plot_attention: {problem}", "E")
-        raise CheckFailure(f"your figure could not be read reliably: {problem}", flags=(flag,))
+        raise CheckFailure(f"your figure could not be read reliably: {problem}", key="figure_disagrees", values={"problem": problem}, flags=(flag,))
     return description, heatmap
 
 

@@ -86,6 +86,8 @@ class Verdict:
     message: str = ""
     flags: tuple[Flag, ...] = field(default_factory=tuple)
     used: str = ""  # the library functions or operators used (the message is then "{where} uses {used}: {advice}")
+    key: str = ""  # the message's key in autograder.checks.texts.MESSAGES, and its values
+    values: dict = field(default_factory=dict)
 
 
 def _banned_ops(rule: Rule, aten: list[str]) -> list[str]:
@@ -120,10 +122,11 @@ def judge(rule: Rule, traced: dict, facts: SourceFacts, part: str) -> Verdict:
         return Verdict(False, f"{rule.where} uses {used}: {rule.advice}", (flag,), used)
     if tripped:
         flag = Flag(TAMPER, f"{rule.where}: the tracer's tripwire did not see a known softmax (the worker's tracing was patched or switched off)", part)
-        return Verdict(False, f"the grader could not trace {rule.where}: code in your file switched its tracing off", (flag,))
+        return Verdict(False, f"the grader could not trace {rule.where}: code in your file switched its tracing off", (flag,), key="rule_untraced", values={"where": rule.where})
     if untrusted:
         flag = Flag(untrusted[0].code, f"{rule.where}: {_list(untrusted)}", part)
-        return Verdict(False, f"{rule.where} cannot be checked for this rule: your file uses {_list(untrusted)}, which can hide library calls (see the rules in the README)", (flag,))
+        values = {"where": rule.where, "found": _list(untrusted)}
+        return Verdict(False, f"{rule.where} cannot be checked for this rule: your file uses {values['found']}, which can hide library calls (see the rules in the README)", (flag,), key="rule_unchecked", values=values)
     return Verdict(True)
 
 
@@ -161,4 +164,5 @@ def figure_verdict(facts: SourceFacts, part: str = "E") -> Verdict:
     if not untrusted:
         return Verdict(True)
     flag = Flag(TAMPER, f"plot_attention: the figure's description cannot be trusted: {_list(untrusted)}", part)
-    return Verdict(False, f"the figure cannot be graded: your file uses {_list(untrusted)}, which can change what the grader reads from it", (flag,))
+    found = _list(untrusted)
+    return Verdict(False, f"the figure cannot be graded: your file uses {found}, which can change what the grader reads from it", (flag,), key="figure_untrusted", values={"found": found})
