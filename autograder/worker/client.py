@@ -60,7 +60,7 @@ class TemplateError(RuntimeError):
 SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's folders are found and removed
 KEEPER_REPORT_SECONDS = 2.0  # how long the grader waits for a keeper to report how its worker ended
 PRIVATE_OUTPUT_NOTE = "[the output of the worker that held the grader's reference weights is not shown]\n"
-PRIVATE_MESSAGE_NOTE = "(the message is not shown: it was raised after the grader loaded its reference weights)"
+PRIVATE_MESSAGE_NOTE = "(the message is not shown: it was raised by a module holding the grader's reference weights)"
 TEMPLATE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LD_LIBRARY_PATH", "MPLCONFIGDIR", "VIRTUAL_ENV")
 
 
@@ -245,6 +245,7 @@ class Student:
     _generation: int = 0
     _hung: dict[str, str] = field(default_factory=dict)  # where -> the timeout it hit
     _private_worker: int = 0  # the worker generation that holds private data (0: none)
+    _private_handles: set = field(default_factory=set)  # handle numbers of the modules that hold it
 
     # -- life cycle ------------------------------------------------------------------------
     def _ensure_worker(self) -> WorkerProcess:
@@ -356,7 +357,8 @@ class Student:
                 raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
             if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
                 raise WorkerFailure(f"{where} went over the {self.config.memory_bytes >> 30} GiB memory limit")
-            if self._holds_private():
+            handle = message.get("handle")
+            if self._holds_private() and isinstance(handle, Handle) and handle.number in self._private_handles:
                 text = PRIVATE_MESSAGE_NOTE
             raise StudentException(kind, text[:500], frames, where)
         raise WorkerFailure(f"the worker answered {str(status)[:100]!r} in {where}")
@@ -409,12 +411,15 @@ class Student:
 
     def load_state_dict(self, handle: Handle, state: dict, where: str = "", strict: bool = True, private: bool = False) -> dict:
         """Load a state into a module; `private`: the state is not public (the Part F reference
-        weights): nothing this worker prints reaches the feedback, nor the messages it raises
-        after the load."""
+        weights): nothing this worker prints reaches the feedback, nor do the messages of
+        exceptions raised by calls on that module."""
         if private and not self._holds_private():
             self._ensure_worker()
             if self._worker is not None:  # the in-process backend has no separate output to guard
                 self._private_worker = self._generation
+                self._private_handles = set()
+        if private and self._holds_private():
+            self._private_handles.add(handle.number)
         return self.request({"op": "load_state_dict", "handle": handle, "state": state, "strict": strict}, where or "load_state_dict()")
 
     def train(self, handle: Handle, mode: bool, where: str = "") -> bool:
