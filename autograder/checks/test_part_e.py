@@ -61,7 +61,6 @@ def expect_trusted_figure(student: Student) -> None:
 
 def drawing(student: Student) -> dict:
     """plot_attention(probe, query tokens, key tokens, title=TITLE) described; once per submission."""
-    expect_trusted_figure(student)
     if _drawn.get("student") is not student:
         _drawn.clear()
         description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), title=TITLE)
@@ -80,6 +79,7 @@ def draw(student: Student) -> tuple[dict, Heatmap]:
     except UnreadablePlot as error:
         key = key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
         raise (CheckFailure(str(error), key=key) if key else fail(str(error))) from None
+    expect_trusted_figure(student)
     problem = figure_problem(description)
     if problem:  # the description is not what the image shows: the figure earns nothing
         flag = Flag(TAMPER, f"plot_attention: {problem}", "E")
