@@ -34,6 +34,7 @@ release: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/integrity.py --n 500
 
 docker: $(STAMP)
 	$(BIN)/attnkit docker build $(if $(BASE_IMAGE),--base-image $(BASE_IMAGE))

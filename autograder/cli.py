@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from autograder.errors import AttnkitError
+from autograder.integrity.flags import INTEGRITY_MODES
 
 
 def _lang(args: argparse.Namespace) -> str:
@@ -24,7 +25,7 @@ def _lang(args: argparse.Namespace) -> str:
 def _options(args: argparse.Namespace, parts: frozenset[str] | None = None):
     from autograder.grading import GradeOptions
 
-    return GradeOptions(seed=args.seed, lang=_lang(args), parts=parts, prairielearn=getattr(args, "prairielearn", False))
+    return GradeOptions(seed=args.seed, lang=_lang(args), parts=parts, prairielearn=getattr(args, "prairielearn", False), integrity=getattr(args, "integrity", "record"))
 
 
 def _parts(args: argparse.Namespace) -> frozenset[str] | None:
@@ -54,10 +55,16 @@ def _existing(path: str) -> Path:
     return Path(path)
 
 
+def _no_strict_in_docker(args: argparse.Namespace) -> None:
+    if getattr(args, "integrity", "record") == "strict":
+        raise AttnkitError("--integrity strict is not passed into grading containers yet: grade without --docker, or record the flags (the default)")
+
+
 def _cmd_grade(args: argparse.Namespace) -> int:
     from autograder.i18n import t
 
     if args.docker:
+        _no_strict_in_docker(args)
         from autograder.docker import grade_in_docker
 
         result = grade_in_docker(_existing(args.path), Path(args.out), image=args.image, seed=args.seed, lang=_lang(args))
@@ -128,6 +135,7 @@ def _print_result(result, lang: str = "en") -> None:
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
     if args.docker or args.container_per_submission:
+        _no_strict_in_docker(args)
         from autograder.docker import grade_batch_in_docker
 
         if args.parts:
@@ -241,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--seed", type=int, default=None, help="reproduce the inputs of an earlier run")
         p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG)")
+        p.add_argument("--integrity", choices=INTEGRITY_MODES, default="record", help="record: integrity flags only show to the instructor; strict: a flagged part scores 0")
 
     p = sub.add_parser("release", help="generate assignments/ from solutions/")
     p.set_defaults(func=_cmd_release)

@@ -21,6 +21,9 @@ import torch
 
 from autograder.devicecheck import device_notes
 from autograder.errors import AttnkitError, OutputError, SubmissionError
+from autograder.integrity import record
+from autograder.integrity.flags import Flag
+from autograder.integrity.static import analyze
 from autograder.paths import CHECKS_DIR
 from autograder.results import ERROR, FAILED, PARTIAL_SUFFIX, Artifact, BatchResult, CheckResult, SubmissionResult
 from autograder.submission import Submission, load_submission, output_names, submission_name
@@ -36,6 +39,7 @@ class ArtifactSink:
 
     images: dict[str, bytes] = field(default_factory=dict)
     artifacts: list[Artifact] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)  # integrity flags the checks raised (instructor only)
 
     def add(self, artifact: Artifact, images: dict[str, bytes]) -> None:
         self.images.update(images)
@@ -50,6 +54,7 @@ class GradeOptions:
     config: SandboxConfig = field(default_factory=SandboxConfig)
     budget: Budget = field(default_factory=Budget)
     prairielearn: bool = False  # also write PrairieLearn's results file (prairielearn.json)
+    integrity: str = "record"  # "strict": a part with an integrity flag scores 0 (autograder.integrity.record)
 
 
 def new_seed() -> int:
@@ -112,9 +117,12 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     finally:
         student.close()
     events = [*_load_notes(student), *student.events, *submission.notes, *device]
+    flags = record.merge(sink.flags, record.source_flags(analyze(submission.chunks, submission.files)), record.event_flags([*student.events, *(c.message for c in checks)]), record.audit_flags(student.audit))
+    if options.integrity == "strict":
+        checks = list(record.strict(tuple(checks), flags))
     return SubmissionResult(
         submission=name, source=str(path), seed=seed, checks=tuple(checks), execution_time=round(time.perf_counter() - started, 3),
-        events=tuple(events), output="".join(student.output), artifacts=tuple(sink.artifacts), lang=options.lang,
+        events=tuple(events), output="".join(student.output), artifacts=tuple(sink.artifacts), lang=options.lang, flags=flags,
     ), sink.images
 
 

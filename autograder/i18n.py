@@ -161,6 +161,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "grade.part": {"en": "Part {part}", "zh": "第 {part} 部分"},
     "grade.could_not": {"en": "could not grade: {error}", "zh": "无法评分：{error}"},
     "grade.feedback": {"en": "feedback: {path}", "zh": "反馈页面：{path}"},
+    "dash.integrity": {"en": "Integrity flags (instructor only)", "zh": "诚信标记（仅教师可见）"},
+    "dash.no_flags": {"en": "No submission raised an integrity flag.", "zh": "没有提交触发诚信标记。"},
+    "dash.flags": {"en": "Flags", "zh": "标记"},
+    "dash.similar": {"en": "Most similar pairs of answers", "zh": "答案最相似的提交对"},
+    "dash.no_similar": {"en": "No pair of submissions reaches the similarity threshold.", "zh": "没有提交对达到相似度阈值。"},
+    "dash.similarity": {"en": "Similarity", "zh": "相似度"},
 }
 
 

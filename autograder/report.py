@@ -54,6 +54,19 @@ def write_feedback(result_dir: Path, result: SubmissionResult, lang: str, *, sho
     write_atomic(result_dir / "feedback.md", render_markdown(result, lang, show_after_due=show_after_due))
 
 
+def refresh_similarity(out_dir: Path, batch: BatchResult) -> list:
+    """Rank the batch's answers by similarity (out/similarity.json); the saved ranking when the
+    submissions are no longer where they were graded from."""
+    from autograder.integrity.similarity import SIMILARITY_FILE, batch_similarity, read_similarity, write_similarity
+
+    sources = {r.submission: Path(r.source) for r in batch.submissions if r.source and Path(r.source).exists()}
+    if len(sources) < 2:
+        return read_similarity(out_dir / SIMILARITY_FILE)
+    pairs = batch_similarity(sources)
+    write_similarity(out_dir / SIMILARITY_FILE, pairs)
+    return pairs
+
+
 def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = False) -> Path:
     """Regenerate every feedback page, then grades.csv, summary.md and index.html; returns index.html."""
     check_lang(lang)
@@ -67,7 +80,8 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
             write_feedback(out_dir / folder, result, lang, show_after_due=show_after_due)
         write_atomic(out_dir / grades, grades_csv(batch))
         write_atomic(out_dir / summary, render_summary(batch, lang))
-        write_atomic(index, render_dashboard(batch, lang, folders=[folder for folder, _ in entries]))
+        similar = refresh_similarity(out_dir, batch)
+        write_atomic(index, render_dashboard(batch, lang, folders=[folder for folder, _ in entries], similar=similar))
     except OSError as error:
         raise OutputError(cannot_write(out_dir, error)) from None
     return index

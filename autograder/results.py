@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograder.integrity.flags import Flag
+
 RESULT_SCHEMA = 1
 PARTIAL_SUFFIX = ".attnkit-partial"  # a file being written by write_atomic (left only by a killed writer)
 PASSED, FAILED, ERROR = "passed", "failed", "error"
@@ -102,6 +104,7 @@ class SubmissionResult:
     output: str = ""  # what the student's code printed (capped)
     artifacts: tuple[Artifact, ...] = ()
     lang: str = "en"
+    flags: tuple[Flag, ...] = ()  # integrity flags (autograder.integrity.flags): instructor only, never a score by themselves
     schema: int = RESULT_SCHEMA
 
     @property
@@ -133,6 +136,7 @@ class SubmissionResult:
         data["checks"] = tuple(CheckResult(**c) for c in data.get("checks", ()))
         data["artifacts"] = tuple(Artifact(**a) for a in data.get("artifacts", ()))
         data["events"] = tuple(data.get("events", ()))
+        data["flags"] = tuple(Flag(**f) for f in data.get("flags", ()))
         return cls(**data)
 
 

@@ -335,7 +335,7 @@ def test_grades_csv_columns_are_stable() -> None:
     assert rows[0] == [
         "submission", "score", "max_score", "percent",
         "part_A", "part_B", "part_C", "part_D", "part_E", "part_F", "part_S",
-        "status", "grader_error", "seed", "execution_time",
+        "status", "grader_error", "seed", "execution_time", "integrity_flags",
     ]
     assert rows[0] == next(csv.reader(io.StringIO(grades_csv(BatchResult((correct_result(),))))))
 

@@ -407,7 +407,13 @@ def test_forged_plot_description_of_100000_columns_costs_the_grader_no_time(fact
 
 def test_reply_with_a_5000_digit_integer_fails_only_that_call(grade_a, reference_a, tmp_path):
     result = grade_a(payload("giant_integer_reply"), "giant_integer_reply")
-    assert_only_a4_lost(result, reference_a, "sent an invalid reply (undecodable frame (ValueError")
+    # It patches the worker's own module, so the traced rules (A.2, A.3 "not the library") cannot
+    # be checked and fail too (issue 12, tests/test_bypass.py); A.4 fails for the forged reply.
+    rules = {"masked_softmax_by_hand", "sdpa_no_library"}
+    kept = [c for c in result.checks if c.task in ("A.1", "A.2", "A.3") and c.check_id not in rules]
+    assert all(c.points == c.max_points for c in kept), [(c.check_id, c.message) for c in kept if c.points < c.max_points]
+    lost = task_checks(result, A4)
+    assert lost and all(c.points == 0 and "sent an invalid reply (undecodable frame (ValueError" in c.message for c in lost)
     write_submission(result, {}, tmp_path / "out")  # and the result can be written
 
 

@@ -18,7 +18,6 @@ from autograder.checks.support import expect_close, expect_pair, expect_tensor, 
 from autograder.mistakes import MISTAKES, diagnose
 from autograder.worker.protocol import Handle
 
-ATTENTION_LIBRARY = {"scaled_dot_product_attention", "multi_head_attention_forward", "_native_multi_head_attention"}
 PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
 Params = dict[str, torch.Tensor]
 Variants = list[tuple[str, Any]]
@@ -66,14 +65,14 @@ def build_student(student: Any, cls: str, args: tuple, state: Params, seed: int,
     return handle
 
 
-def load_weights(student: Any, handle: Handle, state: Params, owner: str, names: tuple[str, ...]) -> None:
+def load_weights(student: Any, handle: Handle, state: Params, owner: str, names: tuple[str, ...], private: bool = False) -> None:
     """Load `state` (the contract's parameter names) into the student's module.
 
     Only names in `state` that the module lacks fail: extra parameters, buffers or submodules the
     student keeps are allowed by the contract (they stay as the student's __init__ made them, and
     the values decide).
     """
-    loaded = student.load_state_dict(handle, state, where=f"{owner}.load_state_dict(...)", strict=False)
+    loaded = student.load_state_dict(handle, state, where=f"{owner}.load_state_dict(...)", strict=False, private=private)
     if not isinstance(loaded, dict):
         raise CheckFailure.keyed("load_no_account", where=owner)
     absent = sorted(str(k) for k in loaded.get("unexpected", []))

@@ -32,13 +32,14 @@ class CheckFailure(AssertionError):
     when one is named). (Not `args`: BaseException owns that name.)
     """
 
-    def __init__(self, message: str, mistake: str = "", mistake_message: str = "", key: str = "", values: dict | None = None):
+    def __init__(self, message: str, mistake: str = "", mistake_message: str = "", key: str = "", values: dict | None = None, flags: tuple = ()):
         super().__init__(message)
         self.message = message
         self.mistake = mistake
         self.mistake_message = mistake_message
         self.key = key
         self.values = dict(values or {})
+        self.flags = tuple(flags)  # autograder.integrity.flags.Flag: for the instructor, never the student
 
     @classmethod
     def keyed(cls, key: str, mistake: str = "", **args: Any) -> CheckFailure:
@@ -160,6 +161,8 @@ class AttnkitPlugin:
         if error is None:
             return CheckResult(points=info.points, status=PASSED, **base)
         if isinstance(error, CheckFailure):
+            if error.flags and self._sink is not None:
+                self._sink.flags.extend(error.flags)
             return CheckResult(points=0.0, status=FAILED, message=error.message, mistake=error.mistake, mistake_message=error.mistake_message, message_key=error.key, message_args=error.values, **base)
         if isinstance(error, StudentError):
             key, args = student_error_message(error)

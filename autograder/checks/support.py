@@ -10,6 +10,8 @@ from typing import Any
 import torch
 
 from autograder.checks.plugin import CheckFailure
+from autograder.integrity.rules import Rule, judge
+from autograder.integrity.static import SourceFacts, analyze
 from autograder.mistakes import MISTAKES, diagnose
 from autograder.paths import SOLUTION_DIR
 
@@ -100,7 +102,19 @@ def raise_with_diagnosis(message: str, actual: torch.Tensor, candidates: dict[st
     raise CheckFailure(message)
 
 
-def expect_no_library(ops: list[str], where: str, banned: set[str], mistake_text: str) -> None:
-    used = sorted(set(ops) & banned)
-    if used:
-        raise CheckFailure.keyed("uses_library", where=where, used=", ".join(used), advice=mistake_text)
+def source_facts(student: Any) -> SourceFacts:
+    """The static pass over the source the student's worker runs (read in the grader)."""
+    chunks = getattr(student, "chunks", ())
+    files = getattr(student, "files", {})
+    return analyze(chunks if isinstance(chunks, (list, tuple)) else (), files if isinstance(files, dict) else {})
+
+
+def expect_rule(student: Any, rule: Rule, traced: Any) -> None:
+    """The rule must hold by the trace of the call and by the source (autograder.integrity.rules)."""
+    verdict = judge(rule, traced if isinstance(traced, dict) else {}, source_facts(student), rule.task.split(".")[0])
+    if verdict.used:  # the catalogue's message, in the page's language
+        failure = CheckFailure.keyed("uses_library", where=rule.where, used=verdict.used, advice=rule.advice)
+        failure.flags = verdict.flags
+        raise failure
+    if not verdict.passed:
+        raise CheckFailure(verdict.message, key=verdict.key, values=verdict.values, flags=verdict.flags)

@@ -6,10 +6,11 @@ import math
 import torch
 
 from autograder.checks.module_support import (
-    ATTENTION_LIBRARY, Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, vjp_checked,
+    Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, vjp_checked,
 )
 from autograder.checks.plugin import CheckFailure, check
-from autograder.checks.support import B, DH, LK, expect_no_library, expect_tensor, randn, random_mask, reference
+from autograder.checks.support import B, DH, LK, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.integrity.rules import SELF_ATTENTION_OWN
 
 D, S = DH, LK  # (B, S, D) = (2, 5, 7): all sizes distinct
 NAMES = ("W_q", "W_k", "W_v")
@@ -116,4 +117,4 @@ def test_self_attention_invariances(student, gen, seed):
 def test_self_attention_no_library(student, gen, seed):
     _, handle, x, _ = _setup(student, gen, seed)
     result = student.method(handle, "forward", x, where="SelfAttention.forward", trace=True)
-    expect_no_library(result["ops"], "SelfAttention.forward", ATTENTION_LIBRARY, "build it from your own attention functions")
+    expect_rule(student, SELF_ATTENTION_OWN, result)

@@ -6,10 +6,11 @@ from typing import Any
 import torch
 
 from autograder.checks.module_support import (
-    ATTENTION_LIBRARY, PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_no_transpose, mha, mha_variants, split_correct, split_interleaved, split_no_transpose, vjp_checked,
+    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_no_transpose, mha, mha_variants, split_correct, split_interleaved, split_no_transpose, vjp_checked,
 )
 from autograder.checks.plugin import CheckFailure, check
-from autograder.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_no_library, expect_tensor, randn, random_mask, reference
+from autograder.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.integrity.rules import MHA_OWN
 from autograder.worker.client import StudentException
 from autograder.worker.protocol import Handle
 
@@ -287,4 +288,4 @@ def test_mha_invariances(student, gen, seed):
 def test_mha_no_library(student, gen, seed):
     _, handle = _mha(student, gen, seed)
     result = student.method(handle, "forward", randn(gen, B, LQ, E), where=MHA, trace=True)
-    expect_no_library(result["ops"], MHA, ATTENTION_LIBRARY, "build it from your own attention functions")
+    expect_rule(student, MHA_OWN, result)

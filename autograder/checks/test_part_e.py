@@ -19,9 +19,13 @@ import torch
 
 from autograder.checks.plugin import CheckFailure, check
 from autograder.checks.texts import key_of_english
+from autograder.checks.support import source_facts
 from autograder.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
+from autograder.integrity.figure import figure_problem
+from autograder.integrity.flags import TAMPER, Flag
+from autograder.integrity.rules import figure_verdict
 from autograder.mistakes import MISTAKES
 from autograder.results import Artifact
 from autograder.worker.client import Student
@@ -49,6 +53,13 @@ def fail(message: str, mistake: str = "") -> CheckFailure:
     return CheckFailure(message)
 
 
+def expect_trusted_figure(student: Student) -> None:
+    """A figure's description earns points only when the source cannot have forged it."""
+    verdict = figure_verdict(source_facts(student))
+    if not verdict.passed:
+        raise CheckFailure(verdict.message, key=verdict.key, values=verdict.values, flags=verdict.flags)
+
+
 def drawing(student: Student) -> dict:
     """plot_attention(probe, query tokens, key tokens, title=TITLE) described; once per submission."""
     if _drawn.get("student") is not student:
@@ -65,10 +76,16 @@ def draw(student: Student) -> tuple[dict, Heatmap]:
     if returned not in ("Axes", "AxesSubplot"):
         raise CheckFailure.keyed("plot_returned", kind=str(returned))
     try:
-        return description, read_heatmap(description)
+        heatmap = read_heatmap(description)
     except UnreadablePlot as error:
         key = key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
         raise (CheckFailure(str(error), key=key) if key else fail(str(error))) from None
+    expect_trusted_figure(student)
+    problem = figure_problem(description)
+    if problem:  # the description is not what the image shows: the figure earns nothing
+        flag = Flag(TAMPER, f"plot_attention: {problem}", "E")
+        raise CheckFailure(f"your figure could not be read reliably: {problem}", key="figure_disagrees", values={"problem": problem}, flags=(flag,))
+    return description, heatmap
 
 
 def drawn(student: Student) -> tuple[dict, Heatmap]:
@@ -262,6 +279,7 @@ def test_plot_attention_axis_labels(student):
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", hint="if ax is None: fig, ax = plt.subplots(); then draw on ax, never on plt.gca()")
 def test_plot_attention_uses_given_axes(student):
     drawn(student)
+    expect_trusted_figure(student)
     description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES)
     given = description.get("given_axes", -1) if isinstance(description, dict) else -1
     if not isinstance(given, int) or given < 0 or description.get("target") != given:

@@ -155,6 +155,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     "nan_values": {"en": "{where} returned NaN {what}", "zh": "{where} 返回了 NaN {what}"},
     "wrong_values": {"en": "{where} returned wrong {what} (largest error {error})", "zh": "{where}：{what}不对（最大误差 {error}）"},
     "uses_library": {"en": "{where} uses {used}: {advice}", "zh": "{where} 用到了 {used}：这里要用你自己写的函数实现，不要调用库函数"},
+    "rule_unchecked": {
+        "en": "{where} cannot be checked for this rule: your file uses {found}, which can hide library calls (see the rules in the README)",
+        "zh": "无法检查 {where} 是否遵守这条规则：你的文件用到了 {found}，这类写法会隐藏库函数调用（见 README 中的规则）",
+    },
+    "rule_untraced": {"en": "the grader could not trace {where}: code in your file switched its tracing off", "zh": "评分器无法追踪 {where}：你文件中的代码关闭了它的追踪"},
+    "figure_untrusted": {
+        "en": "the figure cannot be graded: your file uses {found}, which can change what the grader reads from it",
+        "zh": "无法评这张图：你的文件用到了 {found}，这类写法会改变评分器从图中读到的内容",
+    },
+    "figure_disagrees": {"en": "your figure could not be read reliably: {problem}", "zh": "无法可靠地读取你的图：图的描述与图像不一致（{problem}）"},
     "no_parameter": {"en": "{where} has no parameter {names}: name the layers as the task says ({expected})", "zh": "{where} 没有参数 {names}：请按题目要求给各层命名（{expected}）"},
     "no_parameter_but": {
         "en": "{where} has no parameter {names} (it has {own}): name the layers as the task says ({expected})",

@@ -9,6 +9,7 @@ from autograder.results import PART_TITLES, BatchResult, SubmissionResult
 
 LEAD_COLUMNS = ("submission", "score", "max_score", "percent")
 TAIL_COLUMNS = ("status", "grader_error", "seed", "execution_time")
+FLAG_COLUMNS = ("integrity_flags",)  # codes (part) of the integrity flags; instructor only
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -20,7 +21,7 @@ def columns(batch: BatchResult) -> tuple[str, ...]:
     """Every known part always (stable for imports), then parts the model does not know, sorted."""
     extra = sorted({c.part for s in batch.submissions for c in s.checks} - set(PART_TITLES))
     parts = (*PART_TITLES, *extra)
-    return (*LEAD_COLUMNS, *(part_column(p) for p in parts), *TAIL_COLUMNS)
+    return (*LEAD_COLUMNS, *(part_column(p) for p in parts), *TAIL_COLUMNS, *FLAG_COLUMNS)
 
 
 def cell_text(text: str) -> str:
@@ -36,6 +37,7 @@ def row(result: SubmissionResult, header: tuple[str, ...]) -> dict[str, str]:
         "grader_error": cell_text(" ".join(result.grader_error.split())),
         "seed": str(result.seed),
         "execution_time": f"{result.execution_time:.2f}",
+        "integrity_flags": "; ".join(dict.fromkeys(f"{f.code}({f.part})" if f.part else f.code for f in result.flags)),
     }
     if not result.grader_error:
         values["score"] = number(result.score)

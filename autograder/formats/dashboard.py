@@ -10,6 +10,9 @@ from autograder.formats.html import bar, esc, page, png_data_uri
 from autograder.formats.markdown import inline
 from autograder.formats.view import number, percent
 from autograder.i18n import part_title, t
+from autograder.integrity.similarity import THRESHOLD as SIMILARITY_THRESHOLD
+from autograder.integrity.flags import flag_codes
+from autograder.integrity.similarity import Pair
 from autograder.plotting import render_histogram
 from autograder.results import BatchResult, SubmissionResult
 
@@ -61,7 +64,32 @@ def _link(result: SubmissionResult, folder: str) -> str:
     return f'<a href="{esc(feedback_href(folder))}">{esc(result.submission)}</a>'
 
 
-def render_dashboard(batch: BatchResult, lang: str = "en", *, folders: Sequence[str] | None = None) -> str:
+def _flags_html(batch: BatchResult, folder_of: dict[int, str], lang: str) -> str:
+    flagged = [s for s in sorted(batch.submissions, key=lambda s: s.submission) if s.flags]
+    if not flagged:
+        return f"<p>{esc(t('dash.no_flags', lang))}</p>"
+    rows = [
+        f"<tr><td>{_link(s, folder_of[id(s)])}</td><td>"
+        + "<br>".join(f"<b>{esc(f.code)}</b>{esc(f' (part {f.part})' if f.part else '')}: {esc(f.detail)}" for f in s.flags)
+        + "</td></tr>"
+        for s in flagged
+    ]
+    return _table((t("dash.submission", lang), t("dash.flags", lang)), rows)
+
+
+def _similar_html(pairs: Sequence[Pair], lang: str) -> str:
+    shown = [p for p in pairs if p.score >= SIMILARITY_THRESHOLD]
+    if not shown:
+        return f"<p>{esc(t('dash.no_similar', lang))}</p>"
+    rows = [
+        f'<tr><td>{esc(p.a)}<br>{esc(p.b)}</td><td class="num">{p.score:.2f}</td>'
+        f'<td><pre>{esc(chr(10).join(p.passages_a))}</pre></td><td><pre>{esc(chr(10).join(p.passages_b))}</pre></td></tr>'
+        for p in shown
+    ]
+    return _table((t("dash.submission", lang), t("dash.similarity", lang), "A", "B"), rows, numeric=(1,))
+
+
+def render_dashboard(batch: BatchResult, lang: str = "en", *, folders: Sequence[str] | None = None, similar: Sequence[Pair] = ()) -> str:
     """The class dashboard; `folders[i]` is the result folder of `batch.submissions[i]` (default: its name)."""
     folders = list(folders) if folders is not None else [s.submission for s in batch.submissions]
     if len(folders) != len(batch.submissions):
@@ -87,6 +115,10 @@ def render_dashboard(batch: BatchResult, lang: str = "en", *, folders: Sequence[
         body.append(_table((t("dash.submission", lang), t("dash.reason", lang)), rows))
     else:
         body.append(f"<p>{esc(t('dash.none_failed', lang))}</p>")
+    body += [
+        f"<h2>{esc(t('dash.integrity', lang))}</h2>", _flags_html(batch, folder_of, lang),
+        f"<h2>{esc(t('dash.similar', lang))}</h2>", _similar_html(similar, lang),
+    ]
     slow_rows = [
         f"<tr><td>{_link(s, folder_of[id(s)])}</td><td class=\"num\">{s.execution_time:.2f}</td>"
         f"<td>{esc('; '.join(s.events))}</td></tr>"
@@ -97,7 +129,7 @@ def render_dashboard(batch: BatchResult, lang: str = "en", *, folders: Sequence[
         _table((t("dash.submission", lang), t("dash.seconds", lang), t("dash.events", lang)), slow_rows, numeric=(1,)),
         f"<h2>{esc(t('dash.all', lang))}</h2>",
         _table(
-            (t("dash.submission", lang), t("feedback.score", lang), "%", t("dash.status_mistakes", lang)),
+            (t("dash.submission", lang), t("feedback.score", lang), "%", t("dash.status_mistakes", lang), t("dash.flags", lang)),
             [_all_row(s, folder_of[id(s)], lang) for s in sorted(batch.submissions, key=lambda s: s.submission)],
             numeric=(1, 2),
         ),
@@ -109,12 +141,17 @@ def _all_row(result: SubmissionResult, folder: str, lang: str) -> str:
     if result.grader_error:
         status = f'<span class="badge error">{esc(t("status.error", lang))}</span>'
         dash = '<td class="num">–</td>'
-        return f"<tr><td>{_link(result, folder)}</td>{dash}{dash}<td>{status}</td></tr>"
+        return f"<tr><td>{_link(result, folder)}</td>{dash}{dash}<td>{status}</td>{_flag_cell(result)}</tr>"
     share = percent(result.score, result.max_score)
     return (
         f'<tr><td>{_link(result, folder)}</td><td class="num">{number(result.score)} / {number(result.max_score)}</td>'
-        f'<td class="num">{share:.1f}</td><td>{esc(", ".join(result.mistakes))}</td></tr>'
+        f'<td class="num">{share:.1f}</td><td>{esc(", ".join(result.mistakes))}</td>{_flag_cell(result)}</tr>'
     )
+
+
+def _flag_cell(result: SubmissionResult) -> str:
+    """The integrity flag codes of a submission (details in the integrity section)."""
+    return f"<td>{esc(', '.join(flag_codes(result.flags)))}</td>"
 
 
 def render_summary(batch: BatchResult, lang: str = "en") -> str:

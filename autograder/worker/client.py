@@ -59,6 +59,8 @@ class TemplateError(RuntimeError):
 
 SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's folders are found and removed
 KEEPER_REPORT_SECONDS = 2.0  # how long the grader waits for a keeper to report how its worker ended
+PRIVATE_OUTPUT_NOTE = "[the output of the worker that held the grader's reference weights is not shown]\n"
+PRIVATE_MESSAGE_NOTE = "(the message is not shown: it was raised by a module holding the grader's reference weights)"
 TEMPLATE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LD_LIBRARY_PATH", "MPLCONFIGDIR", "VIRTUAL_ENV")
 
 
@@ -236,11 +238,14 @@ class Student:
     events: list[str] = field(default_factory=list)
     load_errors: list[dict] = field(default_factory=list)
     output: list[str] = field(default_factory=list)
+    audit: list[str] = field(default_factory=list)  # audit events the worker reported (autograder.integrity.record)
     _worker: WorkerProcess | None = None
     _started: float = field(default_factory=time.monotonic)
     _import_failure: str = ""
     _generation: int = 0
     _hung: dict[str, str] = field(default_factory=dict)  # where -> the timeout it hit
+    _private_worker: int = 0  # the worker generation that holds private data (0: none)
+    _private_handles: set = field(default_factory=set)  # handle numbers of the modules that hold it
 
     # -- life cycle ------------------------------------------------------------------------
     def _ensure_worker(self) -> WorkerProcess:
@@ -300,6 +305,8 @@ class Student:
         if dropped:
             text += f"\n[... {dropped} more bytes of output dropped: the first {self.config.output_bytes} bytes are kept]"
             self.events.append(f"your code printed {total} bytes; the first {self.config.output_bytes} are kept with the results and the other {dropped} were dropped (grading went on)")
+        if text and self._private_worker == self._generation:  # it held private data: none of it is shown
+            text = PRIVATE_OUTPUT_NOTE
         if text:
             self.output.append(text)
 
@@ -334,6 +341,9 @@ class Student:
 
     def _request(self, message: dict, where: str, timeout: float | None = None) -> Any:
         response = self._exchange(message, where, timeout or self.budget.call_seconds)
+        events = response.get("audit")
+        if isinstance(events, list):
+            self.audit.extend(str(e)[:200] for e in events[:64] if len(self.audit) < 256)
         status = response.get("status")
         if status == "ok":
             return response.get("value")
@@ -347,6 +357,9 @@ class Student:
                 raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
             if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
                 raise WorkerFailure(f"{where} went over the {self.config.memory_bytes >> 30} GiB memory limit")
+            handle = message.get("handle")
+            if self._holds_private() and isinstance(handle, Handle) and handle.number in self._private_handles:
+                text = PRIVATE_MESSAGE_NOTE
             raise StudentException(kind, text[:500], frames, where)
         raise WorkerFailure(f"the worker answered {str(status)[:100]!r} in {where}")
 
@@ -367,9 +380,10 @@ class Student:
         message = {"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "seed": seed, "noncontiguous": list(noncontiguous)}
         return self.request(message, name)
 
-    def traced_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+    def traced_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, dict]:
+        """The value, and the trace: {"ops": torch function names, "aten": operators, "probe": the tripwire's trace}."""
         result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "trace": True}, name)
-        return result["value"], list(result["ops"])
+        return result["value"], result
 
     def call_devices(self, name: str, *args: Any, **kwargs: Any) -> list[str]:
         """Call, and get back only the devices of the result's tensors (for results that cannot
@@ -400,7 +414,20 @@ class Student:
     def state_dict(self, handle: Handle, where: str = "") -> dict:
         return self.request({"op": "state_dict", "handle": handle}, where or "state_dict()")
 
-    def load_state_dict(self, handle: Handle, state: dict, where: str = "", strict: bool = True) -> dict:
+    def _holds_private(self) -> bool:
+        return self._worker is not None and self._private_worker == self._generation
+
+    def load_state_dict(self, handle: Handle, state: dict, where: str = "", strict: bool = True, private: bool = False) -> dict:
+        """Load a state into a module; `private`: the state is not public (the Part F reference
+        weights): nothing this worker prints reaches the feedback, nor do the messages of
+        exceptions raised by calls on that module."""
+        if private and not self._holds_private():
+            self._ensure_worker()
+            if self._worker is not None:  # the in-process backend has no separate output to guard
+                self._private_worker = self._generation
+                self._private_handles = set()
+        if private and self._holds_private():
+            self._private_handles.add(handle.number)
         return self.request({"op": "load_state_dict", "handle": handle, "state": state, "strict": strict}, where or "load_state_dict()")
 
     def train(self, handle: Handle, mode: bool, where: str = "") -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import os
 import sys
 import traceback
 import types
@@ -16,16 +17,20 @@ from pathlib import Path
 from typing import Any, Callable
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from autograder.worker.devicetrace import DeviceTracer  # here: a worker cannot import after isolation
 from autograder.worker.protocol import Handle, Refused
 
 STUDENT_MODULE = "attention"
-LIBRARY_FUNCTIONS = {
-    "softmax", "log_softmax", "_softmax", "_log_softmax", "scaled_dot_product_attention",
-    "_scaled_dot_product_attention_math", "_scaled_dot_product_flash_attention_for_cpu",
-    "multi_head_attention_forward", "_native_multi_head_attention", "special_softmax",
-}
+MAX_TRACED_NAMES = 512  # names reported per traced call (a call uses a few dozen)
+STDLIB = os.path.dirname(os.__file__)
+MAX_AUDIT_EVENTS = 64  # audit events reported per worker
+AUDITED = frozenset({  # Python audit events reported to the grader (it maps them to integrity flags)
+    "socket.connect", "socket.bind", "socket.sendto", "os.kill", "os.killpg", "signal.pthread_kill", "subprocess.Popen",
+    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "ctypes.dlopen", "ctypes.dlsym",
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "open",
+})
 
 
 class StudentRaised(Exception):
@@ -75,7 +80,9 @@ class Dispatcher:
         self.objects: dict[int, Any] = {}
         self.load_errors: list[dict] = []
         self.filenames: set[str] = set()
-        self.ops_seen: set[str] = set()
+        self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
+        self._audit_sent = 0
+        self._inside: tuple[str, ...] = ()  # folders the submission may open files in
 
     # -- requests --------------------------------------------------------------------------
     def handle(self, request: dict) -> dict:
@@ -84,11 +91,35 @@ class Dispatcher:
         if method is None:
             return {"status": "bad_request", "message": f"unknown op {op!r}"}
         try:
-            return {"status": "ok", "value": method(request)}
+            response = {"status": "ok", "value": method(request)}
         except StudentRaised as raised:
-            return {"status": "raised", "error": raised.as_dict()}
+            response = {"status": "raised", "error": raised.as_dict()}
         except BaseException as error:  # student code may raise anything, SystemExit included
-            return {"status": "raised", "error": StudentRaised(error, self.filenames).as_dict()}
+            response = {"status": "raised", "error": StudentRaised(error, self.filenames).as_dict()}
+        if len(self.audit) > self._audit_sent:
+            response["audit"] = self.audit[self._audit_sent:]
+            self._audit_sent = len(self.audit)
+        return response
+
+    def _on_audit(self, event: str, args: tuple) -> None:
+        """A Python audit hook (it cannot be removed once added): notes what AUDITED lists, when
+        the student's code did it (an `open` counts outside the submission's folders only)."""
+        if event not in AUDITED or len(self.audit) >= MAX_AUDIT_EVENTS:
+            return
+        detail = str(args[1] if event.startswith("socket.") and len(args) > 1 else args[0] if args else "")[:120]
+        if event == "open":
+            path = args[0] if args and isinstance(args[0], str) else ""
+            if not path or os.path.abspath(path).startswith(self._inside) or not self._called_by_student():
+                return
+        self.audit.append(f"{event} {detail}".strip())
+
+    def _called_by_student(self) -> bool:
+        """Whether the student's code opened the file itself, directly or through the standard
+        library (pathlib, shutil...): a font that matplotlib opens while it draws does not count."""
+        frame = sys._getframe(2)  # the Python frame that triggered the event
+        while frame is not None and frame.f_code.co_filename.startswith(STDLIB):
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_filename in self.filenames
 
     def op_ping(self, request: dict) -> str:
         return "pong"
@@ -102,6 +133,9 @@ class Dispatcher:
             target.write_text(text, encoding="utf-8")
         if str(root) not in sys.path:
             sys.path.insert(0, str(root))
+        if not self._inside:  # once per worker process, before any student code runs
+            self._inside = (str(root), os.getcwd())
+            sys.addaudithook(self._on_audit)
         filename = str(root / request.get("filename", "attention.py"))
         module = types.ModuleType(STUDENT_MODULE)
         module.__file__ = filename
@@ -165,7 +199,7 @@ class Dispatcher:
         if request.get("trace"):
             with OpTracer() as tracer:
                 value = target(*args, **kwargs)
-            return {"value": self._export(value), "ops": sorted(tracer.seen)}
+            return {"value": self._export(value), **tracer.report(), "probe": probe_tracer()}
         value = target(*args, **kwargs)
         if request.get("devices"):  # where the tensors of the result live (e.g. "meta"), not their values
             return [str(t.device) for t in _tensors(value)]
@@ -319,15 +353,63 @@ def _strided(args: list, positions: list) -> list:
     return args
 
 
-class OpTracer(torch.overrides.TorchFunctionMode):
-    """Records the torch functions a call uses (to spot library softmax / attention)."""
+class _FunctionNames(torch.overrides.TorchFunctionMode):
+    """Every torch function called through Python (torch.softmax, F.softmax, Tensor.softmax...)."""
 
-    def __init__(self):
+    def __init__(self, seen: set[str]):
         super().__init__()
-        self.seen: set[str] = set()
+        self.seen = seen
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        name = getattr(func, "__name__", str(func))
-        if name in LIBRARY_FUNCTIONS:
-            self.seen.add(name)
+        self.seen.add(str(getattr(func, "__name__", func)))
         return func(*args, **(kwargs or {}))
+
+
+class _AtenOps(TorchDispatchMode):
+    """Every aten operator that runs, however it was reached (torch.ops, C-level calls, aliases)."""
+
+    def __init__(self, seen: set[str]):
+        super().__init__()
+        self.seen = seen
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.seen.add(str(func))  # aten._softmax.default
+        return func(*args, **(kwargs or {}))
+
+
+class OpTracer:
+    """Records what a call runs, at two levels: torch function names and aten operators.
+
+    It records everything and judges nothing: which names break a rule is decided in the grader
+    (autograder.integrity.rules), where the student's code cannot change the lists.
+    """
+
+    def __init__(self) -> None:
+        self.functions: set[str] = set()
+        self.aten: set[str] = set()
+        self._modes = (_FunctionNames(self.functions), _AtenOps(self.aten))
+
+    def __enter__(self) -> OpTracer:
+        for mode in self._modes:
+            mode.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for mode in reversed(self._modes):
+            mode.__exit__(*exc)
+
+    def report(self) -> dict:
+        return {"ops": sorted(self.functions)[:MAX_TRACED_NAMES], "aten": sorted(self.aten)[:MAX_TRACED_NAMES]}
+
+
+def probe_tracer() -> dict:
+    """A tripwire: trace a known library softmax, reached two ways, after the student's call.
+
+    The grader expects `softmax` among the functions and `aten._softmax.default` among the
+    operators; when either is missing, the tracing machinery was patched or switched off.
+    """
+    scores = torch.zeros(1, 2)
+    with OpTracer() as tracer:
+        torch.softmax(scores, -1)
+        torch.ops.aten._softmax.default(scores, -1, False)
+    return tracer.report()

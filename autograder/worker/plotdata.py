@@ -26,6 +26,8 @@ from matplotlib.image import AxesImage  # noqa: E402
 from autograder.heatmap import MAX_CELLS, NEW_AXES  # noqa: E402  (plain data; the grader reads no more)
 
 MAX_PIXELS = 4_000_000
+PNG_DPI = 72
+TIGHT_PAD = 0.1  # inches around the tight bounding box (matplotlib's default pad_inches)
 
 
 def _tensor(array: Any) -> torch.Tensor:
@@ -44,10 +46,23 @@ def _cmap_ends(mappable: Any) -> list[list[float]]:
     """The RGBA colours of the lowest and the highest value (is darker = more weight?)."""
     cmap = mappable.get_cmap()
     return [[float(c) for c in cmap(0.0)], [float(c) for c in cmap(1.0)]]
+def _colours(mappable: Any, array: Any, shape: tuple[int, int]) -> torch.Tensor:
+    """The RGBA colour (rows, cols, 4) in [0, 1] that the mappable gives each cell (any norm, any cmap)."""
+    data = np.ma.asarray(array, dtype=np.float64).reshape(shape)
+    if data.size > MAX_CELLS:
+        raise ValueError(f"the drawing holds {data.size} cells, more than {MAX_CELLS}")
+    rgba = np.asarray(mappable.to_rgba(data), dtype=np.float64)
+    alpha = mappable.get_alpha()
+    if isinstance(alpha, (int, float)):
+        rgba[..., 3] = float(alpha)
+    return torch.from_numpy(np.ascontiguousarray(rgba))
 
 
 def _image(image: AxesImage) -> dict:
+    array = np.ma.asarray(image.get_array())
     return {
+        "rgba": _colours(image, array, array.shape[:2]) if array.ndim == 2 else torch.empty(0),
+        "norm": type(image.norm).__name__,
         "array": _tensor(image.get_array()),
         "extent": [float(v) for v in image.get_extent()],
         "origin": str(image.origin),
@@ -63,6 +78,8 @@ def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
     array = np.ma.asarray(mesh.get_array())
     rows, cols = coordinates.shape[0] - 1, coordinates.shape[1] - 1
     return {
+        "rgba": _colours(mesh, array, (rows, cols)) if array.size == rows * cols else torch.empty(0),
+        "norm": type(mesh.norm).__name__,
         "array": _tensor(array.reshape(rows, cols)),
         "x_edges": _tensor(coordinates[0, :, 0]),
         "y_edges": _tensor(coordinates[:, 0, 1]),
@@ -73,8 +90,11 @@ def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
     }
 
 
-def _axes(ax: Axes) -> dict:
+def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0)) -> dict:
+    """One Axes; `origin` is the PNG's top-left corner in display pixels (x, y from the bottom)."""
+    box = ax.get_window_extent()
     return {
+        "box_px": [float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)],
         "images": [_image(i) for i in ax.images],
         "meshes": [_mesh(c) for c in ax.collections if isinstance(c, (QuadMesh, PolyQuadMesh))],  # pcolormesh, seaborn / pcolor
         "xticks": [float(v) for v in ax.get_xticks()],
@@ -124,14 +144,17 @@ def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None) -> di
         width, height = figure.get_size_inches()
         if width * height * 72 * 72 > MAX_PIXELS:
             figure.set_size_inches(8, 6)
+        figure.set_dpi(PNG_DPI)
         figure.canvas.draw()
         axes = list(figure.axes)
         target = axes.index(ax) if ax in axes else (0 if axes else -1)
         png = io.BytesIO()
-        figure.savefig(png, format="png", dpi=72, bbox_inches="tight")  # as Jupyter shows it
+        tight = figure.get_tightbbox(figure.canvas.get_renderer()).padded(TIGHT_PAD)  # inches, as Jupyter crops
+        figure.savefig(png, format="png", dpi=PNG_DPI, bbox_inches=tight)
+        origin = (tight.x0 * PNG_DPI, tight.y1 * PNG_DPI)  # the PNG's top-left corner in display pixels
         return {
             "returned": returned_kind,
-            "axes": [_axes(a) for a in axes],
+            "axes": [_axes(a, origin) for a in axes],
             "target": target,
             "png": torch.frombuffer(bytearray(png.getvalue()), dtype=torch.uint8).clone(),
             "colorbars": sum(1 for a in axes if a.get_label() == "<colorbar>"),

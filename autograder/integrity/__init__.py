@@ -1,0 +1,1 @@
+"""Integrity: rules judged in the grader, evidence the student's process cannot forge, flags, similarity."""

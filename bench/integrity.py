@@ -1,0 +1,90 @@
+"""Bench: the time the static pass and the similarity ranking add to a batch (issue 12).
+
+Submissions are made from the examples (every example, with renamed variables and a comment per
+copy, so no two are identical), N in all. Measures:
+  - the static pass (autograder.integrity.static.analyze) per submission;
+  - the similarity ranking of the whole batch (fingerprints + all pairs + passages of the top pairs),
+    side by side with the alternative: copydetect's compare_files on every pair (timed on a sample of
+    pairs and multiplied out, as it takes minutes at N=500).
+
+    .venv/bin/python bench/integrity.py --n 500      # the figure the README quotes
+    .venv/bin/python bench/integrity.py --n 60       # a quick run
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import re
+import statistics
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def make_batch(n: int) -> dict[str, str]:
+    from autograder.integrity.similarity import answer_text
+
+    bases = [answer_text(p) for p in sorted((REPO / "examples" / "submissions").iterdir())]
+    bases.append((REPO / "solutions" / "attention" / "attention.py").read_text(encoding="utf-8"))
+    batch = {}
+    for index in range(n):
+        text = bases[index % len(bases)]
+        text = re.sub(r"\bweights\b", f"w{index}", text)
+        batch[f"s{index:04d}"] = f"# submission {index}\n" + text
+    return batch
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=500)
+    parser.add_argument("--sample-pairs", type=int, default=200)
+    parser.add_argument("--out", default=str(REPO / "bench" / "INTEGRITY.md"), help="the Markdown file to write")
+    args = parser.parse_args()
+    import copydetect
+
+    from autograder.integrity import static
+    from autograder.integrity.similarity import _fingerprint, rank_pairs, release_boilerplate
+
+    batch = make_batch(args.n)
+    times = []
+    for text in batch.values():
+        started = time.perf_counter()
+        static._analyze.cache_clear()
+        static.analyze([(1, text)])
+        times.append(time.perf_counter() - started)
+    boilerplate = release_boilerplate()
+    started = time.perf_counter()
+    rank_pairs(batch, boilerplate)
+    ranking = time.perf_counter() - started
+    started = time.perf_counter()
+    prints = {name: _fingerprint(name, text, boilerplate) for name, text in batch.items()}
+    fingerprints = time.perf_counter() - started
+    pairs = list(itertools.combinations(sorted(prints), 2))
+    sample = random.Random(0).sample(pairs, min(args.sample_pairs, len(pairs)))
+    started = time.perf_counter()
+    for a, b in sample:
+        copydetect.compare_files(prints[a], prints[b])
+    per_pair = (time.perf_counter() - started) / len(sample)
+    all_pairs = per_pair * len(pairs)
+    lines = [
+        "# Integrity bench (bench/integrity.py)", "",
+        f"Command: `.venv/bin/python bench/integrity.py --n {args.n}`; load average before: {os.getloadavg()[0]:.2f}.", "",
+        "| what | time |", "| --- | --- |",
+        f"| static pass, per submission (median) | {statistics.median(times) * 1000:.1f} ms |",
+        f"| static pass, {args.n} submissions | {sum(times):.2f} s |",
+        f"| similarity ranking, {args.n} submissions ({len(pairs)} pairs) | {ranking:.2f} s |",
+        f"| of which copydetect's fingerprints (pygments), measured apart | {fingerprints:.2f} s |",
+        f"| alternative: copydetect `compare_files` on every pair ({per_pair * 1000:.2f} ms a pair, {len(sample)} sampled) | {all_pairs:.1f} s |",
+        f"| ratio alternative / attnkit ranking | {all_pairs / ranking:.1f}x |",
+    ]
+    print("\n".join(lines))
+    from autograder.results import write_atomic
+
+    write_atomic(Path(args.out), "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

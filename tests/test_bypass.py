@@ -1,0 +1,121 @@
+"""The bypass catalogue (issue 12): every way around a rule, the tracer or the figure evidence is caught.
+
+Each payload in tests/bypass/ is graded for real (isolated worker, hidden checks). For each: the
+checks it must lose, and the integrity flags that must be on its record. The rest of the
+submission is the reference, so every other check of the graded parts keeps its points: the
+rule fails, nothing else. Flags never reach the student's page.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autograder.formats.gradescope import to_gradescope
+from autograder.formats.html import render_html
+from autograder.formats.markdown import render_markdown
+from autograder.formats.prairielearn import to_prairielearn
+from autograder.integrity.flags import EVASION, GRADER_REFERENCE, LIBRARY_CALL, RULE_BYPASS, TAMPER
+from autograder.integrity.static import analyze
+from autograder.submission import load_submission
+
+REPO = Path(__file__).resolve().parents[1]
+BYPASS = Path(__file__).resolve().parent / "bypass"
+REFERENCE = REPO / "solutions" / "attention" / "attention.py"
+BY_HAND, SDPA = "masked_softmax_by_hand", "sdpa_no_library"
+E_CHECKS = {
+    "plot_attention_returns_axes", "plot_attention_tick_labels", "plot_attention_cell_values", "plot_attention_colorbar",
+    "plot_attention_color_range", "plot_attention_axis_labels", "plot_attention_uses_given_axes", "plot_attention_title",
+}
+
+# payload -> (parts graded, checks that must lose their points, flags that must be recorded).
+# Code at module level that reaches into the worker (or switches its tracing off) leaves no
+# traced rule checkable: A.3 fails with A.2 there. Inside masked_softmax it is charged once, to A.2.
+BOTH = {BY_HAND, "sdpa_no_library"}
+CATALOGUE: dict[str, tuple[set[str], set[str], set[str]]] = {
+    "clear_table": ({"A"}, BOTH, {EVASION, GRADER_REFERENCE}),
+    "aten_overload": ({"A"}, {BY_HAND}, {LIBRARY_CALL, EVASION}),
+    "softmin": ({"A"}, {BY_HAND}, {LIBRARY_CALL}),
+    "import_alias": ({"A"}, {BY_HAND}, {LIBRARY_CALL}),
+    "module_alias": ({"A"}, {BY_HAND}, {LIBRARY_CALL}),
+    "joined_getattr": ({"A"}, {BY_HAND}, {RULE_BYPASS, EVASION}),
+    "tensor_method": ({"A"}, {BY_HAND}, {LIBRARY_CALL}),
+    "nn_module": ({"A"}, {BY_HAND}, {LIBRARY_CALL}),
+    "scripted": ({"A"}, {BY_HAND}, {EVASION}),
+    "c_level": ({"A"}, {BY_HAND}, {EVASION}),
+    "disable_modes": ({"A"}, {BY_HAND}, {EVASION}),
+    "patch_tracer": ({"A"}, BOTH, {EVASION, GRADER_REFERENCE}),
+    "edit_worker_module": ({"A"}, BOTH, {EVASION, GRADER_REFERENCE}),
+    "frames": ({"A"}, {BY_HAND}, {EVASION}),
+    "gc_walk": ({"A"}, BOTH, {EVASION, GRADER_REFERENCE}),
+    "exec_text": ({"A"}, BOTH, {EVASION}),
+    "sdpa_library": ({"A"}, {SDPA}, {LIBRARY_CALL}),
+    "forge_plot": ({"E"}, E_CHECKS, {TAMPER, GRADER_REFERENCE}),
+    "mha_library": ({"C"}, {"mha_no_library"}, {LIBRARY_CALL}),
+}
+RULE_CHECKS = {BY_HAND, SDPA, "mha_no_library"}
+LOOSE = {"mha_library"}  # other checks may fail too (the library's dropout differs): the rule must
+
+
+def payload(name: str) -> str:
+    text = (BYPASS / f"{name}.py").read_text(encoding="utf-8")
+    assert text.startswith("# snippet"), name
+    return REFERENCE.read_text(encoding="utf-8") + "\n\n" + text
+
+
+LEAKS = {"print_loaded"}  # payloads about what enters the worker (tested below, not by the table)
+
+
+def test_every_payload_is_in_the_catalogue():
+    assert {p.stem for p in BYPASS.glob("*.py")} == set(CATALOGUE) | LEAKS
+
+
+def test_what_is_printed_or_raised_after_the_reference_weights_load_never_reaches_feedback(grade, tmp_path):
+    from autograder.train_reference import reference_block_state
+    from autograder.output import write_submission
+
+    result = grade(payload("print_loaded"), name="print_loaded", parts={"F"})
+    write_submission(result, {}, tmp_path)
+    text = json.dumps(result.to_dict()) + "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.suffix in (".json", ".md", ".html"))
+    assert "reference weights is not shown" in result.output  # that worker's output is withheld, and says so
+    assert "LOADED" not in text and "WEIGHTS" not in text
+    values = [repr(v) for t in reference_block_state().values() for v in t.flatten()[:8].tolist() if abs(v) > 1e-3]
+    assert values and not [v for v in values if v in text]
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_bypass_is_caught(name, grade, tmp_path):
+    parts, lost, flags = CATALOGUE[name]
+    result = grade(payload(name), name=name, parts=parts)
+    failed = {c.check_id for c in result.checks if c.points < c.max_points}
+    assert (lost <= failed) if name in LOOSE else (failed == lost), f"{name}: lost {sorted(failed)}, expected {sorted(lost)}; " + "; ".join(c.message for c in result.checks if c.check_id in failed | lost)
+    for c in result.checks:  # a rule is lost for breaking the rule, not because the payload crashed
+        if c.check_id in lost and c.check_id in RULE_CHECKS:
+            assert any(words in c.message for words in ("uses", "cannot be checked", "could not trace")), c.message
+    recorded = {f.code for f in result.flags}
+    assert flags <= recorded, f"{name}: flags {sorted(recorded)}, expected at least {sorted(flags)}"
+    page = render_html(result, tmp_path, "en") + render_markdown(result, "en")
+    page += json.dumps(to_gradescope(result), ensure_ascii=False) + json.dumps(to_prairielearn(result), ensure_ascii=False)
+    assert not any(f.detail in page for f in result.flags), "an integrity flag reached the student's page"
+
+
+@pytest.mark.parametrize("name", ["clear_table", "forge_plot"])
+def test_strict_zeroes_the_flagged_part(name, grade):
+    parts, _, _ = CATALOGUE[name]
+    result = grade(payload(name), name=name, parts=parts, integrity="strict")
+    flagged = {f.part for f in result.flags if f.part}
+    assert flagged and all(c.points == 0 for c in result.checks if c.part in flagged)
+
+
+def test_reference_is_clean_and_keeps_every_point(grade):
+    result = grade(REFERENCE.read_text(encoding="utf-8"), name="reference", parts={"A", "C", "E"})
+    assert result.score == result.max_score
+    assert result.flags == ()
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "examples" / "submissions").glob("*_style*")), ids=lambda p: p.name)
+def test_correct_examples_raise_no_flag(path):
+    submission = load_submission(path)
+    facts = analyze(submission.chunks, submission.files)
+    assert facts.findings == ()

@@ -1,0 +1,92 @@
+"""Integrity flags on the record (issue 12): in attnkit.json, grades.csv and the dashboard; never on the student's page."""
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from autograder.formats.csvfile import grades_csv
+from autograder.formats.dashboard import render_dashboard
+from autograder.formats.html import render_html
+from autograder.formats.markdown import render_markdown
+from autograder.integrity.flags import EVASION, FAKE_RESULTS, FILE_ACCESS, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL, Flag
+from autograder.integrity.record import event_flags, source_flags, strict
+from autograder.integrity.static import analyze
+from autograder.integrity.similarity import Pair
+from autograder.results import BatchResult, SubmissionResult
+from sample_results import correct_result
+
+FLAG = Flag(EVASION, "in masked_softmax: sys._getframe (line 12)", "A")
+
+
+def flagged() -> SubmissionResult:
+    return replace(correct_result(), flags=(FLAG,))
+
+
+def test_flags_survive_the_json_round_trip() -> None:
+    result = flagged()
+    assert SubmissionResult.from_dict(result.to_dict()).flags == (FLAG,)
+
+
+def test_flags_are_in_grades_csv_and_on_the_dashboard_only(tmp_path: Path) -> None:
+    result = flagged()
+    row = next(csv.DictReader(io.StringIO(grades_csv(BatchResult((result,))))))
+    assert row["integrity_flags"] == "evasion(A)"
+    assert row["score"] == str(int(result.score)) == str(int(correct_result().score))  # a flag alone changes no score
+    dashboard = render_dashboard(BatchResult((result,)))
+    assert "sys._getframe (line 12)" in dashboard  # the integrity section
+    assert re.search(r"<td>evasion</td></tr>", dashboard)  # the flags column of the all-submissions table
+    student_pages = render_html(result, tmp_path) + render_markdown(result)
+    assert "sys._getframe" not in student_pages and EVASION not in student_pages
+
+
+def test_similar_pairs_show_side_by_side_above_the_threshold_only() -> None:
+    pairs = [Pair("alice", "bob", 0.91, ("def f(x):\n    return x",), ("def g(y):\n    return y",)), Pair("carol", "dave", 0.2)]
+    page = render_dashboard(BatchResult((correct_result(),)), similar=pairs)
+    assert "def g(y):" in page and "0.91" in page and "carol" not in page
+
+
+def test_strict_zeroes_the_flagged_part_only() -> None:
+    result = correct_result()
+    checks = strict(result.checks, (FLAG,))
+    assert all(c.points == 0 for c in checks if c.part == "A")
+    assert [c.points for c in checks if c.part != "A"] == [c.points for c in result.checks if c.part != "A"]
+    assert any(c.points for c in checks)
+
+
+HOSTILE_FLAGS = {  # tests/hostile payloads -> the flag the static pass puts on their record
+    "network": NETWORK, "kill_parent": SIGNAL, "sigterm_ignored": SIGNAL, "snoop": FILE_ACCESS, "huge_file": FILE_ACCESS,
+    "fake_results": FAKE_RESULTS, "fork_swarm": PROCESS, "daemon": PROCESS, "patch_comparisons": LIBRARY_PATCH,
+}
+
+
+def test_hostile_payloads_carry_their_flags() -> None:
+    hostile = Path(__file__).resolve().parent / "hostile"
+    for name, code in HOSTILE_FLAGS.items():
+        flags = source_flags(analyze([(1, (hostile / f"{name}.py").read_text(encoding="utf-8"))]))
+        assert code in {f.code for f in flags}, (name, flags)
+
+
+def test_limits_hit_are_flagged_from_events_and_messages() -> None:
+    texts = ["timed out after 10 s in causal_mask", "causal_mask went over the 2 GiB memory limit", "part of your file could not run"]
+    assert [f.detail for f in event_flags(texts + texts[:1])] == texts[:2]
+
+
+def test_the_worker_reports_what_student_code_did_and_scores_stay(grade, reference_source) -> None:
+    snippet = (
+        "\nimport socket\n"
+        "def causal_mask(size_q, size_k=None, device=None):\n"
+        "    for attempt in (lambda: open('/etc/hostname').read(), lambda: socket.create_connection(('127.0.0.1', 9), 0.2)):\n"
+        "        try:\n"
+        "            attempt()\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    return torch.ones(size_q, size_k or size_q, dtype=torch.bool, device=device).tril()\n"
+    )
+    result = grade(reference_source + snippet, name="curious", parts={"A"})
+    reference = grade(reference_source, name="reference", parts={"A"})
+    seen = {f.code: f.detail for f in result.flags if f.detail.startswith("seen running")}
+    assert "/etc/hostname" in seen[FILE_ACCESS] and "127.0.0.1" in seen[NETWORK]
+    assert result.score == reference.score and reference.flags == ()

@@ -1,0 +1,94 @@
+"""The "softmax by hand" allow-list (issue 12): honest hand-written softmaxes in many styles pass it;
+every library softmax, however it is reached, does not. Traced here with the worker's own tracer."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autograder.integrity.rules import SOFTMAX_BY_HAND, _banned_ops
+from autograder.worker.dispatcher import OpTracer, probe_tracer
+
+NEG = float("-inf")
+
+
+def _stable(s, m):
+    s = s.masked_fill(~m, NEG)
+    mx = s.max(dim=-1, keepdim=True).values
+    mx = torch.where(torch.isinf(mx), torch.zeros_like(mx), mx)
+    e = torch.exp(s - mx)
+    return e / e.sum(-1, keepdim=True).clamp_min(1e-30)
+
+
+def _logsumexp(s, m):
+    s = torch.where(m, s, torch.tensor(NEG, dtype=s.dtype))
+    lse = torch.logsumexp(s, dim=-1, keepdim=True)
+    return torch.exp(s - lse).nan_to_num(0.0)
+
+
+def _multiply_mask(s, m):
+    e = torch.exp(s - s.amax(-1, keepdim=True)) * m.float().type_as(s)
+    total = e.sum(-1, keepdim=True)
+    return e / torch.where(total == 0, torch.ones_like(total), total)
+
+
+def _large_negative(s, m):
+    filled = s.clone()
+    filled[~m] = -1e9
+    e = (filled - filled.max(-1, keepdim=True)[0]).exp()
+    out = e / e.sum(dim=-1, keepdim=True)
+    return out * m.any(-1, keepdim=True).to(out.dtype)
+
+
+def _numpy(s, m):
+    import numpy as np
+
+    a = np.where(m.numpy(), s.numpy(), -np.inf)
+    a = np.exp(a - np.nan_to_num(a.max(-1, keepdims=True), neginf=0.0))
+    return torch.from_numpy(a / np.maximum(a.sum(-1, keepdims=True), 1e-30))
+
+
+def _unbind_rows(s, m):
+    rows = [torch.exp(r - r.max()) * k for r, k in zip(s.reshape(-1, s.shape[-1]).unbind(0), m.reshape(-1, m.shape[-1]).unbind(0))]
+    stacked = torch.stack(rows).reshape(s.shape)
+    return stacked / stacked.sum(-1, keepdim=True).clamp(min=math.ulp(1.0))
+
+
+HONEST = [_stable, _logsumexp, _multiply_mask, _large_negative, _numpy, _unbind_rows]
+LIBRARY = {
+    "torch.softmax": lambda s, m: torch.softmax(s.masked_fill(~m, NEG), -1),
+    "F.softmin": lambda s, m: F.softmin(-s.masked_fill(~m, NEG), -1),
+    "aten._softmax": lambda s, m: torch.ops.aten._softmax.default(s.masked_fill(~m, NEG), -1, False),
+    "log_softmax.exp": lambda s, m: F.log_softmax(s.masked_fill(~m, NEG), -1).exp(),
+    "special.softmax": lambda s, m: torch.special.softmax(s.masked_fill(~m, NEG), -1),
+    "nn.Softmax": lambda s, m: torch.nn.Softmax(-1)(s.masked_fill(~m, NEG)),
+    "Categorical.probs": lambda s, m: torch.distributions.Categorical(logits=s.masked_fill(~m, NEG)).probs,
+    "gumbel_softmax": lambda s, m: F.gumbel_softmax(s.masked_fill(~m, NEG) * 1e6, tau=1e6),
+    "sdpa": lambda s, m: F.scaled_dot_product_attention(s, *[torch.eye(5, dtype=s.dtype).expand(2, 5, 5)] * 2, attn_mask=m),
+}
+
+
+def traced(function) -> list[str]:
+    scores = torch.randn(2, 4, 5, dtype=torch.float64)
+    mask = torch.rand(2, 4, 5) < 0.6
+    mask[..., 0] = True
+    with OpTracer() as tracer:
+        function(scores, mask)
+    return tracer.report()["aten"]
+
+
+@pytest.mark.parametrize("function", HONEST, ids=lambda f: f.__name__)
+def test_hand_written_softmaxes_pass_the_allow_list(function):
+    assert _banned_ops(SOFTMAX_BY_HAND, traced(function)) == []
+
+
+@pytest.mark.parametrize("name", sorted(LIBRARY))
+def test_library_softmaxes_fail_the_allow_list(name):
+    assert _banned_ops(SOFTMAX_BY_HAND, traced(LIBRARY[name])), name
+
+
+def test_the_tripwire_sees_a_known_softmax():
+    probe = probe_tracer()
+    assert "softmax" in probe["ops"] and "aten._softmax.default" in probe["aten"]
