@@ -171,6 +171,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     batch = grade_batch(inbox, out / "results", jobs=args.jobs, force=True, options=_options(args), progress=_progress)
     _finish_batch(batch, out / "results", _lang(args))
+    print(f"Gradescope package (not built by the demo): attnkit export gradescope --out {out / 'autograder.zip'}")
+    print(f"PrairieLearn question (not built by the demo): attnkit export prairielearn --out {out / 'pl-question'}"
+          " --image <registry>/attnkit-grader:latest")
     return 0
 
 

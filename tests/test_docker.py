@@ -128,7 +128,8 @@ def _secret_lines() -> list[str]:
     """Distinctive lines of code of the reference solution's answers and of the hidden checks."""
     release = BLANK.read_text()
     answers = re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", REFERENCE.read_text(), re.S)
-    lines = [line for block in answers for line in _code_lines(block, 25) if line not in release]
+    lines = [line for block in answers for line in _code_lines(block, 25) if line not in release
+             and not re.fullmatch(r"self\.(\w+) = \1", line)]  # `self.num_heads = num_heads`: in any library
     for path in sorted(CHECKS.glob("*.py")):
         lines += _code_lines(path.read_text(), 50)
     assert len(lines) > 20, "too few secret lines to look for"
@@ -140,9 +141,10 @@ def _texts(folder: Path) -> str:
 
 
 def _secret_digests() -> set[str]:
-    """sha256 of every file of the grader source and reference solution (the weights included)."""
+    """sha256 of every file of the grader source and reference solution (the weights included);
+    tiny files (an empty __init__.py) are left out: an empty file is no secret."""
     files = [REFERENCE, WEIGHTS, *sorted((REPO / "autograder").rglob("*.py"))]
-    return {hashlib.sha256(path.read_bytes()).hexdigest() for path in files}
+    return {hashlib.sha256(path.read_bytes()).hexdigest() for path in files if path.stat().st_size >= 64}
 
 
 def _scan_layer(layer: tarfile.TarFile, lines: set[bytes], digests: set[str]) -> list[str]:
