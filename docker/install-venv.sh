@@ -29,7 +29,8 @@ find_python() {
 [ $# -eq 3 ] || [ $# -eq 4 ] || die "usage: install-venv.sh WHEELHOUSE|- VENV REQUIREMENTS [CONSTRAINTS]"
 wheelhouse=$1 venv=$2 requirements=$3 constraints=${4:-}
 if [ "$wheelhouse" = "-" ]; then
-    source="--extra-index-url ${ATTNKIT_TORCH_INDEX-https://download.pytorch.org/whl/cpu}"
+    index=${ATTNKIT_TORCH_INDEX-https://download.pytorch.org/whl/cpu}
+    source=${index:+--extra-index-url $index}
 else
     [ -d "$wheelhouse" ] || die "$wheelhouse: no wheelhouse"
     source="--no-index --find-links $wheelhouse"

@@ -226,3 +226,18 @@ def test_report_with_a_roster_writes_ids_and_the_lms_file(tmp_path, capsys):
     assert (out / "grades-prairielearn.csv").read_text().splitlines()[1:] == ["alice@example.com,1,100", "bob@example.com,1,28.57"]
     assert "carol: not in the roster" in capsys.readouterr().err
     assert errored_result().grader_error  # carol could not be graded: never imported as a 0
+
+
+def test_the_online_gradescope_zip_is_small_and_installs_from_the_indexes(tmp_path):
+    from zipfile import ZipFile
+
+    path = tmp_path / "autograder.zip"
+    assert main(["export", "gradescope", "--online", "--out", str(path)]) == 0
+    with ZipFile(path) as archive:
+        names = archive.namelist()
+        setup = archive.read("setup.sh").decode()
+        constraints = archive.read("attnkit/docker/constraints.txt").decode()
+    assert not any(n.startswith("wheelhouse/") for n in names)
+    assert path.stat().st_size < 2_000_000
+    assert "apt-get update" in setup and 'wheelhouse=-' in setup
+    assert "torch==" in constraints  # the host's versions pin the install
