@@ -586,6 +586,59 @@ def test_gradescope_harness_runs_setup_then_grades_under_gradescopes_default_lim
     assert faker["score"] == 0 and "FAKE-RESULT" not in json.dumps(faker)
 
 
+HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+ONLINE_HARNESS = r"""
+set -eu
+mkdir -p /autograder/source /autograder/submission /autograder/results
+python3 -c 'import os, sys, zipfile
+archive = zipfile.ZipFile(sys.argv[1])
+for info in archive.infolist():
+    archive.extract(info, sys.argv[2])
+    os.chmod(os.path.join(sys.argv[2], info.filename), info.external_attr >> 16 & 0o777 or 0o644)
+' /input/autograder.zip /autograder/source
+cd /autograder/source && bash ./setup.sh > /output/setup.log 2>&1
+cp /input/reference.py /autograder/submission/attention.py
+cp /autograder/source/run_autograder /autograder/run_autograder
+cd /autograder && ./run_autograder > /output/run.log 2>&1
+cp /autograder/results/results.json /output/results.json
+"""
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_the_online_gradescope_zip_installs_from_the_package_index_on_ubuntu(engine, tmp_path):
+    """The small zip's setup.sh installs from PyPI. PyTorch's CPU index is not reachable from this
+    machine, so the torch wheel comes from a local folder standing in for it (PIP_FIND_LINKS)."""
+    if not image_exists(UBUNTU_BASE_IMAGE):
+        pytest.skip(f"{UBUNTU_BASE_IMAGE} is not built: docker/build-base.sh {UBUNTU_BASE_IMAGE} jammy")
+    from autograder.docker import GRADESCOPE_TARGET, wheelhouse_for
+
+    torch_wheels = sorted(wheelhouse_for(GRADESCOPE_TARGET).glob("torch-*+cpu-*.whl"))
+    if not torch_wheels:
+        pytest.skip("no torch +cpu wheel in docker/wheelhouse/cp311-x86_64: run attnkit export gradescope once")
+    inputs, outputs, torch_index = tmp_path / "in", tmp_path / "out", tmp_path / "torch"
+    for folder in (inputs, outputs, torch_index):
+        folder.mkdir()
+    shutil.copyfile(torch_wheels[0], torch_index / torch_wheels[0].name)
+    zip_path = export_gradescope(inputs / "autograder.zip", online=True)
+    shutil.copyfile(REFERENCE, inputs / "reference.py")
+    certs = ["--mount", f"type=bind,source={HOST_CA_BUNDLE},target=/host-ca.crt,readonly",
+             "--env", "PIP_CERT=/host-ca.crt"] if HOST_CA_BUNDLE.is_file() else []
+    done = subprocess.run(
+        ["docker", "run", "--rm", "--network", "bridge", *GRADESCOPE_LIMITS, *certs,
+         "--env", "ATTNKIT_TORCH_INDEX=", "--env", "PIP_FIND_LINKS=/torch-index",
+         "--mount", f"type=bind,source={inputs},target=/input,readonly",
+         "--mount", f"type=bind,source={torch_index},target=/torch-index,readonly",
+         "--mount", f"type=bind,source={outputs},target=/output",
+         UBUNTU_BASE_IMAGE, "bash", "-c", ONLINE_HARNESS],
+        capture_output=True, text=True, timeout=1800)
+    logs = "".join(p.read_text(errors="replace") for p in sorted(outputs.glob("*.log")))
+    assert done.returncode == 0, done.stdout + done.stderr + logs[-3000:]
+    results = json.loads((outputs / "results.json").read_text())
+    assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0
+    print(f"online zip {zip_path.stat().st_size / 1e6:.2f} MB installed and graded the reference")
+
+
 # PrairieLearn's grader host runs each job so (its createContainer options): the job folder
 # mounted at /grade, no network, 1 GiB of memory and no swap, 0.9 CPU, 1024 pids, private IPC;
 # it reads /grade/results/results.json only when the entry point exits 0.
