@@ -59,11 +59,13 @@ def test_prairielearn_records_the_seed_and_speaks_the_results_language():
     assert "你把分数除以了 d_model" in json.dumps(payload, ensure_ascii=False)
 
 
-def test_prairielearn_embeds_the_heatmaps(tmp_path):
+def test_prairielearn_embeds_the_heatmaps_labelled_in_the_results_language(tmp_path):
     write_sample_out(tmp_path)
     payload = to_prairielearn(buggy_result(), result_dir=tmp_path / "bob")
     assert [i["label"] for i in payload["images"]] == ["Probe sentence 1, head 0"]
     assert payload["images"][0]["url"].startswith("data:image/png;base64,")
+    chinese = to_prairielearn(buggy_result(lang="zh"), result_dir=tmp_path / "bob")
+    assert [i["label"] for i in chinese["images"]] == ["你的模型 · probe-1"]
 
 
 @pytest.mark.parametrize("params, says", [

@@ -11,11 +11,18 @@ from pathlib import Path
 
 from autograder.formats.markdown import render_markdown
 from autograder.i18n import t
-from autograder.results import PASSED, SubmissionResult
+from autograder.results import PASSED, Artifact, SubmissionResult
 
 STATUS = {PASSED: "passed"}
 MAX_IMAGE_BYTES = 400_000  # all embedded images together (base64), so results.json stays well under 1 MB
 MAX_OUTPUT_CHARS = 200_000  # the Markdown text, before images
+
+
+def _caption(artifact: Artifact, lang: str) -> str:
+    """The checks write captions in English; another language gets its own words and the image's name."""
+    if lang == "en":
+        return artifact.caption or artifact.name
+    return f"{t('feedback.heatmap_student', lang)} · {artifact.name}"
 
 
 def heatmap_images(result: SubmissionResult, result_dir: Path | None, budget: int) -> list[tuple[str, str]]:
@@ -31,7 +38,7 @@ def heatmap_images(result: SubmissionResult, result_dir: Path | None, budget: in
         if len(encoded) > budget:
             continue
         budget -= len(encoded)
-        images.append((artifact.caption or artifact.name, f"data:image/png;base64,{encoded}"))
+        images.append((_caption(artifact, result.lang), f"data:image/png;base64,{encoded}"))
     return images
 
 
