@@ -7,20 +7,16 @@ tests/test_docker.py.
 """
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from autograder.grading import hidden_paths
 from autograder.worker import sandbox
-from autograder.worker.client import Budget, Student, WorkerFactory
+from autograder.worker.client import Budget, Student
 from autograder.worker.sandbox import SandboxConfig, is_root
+from tests.test_worker import NoNamespacesFactory  # unshare() always refused, as under Docker's default profile
 
-REPO = Path(__file__).resolve().parents[1]
 
 PROBE = '''
 import errno, socket
@@ -52,27 +48,6 @@ def sockets(port):
     right.close()
     return found
 '''
-
-
-class NoNamespacesFactory(WorkerFactory):
-    """A template whose unshare() always fails, as under Docker's default seccomp profile."""
-
-    BOOT = (
-        "import autograder.worker.sandbox as sandbox\n"
-        "def refuse(flags):\n"
-        "    raise PermissionError(1, 'unshare: Operation not permitted (simulated seccomp)')\n"
-        "sandbox.unshare = refuse\n"
-        "from autograder.worker.template import main\n"
-        "main()\n"
-    )
-
-    def __init__(self) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/"), "PYTHONPATH": str(REPO)}
-        self.process = subprocess.Popen([sys.executable, "-c", self.BOOT, str(theirs.fileno())],
-                                        pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env)
-        theirs.close()
-        self.pid, self.control, self._replies = self.process.pid, ours, b""
 
 
 @pytest.fixture
