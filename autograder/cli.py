@@ -134,6 +134,7 @@ def _print_result(result, lang: str = "en") -> None:
 
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
+    roster = _roster(args)  # read first: a bad roster fails before any grading
     if args.docker or args.container_per_submission:
         _no_strict_in_docker(args)
         from autograder.docker import grade_batch_in_docker
@@ -144,12 +145,12 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
         result = grade_batch_in_docker(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force,
                                        container_per_submission=args.container_per_submission,
                                        image=args.image, seed=args.seed, lang=_lang(args))
-        _finish_batch(result, Path(args.out), _lang(args))
+        _finish_batch(result, Path(args.out), _lang(args), roster)
         return 0
     from autograder.grading import grade_batch
 
     result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args, _parts(args)), progress=_progress)
-    _finish_batch(result, Path(args.out), _lang(args))
+    _finish_batch(result, Path(args.out), _lang(args), roster)
     return 0
 
 
@@ -160,10 +161,10 @@ def _progress(count: int, total: int, result) -> None:
     print(f"\r[{'#' * filled}{'.' * (width - filled)}] {count}/{total} {result.submission}: {status} ({result.execution_time:.1f} s)", file=sys.stderr)
 
 
-def _finish_batch(batch, out_dir: Path, lang: str) -> None:
+def _finish_batch(batch, out_dir: Path, lang: str, roster=None) -> None:
     from autograder.report import write_report
 
-    index = write_report(out_dir, lang)
+    index = write_report(out_dir, lang, roster=roster)
     print(f"{'submission':<28} {'score':>9}  parts")
     for result in batch.submissions:
         parts = " ".join(f"{p.part}:{p.score:g}/{p.max_score:g}" for p in result.parts)
@@ -191,6 +192,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     batch = grade_batch(inbox, out / "results", jobs=args.jobs, force=True, options=_options(args), progress=_progress)
     _finish_batch(batch, out / "results", _lang(args))
+    print(f"Gradescope package (not built by the demo): attnkit export gradescope --out {out / 'autograder.zip'}")
+    print(f"PrairieLearn question (not built by the demo): attnkit export prairielearn --out {out / 'pl-question'}"
+          " --image <registry>/attnkit-grader:latest")
     return 0
 
 
@@ -213,12 +217,29 @@ def _cmd_nbgrader_init(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_report(args: argparse.Namespace) -> int:
-    from autograder.report import write_report
+def _roster(args: argparse.Namespace):
+    if not getattr(args, "roster", None):
+        return None
+    from autograder.roster import load_roster
 
-    index = write_report(Path(args.out_dir), _lang(args), show_after_due=args.show_after_due)
+    return load_roster(Path(args.roster))
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from autograder.report import write_gradebook, write_report
+
+    roster = _roster(args)
+    if args.lms and roster is None:
+        raise AttnkitError(f"--lms {args.lms} needs --roster FILE: the LMS's student list that says whose each submission is")
+    index = write_report(Path(args.out_dir), _lang(args), show_after_due=args.show_after_due, roster=roster)
     print(f"class dashboard: {index}")
     print(f"grades:          {index.parent / 'grades.csv'}")
+    if args.lms:
+        path, book = write_gradebook(Path(args.out_dir), roster, args.lms, args.assignment)
+        print(f"{args.lms} import: {path}")
+        for name in book.unmatched:
+            print(f"warning: {name}: not in the roster {args.roster} (or more than one match); left out of {path.name}",
+                  file=sys.stderr)
     print(f"summary:         {index.parent / 'summary.md'}")
     print(f"feedback pages:  {index.parent}/<submission>/feedback.html (and feedback.md)")
     return 0
@@ -235,11 +256,18 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from autograder.export import export_gradescope, export_prairielearn
 
     if args.platform == "gradescope":
-        path = export_gradescope(Path(args.out), download=not args.no_download)
+        path = export_gradescope(Path(args.out), download=not args.no_download, online=args.online)
     else:
         path = export_prairielearn(Path(args.out), image=args.image)
     print(f"wrote {path}")
     return 0
+
+
+def _cmd_run_prairielearn(args: argparse.Namespace) -> int:
+    from autograder.platforms.prairielearn import run
+
+    run(Path(args.grade_dir))
+    return 0  # PrairieLearn reads results.json only after an exit code 0, and one is always written
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -272,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prairielearn", action="store_true", help="also write PrairieLearn's results file (prairielearn.json)")
     p.add_argument("--container-per-submission", action="store_true", help="with --docker: a fresh container for each submission")
     p.add_argument("--parts", default=None, help="grade only these parts, e.g. A,B (default: all)")
+    p.add_argument("--roster", default=None, help="CSV mapping submissions to students (an LMS export): fills grades.csv's student_id")
     p.add_argument("--image", default="attnkit-grader:latest", help="grader image (attnkit docker build)")
     common(p)
     p.set_defaults(func=_cmd_grade_batch)
@@ -313,6 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of grade-batch")
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG)")
     p.add_argument("--show-after-due", action="store_true", help="also show checks whose visibility is after_due_date")
+    p.add_argument("--roster", default=None, help="CSV mapping submissions to students (an LMS export): fills grades.csv's student_id")
+    p.add_argument("--lms", choices=("canvas", "prairielearn"), default=None, help="also write grades-<lms>.csv, the layout that LMS imports (needs --roster)")
+    p.add_argument("--assignment", default="attnkit attention", help="canvas: the assignment's column name, as in Canvas (e.g. 'Attention (4567)')")
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("docker", help="the grader image")
@@ -327,8 +359,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("platform", choices=("gradescope", "prairielearn"))
     p.add_argument("--out", required=True, help="gradescope: autograder.zip; prairielearn: a question folder (or .zip)")
     p.add_argument("--image", default="attnkit-grader:latest", help="prairielearn: the image name PrairieLearn pulls")
-    p.add_argument("--no-download", action="store_true", help="gradescope: bundle docker/wheelhouse/ as it is")
+    p.add_argument("--no-download", action="store_true", help="gradescope: bundle docker/wheelhouse/cp311-x86_64/ as it is")
+    p.add_argument("--online", action="store_true", help="gradescope: a small zip without wheels; setup.sh installs from PyPI")
     p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("run-prairielearn", help="inside PrairieLearn's grading container: grade GRADE_DIR/student")
+    p.add_argument("grade_dir", metavar="GRADE_DIR", nargs="?", default="/grade", help="default /grade")
+    p.set_defaults(func=_cmd_run_prairielearn)
     return parser
 
 

@@ -33,6 +33,11 @@ DOCKERFILE = DOCKER_DIR / "Dockerfile"
 REQUIREMENTS = DOCKER_DIR / "requirements.txt"
 WHEELHOUSE = DOCKER_DIR / "wheelhouse"
 STAMP_NAME = ".attnkit-wheelhouse"
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # CPU-only torch wheels (+cpu)
+# The grader source a grading container needs, mounted read-only under IN_GRADER: the image
+# itself is the runtime only and holds no secret.
+GRADER_TREES = ("autograder", "solutions")
+IN_GRADER = "/srv/attnkit/grader"
 # Where things are inside a grading container. /srv/attnkit is root-only (0700) in the image:
 # student code (another uid) cannot read other submissions or results through it.
 IN_SUBMISSIONS = "/srv/attnkit/submissions"
@@ -97,6 +102,43 @@ def image_size(tag: str) -> int:
 
 # --- the wheelhouse ---------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Target:
+    """The machine the wheels are for: CPython 3.11 on Linux (glibc), whatever the host is."""
+
+    machine: str = "x86_64"  # x86_64 (Gradescope) or aarch64
+    python: str = "3.11"
+
+    @property
+    def name(self) -> str:
+        return f"cp{self.python.replace('.', '')}-{self.machine}"
+
+    def pip_options(self) -> list[str]:
+        """`pip download` options that pick this target's wheels (manylinux, glibc 2.17 to 2.28)."""
+        platforms = [f"manylinux_2_{minor}_{self.machine}" for minor in (28, 27, 24, 17)]
+        platforms.append(f"manylinux2014_{self.machine}")
+        abi = self.name.split("-")[0]
+        options = ["--only-binary=:all:", "--python-version", self.python, "--implementation", "cp", "--abi", abi]
+        for platform in platforms:
+            options += ["--platform", platform]
+        return options
+
+
+GRADESCOPE_TARGET = Target("x86_64")  # Gradescope's autograder machines
+
+
+def engine_target() -> Target:
+    """The target of images built by this machine's Docker engine (its architecture)."""
+    done = _docker(["info", "--format", "{{.Architecture}}"], what="docker info", check=False)
+    machine = {"amd64": "x86_64", "arm64": "aarch64"}.get(done.stdout.strip(), done.stdout.strip())
+    return Target(machine if machine in ("x86_64", "aarch64") else "x86_64")
+
+
+def torch_index() -> str:
+    """Where CPU-only torch wheels come from: ATTNKIT_TORCH_INDEX, else PyTorch's CPU index."""
+    return os.environ.get("ATTNKIT_TORCH_INDEX", TORCH_CPU_INDEX)
+
+
 def host_constraints() -> list[str]:
     """`name==version` for every distribution installed where this grader runs (attnkit excepted)."""
     pins = {}
@@ -107,41 +149,53 @@ def host_constraints() -> list[str]:
     return [pins[key] for key in sorted(pins)]
 
 
-def make_wheelhouse(*, wheelhouse: Path = WHEELHOUSE, requirements: Path = REQUIREMENTS,
-                    python: str = sys.executable) -> Path:
-    """Fill `wheelhouse` with wheels of the image's requirements, pinned to the host's versions.
+def wheelhouse_for(target: Target, root: Path = WHEELHOUSE) -> Path:
+    return root / target.name
 
-    Runs `pip download` on the host (the only step that may use the network). A stamp file holding
-    a hash of the requirements and pins makes a second call with nothing changed a no-op.
+
+def make_wheelhouse(*, target: Target = GRADESCOPE_TARGET, wheelhouse: Path | None = None,
+                    requirements: Path = REQUIREMENTS, python: str = sys.executable) -> Path:
+    """Fill `wheelhouse` (default docker/wheelhouse/<target>) with the target's wheels of the
+    image's requirements, pinned to the host's versions where the host has them.
+
+    Runs `pip download` on the host (the only step that uses the network: PyPI and the torch
+    index). A stamp file holding a hash of the target, requirements and pins makes a second call
+    with nothing changed a no-op.
     """
+    wheelhouse = wheelhouse or wheelhouse_for(target)
     if not requirements.is_file():
         raise AttnkitError(f"{requirements}: the image's requirements file is missing")
     wheelhouse.mkdir(parents=True, exist_ok=True)
     constraints = "\n".join(host_constraints()) + "\n"
-    digest = hashlib.sha256((requirements.read_text() + constraints).encode()).hexdigest()
+    options = target.pip_options()
+    digest = hashlib.sha256((requirements.read_text() + constraints + " ".join(options)).encode()).hexdigest()
     stamp = wheelhouse / STAMP_NAME
     if stamp.is_file() and stamp.read_text().strip() == digest:
         return wheelhouse
     constraints_file = wheelhouse / "constraints.txt"
     constraints_file.write_text(constraints)
+    index = torch_index()
     done = subprocess.run(
-        [python, "-m", "pip", "download", "--quiet", "--only-binary=:all:",
+        [python, "-m", "pip", "download", "--quiet", "--retries", "2", "--timeout", "30", *options, *(["--extra-index-url", index] if index else []),
          "--dest", str(wheelhouse), "-r", str(requirements), "-c", str(constraints_file)],
         capture_output=True, text=True)
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-30:])
-        raise AttnkitError(f"pip download into {wheelhouse} failed; check that PyPI (or your pip"
-                           f" index) is reachable from this machine:\n{tail}")
+        raise AttnkitError(f"pip download of {target.name} wheels into {wheelhouse} failed; check that PyPI"
+                           f" and {index or 'your pip index'} are reachable from this machine (ATTNKIT_TORCH_INDEX"
+                           f" names another torch index):\n{tail}")
     stamp.write_text(digest + "\n")
     return wheelhouse
 
 
 # --- the image --------------------------------------------------------------------------------
 
-def build_command(*, tag: str, base_image: str, context: Path = REPO_ROOT,
+def build_command(*, tag: str, base_image: str, wheelhouse: Path, context: Path = REPO_ROOT,
                   dockerfile: Path = DOCKERFILE) -> list[str]:
+    relative = Path(wheelhouse).resolve().relative_to(Path(context).resolve()).as_posix()
     return ["build", "--network", "none", "--force-rm", "--file", str(dockerfile),
-            "--build-arg", f"BASE_IMAGE={base_image}", "--tag", tag, str(context)]
+            "--build-arg", f"BASE_IMAGE={base_image}", "--build-arg", f"WHEELHOUSE={relative}",
+            "--tag", tag, str(context)]
 
 
 def default_base_image() -> str:
@@ -152,7 +206,7 @@ def default_base_image() -> str:
 def build_image(*, tag: str = IMAGE, base_image: str | None = None, download: bool = True) -> BuildReport:
     """Build the grader image offline: wheelhouse first (pip download on the host), then docker build.
 
-    `download=False` builds from docker/wheelhouse/ as it is (air-gapped servers bring their own).
+    `download=False` builds from docker/wheelhouse/<target>/ as it is (air-gapped servers bring their own).
     """
     base_image = base_image or default_base_image()
     problem = engine_problem()
@@ -164,13 +218,13 @@ def build_image(*, tag: str = IMAGE, base_image: str | None = None, download: bo
                 f" --base-image {LOCAL_BASE_IMAGE}" if base_image != LOCAL_BASE_IMAGE
                 else "run docker/build-base.sh")
         raise AttnkitError(f"base image {base_image} is not on this machine and cannot be pulled: {hint}")
-    if download:
-        make_wheelhouse()
-    elif not any(WHEELHOUSE.glob("torch-*.whl")):
-        raise AttnkitError(f"{WHEELHOUSE} holds no torch wheel: run without --no-download to fill it")
+    target = engine_target()
+    wheelhouse = make_wheelhouse(target=target) if download else wheelhouse_for(target)
+    if not any(wheelhouse.glob("torch-*.whl")):
+        raise AttnkitError(f"{wheelhouse} holds no torch wheel: run without --no-download to fill it")
     start = time.monotonic()
     env = dict(os.environ, DOCKER_BUILDKIT="0")  # the classic builder honours --network none
-    done = subprocess.run(["docker", *build_command(tag=tag, base_image=base_image)],
+    done = subprocess.run(["docker", *build_command(tag=tag, base_image=base_image, wheelhouse=wheelhouse)],
                           capture_output=True, text=True, env=env)
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-40:])
@@ -183,6 +237,9 @@ def build_image(*, tag: str = IMAGE, base_image: str | None = None, download: bo
 def run_command(*, image: str, limits: Limits, mounts: list[tuple[Path, str, bool]],
                 command: list[str], name: str, entrypoint: str = "") -> list[str]:
     """The `docker run` arguments of a grading container. mounts: (host path, path inside, writable).
+
+    The grader source (GRADER_TREES) is always mounted read-only under the root-only /srv/attnkit:
+    the image holds none of it.
 
     When the host user is not root, the results are handed to them (ATTNKIT_OUT_OWNER): the grader
     inside runs as root.
@@ -198,7 +255,8 @@ def run_command(*, image: str, limits: Limits, mounts: list[tuple[Path, str, boo
             "--cap-drop", "ALL"]
     for cap in ("CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETGID", "SETUID", "SYS_CHROOT"):
         args += ["--cap-add", cap]
-    for host, inside, writable in mounts:
+    source = [(REPO_ROOT / tree, f"{IN_GRADER}/{tree}", False) for tree in GRADER_TREES]
+    for host, inside, writable in [*source, *mounts]:
         spec = f"type=bind,source={Path(host).resolve()},target={inside}"
         args += ["--mount", spec if writable else spec + ",readonly"]
     if os.getuid() != 0:

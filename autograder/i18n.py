@@ -61,6 +61,19 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "caption.heatmap": {"en": "{name}", "zh": "注意力热力图 {name}：你的结果、参考结果与两者之差"},
     "feedback.execution_time": {"en": "Graded in {seconds} s", "zh": "评分用时 {seconds} 秒"},
+    # grading platforms (PrairieLearn's format_errors: the student's attempt is not counted)
+    "platform.no_files": {
+        "en": "No files were submitted; this attempt was not counted.",
+        "zh": "没有提交任何文件；本次提交不计入次数。",
+    },
+    "platform.syntax_error": {
+        "en": "{file} does not compile ({error}); nothing could be graded and this attempt was not counted. Fix it and submit again.",
+        "zh": "{file} 无法编译（{error}）；没有任何内容可以评分，本次提交不计入次数。请修正后重新提交。",
+    },
+    "platform.grader_failed": {
+        "en": "The autograder could not grade this submission; this attempt was not counted. Please tell your instructor.",
+        "zh": "自动评分器无法为本次提交评分；本次提交不计入次数。请告知你的老师。",
+    },
     # statuses
     "status.passed": {"en": "passed", "zh": "通过"},
     "status.failed": {"en": "failed", "zh": "未通过"},

@@ -25,7 +25,7 @@ def write_submission(result: SubmissionResult, images: dict[str, bytes], out_dir
     try:
         for relative, data in images.items():
             write_atomic(folder / relative, data)
-        write_json_atomic(folder / "results.json", to_gradescope(result))
+        write_json_atomic(folder / "results.json", to_gradescope(result, result_dir=folder))
         if prairielearn:
             write_json_atomic(folder / "prairielearn.json", to_prairielearn(result, result_dir=folder))
         write_feedback(result, folder)

@@ -11,11 +11,13 @@ from autograder.errors import AttnkitError, OutputError
 from autograder.formats.csvfile import grades_csv
 from autograder.formats.dashboard import render_dashboard, render_summary
 from autograder.formats.html import render_html
+from autograder.formats.lms import DEFAULT_ASSIGNMENT, Gradebook, canvas_csv, prairielearn_csv
 from autograder.formats.markdown import render_markdown
 from autograder.i18n import check_lang
 from autograder.output import cannot_write
 from autograder.results import RESULT_SCHEMA, BatchResult, SubmissionResult, load_submission_result, write_atomic
 from autograder.submission import BATCH_FILES
+from autograder.roster import Roster
 
 RESULT_FILE = "attnkit.json"
 
@@ -67,18 +69,25 @@ def refresh_similarity(out_dir: Path, batch: BatchResult) -> list:
     return pairs
 
 
-def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = False) -> Path:
-    """Regenerate every feedback page, then grades.csv, summary.md and index.html; returns index.html."""
+def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = False,
+                 roster: Roster | None = None) -> Path:
+    """Regenerate every feedback page, then grades.csv, summary.md and index.html; returns index.html.
+
+    With a roster, grades.csv carries each submission's student id.
+    """
     check_lang(lang)
     out_dir = Path(out_dir)
     entries = load_results(out_dir)
     batch = BatchResult(tuple(result for _, result in entries))
     grades, summary, dashboard = BATCH_FILES
+    ids = {}
+    if roster is not None:
+        ids = {r.submission: s.student_id for r in batch.submissions if (s := roster.lookup(r.submission))}
     index = out_dir / dashboard
     try:
         for folder, result in entries:
             write_feedback(out_dir / folder, result, lang, show_after_due=show_after_due)
-        write_atomic(out_dir / grades, grades_csv(batch))
+        write_atomic(out_dir / grades, grades_csv(batch, ids))
         write_atomic(out_dir / summary, render_summary(batch, lang))
         similar = refresh_similarity(out_dir, batch)
         write_atomic(index, render_dashboard(batch, lang, folders=[folder for folder, _ in entries], similar=similar))
@@ -86,3 +95,17 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
         raise OutputError(cannot_write(out_dir, error)) from None
     return index
 
+
+
+def write_gradebook(out_dir: Path, roster: Roster, layout: str, assignment: str = DEFAULT_ASSIGNMENT) -> tuple[Path, Gradebook]:
+    """OUT/grades-<layout>.csv, the file Canvas or PrairieLearn imports; returns it and the gradebook."""
+    batch = BatchResult(tuple(result for _, result in load_results(Path(out_dir))))
+    if layout == "canvas":
+        book = canvas_csv(batch, roster, assignment)
+    elif layout == "prairielearn":
+        book = prairielearn_csv(batch, roster)
+    else:
+        raise AttnkitError(f"--lms {layout}: use canvas or prairielearn")
+    path = Path(out_dir) / f"grades-{layout}.csv"
+    write_atomic(path, book.text)
+    return path, book

@@ -1,9 +1,11 @@
 #!/bin/sh
 # Install the grader's Python environment offline. Used by docker/Dockerfile and Gradescope's setup.sh.
 #
-#   install-venv.sh WHEELHOUSE VENV REQUIREMENTS
+#   install-venv.sh WHEELHOUSE VENV REQUIREMENTS [CONSTRAINTS]
 #
-# Creates VENV with CPython 3.11, installs REQUIREMENTS from WHEELHOUSE only (no index), drops
+# Creates VENV with CPython 3.11, installs REQUIREMENTS from WHEELHOUSE only (no index) or, when
+# WHEELHOUSE is "-", from PyPI and PyTorch's CPU index (ATTNKIT_TORCH_INDEX overrides it), pinned
+# by CONSTRAINTS when given. Then it drops
 # what grading never uses (torch's tests, headers and test binaries, other packages' tests, pip),
 # caches the bytecode of what grading imports (warmup.py, beside this script, which is also the
 # smoke test that fails a broken install) and leaves everything world-readable: student code, run
@@ -24,15 +26,23 @@ find_python() {
     die "attnkit's wheelhouse is built for CPython 3.11 and no python3.11 is installed here"
 }
 
-[ $# -eq 3 ] || die "usage: install-venv.sh WHEELHOUSE VENV REQUIREMENTS"
-wheelhouse=$1 venv=$2 requirements=$3
-[ -d "$wheelhouse" ] || die "$wheelhouse: no wheelhouse"
+[ $# -eq 3 ] || [ $# -eq 4 ] || die "usage: install-venv.sh WHEELHOUSE|- VENV REQUIREMENTS [CONSTRAINTS]"
+wheelhouse=$1 venv=$2 requirements=$3 constraints=${4:-}
+if [ "$wheelhouse" = "-" ]; then
+    index=${ATTNKIT_TORCH_INDEX-https://download.pytorch.org/whl/cpu}
+    source=${index:+--extra-index-url $index}
+else
+    [ -d "$wheelhouse" ] || die "$wheelhouse: no wheelhouse"
+    source="--no-index --find-links $wheelhouse"
+fi
 python=$(find_python)
 "$python" -m venv "$venv" || die "python -m venv failed: install python3-venv"
 # --no-compile, then the warm-up: only the modules grading imports get cached bytecode
 # (about 50 MB instead of 160 MB for every module of every package).
-"$venv/bin/python" -m pip install --quiet --no-index --no-cache-dir --no-compile \
-    --disable-pip-version-check --find-links "$wheelhouse" -r "$requirements"
+# shellcheck disable=SC2086
+"$venv/bin/python" -m pip install --quiet --no-cache-dir --no-compile --disable-pip-version-check \
+    $source -r "$requirements" ${constraints:+-c "$constraints"} \
+    || die "pip install into $venv failed"
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 rm -rf "$site/torch/test" "$site/torch/include" "$site/torch/share/cmake"
 find "$site/torch/bin" -mindepth 1 -maxdepth 1 ! -name torch_shm_manager -exec rm -rf {} +

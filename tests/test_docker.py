@@ -7,9 +7,14 @@ the grader image from this tree on the local base image (cached layers make that
 """
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import os
 import re
 import shutil
+import tarfile
+import time
 import socket
 import subprocess
 import threading
@@ -20,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from autograder.docker import (
-    IMAGE, LOCAL_BASE_IMAGE, Limits, build_image, engine_problem, grade_batch_in_docker, grade_in_docker,
-    image_exists, run_command,
+    LOCAL_BASE_IMAGE, Limits, build_image, engine_problem, grade_batch_in_docker, grade_in_docker, image_exists,
+    run_command,
 )
 from autograder.errors import AttnkitError
 from autograder.export import export_gradescope, export_prairielearn
@@ -32,6 +37,9 @@ REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
 BLANK = REPO / "assignments" / "attention" / "attention.py"
 CHECKS = REPO / "autograder" / "checks"
+WEIGHTS = REPO / "autograder" / "reference" / "pronoun_model.pt"
+# The tag the tests build and use: their own, so that they never replace an image someone runs.
+TEST_IMAGE = os.environ.get("ATTNKIT_TEST_IMAGE", "attnkit-grader:test")
 
 
 # --------------------------------------------------------------------------------------------
@@ -47,13 +55,16 @@ def test_grading_container_has_no_network_limits_read_only_root_and_one_writable
     assert "--memory 3g" in joined and "--memory-swap 3g" in joined and "--pids-limit 256" in joined
     assert "--cpus 1" in joined and "/tmp:rw,nosuid,nodev,size=512m" in args
     mounts = [args[i + 1] for i, arg in enumerate(args) if arg == "--mount"]
-    assert [m.endswith(",readonly") for m in mounts] == [True, False]
+    # the grader source (the image holds none), then the submission, read-only; the output writable
+    assert [m.split("target=")[1].split(",")[0] for m in mounts[:2]] == ["/srv/attnkit/grader/autograder",
+                                                                         "/srv/attnkit/grader/solutions"]
+    assert [m.endswith(",readonly") for m in mounts] == [True, True, True, False]
     assert args[-3:] == ["img", "grade", "x"]
 
 
 def test_grading_a_missing_submission_says_which_path(tmp_path):
     with pytest.raises(AttnkitError, match="nowhere.py: no such submission"):
-        grade_in_docker(tmp_path / "nowhere.py", tmp_path / "out")
+        grade_in_docker(tmp_path / "nowhere.py", tmp_path / "out", image=TEST_IMAGE)
     with pytest.raises(AttnkitError, match="not a folder of submissions"):
         grade_batch_in_docker(tmp_path / "nowhere", tmp_path / "out")
 
@@ -79,7 +90,7 @@ def test_prairielearn_score_is_a_fraction_and_hidden_messages_stay_hidden():
 def test_prairielearn_unreadable_submission_is_not_gradable():
     payload = to_prairielearn(_result([(0, 1)], grader_error="attention.py is not readable Python text"))
     assert payload["gradable"] is False
-    assert payload["format_errors"] == ["attention.py is not readable Python text"]
+    assert payload["format_errors"] == ["Your submission could not be graded: attention.py is not readable Python text"]
 
 
 def test_prairielearn_question_uses_the_image_and_its_entry_point(tmp_path):
@@ -106,8 +117,8 @@ def engine() -> None:
 def image(engine) -> str:
     if not image_exists(LOCAL_BASE_IMAGE):
         subprocess.run([str(REPO / "docker" / "build-base.sh"), LOCAL_BASE_IMAGE], check=True)
-    build_image(tag=IMAGE, base_image=LOCAL_BASE_IMAGE)
-    return IMAGE
+    build_image(tag=TEST_IMAGE, base_image=LOCAL_BASE_IMAGE)
+    return TEST_IMAGE
 
 
 def _code_lines(text: str, shortest: int) -> list[str]:
@@ -120,7 +131,8 @@ def _secret_lines() -> list[str]:
     """Distinctive lines of code of the reference solution's answers and of the hidden checks."""
     release = BLANK.read_text()
     answers = re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", REFERENCE.read_text(), re.S)
-    lines = [line for block in answers for line in _code_lines(block, 25) if line not in release]
+    lines = [line for block in answers for line in _code_lines(block, 25) if line not in release
+             and not re.fullmatch(r"self\.(\w+) = \1", line)]  # `self.num_heads = num_heads`: in any library
     for path in sorted(CHECKS.glob("*.py")):
         lines += _code_lines(path.read_text(), 50)
     assert len(lines) > 20, "too few secret lines to look for"
@@ -129,6 +141,79 @@ def _secret_lines() -> list[str]:
 
 def _texts(folder: Path) -> str:
     return "\n".join(p.read_text(errors="replace") for p in sorted(folder.rglob("*")) if p.is_file())
+
+
+def _secret_digests() -> set[str]:
+    """sha256 of every file of the grader source and reference solution (the weights included);
+    tiny files (an empty __init__.py) are left out: an empty file is no secret."""
+    files = [REFERENCE, WEIGHTS, *sorted((REPO / "autograder").rglob("*.py"))]
+    return {hashlib.sha256(path.read_bytes()).hexdigest() for path in files if path.stat().st_size >= 64}
+
+
+def _scan_layer(layer: tarfile.TarFile, lines: set[bytes], digests: set[str]) -> list[str]:
+    """What of the secrets one image layer holds: 'path: line' or 'path: sha256'."""
+    found = []
+    for member in layer:
+        if not member.isfile():
+            continue
+        data = layer.extractfile(member).read()
+        if hashlib.sha256(data).hexdigest() in digests:
+            found.append(f"{member.name}: a secret file, byte for byte")
+        for line in lines.intersection(raw.strip() for raw in data.splitlines()):
+            found.append(f"{member.name}: {line[:80]!r}")
+    return found
+
+
+def _scan_image(tag: str, workdir: Path) -> tuple[int, list[str]]:
+    """(layers scanned, secrets found) over every layer of `docker save TAG`."""
+    saved = workdir / "image.tar"
+    subprocess.run(["docker", "save", "--output", str(saved), tag], check=True, timeout=600)
+    lines = {line.encode() for line in _secret_lines()}
+    digests = _secret_digests()
+    layers, found = 0, []
+    with tarfile.open(saved) as outer:
+        for member in outer:
+            if not member.isfile():
+                continue
+            handle = outer.extractfile(member)
+            try:
+                layer = tarfile.open(fileobj=handle)  # layer tars (plain or compressed); others raise
+            except tarfile.TarError:
+                continue
+            with layer:
+                layers += 1
+                found += _scan_layer(layer, lines, digests)
+    saved.unlink()
+    return layers, found
+
+
+def test_the_layer_scan_finds_a_planted_secret():
+    """The control of the image scan: a layer holding the reference or a hidden check is caught."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as layer:
+        for path, name in ((REFERENCE, "opt/x/attention.py"), (CHECKS / "test_part_a.py", "opt/x/renamed.txt")):
+            data = path.read_bytes()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            layer.addfile(info, io.BytesIO(data))
+        blended = b"noise\n" + _secret_lines()[0].encode() + b"\nmore noise\n"
+        info = tarfile.TarInfo("opt/x/blended.bin")
+        info.size = len(blended)
+        layer.addfile(info, io.BytesIO(blended))
+    buffer.seek(0)
+    with tarfile.open(fileobj=buffer) as layer:
+        found = _scan_layer(layer, {line.encode() for line in _secret_lines()}, _secret_digests())
+    assert any(f.startswith("opt/x/attention.py: a secret file") for f in found)
+    assert any(f.startswith("opt/x/renamed.txt: ") for f in found)
+    assert any(f.startswith("opt/x/blended.bin: ") for f in found)
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_no_layer_of_the_public_image_holds_a_line_of_the_solution_or_hidden_checks(image, tmp_path):
+    layers, found = _scan_image(image, tmp_path)
+    assert layers >= 3, f"only {layers} layers read from docker save: the scan proves nothing"
+    assert not found, f"secrets in the image: {found[:5]}"
 
 
 THIEF = '''
@@ -264,7 +349,7 @@ def batch(image, listener, tmp_path_factory):
     hosts = ["127.0.0.1", _bridge_gateway(), "host.docker.internal"]
     (inbox / "netprobe.py").write_text(blank + _net_probe(listener.port, hosts))
     out = root / "out"
-    result = grade_batch_in_docker(inbox, out, jobs=2, seed=11)
+    result = grade_batch_in_docker(inbox, out, jobs=2, seed=11, image=image)
     return {r.submission: r for r in result.submissions}, out, inbox
 
 
@@ -326,6 +411,50 @@ def test_submission_cannot_reach_a_listener_on_the_host(batch, listener, image):
 
 @pytest.mark.docker
 @pytest.mark.slow
+def test_with_networking_on_student_code_cannot_reach_a_listener_on_the_hosts_loopback(image, tmp_path):
+    """As on Gradescope: the container has the network (here the host's own, --network host) and
+    Docker's default seccomp profile refuses namespaces, so the worker's seccomp filter is all that
+    stands between student code and the listener."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.5)
+    port = server.getsockname()[1]
+    inbox, out = tmp_path / "in", tmp_path / "out"
+    inbox.mkdir()
+    out.mkdir()
+    (inbox / "netprobe.py").write_text(BLANK.read_text() + _net_probe(port, ["127.0.0.1", "localhost"]))
+    source = [f"type=bind,source={REPO / tree},target=/srv/attnkit/grader/{tree},readonly"
+              for tree in ("autograder", "solutions")]
+    mounts = [*source, f"type=bind,source={inbox},target=/srv/attnkit/submissions,readonly",
+              f"type=bind,source={out},target=/srv/attnkit/out"]
+    try:
+        done = subprocess.run(
+            ["docker", "run", "--rm", "--network", "host", *[a for m in mounts for a in ("--mount", m)],
+             image, "grade", "/srv/attnkit/submissions/netprobe.py", "--out", "/srv/attnkit/out", "--seed", "3"],
+            capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        result = json.loads((out / "netprobe" / "attnkit.json").read_text())
+        accepted = []
+        while True:
+            try:
+                accepted.append(server.accept()[0].recv(64))
+            except OSError:
+                break
+        assert "NET-PROBE 127.0.0.1 failed PermissionError" in result["output"], result["output"]
+        assert "connected" not in result["output"] and "dns resolved" not in result["output"]
+        assert accepted == []
+        # The control: the grader's own Python in the same kind of container reaches the listener.
+        probe = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5).sendall(b'control')"
+        subprocess.run(["docker", "run", "--rm", "--network", "host", "--entrypoint", "python", image, "-c", probe],
+                       check=True, capture_output=True, timeout=120)
+        connection, _ = server.accept()
+        assert connection.recv(64) == b"control"
+        connection.close()
+    finally:
+        server.close()
+
+
+@pytest.mark.docker
+@pytest.mark.slow
 def test_fake_results_written_by_a_submission_gain_nothing(batch):
     results, out, _ = batch
     faker = results["faker"]
@@ -344,7 +473,7 @@ def test_container_per_submission_matches_the_one_container_batch(batch, image, 
     small.mkdir()
     for name in ("reference.py", "blank.py"):
         shutil.copyfile(inbox / name, small / name)
-    each = grade_batch_in_docker(small, tmp_path / "out", jobs=2, seed=11, container_per_submission=True)
+    each = grade_batch_in_docker(small, tmp_path / "out", jobs=2, seed=11, container_per_submission=True, image=image)
     scores = {r.submission: r.score for r in each.submissions}
     assert scores == {"reference": results["reference"].score, "blank": 0}
 
@@ -356,15 +485,16 @@ def test_grading_container_root_is_read_only_and_secrets_are_root_only(image, tm
     out.mkdir()
     script = ("touch /opt/attnkit/x 2>/dev/null && echo ROOTFS-WRITABLE; touch /tmp/x && echo TMP-OK;"
               " touch /srv/attnkit/out/x && echo OUT-OK;"
+              " ls /srv/attnkit/grader/autograder/checks/test_part_a.py >/dev/null && echo SOURCE-MOUNTED;"
               " setpriv --reuid 10001 --regid 10001 --clear-groups sh -c"
-              " 'cat /opt/attnkit/solutions/attention/attention.py >/dev/null 2>&1 && echo SOLUTION-READABLE;"
-              "  ls /opt/attnkit/autograder/checks >/dev/null 2>&1 && echo CHECKS-READABLE;"
+              " 'cat /srv/attnkit/grader/solutions/attention/attention.py >/dev/null 2>&1 && echo SOLUTION-READABLE;"
+              "  ls /srv/attnkit/grader/autograder/checks >/dev/null 2>&1 && echo CHECKS-READABLE;"
               "  ls /srv/attnkit >/dev/null 2>&1 && echo SRV-READABLE;"
               "  python -c \"import torch\" && echo STUDENT-PYTHON-OK'")
     args = run_command(image=image, limits=Limits(), mounts=[(out, "/srv/attnkit/out", True)],
                        command=["-c", script], name=f"attnkit-test-fs-{uuid.uuid4().hex[:8]}", entrypoint="sh")
     done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=300)
-    assert done.stdout.split() == ["TMP-OK", "OUT-OK", "STUDENT-PYTHON-OK"], done.stdout + done.stderr
+    assert done.stdout.split() == ["TMP-OK", "OUT-OK", "SOURCE-MOUNTED", "STUDENT-PYTHON-OK"], done.stdout + done.stderr
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,12 +510,19 @@ for info in archive.infolist():
     archive.extract(info, sys.argv[2])
     os.chmod(os.path.join(sys.argv[2], info.filename), info.external_attr >> 16 & 0o777 or 0o644)
 ' /input/autograder.zip /autograder/source
+start=$(date +%s.%N)
 cd /autograder/source && bash ./setup.sh > /output/setup.log 2>&1
+echo "setup $(python3 -c "import time; print(round(time.time() - $start, 1))")" >> /output/times
 cp /autograder/source/run_autograder /autograder/run_autograder
-for name in reference faker; do
+for name in reference faker reference_zh; do
     rm -rf /autograder/submission/* /autograder/results/*
     cp /input/$name.py /autograder/submission/attention.py
-    cd /autograder && ./run_autograder > /output/$name.log 2>&1 || echo "run_autograder failed: $name"
+    options=""
+    [ "$name" = reference_zh ] && options="--lang zh --seed 9"
+    start=$(date +%s.%N)
+    cd /autograder && ATTNKIT_GRADE_OPTIONS="$options" ./run_autograder > /output/$name.log 2>&1 \
+        || echo "run_autograder failed: $name"
+    echo "$name $(python3 -c "import time; print(round(time.time() - $start, 1))")" >> /output/times
     cp /autograder/results/results.json /output/$name.json
     ls -la /autograder/results /autograder/source >> /output/$name.log
 done
@@ -396,13 +533,21 @@ done
 setpriv --reuid 10001 --regid 10001 --clear-groups cat /opt/attnkit/assignments/attention/attention.py >/dev/null \
     && echo "PUBLIC-READABLE"
 """
+# Gradescope's default autograder machine: 0.5 CPU and 768 MB of memory.
+GRADESCOPE_LIMITS = ["--cpus", "0.5", "--memory", "768m", "--memory-swap", "768m"]
+# attnkit-base:jammy (docker/build-base.sh TAG jammy) stands in for Gradescope's Ubuntu 22.04 base:
+# no Python 3.11, so setup.sh must apt-get it (with the network, as Gradescope's setup has).
+UBUNTU_BASE_IMAGE = "attnkit-base:jammy"
 
 
 @pytest.mark.docker
 @pytest.mark.slow
-def test_gradescope_harness_runs_setup_offline_then_grades(engine, tmp_path):
-    if not image_exists(LOCAL_BASE_IMAGE):
-        subprocess.run([str(REPO / "docker" / "build-base.sh"), LOCAL_BASE_IMAGE], check=True)
+@pytest.mark.parametrize("base, network", [(LOCAL_BASE_IMAGE, "none"), (UBUNTU_BASE_IMAGE, "bridge")],
+                         ids=["debian-offline", "ubuntu-22.04"])
+def test_gradescope_harness_runs_setup_then_grades_under_gradescopes_default_limits(engine, tmp_path, base, network):
+    if not image_exists(base):
+        suite = "jammy" if base == UBUNTU_BASE_IMAGE else "bookworm"
+        subprocess.run([str(REPO / "docker" / "build-base.sh"), base, suite], check=True)
     inputs, outputs = tmp_path / "in", tmp_path / "out"
     inputs.mkdir()
     outputs.mkdir()
@@ -411,37 +556,177 @@ def test_gradescope_harness_runs_setup_offline_then_grades(engine, tmp_path):
         names = set(archive.namelist())
         assert {"setup.sh", "run_autograder"} <= names
         assert archive.getinfo("run_autograder").external_attr >> 16 & 0o111
+        wheels = [n for n in names if n.startswith("wheelhouse/") and n.endswith(".whl")]
+        assert any(re.fullmatch(r"wheelhouse/torch-[\d.]+\+cpu-cp311-cp311-manylinux[\w.]*x86_64\.whl", n) for n in wheels)
+        foreign = [n for n in wheels if not (n.endswith("-none-any.whl") or ("cp311" in n and "x86_64" in n))]
+        assert not foreign, f"wheels Gradescope cannot install: {foreign}"
     shutil.copyfile(REFERENCE, inputs / "reference.py")
+    shutil.copyfile(REFERENCE, inputs / "reference_zh.py")
     (inputs / "faker.py").write_text(BLANK.read_text() + FAKER)
     done = subprocess.run(
-        ["docker", "run", "--rm", "--network", "none",
+        ["docker", "run", "--rm", "--network", network, *GRADESCOPE_LIMITS,
          "--mount", f"type=bind,source={inputs},target=/input,readonly",
          "--mount", f"type=bind,source={outputs},target=/output",
-         LOCAL_BASE_IMAGE, "bash", "-c", GRADESCOPE_HARNESS],
-        capture_output=True, text=True, timeout=1200)
+         base, "bash", "-c", GRADESCOPE_HARNESS],
+        capture_output=True, text=True, timeout=1800)
     logs = "".join(p.read_text(errors="replace") for p in sorted(outputs.glob("*.log")))
     assert done.returncode == 0 and "failed" not in done.stdout, done.stdout + done.stderr + logs
+    print(f"Gradescope harness on {base} at 0.5 CPU / 768 MB, seconds:", (outputs / "times").read_text().split(),
+          f"zip {zip_path.stat().st_size / 1e6:.0f} MB")
     # The unpacked zip and the installed secrets are root-only; the public release is not.
     assert "PUBLIC-READABLE" in done.stdout and "READABLE /" not in done.stdout
     reference = json.loads((outputs / "reference.json").read_text())
     assert reference["score"] == sum(t["max_score"] for t in reference["tests"]) > 0
+    # What students see: the Markdown feedback with their heatmaps, in the language asked for.
+    assert reference["output_format"] == "md" and "data:image/png;base64," in reference["output"]
+    assert len(json.dumps(reference).encode()) < 1_000_000
+    chinese = json.loads((outputs / "reference_zh.json").read_text())
+    assert chinese["score"] == reference["score"] and "得分" in chinese["output"] and chinese["extra_data"]["seed"] == 9
     faker = json.loads((outputs / "faker.json").read_text())
     assert faker["score"] == 0 and "FAKE-RESULT" not in json.dumps(faker)
 
 
+HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
+ONLINE_HARNESS = r"""
+set -eu
+mkdir -p /autograder/source /autograder/submission /autograder/results
+python3 -c 'import os, sys, zipfile
+archive = zipfile.ZipFile(sys.argv[1])
+for info in archive.infolist():
+    archive.extract(info, sys.argv[2])
+    os.chmod(os.path.join(sys.argv[2], info.filename), info.external_attr >> 16 & 0o777 or 0o644)
+' /input/autograder.zip /autograder/source
+cd /autograder/source && bash ./setup.sh > /output/setup.log 2>&1
+cp /input/reference.py /autograder/submission/attention.py
+cp /autograder/source/run_autograder /autograder/run_autograder
+cd /autograder && ./run_autograder > /output/run.log 2>&1
+cp /autograder/results/results.json /output/results.json
+"""
+
+
 @pytest.mark.docker
 @pytest.mark.slow
-def test_prairielearn_harness_grades_grade_student_into_results(image, tmp_path):
-    grade = tmp_path / "grade"
-    (grade / "student").mkdir(parents=True)
-    (grade / "data").mkdir()
-    shutil.copyfile(REFERENCE, grade / "student" / "attention.py")
-    (grade / "data" / "data.json").write_text(json.dumps({"params": {"attnkit_seed": 4}, "submitted_answers": {}}))
+def test_the_online_gradescope_zip_installs_from_the_package_index_on_ubuntu(engine, tmp_path):
+    """The small zip's setup.sh installs from PyPI. PyTorch's CPU index is not reachable from this
+    machine, so the torch wheel comes from a local folder standing in for it (PIP_FIND_LINKS)."""
+    if not image_exists(UBUNTU_BASE_IMAGE):
+        pytest.skip(f"{UBUNTU_BASE_IMAGE} is not built: docker/build-base.sh {UBUNTU_BASE_IMAGE} jammy")
+    from autograder.docker import GRADESCOPE_TARGET, wheelhouse_for
+
+    torch_wheels = sorted(wheelhouse_for(GRADESCOPE_TARGET).glob("torch-*+cpu-*.whl"))
+    if not torch_wheels:
+        pytest.skip("no torch +cpu wheel in docker/wheelhouse/cp311-x86_64: run attnkit export gradescope once")
+    inputs, outputs, torch_index = tmp_path / "in", tmp_path / "out", tmp_path / "torch"
+    for folder in (inputs, outputs, torch_index):
+        folder.mkdir()
+    shutil.copyfile(torch_wheels[0], torch_index / torch_wheels[0].name)
+    zip_path = export_gradescope(inputs / "autograder.zip", online=True)
+    shutil.copyfile(REFERENCE, inputs / "reference.py")
+    certs = ["--mount", f"type=bind,source={HOST_CA_BUNDLE},target=/host-ca.crt,readonly",
+             "--env", "PIP_CERT=/host-ca.crt"] if HOST_CA_BUNDLE.is_file() else []
     done = subprocess.run(
-        ["docker", "run", "--rm", "--network", "none", "--entrypoint", "/opt/attnkit/bin/entrypoint-prairielearn",
+        ["docker", "run", "--rm", "--network", "bridge", *GRADESCOPE_LIMITS, *certs,
+         "--env", "ATTNKIT_TORCH_INDEX=", "--env", "PIP_FIND_LINKS=/torch-index",
+         "--mount", f"type=bind,source={inputs},target=/input,readonly",
+         "--mount", f"type=bind,source={torch_index},target=/torch-index,readonly",
+         "--mount", f"type=bind,source={outputs},target=/output",
+         UBUNTU_BASE_IMAGE, "bash", "-c", ONLINE_HARNESS],
+        capture_output=True, text=True, timeout=1800)
+    logs = "".join(p.read_text(errors="replace") for p in sorted(outputs.glob("*.log")))
+    assert done.returncode == 0, done.stdout + done.stderr + logs[-3000:]
+    results = json.loads((outputs / "results.json").read_text())
+    assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0
+    print(f"online zip {zip_path.stat().st_size / 1e6:.2f} MB installed and graded the reference")
+
+
+# PrairieLearn's grader host runs each job so (its createContainer options): the job folder
+# mounted at /grade, no network, 1 GiB of memory and no swap, 0.9 CPU, 1024 pids, private IPC;
+# it reads /grade/results/results.json only when the entry point exits 0.
+PRAIRIELEARN_LIMITS = ["--network", "none", "--memory", "1g", "--memory-swap", "1g", "--cpus", "0.9",
+                       "--pids-limit", "1024", "--ipc", "private"]
+
+PL_READER = '''
+
+# --- a hostile submission: read the question's tests/ folder, fake the results ---
+for _path in ("/grade/tests/attnkit/solutions/attention/attention.py", "/grade/tests/attnkit/autograder/checks/test_part_a.py",
+              "/grade/data/data.json"):
+    try:
+        print("STOLEN", _path, open(_path).read()[:2000])
+    except OSError as _error:
+        print("DENIED", _path, type(_error).__name__)
+try:
+    with open("/grade/results/results.json", "w") as _handle:
+        _handle.write('{"gradable": true, "score": 1.0, "message": "FAKE-RESULT"}')
+    print("FAKED")
+except OSError as _error:
+    print("DENIED /grade/results", type(_error).__name__)
+'''
+
+
+def _prairielearn_job(root: Path, question: Path, student: str | None, params: dict) -> Path:
+    """A job folder as PrairieLearn's grader host lays it out: student/, data/data.json, tests/."""
+    grade = root / "grade"
+    shutil.copytree(question / "tests", grade / "tests")
+    (grade / "data").mkdir()
+    (grade / "data" / "data.json").write_text(json.dumps({"params": params, "submitted_answers": {}}))
+    (grade / "student").mkdir()
+    if student is not None:
+        (grade / "student" / "attention.py").write_text(student)
+    return grade
+
+
+def _prairielearn_run(image: str, grade: Path) -> tuple[int, dict, str]:
+    done = subprocess.run(
+        ["docker", "run", "--rm", *PRAIRIELEARN_LIMITS, "--entrypoint", "/opt/attnkit/bin/entrypoint-prairielearn",
          "--mount", f"type=bind,source={grade},target=/grade", image],
-        capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stdout + done.stderr
-    results = json.loads((grade / "results" / "results.json").read_text())
-    assert results["gradable"] is True and results["score"] == 1.0
+        capture_output=True, text=True, timeout=600)
+    results = grade / "results" / "results.json"
+    return done.returncode, json.loads(results.read_text()) if results.is_file() else {}, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def question(tmp_path_factory) -> Path:
+    return export_prairielearn(tmp_path_factory.mktemp("pl") / "question", image="registry.example/attnkit-grader:1")
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_prairielearn_grades_the_reference_from_the_questions_tests_folder_in_chinese(image, question, tmp_path):
+    grade = _prairielearn_job(tmp_path, question, REFERENCE.read_text(), {"attnkit_seed": 4, "attnkit_lang": "zh"})
+    start = time.monotonic()
+    code, results, log = _prairielearn_run(image, grade)
+    seconds = time.monotonic() - start
+    assert code == 0, log
+    assert results["gradable"] is True and results["score"] == 1.0, log
     assert results["tests"] and all(t["points"] == t["max_points"] for t in results["tests"])
+    assert results["seed"] == 4 and "随机种子：4" in results["message"]
+    assert results["images"] and all(i["url"].startswith("data:image/png;base64,") for i in results["images"])
+    assert len(json.dumps(results).encode()) < 1_000_000
+    print(f"PrairieLearn job (reference, PrairieLearn's limits): {seconds:.1f} s,"
+          f" results.json {len(json.dumps(results).encode()) / 1e3:.0f} kB")
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_prairielearn_student_code_cannot_read_the_tests_folder_or_fake_results(image, question, tmp_path):
+    grade = _prairielearn_job(tmp_path, question, BLANK.read_text() + PL_READER, {"attnkit_seed": 5})
+    code, results, log = _prairielearn_run(image, grade)
+    assert code == 0, log
+    assert results["gradable"] is True and results["score"] == 0, log
+    assert "STOLEN" not in results["output"] and "FAKED" not in results["output"], results["output"]
+    assert results["output"].count("DENIED") == 4, results["output"]
+    assert "FAKE-RESULT" not in json.dumps(results)
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize("student, params, says", [
+    (REFERENCE.read_text(), {"attnkit_seed": "abc"}, "attnkit_seed='abc' must be a whole number"),
+    ("def scaled_dot_product_attention(q, k, v:\n    return q\n", {}, "does not compile"),
+    (None, {}, "No files were submitted"),
+], ids=["bad-seed-param", "file-level-syntax-error", "no-files"])
+def test_prairielearn_ungradable_submissions_cost_no_attempt_and_exit_0(image, question, tmp_path, student, params, says):
+    grade = _prairielearn_job(tmp_path, question, student, params)
+    code, results, log = _prairielearn_run(image, grade)
+    assert code == 0, log
+    assert results["gradable"] is False and says in " ".join(results["format_errors"]), results

@@ -333,7 +333,7 @@ def test_html_for_a_submission_that_could_not_be_graded(tmp_path: Path) -> None:
 def test_grades_csv_columns_are_stable() -> None:
     rows = list(csv.reader(io.StringIO(grades_csv(sample_batch()))))
     assert rows[0] == [
-        "submission", "score", "max_score", "percent",
+        "submission", "student_id", "score", "max_score", "percent",
         "part_A", "part_B", "part_C", "part_D", "part_E", "part_F", "part_S",
         "status", "grader_error", "seed", "execution_time", "integrity_flags",
     ]

@@ -11,9 +11,11 @@ by their file modes (root-only in the image).
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import resource
 import signal
+import socket
 import sys
 import sysconfig
 from dataclasses import dataclass, field
@@ -30,6 +32,11 @@ SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 
 _libc = ctypes.CDLL(None, use_errno=True)
+
+try:  # libseccomp through ctypes; loaded here, in the template, before any chroot hides ldconfig
+    import pyseccomp
+except (ImportError, RuntimeError, OSError):  # not Linux, or no libseccomp.so.2 installed
+    pyseccomp = None  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -173,6 +180,29 @@ def vm_size() -> int:
         if line.startswith("VmSize:"):
             return int(line.split()[1]) * 1024
     return 0
+
+
+def refuse_network() -> None:
+    """A seccomp filter: from now on this process and its children get EACCES for every socket
+    but a local (AF_UNIX) one, and cannot open io_uring (which can create sockets).
+
+    The worker's own socketpair is already open, so it keeps working. This is what keeps student
+    code off the network where the kernel refuses a network namespace (Docker's default seccomp
+    profile, Gradescope). Syscalls of any other architecture (32-bit `socketcall`) kill the
+    process: libseccomp's default for a foreign architecture. Raises SandboxError when the
+    filter cannot be installed.
+    """
+    if pyseccomp is None:
+        raise SandboxError(0, "seccomp filter: the pyseccomp package or libseccomp.so.2 is missing")
+    try:
+        refusal = pyseccomp.ERRNO(errno.EACCES)
+        rules = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)  # sets no_new_privs on load
+        for call in ("socket", "socketpair"):
+            rules.add_rule(refusal, call, pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
+        rules.add_rule(pyseccomp.ERRNO(errno.EPERM), "io_uring_setup")
+        rules.load()
+    except OSError as error:
+        raise SandboxError(error.errno or 0, f"seccomp filter: {error.strerror or error}") from error
 
 
 def drop_privileges(uid: int) -> None:

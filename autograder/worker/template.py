@@ -239,6 +239,8 @@ def _worker_main(config, data_fd: int, output_fd: int, uid: int | None, pid_name
     sandbox.apply_limits(config, address_space)
     if uid is not None:
         sandbox.drop_privileges(uid)
+    if uid is not None or sandbox.pyseccomp is not None:  # fails closed when grading as root
+        sandbox.refuse_network()  # no network even where the kernel refused a network namespace
     sock = socket.socket(fileno=data_fd)
     dispatcher = Dispatcher()
     send_message(sock, {"status": "ready", "isolation": isolation, "uid": os.getuid(), "scratch": scratch})

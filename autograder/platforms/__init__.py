@@ -1,0 +1,1 @@
+"""Running inside a grading platform's container (PrairieLearn's /grade contract)."""
