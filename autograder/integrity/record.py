@@ -37,7 +37,7 @@ def source_flags(facts: SourceFacts) -> list[Flag]:
 
 
 AUDIT_CODES = {  # Python audit event (reported by the worker) -> flag
-    "socket.connect": NETWORK, "socket.bind": NETWORK, "socket.sendto": NETWORK, "os.kill": SIGNAL, "os.killpg": SIGNAL,
+    "socket.getaddrinfo": NETWORK, "socket.__new__": NETWORK, "socket.connect": NETWORK, "socket.bind": NETWORK, "socket.sendto": NETWORK, "os.kill": SIGNAL, "os.killpg": SIGNAL,
     "signal.pthread_kill": SIGNAL, "subprocess.Popen": PROCESS, "os.system": PROCESS, "os.exec": PROCESS,
     "os.posix_spawn": PROCESS, "os.spawn": PROCESS, "os.fork": PROCESS, "os.forkpty": PROCESS, "ctypes.dlopen": EVASION,
     "ctypes.dlsym": EVASION, "gc.get_objects": EVASION, "gc.get_referrers": EVASION, "gc.get_referents": EVASION, "open": FILE_ACCESS,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import linecache
 import os
+import socket
 import sys
 import traceback
 import types
@@ -27,7 +28,7 @@ MAX_TRACED_NAMES = 512  # names reported per traced call (a call uses a few doze
 STDLIB = os.path.dirname(os.__file__)
 MAX_AUDIT_EVENTS = 64  # audit events reported per worker
 AUDITED = frozenset({  # Python audit events reported to the grader (it maps them to integrity flags)
-    "socket.connect", "socket.bind", "socket.sendto", "os.kill", "os.killpg", "signal.pthread_kill", "subprocess.Popen",
+    "socket.getaddrinfo", "socket.__new__", "socket.connect", "socket.bind", "socket.sendto", "os.kill", "os.killpg", "signal.pthread_kill", "subprocess.Popen",
     "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "ctypes.dlopen", "ctypes.dlsym",
     "gc.get_objects", "gc.get_referrers", "gc.get_referents", "open",
 })
@@ -106,7 +107,12 @@ class Dispatcher:
         the student's code did it (an `open` counts outside the submission's folders only)."""
         if event not in AUDITED or len(self.audit) >= MAX_AUDIT_EVENTS:
             return
-        detail = str(args[1] if event.startswith("socket.") and len(args) > 1 else args[0] if args else "")[:120]
+        if event == "socket.__new__" and len(args) > 1 and args[1] == socket.AF_UNIX:
+            return  # a local socket: no network (the seccomp filter refuses the others before connect)
+        if event == "socket.getaddrinfo" or (event == "socket.__new__" and len(args) > 1):
+            detail = str(args[0] if event == "socket.getaddrinfo" else f"family {args[1]}")[:120]
+        else:
+            detail = str(args[1] if event.startswith("socket.") and len(args) > 1 else args[0] if args else "")[:120]
         if event == "open":
             path = args[0] if args and isinstance(args[0], str) else ""
             if not path or os.path.abspath(path).startswith(self._inside) or not self._called_by_student():
