@@ -31,6 +31,7 @@ class InProcessStudent(Student):
     def __init__(self, namespace: dict):
         super().__init__(factory=None, chunks=[], budget=Budget(total_seconds=float("inf")))
         self._dispatcher = Dispatcher(namespace)
+        self._dispatcher.channel = lambda message: _roundtrip(self.answer_callback(_roundtrip(message).get("callback")))
         self._root = tempfile.mkdtemp(prefix="attnkit-inprocess-")
 
     def _ensure_worker(self) -> None:

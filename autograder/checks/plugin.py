@@ -1,8 +1,16 @@
 """The pytest plugin that runs the hidden checks in the grader process.
 
-Each check is a pytest test marked with `@check(...)` (part, points, visibility, hint). The
+Each check is a pytest test marked with `@check(...)` (part, points, visibility, hint, kind). The
 plugin hands every test the `student` proxy (the only way to reach the submission), a seeded
-generator, and turns each test's outcome into a CheckResult.
+generator, and turns each test's outcome into a CheckResult. It also enforces the scoring policy:
+
+- Nothing for nothing. A check is of one kind: "values" (compares numbers with the reference),
+  "shape" (at most a tenth of its part's points, checked when the checks are collected) or
+  "property" (no in-place change, invariances, dtype, gradients, rules...). A property check
+  names the values checks that gate it (`gate=`); it pays only when they passed.
+- Error carried forward. When a check of a later task fails, it runs again with the submission's
+  earlier functions replaced by trusted stand-ins (autograder.checks.carried); if it passes then,
+  its points are given with a note that says where the mistake is charged.
 """
 from __future__ import annotations
 
@@ -11,7 +19,7 @@ import sys
 import time
 import traceback
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import pytest
@@ -19,9 +27,12 @@ import torch
 
 from autograder.checks.texts import english
 from autograder.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
-from autograder.worker.client import NotImplementedYet, StudentError, StudentException
+from autograder.worker.client import NotImplementedYet, Student, StudentError, StudentException
 
 MARKER = "attnkit_check"
+VALUES, SHAPE, PROPERTY = "values", "shape", "property"
+KINDS = (VALUES, SHAPE, PROPERTY)
+SHAPE_SHARE = 0.1  # shape checks carry at most this share of a part's points
 
 
 class CheckFailure(AssertionError):
@@ -59,17 +70,24 @@ class CheckInfo:
     name: str
     hint: str = ""
     visibility: str = "visible"
+    kind: str = VALUES
+    gates: tuple[str, ...] = ()  # check ids (same task) whose values must be right for this to pay
 
     @property
     def part(self) -> str:
         return self.task.split(".")[0]
 
 
-def check(task: str, points: float, name: str, hint: str = "", visibility: str = "visible") -> Callable:
-    """Mark a test function as a graded check."""
+def check(task: str, points: float, name: str, hint: str = "", visibility: str = "visible", *, kind: str = VALUES, gate: str | tuple[str, ...] = ()) -> Callable:
+    """Mark a test function as a graded check; a property check names its gating values checks."""
     if visibility not in VISIBILITIES:
         raise ValueError(f"visibility must be one of {VISIBILITIES}, not {visibility!r}")
-    return pytest.mark.attnkit_check(CheckInfo(task, float(points), name, hint, visibility))
+    gates = (gate,) if isinstance(gate, str) else tuple(gate)
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    if (kind == PROPERTY) != bool(gates):
+        raise ValueError(f"check {name!r}: a property check needs gate=(values checks), and only a property check has one")
+    return pytest.mark.attnkit_check(CheckInfo(task, float(points), name, hint, visibility, kind, gates))
 
 
 def check_info(item: pytest.Item) -> CheckInfo:
@@ -93,19 +111,23 @@ class AttnkitPlugin:
         self._sink = sink
         self.results: list[CheckResult] = []
         self._started: dict[str, float] = {}
+        self._infos: dict[str, CheckInfo] = {}
 
     # -- configuration ---------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{MARKER}(info): a graded attnkit check")
 
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-        if self.parts is None:
-            return
-        kept = [i for i in items if check_info(i).part in self.parts]
-        dropped = [i for i in items if check_info(i).part not in self.parts]
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-            items[:] = kept
+        if self.parts is not None:
+            kept = [i for i in items if check_info(i).part in self.parts]
+            dropped = [i for i in items if check_info(i).part not in self.parts]
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
+        self._infos = {check_id(i): check_info(i) for i in items}
+        problems = policy_problems(self._infos)
+        if problems:
+            raise pytest.UsageError("the hidden checks break the scoring policy: " + "; ".join(problems))
 
     # -- fixtures --------------------------------------------------------------------------
     @pytest.fixture
@@ -120,7 +142,7 @@ class AttnkitPlugin:
     @pytest.fixture
     def seed(self, request: pytest.FixtureRequest) -> int:
         """A seed per check: the run's seed mixed with the check's name (stable across runs)."""
-        return (self._seed * 1_000_003 + zlib.crc32(request.node.name.encode())) % (2**31)
+        return check_seed(self._seed, request.node.name)
 
     @pytest.fixture
     def gen(self, seed: int) -> torch.Generator:
@@ -139,13 +161,51 @@ class AttnkitPlugin:
         """
         function = pyfuncitem.obj
         kwargs = {name: pyfuncitem.funcargs[name] for name in inspect.signature(function).parameters}
-        try:
-            function(**kwargs)
-        except Exception as error:  # noqa: BLE001 - every outcome becomes a CheckResult
-            self.results.append(self._result(pyfuncitem, error))
-        else:
-            self.results.append(self._result(pyfuncitem, None))
+        error = _outcome(function, kwargs)
+        note: tuple[str, dict] | None = None
+        if error is not None and self._may_carry(pyfuncitem, error):
+            error, note = self._carried(pyfuncitem, function, error)
+        result = self._result(pyfuncitem, error)
+        if error is None and note is not None:  # passed with trusted stand-ins: say where the mistake is charged
+            key, args = note
+            result = replace(result, message=english(key, **args), message_key=key, message_args=args)
+        self.results.append(result)
         return True
+
+    # -- error carried forward ---------------------------------------------------------------
+    def _may_carry(self, item: pytest.Function, error: Exception) -> bool:
+        from autograder.checks.carried import earlier_tasks
+
+        trusted_kind = isinstance(error, (CheckFailure, StudentError, AssertionError))
+        return trusted_kind and isinstance(self._student, Student) and bool(earlier_tasks(check_info(item).task))
+
+    def _carried(self, item: pytest.Function, function: Callable, error: Exception) -> tuple[Exception | None, tuple[str, dict] | None]:
+        """Run the check again with trusted stand-ins for the earlier tasks' functions.
+
+        Passing then: no error, and a note naming where the mistake is charged. Failing then: the
+        failure of this task's own code (the second run's), unless it says less than the first.
+        """
+        from autograder.checks.carried import carried_note, earlier_tasks, stand_in_names, trusted_answer
+
+        info = check_info(item)
+        tasks = earlier_tasks(info.task)
+        kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
+        with self._student.stand_ins(stand_in_names(tasks), trusted_answer):
+            second = _outcome(function, kwargs)
+        if second is None:
+            charged = sorted({r.task for r in self.results if r.task in tasks and not r.passed})
+            return None, carried_note(charged, tasks)
+        if isinstance(second, CheckFailure) or (isinstance(second, StudentError) and not isinstance(error, CheckFailure)):
+            return second, None
+        return error, None
+
+    def _fresh(self, item: pytest.Function, name: str) -> Any:
+        """A fixture's value for the second run: the same seed, a fresh generator, no artifacts."""
+        if name == "gen":
+            return torch.Generator().manual_seed(item.funcargs["seed"])
+        if name == "artifacts":
+            return None
+        return item.funcargs[name]
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
@@ -153,6 +213,21 @@ class AttnkitPlugin:
         if report.when == "setup" and report.failed and call.excinfo is not None:
             self.results.append(self._result(item, call.excinfo.value))
         return report
+
+    # -- nothing for nothing ------------------------------------------------------------------
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """A passed property check whose gating values check failed earns nothing."""
+        passed = {r.check_id for r in self.results if r.passed}
+        names = {r.check_id: r.name for r in self.results}
+        for index, result in enumerate(self.results):
+            info = self._infos.get(result.check_id)
+            if info is None or not result.passed:
+                continue
+            failed = [g for g in info.gates if g not in passed]
+            if failed:
+                gate = "; ".join(names.get(g, g) for g in failed)
+                args = {"gate": gate, "gate_ids": ",".join(failed)}
+                self.results[index] = replace(result, points=0.0, status=FAILED, message=english("scoring_gated", **args), message_key="scoring_gated", message_args=args)
 
     def _result(self, item: pytest.Item, error: BaseException | None) -> CheckResult:
         info = check_info(item)
@@ -187,3 +262,34 @@ def student_error_message(error: StudentError) -> tuple[str, dict[str, str]]:
         where, _, detail = str(error).partition(": not implemented yet")
         return "not_implemented", {"where": where, "detail": detail}
     return "student_failed", {"text": str(error)}
+
+
+def _outcome(function: Callable, kwargs: dict) -> Exception | None:
+    try:
+        function(**kwargs)
+    except Exception as error:  # noqa: BLE001 - every outcome becomes a CheckResult
+        return error
+    return None
+
+
+def check_seed(run_seed: int, name: str) -> int:
+    return (run_seed * 1_000_003 + zlib.crc32(name.encode())) % (2**31)
+
+
+def policy_problems(infos: dict[str, CheckInfo]) -> list[str]:
+    """What breaks the scoring policy: shape points over a tenth of a part, gates that do not
+    name a values check of the same task (a task's checks are always selected together)."""
+    problems = []
+    for part in sorted({i.part for i in infos.values()}):
+        checks = [i for i in infos.values() if i.part == part]
+        shape, whole = sum(i.points for i in checks if i.kind == SHAPE), sum(i.points for i in checks)
+        if shape > SHAPE_SHARE * whole + 1e-9:
+            problems.append(f"part {part}: shape checks carry {shape:g} of {whole:g} points (at most {SHAPE_SHARE:.0%})")
+    for cid, info in infos.items():
+        for gate in info.gates:
+            target = infos.get(gate)
+            if target is None or target.task != info.task or target.kind != VALUES:
+                problems.append(f"{cid}: gate {gate!r} is not a values check of task {info.task}")
+            elif info.visibility == "visible" and target.visibility != "visible":
+                problems.append(f"{cid}: its gate {gate!r} is not visible, but its message names it")
+    return problems

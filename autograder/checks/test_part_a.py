@@ -6,7 +6,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from autograder.checks.plugin import CheckFailure, check
+from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.checks.remote_grad import remote_gradcheck
 from autograder.integrity.rules import SDPA_OWN, SOFTMAX_BY_HAND
 from autograder.checks.support import (
@@ -50,7 +50,7 @@ def _scores(student, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         raise
 
 
-@check("A.1", 1, "attention_scores: output shape for batched, multi-head inputs", hint="(..., Lq, d) @ (..., d, Lk) gives (..., Lq, Lk)")
+@check("A.1", 1, "attention_scores: output shape for batched, multi-head inputs", hint="(..., Lq, d) @ (..., d, Lk) gives (..., Lq, Lk)", kind=SHAPE)
 def test_attention_scores_shape(student, gen):
     q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
     expect_tensor(_scores(student, q, k), "attention_scores", (B, H, LQ, LK))
@@ -70,7 +70,7 @@ def test_attention_scores_any_leading_dims(student, gen):
         expect_close(_scores(student, q, k), reference().attention_scores(q, k), f"attention_scores on {len(shape_q)}-D inputs", _scores_variants(q, k))
 
 
-@check("A.1", 1, "attention_scores: keeps float32 and float16", hint="do not convert to float64 or with .double()")
+@check("A.1", 1, "attention_scores: keeps float32 and float16", hint="do not convert to float64 or with .double()", kind=PROPERTY, gate="attention_scores_values")
 def test_attention_scores_dtype(student, gen):
     for dtype in (torch.float32, torch.float16):
         q, k = randn(gen, B, LQ, DH, dtype=dtype), randn(gen, B, LK, DH, dtype=dtype)
@@ -157,7 +157,7 @@ def test_masked_softmax_dtypes(student, gen):
         expect_close(weights, reference().masked_softmax(scores.double(), mask), f"masked_softmax on {dtype}", rtol=2e-2, atol=2e-2)
 
 
-@check("A.2", 1, "masked_softmax: does not modify its input", hint="masked_fill (no underscore) returns a new tensor; masked_fill_ changes it in place")
+@check("A.2", 1, "masked_softmax: does not modify its input", hint="masked_fill (no underscore) returns a new tensor; masked_fill_ changes it in place", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
 def test_masked_softmax_no_inplace(student, gen):
     scores = randn(gen, B, LQ, LK)
     mask = random_mask(gen, B, LQ, LK)
@@ -168,14 +168,14 @@ def test_masked_softmax_no_inplace(student, gen):
         raise CheckFailure.keyed("changed_mask")
 
 
-@check("A.2", 1, "masked_softmax: gradients pass torch.autograd.gradcheck", hint="build the softmax from differentiable torch operations")
+@check("A.2", 1, "masked_softmax: gradients pass torch.autograd.gradcheck", hint="build the softmax from differentiable torch operations", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
 def test_masked_softmax_gradcheck(student, gen):
     scores = randn(gen, 2, 3, LK)
     mask = random_mask(gen, 2, 3, LK)
     remote_gradcheck(student, "masked_softmax", [scores], mask=mask)
 
 
-@check("A.2", 1, "masked_softmax: adding a constant to a row changes nothing", hint="softmax(s + c) = softmax(s)")
+@check("A.2", 1, "masked_softmax: adding a constant to a row changes nothing", hint="softmax(s + c) = softmax(s)", kind=PROPERTY, gate="masked_softmax_values")
 def test_masked_softmax_row_shift(student, gen):
     scores = randn(gen, B, LQ, LK)
     shift = randn(gen, B, LQ, 1, scale=50.0)
@@ -183,7 +183,7 @@ def test_masked_softmax_row_shift(student, gen):
     expect_close(expect_tensor(b, "masked_softmax", (B, LQ, LK)), expect_tensor(a, "masked_softmax", (B, LQ, LK)), "masked_softmax after a row shift", rtol=1e-6, atol=1e-9)
 
 
-@check("A.2", 2, "masked_softmax: written by hand (no torch.softmax / F.softmax / log_softmax / nn.Softmax)", hint="exp, sum and divide yourself")
+@check("A.2", 2, "masked_softmax: written by hand (no torch.softmax / F.softmax / log_softmax / nn.Softmax)", hint="exp, sum and divide yourself", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
 def test_masked_softmax_by_hand(student, gen):
     scores = randn(gen, B, LQ, LK)
     weights, traced = student.traced_call("masked_softmax", scores, random_mask(gen, B, LQ, LK))
@@ -192,7 +192,7 @@ def test_masked_softmax_by_hand(student, gen):
 
 
 # --------------------------------------------------------------------------------------------- A.3
-@check("A.3", 1, "scaled_dot_product_attention: returns (output, weights) with the right shapes", hint="output (..., Lq, dv), weights (..., Lq, Lk)")
+@check("A.3", 1, "scaled_dot_product_attention: returns (output, weights) with the right shapes", hint="output (..., Lq, dv), weights (..., Lq, Lk)", kind=SHAPE)
 def test_sdpa_shapes(student, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
     output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v), "scaled_dot_product_attention")
@@ -219,7 +219,7 @@ def test_sdpa_matches_torch(student, gen):
     expect_close(output, F.scaled_dot_product_attention(q, k, v, attn_mask=mask), "scaled_dot_product_attention vs torch")
 
 
-@check("A.3", 1, "scaled_dot_product_attention: with a causal mask, the future does not matter", hint="query i must not see keys after i")
+@check("A.3", 1, "scaled_dot_product_attention: with a causal mask, the future does not matter", hint="query i must not see keys after i", kind=PROPERTY, gate="sdpa_values")
 def test_sdpa_causal_future_independence(student, gen):
     L = LK
     q, k, v = randn(gen, B, L, DH), randn(gen, B, L, DH), randn(gen, B, L, DV)
@@ -231,7 +231,7 @@ def test_sdpa_causal_future_independence(student, gen):
     expect_close(second[:, :-1], first[:, :-1], "scaled_dot_product_attention: outputs before the changed last position")
 
 
-@check("A.3", 1, "scaled_dot_product_attention: permuting keys with their values changes nothing; batches are independent", hint="no mixing across the batch axis")
+@check("A.3", 1, "scaled_dot_product_attention: permuting keys with their values changes nothing; batches are independent", hint="no mixing across the batch axis", kind=PROPERTY, gate="sdpa_values")
 def test_sdpa_invariances(student, gen):
     q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
     perm = torch.randperm(LK, generator=gen)
@@ -244,7 +244,7 @@ def test_sdpa_invariances(student, gen):
     expect_close(shifted, base + 3.0, "scaled_dot_product_attention after adding 3 to every value")
 
 
-@check("A.3", 1, "scaled_dot_product_attention: built from your functions, not the library's attention", hint="do not call F.scaled_dot_product_attention or nn.MultiheadAttention")
+@check("A.3", 1, "scaled_dot_product_attention: built from your functions, not the library's attention", hint="do not call F.scaled_dot_product_attention or nn.MultiheadAttention", kind=PROPERTY, gate="sdpa_values")
 def test_sdpa_no_library(student, gen):
     q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
     value, traced = student.traced_call("scaled_dot_product_attention", q, k, v)
@@ -274,7 +274,7 @@ def test_causal_mask_matches_torch(student, gen):
     expect_close(F.scaled_dot_product_attention(q, k, v, attn_mask=mask), F.scaled_dot_product_attention(q, k, v, is_causal=True), "attention with your causal_mask vs is_causal=True")
 
 
-@check("A.4", 1, "causal_mask: makes the mask on the device it is given", hint="pass device on to the function that creates the tensor")
+@check("A.4", 1, "causal_mask: makes the mask on the device it is given", hint="pass device on to the function that creates the tensor", kind=PROPERTY, gate="causal_mask_values")
 def test_causal_mask_device(student, gen):
     expect_tensor(student.call("causal_mask", 3, 4, device="cpu"), "causal_mask(3, 4, device='cpu')", (3, 4), torch.bool, "mask_dtype")
     # The "meta" device holds shapes without values: any device= that is passed on reaches it, a

@@ -8,7 +8,7 @@ import torch
 from autograder.checks.module_support import (
     PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_no_transpose, mha, mha_variants, split_correct, split_interleaved, split_no_transpose, vjp_checked,
 )
-from autograder.checks.plugin import CheckFailure, check
+from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_rule, expect_tensor, randn, random_mask, reference
 from autograder.integrity.rules import MHA_OWN
 from autograder.worker.client import StudentException
@@ -32,7 +32,7 @@ def _mha(student: Any, gen: torch.Generator, seed: int, dropout: float = 0.0, bi
 
 
 # --------------------------------------------------------------------------------------------- C.1
-@check("C.1", 1, "split_heads: (B, S, H·Dh) -> (B, H, S, Dh)", hint="reshape the last axis into (H, Dh), then move the head axis in front of S")
+@check("C.1", 1, "split_heads: (B, S, H·Dh) -> (B, H, S, Dh)", hint="reshape the last axis into (H, Dh), then move the head axis in front of S", kind=SHAPE)
 def test_split_heads_shape(student, gen):
     expect_tensor(student.call("split_heads", randn(gen, B, LQ, E), H), "split_heads", (B, H, LQ, DH))
 
@@ -67,7 +67,7 @@ def test_merge_heads_values(student, gen):
     expect_match(merged, reference().merge_heads(x), "merge_heads", [("merge_no_transpose", merge_no_transpose(x))])
 
 
-@check("C.2", 1, "merge_heads undoes split_heads, and split_heads undoes merge_heads", hint="the two functions are inverses of each other")
+@check("C.2", 1, "merge_heads undoes split_heads, and split_heads undoes merge_heads", hint="the two functions are inverses of each other", kind=PROPERTY, gate="merge_heads_values")
 def test_split_merge_inverse(student, gen):
     x = randn(gen, B, LK, E)
     split = expect_tensor(student.call("split_heads", x, H), "split_heads", (B, H, LK, DH))
@@ -78,7 +78,7 @@ def test_split_merge_inverse(student, gen):
 
 
 # --------------------------------------------------------------------------------------------- C.3
-@check("C.3", 1, "MultiHeadAttention: W_q, W_k, W_v, W_o are nn.Linear(E, E), and self.dropout", hint="four nn.Linear(embed_dim, embed_dim, bias=bias) and self.dropout")
+@check("C.3", 1, "MultiHeadAttention: W_q, W_k, W_v, W_o are nn.Linear(E, E), and self.dropout", hint="four nn.Linear(embed_dim, embed_dim, bias=bias) and self.dropout", kind=PROPERTY, gate="mha_values")
 def test_mha_parameters(student, seed):
     handle = student.new("MultiHeadAttention", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting MultiHeadAttention")
@@ -96,7 +96,7 @@ def test_mha_parameters(student, seed):
         raise CheckFailure.keyed("mha_no_dropout")
 
 
-@check("C.3", 1, "MultiHeadAttention: bias=False gives projections without bias", hint="pass bias=bias to each nn.Linear")
+@check("C.3", 1, "MultiHeadAttention: bias=False gives projections without bias", hint="pass bias=bias to each nn.Linear", kind=PROPERTY, gate="mha_values")
 def test_mha_no_bias(student, seed):
     handle = student.new("MultiHeadAttention", E, H, bias=False, seed=seed)
     info = student.describe(handle, "inspecting MultiHeadAttention(bias=False)")
@@ -108,7 +108,7 @@ def test_mha_no_bias(student, seed):
         raise CheckFailure.keyed("has_no", where="MultiHeadAttention(..., bias=False)", names=", ".join(missing))
 
 
-@check("C.3", 1, "MultiHeadAttention: ValueError when embed_dim is not divisible by num_heads", hint="check embed_dim % num_heads in __init__ and raise ValueError")
+@check("C.3", 1, "MultiHeadAttention: ValueError when embed_dim is not divisible by num_heads", hint="check embed_dim % num_heads in __init__ and raise ValueError", kind=PROPERTY, gate="mha_values")
 def test_mha_value_error(student, seed):
     try:
         student.new("MultiHeadAttention", 10, 3, seed=seed)
@@ -119,7 +119,7 @@ def test_mha_value_error(student, seed):
     raise CheckFailure.keyed("no_value_error")
 
 
-@check("C.3", 1, "MultiHeadAttention: output (B, Lq, E), weights per head (B, H, Lq, Lk)", hint="return the weights of every head, not their average")
+@check("C.3", 1, "MultiHeadAttention: output (B, Lq, E), weights per head (B, H, Lq, Lk)", hint="return the weights of every head, not their average", kind=SHAPE)
 def test_mha_shapes(student, gen, seed):
     _, handle = _mha(student, gen, seed)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
@@ -253,7 +253,7 @@ class _RemoteForward(torch.autograd.Function):
         return None, None, result["grads"][0]
 
 
-@check("C.3", 1, "MultiHeadAttention: gradients pass torch.autograd.gradcheck", hint="build the forward from differentiable torch operations", visibility="hidden")
+@check("C.3", 1, "MultiHeadAttention: gradients pass torch.autograd.gradcheck", hint="build the forward from differentiable torch operations", visibility="hidden", kind=PROPERTY, gate="mha_values")
 def test_mha_gradcheck(student, gen, seed):
     small_e, small_h = 6, 2
     state = attention_state(gen, small_e)
@@ -267,7 +267,7 @@ def test_mha_gradcheck(student, gen, seed):
         raise CheckFailure.keyed("gradcheck_failed", where="MultiHeadAttention")
 
 
-@check("C.3", 1, "MultiHeadAttention: permuting query positions permutes the output; batch elements are independent", hint="no mixing across the batch axis or across positions", visibility="hidden")
+@check("C.3", 1, "MultiHeadAttention: permuting query positions permutes the output; batch elements are independent", hint="no mixing across the batch axis or across positions", visibility="hidden", kind=PROPERTY, gate="mha_values")
 def test_mha_invariances(student, gen, seed):
     _, handle = _mha(student, gen, seed)
     x = randn(gen, B, LQ, E)
@@ -284,7 +284,7 @@ def test_mha_invariances(student, gen, seed):
     expect_match(single, out[1:], f"{MHA} on one batch element alone")
 
 
-@check("C.3", 1, "MultiHeadAttention: built from your functions, not the library's attention", hint="do not call F.scaled_dot_product_attention or nn.MultiheadAttention")
+@check("C.3", 1, "MultiHeadAttention: built from your functions, not the library's attention", hint="do not call F.scaled_dot_product_attention or nn.MultiheadAttention", kind=PROPERTY, gate="mha_values")
 def test_mha_no_library(student, gen, seed):
     _, handle = _mha(student, gen, seed)
     result = student.method(handle, "forward", randn(gen, B, LQ, E), where=MHA, trace=True)

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from autograder.checks.module_support import (
     PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, mha, vjp_checked,
 )
-from autograder.checks.plugin import CheckFailure, check
+from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.checks.support import fail_with, B, E, H, LK, expect_tensor, randn, random_mask
 from autograder.worker.protocol import Handle
 
@@ -49,7 +49,7 @@ def _expect_reference(output: torch.Tensor, weights: torch.Tensor, state: Params
     expect_match(output, expected[0], f"{where} (output)", [(k, y) for k, (y, _) in variants])
 
 
-@check("D.1", 1, "AttentionBlock: self.attn (MultiHeadAttention), self.norm (nn.LayerNorm(E)) and self.dropout", hint="build your MultiHeadAttention, a LayerNorm over the embedding size and an nn.Dropout in __init__")
+@check("D.1", 1, "AttentionBlock: self.attn (MultiHeadAttention), self.norm (nn.LayerNorm(E)) and self.dropout", hint="build your MultiHeadAttention, a LayerNorm over the embedding size and an nn.Dropout in __init__", kind=PROPERTY, gate="block_values")
 def test_block_parameters(student, seed):
     handle = student.new("AttentionBlock", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting AttentionBlock")
@@ -70,7 +70,7 @@ def test_block_parameters(student, seed):
         raise CheckFailure.keyed("block_dropout_not_passed_on", got=f"{inner:g}")
 
 
-@check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", hint="return the block's output and the attention weights")
+@check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", hint="return the block's output and the attention weights", kind=SHAPE)
 def test_block_shapes(student, gen, seed):
     _, handle = _block(student, gen, seed)
     forward_checked(student, handle, BLOCK, OUT, WEIGHTS, randn(gen, B, S, E))
@@ -166,7 +166,7 @@ def test_block_gradients(student, gen, seed):
     expect_match(expect_tensor(result["grads"][0], "the gradient of x", OUT), leaf.grad, "the gradient of x", what="gradients")
 
 
-@check("D.1", 1, "AttentionBlock: with a causal mask, later positions do not change earlier outputs", hint="the residual and the LayerNorm act on each position alone", visibility="hidden")
+@check("D.1", 1, "AttentionBlock: with a causal mask, later positions do not change earlier outputs", hint="the residual and the LayerNorm act on each position alone", visibility="hidden", kind=PROPERTY, gate=("block_values", "block_mask"))
 def test_block_causal_future_independence(student, gen, seed):
     _, handle = _block(student, gen, seed)
     x = randn(gen, B, S, E)

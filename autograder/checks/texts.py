@@ -286,6 +286,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the title given as title= is not the Axes title: the task asks for ax.set_title(title)",
         "zh": "传入的 title= 没有作为 Axes 的标题：题目要求 ax.set_title(title)",
     },
+    # the scoring policy (autograder/checks/plugin.py, autograder/checks/carried.py)
+    "scoring_gated": {
+        "en": "not counted: this property earns points only when the values are right, and “{gate}” failed",
+        "zh": "未计分：只有数值正确时这项性质检查才计分，而“{gate}”未通过",
+    },
+    "scoring_carried": {
+        "en": "correct given your Part {parts}; that mistake is charged in {tasks}",
+        "zh": "在你的第 {parts} 部分的基础上是正确的；那个错误已在 {tasks} 中扣分",
+    },
+    "scoring_carried_elsewhere": {
+        "en": "correct with trusted versions of your functions from {tasks}; they are graded in their own tasks",
+        "zh": "换用 {tasks} 中函数的可信版本后是正确的；这些函数在各自的任务中评分",
+    },
 }
 
 # The words after the code part of a `where`, as the checks write them (module constants included).
@@ -366,9 +379,12 @@ def localise_args(args: dict[str, object], lang: str) -> dict[str, object]:
             shown[name] = WHAT_WORDS.get(str(value), "")
         elif name == "which" and lang != DEFAULT_LANG:
             shown[name] = AXIS_WORDS.get(str(value), "")
+        elif name == "gate_ids":  # the gating checks' names, in `lang` (scoring_gated)
+            if lang != DEFAULT_LANG:
+                shown["gate"] = "；".join(check_name(gate, gate, lang) for gate in str(value).split(","))
         elif lang != DEFAULT_LANG and name in ("text", "kind", "got", "expected", "used", "names", "name", "own"):
             shown[name] = f"`{value}`"
-        else:
+        elif name not in shown:
             shown[name] = value
     return shown
 

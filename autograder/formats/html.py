@@ -166,7 +166,7 @@ def _checks(view: FeedbackView, lang: str) -> str:
             badge = f'<span class="badge {esc(check.status)}">{esc(status_word(check.status, lang))}</span>'
             details = ""
             message, hint = message_text(check, lang), hint_text(check, lang)
-            if check.status != PASSED and message:
+            if message:  # a passed check has one when its points were carried forward
                 details += f'<p class="detail"><b>{esc(t("feedback.details", lang))}:</b> {code_spans(message)}</p>'
             if check.status != PASSED and hint:
                 details += f'<p class="detail"><b>{esc(t("feedback.hint", lang))}:</b> {code_spans(hint)}</p>'

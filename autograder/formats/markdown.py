@@ -77,7 +77,7 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
                 continue
             lines.append(f"- {icon} {status_word(check.status, lang)}: {name} ({points})")
             message, hint = message_text(check, lang), hint_text(check, lang)
-            if check.status != PASSED and message:
+            if message:  # a passed check has one when its points were carried forward
                 lines.append(f"  - {t('feedback.details', lang)}: {inline(message)}")
             if check.status != PASSED and hint:
                 lines.append(f"  - {t('feedback.hint', lang)}: {inline(hint)}")

@@ -7,6 +7,7 @@ worker that re-imports the submission.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -19,11 +20,12 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from autograder.worker import sandbox
 from autograder.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.worker.sandbox import SandboxConfig
+from autograder.worker.standins import MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInRefused
 
 SIGNAL_NAMES = {signal.SIGKILL: "killed", signal.SIGSEGV: "crashed (segmentation fault)", signal.SIGXCPU: "killed: over the CPU time limit", signal.SIGABRT: "crashed (aborted)", signal.SIGBUS: "crashed (bus error)", signal.SIGFPE: "crashed (arithmetic fault)", signal.SIGILL: "crashed (illegal instruction)", signal.SIGXFSZ: "killed: over the file size limit"}
 
@@ -246,6 +248,9 @@ class Student:
     _hung: dict[str, str] = field(default_factory=dict)  # where -> the timeout it hit
     _private_worker: int = 0  # the worker generation that holds private data (0: none)
     _private_handles: set = field(default_factory=set)  # handle numbers of the modules that hold it
+    _stand_ins: tuple[str, ...] = ()  # earlier functions replaced by trusted stand-ins (error carried forward)
+    _trusted: Callable[[Any], Any] | None = None  # answers the stand-ins' callbacks, grader side
+    _callbacks: int = 0  # callbacks answered in the current request
 
     # -- life cycle ------------------------------------------------------------------------
     def _ensure_worker(self) -> WorkerProcess:
@@ -340,7 +345,13 @@ class Student:
         return f"the worker {ended} in {where}"
 
     def _request(self, message: dict, where: str, timeout: float | None = None) -> Any:
+        self._callbacks = 0
         response = self._exchange(message, where, timeout or self.budget.call_seconds)
+        while response.get("status") == "callback":  # a stand-in asks for a trusted value
+            if self._callbacks > 2 * MAX_CALLBACKS_PER_REQUEST:
+                self._discard_worker(f"the worker kept calling trusted stand-ins in {where}")
+                raise WorkerFailure(f"{where} called the trusted stand-ins more than {MAX_CALLBACKS_PER_REQUEST} times")
+            response = self._exchange(self.answer_callback(response.get("callback")), where, timeout or self.budget.call_seconds)
         events = response.get("audit")
         if isinstance(events, list):
             self.audit.extend(str(e)[:200] for e in events[:64] if len(self.audit) < 256)
@@ -363,10 +374,46 @@ class Student:
             raise StudentException(kind, text[:500], frames, where)
         raise WorkerFailure(f"the worker answered {str(status)[:100]!r} in {where}")
 
+    # -- error carried forward: trusted stand-ins for earlier functions --------------------
+    @property
+    def stand_ins_active(self) -> tuple[str, ...]:
+        return self._stand_ins
+
+    @contextlib.contextmanager
+    def stand_ins(self, names: list[str], trusted: Callable[[Any], Any]) -> Iterator[None]:
+        """Within the block, every request runs with `names` replaced by stand-ins in the worker;
+        their callbacks are answered by `trusted` (grader side; the reference never leaves it)."""
+        unknown = sorted(set(names) - set(STAND_IN_NAMES))
+        if unknown:
+            raise ValueError(f"no stand-in for {', '.join(unknown)}")
+        saved = self._stand_ins, self._trusted
+        self._stand_ins, self._trusted = tuple(names), trusted
+        try:
+            yield
+        finally:
+            self._stand_ins, self._trusted = saved
+
+    def answer_callback(self, callback: Any) -> dict:
+        """The reply to one stand-in callback: the trusted value, or why there is none."""
+        self._callbacks += 1
+        refusal = ""
+        if self._callbacks > MAX_CALLBACKS_PER_REQUEST:
+            refusal = f"more than {MAX_CALLBACKS_PER_REQUEST} calls to trusted stand-ins in one request"
+        elif self._trusted is None or not isinstance(callback, dict) or callback.get("name") not in self._stand_ins:
+            refusal = "that trusted stand-in is not in use now"
+        if not refusal:
+            try:
+                return {"op": "callback_reply", "status": "ok", "value": self._trusted(callback)}
+            except StandInRefused as error:
+                refusal = str(error)
+        return {"op": "callback_reply", "status": "refused", "message": refusal}
+
     def request(self, message: dict, where: str) -> Any:
         self._check_total()
         if where in self._hung:  # one hang costs one timeout, not one per check
             raise WorkerFailure(f"{self._hung[where]} earlier; not called again")
+        if self._stand_ins:
+            message = {**message, "stand_ins": list(self._stand_ins)}
         self._ensure_worker()
         value = self._request(message, where)
         return _reject_refused(value, where)

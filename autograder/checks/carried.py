@@ -1,0 +1,229 @@
+"""Error carried forward, grader side: which earlier tasks a check leans on, and trusted answers.
+
+A check of task T that fails runs again with the functions of EARLIER[T] replaced by stand-ins
+(autograder/worker/standins.py). The stand-ins live in the worker and hold no reference code;
+each call comes back here as a callback, and `trusted_answer` computes it with the reference
+solution, which never leaves the grader. Every callback is checked before it is computed: a
+known name, tensors only where tensors go, bounded sizes, plain options.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import torch
+
+from autograder.checks.support import reference
+from autograder.worker.standins import MAX_CALLBACK_ELEMENTS, MAX_SEQUENCE, StandInRefused
+
+A_TASKS = ("A.1", "A.2", "A.3", "A.4")
+C_TASKS = ("C.1", "C.2", "C.3")
+# task -> the other tasks whose functions its checks call (earlier tasks, and the partner of a
+# pair of inverse functions). F.1 (the maps and output of the student's block with the reference
+# weights) and F.3 (the patterns in those maps) look at the block itself, so the block is not
+# replaced there and a Part D bug costs their points too; F.2 grades how the student's
+# plot_attention draws the trained maps, so it may use a trusted block.
+EARLIER: dict[str, tuple[str, ...]] = {
+    "A.3": ("A.1", "A.2"),  # scaled_dot_product_attention is built from scores and softmax
+    "B.1": A_TASKS,
+    "C.1": ("C.2",),  # split_heads and merge_heads are checked together (non-contiguous inputs)
+    "C.2": ("C.1",),  # merge_heads undoes split_heads
+    "C.3": A_TASKS + ("C.1", "C.2"),
+    "D.1": A_TASKS + C_TASKS,
+    "F.1": A_TASKS + C_TASKS,
+    "F.2": A_TASKS + C_TASKS + ("D.1",),
+    "F.3": A_TASKS + C_TASKS,
+}
+STAND_INS: dict[str, tuple[str, ...]] = {
+    "A.1": ("attention_scores",), "A.2": ("masked_softmax",), "A.3": ("scaled_dot_product_attention",),
+    "A.4": ("causal_mask",), "C.1": ("split_heads",), "C.2": ("merge_heads",), "C.3": ("MultiHeadAttention",),
+    "D.1": ("AttentionBlock",),
+}
+PROJECTION_PARAMS = tuple(f"{layer}.{kind}" for layer in ("W_q", "W_k", "W_v", "W_o") for kind in ("weight", "bias"))
+MAX_DIMS = 6
+
+
+def earlier_tasks(task: str) -> tuple[str, ...]:
+    return EARLIER.get(task, ())
+
+
+def stand_in_names(tasks: tuple[str, ...]) -> list[str]:
+    return [name for task in tasks for name in STAND_INS.get(task, ())]
+
+
+def carried_note(charged: list[str], tasks: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    """(message key, arguments) of a check that passed only with trusted earlier functions."""
+    if charged:
+        parts = sorted({task.split(".")[0] for task in charged})
+        return "scoring_carried", {"parts": ", ".join(parts), "tasks": ", ".join(charged)}
+    return "scoring_carried_elsewhere", {"tasks": ", ".join(tasks)}
+
+
+# ---------------------------------------------------------------------------------------------
+# trusted answers (grader side)
+# ---------------------------------------------------------------------------------------------
+def _floats(*tensors: Any) -> None:
+    for tensor in tensors:
+        if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point():
+            raise StandInRefused("expected floating-point tensors")
+
+
+def _mask(mask: Any) -> None:
+    if mask is not None and (not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool):
+        raise StandInRefused("a mask must be a bool tensor (True = may attend)")
+
+
+def _count(options: dict, key: str, low: int, high: int) -> int:
+    value = options.get(key)
+    if type(value) is not int or not low <= value <= high:
+        raise StandInRefused(f"{key} must be an int in [{low}, {high}]")
+    return value
+
+
+def _scores(options: dict, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    _floats(q, k)
+    return reference().attention_scores(q, k)  # (..., Lq, Lk)
+
+
+def _softmax(options: dict, scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    _floats(scores)
+    _mask(mask)
+    return reference().masked_softmax(scores, mask)  # (..., Lq, Lk)
+
+
+def _sdpa(options: dict, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    _floats(q, k, v)
+    _mask(mask)
+    return reference().scaled_dot_product_attention(q, k, v, mask)  # (..., Lq, dv), (..., Lq, Lk)
+
+
+def _causal(options: dict) -> torch.Tensor:
+    return reference().causal_mask(_count(options, "size_q", 0, MAX_SEQUENCE), _count(options, "size_k", 0, MAX_SEQUENCE))
+
+
+def _split(options: dict, x: torch.Tensor) -> torch.Tensor:
+    _floats(x)
+    return reference().split_heads(x, _count(options, "num_heads", 1, 4096))  # (B, H, S, Dh)
+
+
+def _merge(options: dict, x: torch.Tensor) -> torch.Tensor:
+    _floats(x)
+    return reference().merge_heads(x)  # (B, S, E)
+
+
+def _dropout_options(options: dict) -> tuple[float, bool, int]:
+    dropout, training = options.get("dropout"), options.get("training")
+    if type(dropout) is not float or not 0.0 <= dropout < 1.0 or type(training) is not bool:
+        raise StandInRefused("dropout must be a float in [0, 1) and training a bool")
+    return dropout, training, _count(options, "seed", 0, 2**31 - 1)
+
+
+def _run_module(module: torch.nn.Module, state: dict, training: bool, seed: int, *args: Any) -> Any:
+    """The module with `state` as its parameters, in the given mode; dropout seeded (no RNG moved)."""
+    module.train(training)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return torch.func.functional_call(module, state, args)
+
+
+@functools.cache
+def _mha_module(embed_dim: int, num_heads: int, dropout: float, bias: bool) -> torch.nn.Module:
+    with torch.random.fork_rng(devices=[]):  # building layers must not move the grader's RNG
+        return reference().MultiHeadAttention(embed_dim, num_heads, dropout, bias)
+
+
+def _mha(options: dict, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None, *params: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    _floats(query, key, value)
+    _mask(mask)
+    state = _projections(params, "")
+    dropout, training, seed = _dropout_options(options)
+    module = _mha_module(query.size(-1), _count(options, "num_heads", 1, 4096), dropout, "W_q.bias" in state)
+    return _run_module(module, state, training, seed, query, key, value, mask)  # (B, Lq, E), (B, H, Lq, Lk)
+
+
+def _projections(params: tuple, prefix: str) -> dict[str, torch.Tensor]:
+    if len(params) != len(PROJECTION_PARAMS) or params[0] is None:
+        raise StandInRefused("expected the weights and biases of W_q, W_k, W_v, W_o")
+    state = {prefix + name: p for name, p in zip(PROJECTION_PARAMS, params) if p is not None}
+    _floats(*state.values())
+    return state
+
+
+@functools.cache
+def _block_module(embed_dim: int, num_heads: int, dropout: float) -> torch.nn.Module:
+    with torch.random.fork_rng(devices=[]):
+        return reference().AttentionBlock(embed_dim, num_heads, dropout)
+
+
+def _block(options: dict, x: torch.Tensor, mask: torch.Tensor | None, *params: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    _floats(x)
+    _mask(mask)
+    state = _projections(params[:-2], "attn.")
+    if not all(isinstance(p, torch.Tensor) for p in params[-2:]):
+        raise StandInRefused("expected the LayerNorm's weight and bias")
+    state.update({"norm.weight": params[-2], "norm.bias": params[-1]})
+    _floats(*state.values())
+    dropout, training, seed = _dropout_options(options)
+    module = _block_module(x.size(-1), _count(options, "num_heads", 1, 4096), dropout)
+    return _run_module(module, state, training, seed, x, mask)  # (B, S, E), (B, H, S, S)
+
+
+TRUSTED: dict[str, tuple[int, Callable[..., Any]]] = {  # name -> (number of tensors, function)
+    "attention_scores": (2, _scores),
+    "masked_softmax": (2, _softmax),
+    "scaled_dot_product_attention": (4, _sdpa),
+    "causal_mask": (0, _causal),
+    "split_heads": (1, _split),
+    "merge_heads": (1, _merge),
+    "MultiHeadAttention": (4 + len(PROJECTION_PARAMS), _mha),
+    "AttentionBlock": (2 + len(PROJECTION_PARAMS) + 2, _block),
+}
+
+
+def _tensors(values: Any, count: int, what: str) -> list[torch.Tensor | None]:
+    if not isinstance(values, list) or len(values) != count:
+        raise StandInRefused(f"expected {count} {what}")
+    if not all(v is None or isinstance(v, torch.Tensor) for v in values):
+        raise StandInRefused(f"the {what} must be tensors")
+    present = [v for v in values if v is not None]
+    if any(v.dim() > MAX_DIMS for v in present) or sum(v.numel() for v in present) > MAX_CALLBACK_ELEMENTS:
+        raise StandInRefused(f"the {what} are too large for a trusted stand-in")
+    return values
+
+
+def trusted_answer(callback: Any) -> Any:
+    """The reference's answer to one stand-in callback; StandInRefused for anything malformed."""
+    if not isinstance(callback, dict) or callback.get("kind") not in ("forward", "backward"):
+        raise StandInRefused("a malformed stand-in call")
+    name = callback.get("name")
+    if name not in TRUSTED:
+        raise StandInRefused(f"no trusted stand-in named {str(name)[:40]!r}")
+    count, function = TRUSTED[name]
+    tensors = _tensors(callback.get("tensors"), count, "inputs")
+    options = callback.get("options")
+    if not isinstance(options, dict) or not all(type(v) in (int, float, bool) for v in options.values()):
+        raise StandInRefused("stand-in options must be plain numbers")
+    try:
+        if callback["kind"] == "forward":
+            with torch.no_grad():
+                return function(options, *tensors)
+        return _vjp(function, options, tensors, callback.get("grads"))
+    except StandInRefused:
+        raise
+    except (RuntimeError, ValueError, TypeError, IndexError) as error:  # the inputs do not fit the contract
+        raise StandInRefused(f"the trusted {name} cannot take these inputs ({type(error).__name__}: {str(error)[:200]})") from None
+
+
+def _vjp(function: Callable[..., Any], options: dict, tensors: list, grads: Any) -> list[torch.Tensor | None]:
+    """Gradients of sum(output_i * grads_i) with respect to each floating-point input."""
+    leaves = [t.detach().requires_grad_(True) if t is not None and t.is_floating_point() else t for t in tensors]
+    with torch.enable_grad():
+        value = function(options, *leaves)
+        outputs = value if isinstance(value, tuple) else (value,)
+        grads = _tensors(grads, len(outputs), "gradients")
+        pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None and o.requires_grad]
+        wanted = [leaf for leaf in leaves if leaf is not None and leaf.requires_grad]
+        if not pairs or not wanted:
+            return [None] * len(tensors)
+        found = iter(torch.autograd.grad([o for o, _ in pairs], wanted, [g.to(o.dtype) for o, g in pairs], allow_unused=True))
+    return [next(found) if leaf is not None and leaf.requires_grad else None for leaf in leaves]

@@ -1,0 +1,262 @@
+"""Error carried forward: each planted bug costs points only in its own task.
+
+A check of a later task that fails with the submission's own earlier functions runs again with
+trusted stand-ins for them (proxies in the worker that call back to the grader, where the
+reference computes). Every catalogue mutant (tests/mutants.py) alone, and pairs of mutants in
+different parts, must lose points only in their own tasks, each named in its own part.
+
+Only the parts whose checks can call the mutated code are graded (the mutant's part and the
+parts that lean on it, autograder.checks.carried.EARLIER); the others cannot change. Part F runs
+the student's own block, so a Part D bug costs points in F as well: F is left out for D mutants.
+"""
+from __future__ import annotations
+
+import pytest
+from mutants import MUTANTS, Mutant, MutantError, apply
+
+from autograder.checks.carried import EARLIER
+from autograder.mistakes import MISTAKES
+from autograder.results import SubmissionResult
+from autograder.worker.protocol import decode_value, encode_value
+
+
+def task_of(key: str) -> str:
+    return MISTAKES[key].task
+
+
+def parts_to_grade(keys: list[str]) -> set[str]:
+    """The mutants' parts and every part with a task that leans on one of their tasks."""
+    tasks = {task_of(k) for k in keys}
+    parts = {t.split(".")[0] for t in tasks}
+    parts |= {later.split(".")[0] for later, earlier in EARLIER.items() if tasks & set(earlier)}
+    if any(t.startswith("D.") for t in tasks):
+        parts.discard("F")  # F looks at the student's own block (see the module docstring)
+    return parts
+
+
+def pairs() -> list[tuple[str, str]]:
+    """Pairs of mutants from different parts that can be planted together; every mutant is in
+    one, and partners are spread over the other parts (least used first)."""
+    keys = sorted(MUTANTS, key=lambda k: (task_of(k), k))
+    used = {k: 0 for k in keys}
+    chosen: list[tuple[str, str]] = []
+    for index, first in enumerate(keys):
+        if used[first]:
+            continue
+        half = len(keys) // 2
+        others = keys[index + half:] + keys[:index + half]  # start half way round: another part
+        candidates = [k for k in others if k != first and MUTANTS[k].part != MUTANTS[first].part]
+        for second in sorted(candidates, key=lambda k: used[k]):
+            if combinable(first, second):
+                chosen.append((first, second))
+                used[first] += 1
+                used[second] += 1
+                break
+    return chosen
+
+
+def combinable(first: str, second: str) -> bool:
+    from conftest import REFERENCE
+
+    try:
+        apply(apply(REFERENCE.read_text(encoding="utf-8"), MUTANTS[first]), MUTANTS[second])
+    except MutantError:
+        return False
+    return True
+
+
+def losses(result: SubmissionResult) -> list[str]:
+    return [f"{c.task} {c.check_id}: {c.message}" for c in result.checks if c.points < c.max_points]
+
+
+def expect_only_own_tasks(result: SubmissionResult, keys: list[str]) -> None:
+    own = {task_of(k) for k in keys}
+    elsewhere = [line for line in losses(result) if line.split()[0] not in own]
+    assert not elsewhere, f"{keys}: points lost outside {sorted(own)}: {elsewhere}"
+    for key in keys:
+        named = [c.check_id for c in result.checks if c.task == task_of(key) and not c.passed and c.mistake == key]
+        assert named, f"{key} is not named in {task_of(key)}; losses: {losses(result)}"
+
+
+@pytest.mark.parametrize("key", sorted(MUTANTS))
+def test_a_mutant_loses_points_only_in_its_own_task(key, grade, reference_source):
+    mutant: Mutant = MUTANTS[key]
+    result = grade(apply(reference_source, mutant), name=key, parts=parts_to_grade([key]))
+    expect_only_own_tasks(result, [key])
+
+
+# Two bugs in two tasks of one part: the later task leans on the earlier one.
+SAME_PART_PAIRS = [("scores_no_scaling", "mask_inverted"), ("split_no_transpose", "merge_no_transpose"), ("merge_no_transpose", "mha_no_output_projection")]
+
+
+@pytest.mark.parametrize("first,second", pairs() + SAME_PART_PAIRS, ids=lambda k: k)
+def test_two_mutants_in_two_parts_are_each_charged_in_their_own_task(first, second, grade, reference_source):
+    source = apply(apply(reference_source, MUTANTS[first]), MUTANTS[second])
+    result = grade(source, name=f"{first}+{second}", parts=parts_to_grade([first, second]))
+    expect_only_own_tasks(result, [first, second])
+
+
+def test_every_mutant_is_in_a_pair():
+    covered = {k for pair in pairs() for k in pair}
+    assert covered == set(MUTANTS), f"in no pair: {sorted(set(MUTANTS) - covered)}"
+
+
+def test_a_later_check_passed_with_stand_ins_says_where_the_mistake_is_charged(grade, reference_source):
+    result = grade(apply(reference_source, MUTANTS["scores_no_scaling"]), parts={"A", "B"})
+    b_checks = [c for c in result.checks if c.part == "B"]
+    carried = [c for c in b_checks if c.message]
+    assert carried and all(c.passed for c in b_checks)
+    assert all(c.message == "correct given your Part A; that mistake is charged in A.1" for c in carried), [c.message for c in carried]
+    zh = grade(apply(reference_source, MUTANTS["scores_no_scaling"]), parts={"A", "B"}, lang="zh")
+    assert {c.message for c in zh.checks if c.part == "B" and c.message} == {"在你的第 A 部分的基础上是正确的；那个错误已在 A.1 中扣分"}
+
+
+def test_stand_ins_are_proxies_and_refuse_what_is_not_in_use(factory, tmp_path):
+    """The worker gets no reference code: a stand-in's value comes from the grader's answer, a
+    name outside the stand-in set is refused, and a call outside a carried-forward run fails."""
+    import torch
+
+    from autograder.checks.carried import trusted_answer
+    from autograder.worker.client import Student, StudentException
+    from autograder.worker.standins import StandInRefused
+
+    source = "import torch\n\ndef attention_scores(q, k):\n    return q\n\ndef use(q, k):\n    return attention_scores(q, k)\n\nkept = []\n\ndef keep():\n    kept.append(attention_scores)\n\ndef call_kept(q, k):\n    return kept[0](q, k)\n"
+    asked: list[dict] = []
+
+    def answer(callback):
+        asked.append(callback)
+        return trusted_answer(callback)
+
+    student = Student(factory, [(1, source)])
+    q, k = torch.randn(2, 3, 4, dtype=torch.float64), torch.randn(2, 5, 4, dtype=torch.float64)
+    try:
+        assert torch.equal(student.call("use", q, k), q)  # the student's own function
+        with student.stand_ins(["attention_scores"], answer):
+            got = student.call("use", q, k)
+            student.call("keep")
+        assert torch.allclose(got, q @ k.transpose(-2, -1) / 2.0)
+        assert [c["name"] for c in asked] == ["attention_scores"] and asked[0]["kind"] == "forward"
+        with pytest.raises(StudentException, match="not in use"):
+            student.call("call_kept", q, k)  # a stand-in kept for later answers nothing
+        with student.stand_ins(["masked_softmax"], answer), pytest.raises(StudentException, match="not in use"):
+            student.call("call_kept", q, k)  # another run's stand-in set
+    finally:
+        student.close()
+    with pytest.raises(StandInRefused):
+        trusted_answer({"kind": "forward", "name": "plot_attention", "tensors": [], "options": {}})
+    with pytest.raises(StandInRefused, match="too large"):
+        trusted_answer({"kind": "forward", "name": "merge_heads", "tensors": [torch.zeros(1 << 23)], "options": {}})
+    with pytest.raises(StandInRefused, match="floating-point"):
+        trusted_answer({"kind": "forward", "name": "merge_heads", "tensors": [torch.zeros(2, 2, 2, 2, dtype=torch.int64)], "options": {}})
+    blobs: list[bytes] = []
+    assert decode_value(encode_value(trusted_answer({"kind": "forward", "name": "causal_mask", "tensors": [], "options": {"size_q": 2, "size_k": 3}}), blobs), blobs).dtype == torch.bool
+
+
+def test_stand_in_gradients_come_from_the_grader(factory):
+    """A module built on a stand-in still trains: its backward is a vector-Jacobian callback."""
+    import torch
+
+    from autograder.checks.carried import trusted_answer
+    from autograder.worker.client import Student
+
+    source = "import torch\n\ndef masked_softmax(scores, mask=None):\n    return scores * 0\n\ndef f(x):\n    return masked_softmax(x * 2.0)\n"
+    kinds: list[str] = []
+
+    def answer(callback):
+        kinds.append(callback["kind"])
+        return trusted_answer(callback)
+
+    student = Student(factory, [(1, source)])
+    x, grad = torch.randn(3, 4, dtype=torch.float64), torch.randn(3, 4, dtype=torch.float64)
+    try:
+        with student.stand_ins(["masked_softmax"], answer):
+            result = student.vjp("f", [x], [grad], wrt=[0])
+    finally:
+        student.close()
+    leaf = x.clone().requires_grad_(True)
+    torch.autograd.backward(torch.softmax(leaf * 2.0, -1), grad)
+    assert kinds == ["forward", "backward"]
+    assert torch.allclose(result["grads"][0], leaf.grad)
+
+
+FORGER = '''import gc
+
+_found = []
+
+def _dispatcher():
+    if not _found:
+        _found.append(next(o for o in gc.get_objects() if type(o).__name__ == "Dispatcher"))
+    return _found[0]
+
+def forge(name):
+    callback = {"kind": "forward", "name": name, "tensors": [], "options": {"size_q": 2, "size_k": 2}}
+    reply = _dispatcher().channel({"status": "callback", "callback": callback})
+    return reply.get("status") + ": " + str(reply.get("message", ""))
+
+def flood(count):
+    for _ in range(count):
+        forge("causal_mask")
+    return "done"
+'''
+
+
+def test_forged_callbacks_are_refused_and_a_flood_ends_the_worker(factory):
+    """Student code can reach the worker's channel (it is the same process); the grader answers
+    only the stand-ins of the run in progress, and stops a worker that keeps calling."""
+    from autograder.checks.carried import trusted_answer
+    from autograder.worker.client import Student, WorkerFailure
+    from autograder.worker.standins import MAX_CALLBACKS_PER_REQUEST
+
+    student = Student(factory, [(1, FORGER)])
+    try:
+        assert student.call("forge", "causal_mask") == "refused: that trusted stand-in is not in use now"
+        with student.stand_ins(["attention_scores"], trusted_answer):
+            assert student.call("forge", "causal_mask") == "refused: that trusted stand-in is not in use now"
+        assert student.call("flood", MAX_CALLBACKS_PER_REQUEST) == "done"  # refused, within bounds
+        with pytest.raises(WorkerFailure, match="stand-ins"):
+            student.call("flood", 3 * MAX_CALLBACKS_PER_REQUEST)
+    finally:
+        student.close()
+
+
+def test_in_process_grading_carries_errors_forward_too(reference_source):
+    """nbgrader's in-process path: the same stand-ins, answered by a direct call."""
+    from autograder.inprocess import grade_part
+
+    namespace: dict = {"__name__": "attention"}
+    exec(compile(apply(reference_source, MUTANTS["scores_no_scaling"]), "attention.py", "exec"), namespace)  # noqa: S102 - the student's side, in process
+    assert grade_part("A", namespace, verbose=False) < 32
+    assert grade_part("B", namespace, verbose=False) == 10
+
+
+def test_a_stand_in_block_loads_weights_and_matches_the_reference_with_gradients(factory):
+    """AttentionBlock's stand-in has the contract's parameter names; values and parameter
+    gradients come from the grader (ready for a part that leans on D.1)."""
+    import torch
+
+    from autograder.checks.carried import trusted_answer
+    from autograder.checks.module_support import block_state, build_reference
+    from autograder.worker.client import Student
+
+    gen = torch.Generator().manual_seed(3)
+    state = block_state(gen, 6)
+    x, grad = torch.randn(2, 4, 6, dtype=torch.float64, generator=gen), torch.randn(2, 4, 6, dtype=torch.float64, generator=gen)
+    student = Student(factory, [(1, "class AttentionBlock:\n    pass\n")])
+    try:
+        with student.stand_ins(["AttentionBlock"], trusted_answer):
+            handle = student.new("AttentionBlock", 6, 2)
+            handle = student.method(handle, "double")
+            assert student.load_state_dict(handle, state, strict=True) == {"missing": [], "unexpected": []}
+            student.train(handle, False)
+            output, weights = student.method(handle, "forward", x)
+            result = student.vjp(handle, [x], [grad, None], wrt=[0], params=True)
+    finally:
+        student.close()
+    module = build_reference("AttentionBlock", (6, 2), state)
+    leaf = x.clone().requires_grad_(True)
+    expected, expected_weights = module(leaf)
+    torch.autograd.backward(expected, grad)
+    assert torch.allclose(output, expected) and torch.allclose(weights, expected_weights)
+    assert torch.allclose(result["grads"][0], leaf.grad)
+    for name, parameter in module.named_parameters():
+        assert torch.allclose(result["param_grads"][name], parameter.grad), name
