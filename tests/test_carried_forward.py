@@ -6,8 +6,9 @@ reference computes). Every catalogue mutant (tests/mutants.py) alone, and pairs 
 different parts, must lose points only in their own tasks, each named in its own part.
 
 Only the parts whose checks can call the mutated code are graded (the mutant's part and the
-parts that lean on it, autograder.checks.carried.EARLIER); the others cannot change. Part F runs
-the student's own block, so a Part D bug costs points in F as well: F is left out for D mutants.
+parts that lean on it, autograder.checks.carried.EARLIER); the others cannot change. F.1 and F.3
+look at the student's own block with the reference weights, so a Part D bug costs points there
+too (the only tasks allowed to lose points besides the mutant's own).
 """
 from __future__ import annotations
 
@@ -28,10 +29,14 @@ def parts_to_grade(keys: list[str]) -> set[str]:
     """The mutants' parts and every part with a task that leans on one of their tasks."""
     tasks = {task_of(k) for k in keys}
     parts = {t.split(".")[0] for t in tasks}
-    parts |= {later.split(".")[0] for later, earlier in EARLIER.items() if tasks & set(earlier)}
-    if any(t.startswith("D.") for t in tasks):
-        parts.discard("F")  # F looks at the student's own block (see the module docstring)
-    return parts
+    return parts | {later.split(".")[0] for later, earlier in EARLIER.items() if tasks & set(earlier)}
+
+
+def also_charged(keys: list[str]) -> set[str]:
+    """Tasks that grade the student's own block (no trusted block there): a D bug costs them too."""
+    if not any(task_of(k).startswith("D.") for k in keys):
+        return set()
+    return {task for task, earlier in EARLIER.items() if task.startswith("F.") and "D.1" not in earlier}
 
 
 def pairs() -> list[tuple[str, str]]:
@@ -70,7 +75,7 @@ def losses(result: SubmissionResult) -> list[str]:
 
 
 def expect_only_own_tasks(result: SubmissionResult, keys: list[str]) -> None:
-    own = {task_of(k) for k in keys}
+    own = {task_of(k) for k in keys} | also_charged(keys)
     elsewhere = [line for line in losses(result) if line.split()[0] not in own]
     assert not elsewhere, f"{keys}: points lost outside {sorted(own)}: {elsewhere}"
     for key in keys:
@@ -107,8 +112,12 @@ def test_a_later_check_passed_with_stand_ins_says_where_the_mistake_is_charged(g
     carried = [c for c in b_checks if c.message]
     assert carried and all(c.passed for c in b_checks)
     assert all(c.message == "correct given your Part A; that mistake is charged in A.1" for c in carried), [c.message for c in carried]
-    zh = grade(apply(reference_source, MUTANTS["scores_no_scaling"]), parts={"A", "B"}, lang="zh")
-    assert {c.message for c in zh.checks if c.part == "B" and c.message} == {"在你的第 A 部分的基础上是正确的；那个错误已在 A.1 中扣分"}
+    from autograder.formats.view import message_text
+
+    assert {message_text(c, "zh") for c in carried} == {"在你的第 A 部分的基础上是正确的；那个错误已在 A.1 中扣分"}
+    gated = [c for c in result.checks if c.message_key == "scoring_gated"]
+    assert gated and all(c.points == 0 and c.task in ("A.1", "A.3") for c in gated)
+    assert "“attention_scores：数值等于 q·kᵀ/√d”" in message_text(next(c for c in gated if c.task == "A.1"), "zh")
 
 
 def test_stand_ins_are_proxies_and_refuse_what_is_not_in_use(factory, tmp_path):
