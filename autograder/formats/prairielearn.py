@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.formats.gradescope import heatmap_images
-from autograder.formats.view import number
+from autograder.formats.view import message_text, number
 from autograder.hints import first_tier
 from autograder.i18n import t
 from autograder.results import CheckResult, SubmissionResult
@@ -26,8 +26,10 @@ SHOWN = "visible"  # the only visibility whose message PrairieLearn may show bef
 
 def _message(check: CheckResult, lang: str, said: set[str]) -> str:
     """The check's sentences that no earlier test said already (said is updated)."""
-    if check.passed or check.visibility != SHOWN:
+    if check.visibility != SHOWN:
         return ""
+    if check.passed:  # a passed check says something only when its points were carried forward
+        return message_text(check, lang)
     idea = first_tier(check.check_id, check.task, lang) or check.hint  # the first tier: the idea, never code
     hint = f"{t('feedback.hint', lang)}: {idea}" if idea else ""
     lines = []
