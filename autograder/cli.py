@@ -13,6 +13,7 @@ from pathlib import Path
 
 from autograder.errors import AttnkitError
 from autograder.integrity.flags import INTEGRITY_MODES
+from autograder.worker.launch import signals_deferred
 
 
 def _lang(args: argparse.Namespace) -> str:
@@ -72,20 +73,47 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         print(t("grade.feedback", _lang(args), path=Path(args.out) / result.submission / "feedback.html"))
         return 0
     path = _existing(args.path)
-    from autograder.worker.client import WorkerFactory  # first: before anything secret is loaded
+    factory = start_grader()
+    try:
+        from autograder.grading import grade_safely
+        from autograder.output import write_submission
+        from autograder.submission import output_name
 
-    factory = WorkerFactory()
-    from autograder.grading import grade_safely, warm_grader
-    from autograder.output import write_submission
-    from autograder.submission import output_name
-
-    warm_grader()  # while the template starts
-
-    result, images = grade_safely(path, factory, _options(args, _parts(args)), output_name(path))
+        result, images = grade_safely(path, factory, _options(args, _parts(args)), output_name(path))
+    finally:
+        with signals_deferred():
+            factory.close()
     folder = write_submission(result, images, Path(args.out), prairielearn=args.prairielearn)
     _print_result(result, _lang(args))
     print(t("grade.feedback", _lang(args), path=folder / "feedback.html"))
     return 0
+
+
+def start_grader(render: bool = True):
+    """The worker template first (before torch, the checks or the reference are imported here),
+    then the grader warms up while the template starts: one cold start, both at once. `render`:
+    warm the renderer up too (not for check: it renders only what a wrong map needs)."""
+    from autograder.worker.launch import launch_template
+
+    launched = factory = None
+    try:
+        with signals_deferred():
+            launched = launch_template()
+        from autograder.worker.client import WorkerFactory
+
+        factory = WorkerFactory(launched)
+        from autograder.grading import warm_grader
+
+        warm_grader(render)
+    except BaseException:  # interrupted while starting (Ctrl-C): the template must not outlive us
+        with signals_deferred():
+            if factory is not None:
+                factory.close()
+            elif launched is not None:
+                launched.process.kill()
+                launched.process.wait()
+        raise
+    return factory
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -95,16 +123,80 @@ def _cmd_check(args: argparse.Namespace) -> int:
     selection = Selection(task=args.task, until=args.until, show_all=args.all)
     parts = selection.parts()  # validates --task / --until before anything starts
     path = _existing(args.path)
-    from autograder.worker.client import WorkerFactory
+    from dataclasses import replace
 
-    factory = WorkerFactory()
-    from autograder.grading import grade_submission, warm_grader
+    factory = start_grader(render=False)
+    try:
+        from autograder.grading import grade_submission
 
-    warm_grader()  # while the template starts
-    result, _ = grade_submission(path, factory, _options(args, parts))
+        result, _ = grade_submission(path, factory, replace(_options(args, parts), visible_only=True))
+    finally:
+        with signals_deferred():
+            factory.close()
     lines, done = render_check(result, lang, selection)
     print("\n".join(lines))
     return 0 if done else 1
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from autograder.watch import default_path
+
+    path = Path(args.path) if args.path else default_path(Path.cwd())
+    if not path.is_file():
+        raise AttnkitError(f"no file at {path}: give the .py or .ipynb you are working on")
+    from autograder.i18n import t
+
+    lang = _lang(args)
+    stop = _StopOnSignal()
+    factory = None
+    try:
+        factory = start_grader()
+        from autograder.formats.watchview import render_view
+        from autograder.grading import new_seed
+        from autograder.watch import watch
+
+        options = replace(_options(args), visible_only=True)
+        options = replace(options, seed=options.seed if options.seed is not None else new_seed())  # one seed per session
+        clear = "\x1b[2J\x1b[H" if sys.stdout.isatty() else ""
+
+        def show(step) -> None:
+            print(clear + render_view(step, path, options.seed, options.lang) + ("" if clear else "\n"), flush=True)
+
+        watch(path, factory, options, show)
+    except (KeyboardInterrupt, AttnkitError):
+        if not stop.signalled:
+            raise
+        print(t("watch.stopped", lang), flush=True)
+    finally:
+        if factory is not None:
+            with signals_deferred():
+                factory.close()
+        stop.restore()
+    return 0
+
+
+class _StopOnSignal:
+    """Ctrl-C (SIGINT) or SIGTERM: raise KeyboardInterrupt and remember it. A check interrupted
+    inside pytest comes back as an error; `signalled` tells that apart from a real one."""
+
+    def __init__(self) -> None:
+        import signal
+
+        self.signalled = False
+        self._previous = {sig: signal.signal(sig, self._handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.signalled = True
+        raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        import signal
+
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:
@@ -135,6 +227,8 @@ def _print_result(result, lang: str = "en") -> None:
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
     roster = _roster(args)  # read first: a bad roster fails before any grading
+    if args.shard and (args.docker or args.container_per_submission):
+        raise AttnkitError("--shard runs inside the grader image, not with --docker: docker run ... attnkit-grader grade-batch --shard K/N (README: Sharding)")
     if args.docker or args.container_per_submission:
         _no_strict_in_docker(args)
         from autograder.docker import grade_batch_in_docker
@@ -148,8 +242,16 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
         _finish_batch(result, Path(args.out), _lang(args), roster)
         return 0
     from autograder.grading import grade_batch
+    from autograder.shard import Shard
 
-    result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args, _parts(args)), progress=_progress)
+    shard = Shard.parse(args.shard) if args.shard else None
+    if shard and args.seed is None:
+        raise AttnkitError("--shard needs --seed N: every shard must draw the same random inputs (e.g. --seed 2024)")
+    result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args, _parts(args)), progress=_progress, shard=shard)
+    if shard:  # other shards are still writing: the class report comes once all are done
+        _print_scores(result)
+        print(f"shard {shard}: {len(result.submissions)} submissions graded into {args.out}; when every shard is done: attnkit report {args.out}")
+        return 0
     _finish_batch(result, Path(args.out), _lang(args), roster)
     return 0
 
@@ -165,14 +267,18 @@ def _finish_batch(batch, out_dir: Path, lang: str, roster=None) -> None:
     from autograder.report import write_report
 
     index = write_report(out_dir, lang, roster=roster)
+    _print_scores(batch)
+    print(f"grades: {out_dir / 'grades.csv'}")
+    print(f"class dashboard: {index}")
+    print(f"feedback pages: {out_dir}/<submission>/feedback.html")
+
+
+def _print_scores(batch) -> None:
     print(f"{'submission':<28} {'score':>9}  parts")
     for result in batch.submissions:
         parts = " ".join(f"{p.part}:{p.score:g}/{p.max_score:g}" for p in result.parts)
         score = "error" if result.grader_error and not result.checks else f"{result.score:g}/{result.max_score:g}"
         print(f"{result.submission:<28} {score:>9}  {parts}")
-    print(f"grades: {out_dir / 'grades.csv'}")
-    print(f"class dashboard: {index}")
-    print(f"feedback pages: {out_dir}/<submission>/feedback.html")
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -301,6 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--container-per-submission", action="store_true", help="with --docker: a fresh container for each submission")
     p.add_argument("--parts", default=None, help="grade only these parts, e.g. A,B (default: all)")
     p.add_argument("--roster", default=None, help="CSV mapping submissions to students (an LMS export): fills grades.csv's student_id")
+    p.add_argument("--shard", default=None, metavar="K/N", help="grade only share K (0..N-1) of N, stable by submission name; needs --seed; then attnkit report OUT")
     p.add_argument("--image", default="attnkit-grader:latest", help="grader image (attnkit docker build)")
     common(p)
     p.set_defaults(func=_cmd_grade_batch)
@@ -320,6 +427,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reset", action="store_true", help="start this task's hints again from the first")
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="hint language (or ATTNKIT_LANG)")
     p.set_defaults(func=_cmd_hint)
+
+    p = sub.add_parser("watch", help="check your file again every time you save it (for students)")
+    p.add_argument("path", nargs="?", default=None, help="your attention.py or notebook (default: the one saved last, here or in assignments/attention/)")
+    common(p)
+    p.set_defaults(func=_cmd_watch)
 
     p = sub.add_parser("demo", help="grade the bundled example submissions")
     p.add_argument("--out", default="demo-out")

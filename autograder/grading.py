@@ -10,6 +10,7 @@ import contextlib
 import fcntl
 import io
 import multiprocessing
+import multiprocessing.queues
 import secrets
 import time
 from dataclasses import dataclass, field, replace
@@ -26,8 +27,10 @@ from autograder.integrity.flags import Flag
 from autograder.integrity.static import analyze
 from autograder.paths import CHECKS_DIR
 from autograder.results import ERROR, FAILED, PARTIAL_SUFFIX, Artifact, BatchResult, CheckResult, SubmissionResult
+from autograder.shard import Shard
 from autograder.submission import Submission, load_submission, output_names, submission_name
 from autograder.worker.client import Budget, Student, WorkerFactory
+from autograder.worker.launch import LaunchedTemplate, launch_template
 from autograder.worker.sandbox import SandboxConfig
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
@@ -55,6 +58,8 @@ class GradeOptions:
     budget: Budget = field(default_factory=Budget)
     prairielearn: bool = False  # also write PrairieLearn's results file (prairielearn.json)
     integrity: str = "record"  # "strict": a part with an integrity flag scores 0 (autograder.integrity.record)
+    tasks: frozenset[str] | None = None  # only the checks of these tasks ("A.2"); None: every task
+    visible_only: bool = False  # only the checks a student sees before the due date
 
 
 def new_seed() -> int:
@@ -68,28 +73,58 @@ def hidden_paths() -> tuple[str, ...]:
     return tuple(str(p) for p in (CHECKS_DIR, REFERENCE_DIR, SOLUTION_DIR, REPO_ROOT / "autograder", REPO_ROOT / "solutions"))
 
 
-def warm_grader() -> None:
+def warm_grader(render: bool = True) -> None:
     """Load what the first checks would load (the reference, autograd's shape helpers, the
-    renderer) while the worker template is still starting in its own process."""
+    renderer unless `render` is False) while the worker template is still starting in its own
+    process."""
     from autograder.checks.support import reference
     from autograder.plotting import render_heatmap
 
+    torch.set_num_threads(1)  # tiny tensors: extra threads only spin against the worker (~10x slower on a busy machine)
     reference()
     x = torch.ones(2, requires_grad=True)
     torch.autograd.grad([x * 2], [x], [torch.ones(2)])  # grad_outputs: imports sympy once
-    render_heatmap(torch.eye(2), ["a", "b"], ["c", "d"], "warm-up")
+    if render:
+        render_heatmap(torch.eye(2), ["a", "b"], ["c", "d"], "warm-up")
 
 
-def run_checks(student: Student | object, seed: int, parts: frozenset[str] | None = None, sink: ArtifactSink | None = None) -> list[CheckResult]:
-    """Run the hidden checks (pytest, in this process) against a student proxy."""
+UNUSED_PYTEST_PLUGINS = (
+    "cacheprovider", "terminal", "randomly", "unraisableexception", "threadexception", "faulthandler", "junitxml", "pastebin",
+    "doctest", "logging", "legacypath", "tmpdir", "monkeypatch", "recwarn", "setuponly", "setupplan", "stepwise", "unittest",
+    "debugging", "subtests", "python_path", "capture",
+)
+
+# pytest < 8.4 has no such option: entry-point plugins then load (slower start, same results)
+AUTOLOAD_OFF = ["--disable-plugin-autoload"] if pytest.version_tuple >= (8, 4) else []
+
+
+def check_files(parts: frozenset[str] | None, tasks: frozenset[str] | None) -> list[str]:
+    """The check files to collect: those of the selected parts (test_part_a.py for "A" or "A.2")
+    when each has one, else the whole folder (collecting one file instead of six saves ~0.05 s)."""
+    wanted = set(parts or ()) | {task.split(".")[0] for task in tasks or ()}
+    files = [CHECKS_DIR / f"test_part_{part.lower()}.py" for part in sorted(wanted)]
+    if not wanted or not all(f.is_file() for f in files):
+        return [str(CHECKS_DIR)]
+    return [str(f) for f in files]
+
+
+def run_checks(
+    student: Student | object, seed: int, parts: frozenset[str] | None = None, sink: ArtifactSink | None = None, *,
+    tasks: frozenset[str] | None = None, visible_only: bool = False,
+) -> list[CheckResult]:
+    """Run the hidden checks (pytest, in this process) against a student proxy; with no sink,
+    checks render no feedback images."""
     from autograder.checks.plugin import AttnkitPlugin
 
-    plugin = AttnkitPlugin(student, seed, set(parts) if parts else None, sink or ArtifactSink())
-    quiet = [f"-pno:{name}" for name in ("cacheprovider", "terminal", "randomly", "unraisableexception", "threadexception", "faulthandler", "junitxml", "pastebin", "doctest", "logging")]
-    args = [str(CHECKS_DIR), *quiet, "--rootdir", str(CHECKS_DIR), "-c", str(CHECKS_DIR / "pytest.ini")]
+    plugin = AttnkitPlugin(student, seed, set(parts) if parts else None, sink, tasks=set(tasks) if tasks is not None else None, visible_only=visible_only)
+    # Only the plugins the checks use; no entry-point plugins (anyio's costs ~1 s to import), no
+    # assertion rewriting (checks raise CheckFailure; rewriting cost ~1 s per grader process).
+    quiet = [f"-pno:{name}" for name in UNUSED_PYTEST_PLUGINS]
+    fast = [*AUTOLOAD_OFF, "--assert=plain"]
+    args = [*check_files(parts, tasks), *quiet, *fast, "--rootdir", str(CHECKS_DIR), "-c", str(CHECKS_DIR / "pytest.ini")]
     with contextlib.redirect_stdout(io.StringIO()):
         code = pytest.main(args, plugins=[plugin])
-    if code == pytest.ExitCode.NO_TESTS_COLLECTED and parts:
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED and (parts or tasks is not None or visible_only):
         return []  # a part without checks
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not plugin.results:
         raise AttnkitError(f"the hidden checks could not run (pytest exit code {int(code)}); is the grader installed correctly?")
@@ -112,11 +147,11 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     student = Student(factory, list(submission.chunks), submission.files, submission.filename, replace(options.config, hidden=hidden_paths()), options.budget)
     sink = ArtifactSink()
     try:
-        checks = run_checks(student, seed, options.parts, sink)
+        checks = run_checks(student, seed, options.parts, sink, tasks=options.tasks, visible_only=options.visible_only)
         device = device_notes(student, options.lang, options.parts)
     finally:
         student.close()
-    events = [*_load_notes(student), *student.events, *submission.notes, *device]
+    events = [*load_notes(student), *student.events, *submission.notes, *device]
     flags = record.merge(sink.flags, record.source_flags(analyze(submission.chunks, submission.files)), record.event_flags([*student.events, *(c.message for c in checks)]), record.audit_flags(student.audit))
     if options.integrity == "strict":
         checks = list(record.strict(tuple(checks), flags))
@@ -137,7 +172,7 @@ LOAD_ERROR_CONSEQUENCES = {
 }
 
 
-def _load_notes(student: Student) -> list[str]:
+def load_notes(student: Student) -> list[str]:
     """One note per error while importing, saying only what happened."""
     notes = []
     for error in student.load_errors:
@@ -151,7 +186,7 @@ def _load_notes(student: Student) -> list[str]:
 
 def _unreadable(name: str, path: Path, seed: int, reason: str, options: GradeOptions, started: float) -> SubmissionResult:
     """A result for a submission that cannot be read: every check fails with the reason."""
-    results = run_checks(_Unreadable(reason), seed, options.parts)
+    results = run_checks(_Unreadable(reason), seed, options.parts, tasks=options.tasks, visible_only=options.visible_only)
     checks = tuple(replace(c, points=0.0, status=FAILED if c.status != ERROR else ERROR, message=reason) for c in results)
     return SubmissionResult(submission=name, source=str(path), seed=seed, checks=checks, grader_error=reason, execution_time=round(time.perf_counter() - started, 3), lang=options.lang)
 
@@ -184,11 +219,12 @@ def list_submissions(directory: Path) -> list[Path]:
 _FACTORY: WorkerFactory | None = None
 
 
-def _pool_init() -> None:
+def _pool_init(template: LaunchedTemplate, clients: multiprocessing.queues.SimpleQueue) -> None:
+    """A pool process: forked from the warm parent, it talks to the shared template through a
+    control socket of its own."""
     global _FACTORY
     torch.set_num_threads(1)
-    _FACTORY = WorkerFactory()
-    warm_grader()
+    _FACTORY = WorkerFactory(template, client=clients.get())
 
 
 def _pool_grade(task: tuple[str, str, str, GradeOptions]) -> dict:
@@ -224,14 +260,16 @@ def stall_seconds(budget: Budget) -> float:
 
 
 @contextlib.contextmanager
-def batch_lock(out_dir: Path) -> Iterator[None]:
-    """One batch at a time in an output folder; the kernel releases the lock when its holder dies,
-    so a killed batch never blocks the next one. Holding it, partial files of a killed writer are
-    removed (write_atomic's temporaries: nothing else writes them)."""
+def batch_lock(out_dir: Path, shard: Shard | None = None, folders: list[str] | None = None) -> Iterator[None]:
+    """One batch at a time in an output folder (one per shard: the shards of a batch share it);
+    the kernel releases the lock when its holder dies, so a killed batch never blocks the next
+    one. Holding it, partial files of a killed writer are removed (write_atomic's temporaries:
+    nothing else writes them); a shard removes only those in its own submissions' `folders`."""
     out_dir = Path(out_dir)
+    lock = LOCK_FILE if shard is None else f"{LOCK_FILE}.{shard.index}-of-{shard.count}"
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        handle = open(out_dir / LOCK_FILE, "a")
+        handle = open(out_dir / lock, "a")
     except OSError as error:
         from autograder.output import cannot_write
 
@@ -241,7 +279,8 @@ def batch_lock(out_dir: Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise AttnkitError(f"another grade-batch is writing into {out_dir}: wait for it to finish, or give another --out") from None
-        for partial in out_dir.rglob(f"*{PARTIAL_SUFFIX}"):
+        roots = [out_dir] if shard is None else [out_dir / folder for folder in folders or ()]
+        for partial in (p for root in roots for p in root.rglob(f"*{PARTIAL_SUFFIX}")):
             partial.unlink(missing_ok=True)
         yield
 
@@ -258,18 +297,21 @@ def is_done(path: Path, result_file: Path) -> bool:
 
 def grade_batch(
     directory: Path, out_dir: Path, *, jobs: int = 1, force: bool = False, options: GradeOptions = GradeOptions(),
-    progress: Callable[[int, int, SubmissionResult], None] | None = None,
+    progress: Callable[[int, int, SubmissionResult], None] | None = None, shard: Shard | None = None,
 ) -> BatchResult:
-    """Grade every submission in a folder into out_dir/<name>/ (submission.output_names); resumable
-    unless force: a submission whose complete result is there is not graded again."""
+    """Grade every submission in a folder (only `shard`'s share of them when given: see
+    autograder/shard.py) into out_dir/<name>/ (submission.output_names); resumable unless force:
+    a submission whose complete result is there is not graded again."""
     from autograder.results import load_submission_result
 
     paths = list_submissions(directory)
-    names = output_names(paths)
+    names = output_names(paths)  # from the whole folder: every shard names a submission alike
+    if shard is not None:
+        paths = [p for p in paths if shard.holds(names[p])]
     seed = options.seed if options.seed is not None else new_seed()
     options = replace(options, seed=seed)
     done: dict[str, SubmissionResult] = {}
-    with batch_lock(out_dir):
+    with batch_lock(out_dir, shard, [names[p] for p in paths]):
         todo = []
         for path in paths:
             existing = Path(out_dir) / names[path] / "attnkit.json"
@@ -279,20 +321,31 @@ def grade_batch(
                 todo.append(path)
         tasks = [(str(p), names[p], str(out_dir), options) for p in todo]
         if tasks:
-            context = multiprocessing.get_context("fork")  # children share the parent's imported torch
-            stalled = stall_seconds(options.budget)
-            with context.Pool(max(1, min(jobs, len(tasks))), initializer=_pool_init) as pool:
-                results = pool.imap_unordered(_pool_grade, tasks)
-                for count in range(1, len(tasks) + 1):
-                    try:
-                        data = results.next(timeout=stalled)
-                    except multiprocessing.TimeoutError:
-                        raise AttnkitError(
-                            f"no submission finished in {stalled:.0f} s: a grader process is stuck or died. "
-                            f"Run the same command again: the {len(done)} results written are kept and the rest are graded"
-                        ) from None
-                    result = SubmissionResult.from_dict(data)
-                    done[result.source] = result
-                    if progress:
-                        progress(count, len(tasks), result)
+            # One template for the whole pool, started before the grader warms up (once, here):
+            # the pool processes are forked warm and share it, each through its own control socket.
+            processes = max(1, min(jobs, len(tasks)))
+            template = launch_template(clients=processes)
+            try:
+                warm_grader()
+                context = multiprocessing.get_context("fork")  # children share the parent's imported torch
+                clients = context.SimpleQueue()
+                for client in range(processes):
+                    clients.put(client)
+                stalled = stall_seconds(options.budget)
+                with context.Pool(processes, initializer=_pool_init, initargs=(template, clients)) as pool:
+                    results = pool.imap_unordered(_pool_grade, tasks)
+                    for count in range(1, len(tasks) + 1):
+                        try:
+                            data = results.next(timeout=stalled)
+                        except multiprocessing.TimeoutError:
+                            raise AttnkitError(
+                                f"no submission finished in {stalled:.0f} s: a grader process is stuck or died. "
+                                f"Run the same command again: the {len(done)} results written are kept and the rest are graded"
+                            ) from None
+                        result = SubmissionResult.from_dict(data)
+                        done[result.source] = result
+                        if progress:
+                            progress(count, len(tasks), result)
+            finally:
+                template.close()
     return BatchResult(tuple(done[str(p)] for p in paths if str(p) in done))

@@ -180,6 +180,17 @@ STRINGS: dict[str, dict[str, str]] = {
     "dash.similar": {"en": "Most similar pairs of answers", "zh": "答案最相似的提交对"},
     "dash.no_similar": {"en": "No pair of submissions reaches the similarity threshold.", "zh": "没有提交对达到相似度阈值。"},
     "dash.similarity": {"en": "Similarity", "zh": "相似度"},
+    # attnkit watch (autograder/formats/watchview.py)
+    "watch.header": {"en": "attnkit watch: {path} (seed {seed}), check {count}", "zh": "attnkit watch：{path}（随机种子 {seed}），第 {count} 次检查"},
+    "watch.done": {"en": "tasks done: {done}/{total}", "zh": "已完成任务：{done}/{total}"},
+    "watch.next": {"en": "next: {task} {name} ({passed}/{total} checks pass)", "zh": "下一个：{task} {name}（通过 {passed}/{total} 项检查）"},
+    "watch.all_done": {"en": "every task is right: well done", "zh": "所有任务都正确，做得好"},
+    "watch.mistake": {"en": "mistake", "zh": "错误"},
+    "watch.hint": {"en": "hint", "zh": "提示"},
+    "watch.more_failing": {"en": "{count} more failing checks in {task}", "zh": "{task} 还有 {count} 项检查未通过"},
+    "watch.checked_task": {"en": "checked {task} in {seconds:.2f} s; checking the other tasks...", "zh": "{task} 已在 {seconds:.2f} 秒内检查完；正在检查其余任务..."},
+    "watch.checked_all": {"en": "checked in {seconds:.2f} s; watching {name}: save to check again, Ctrl-C to stop", "zh": "{seconds:.2f} 秒内检查完；正在监视 {name}：保存即重新检查，Ctrl-C 退出"},
+    "watch.stopped": {"en": "attnkit watch stopped", "zh": "attnkit watch 已停止"},
 }
 
 

@@ -14,7 +14,7 @@ import psutil
 from bench.figures import Measured, NotMeasured, Row, Section, find
 from bench.measure import Stats
 from bench.notebooks import CYCLE, VARIANTS
-from bench.sections import ATTNKIT_BATCH, CHECK, DOCKER_ONE, DOCKER_PER, FLOOR, GRADE, NBGRADER, OTTER
+from bench.sections import ATTNKIT_BATCH, CHECK, DOCKER_ONE, DOCKER_PER, FLOOR, GRADE, NBGRADER, OTTER, WATCH_ALL, WATCH_TASK
 
 REPO = Path(__file__).resolve().parents[1]
 HEADINGS = {
@@ -166,8 +166,11 @@ def _floor(section: Section) -> list[str]:
                          ratio(row, base, per_submission=False)))
     lines = _table(header, rows)
     check, grade = find(section, CHECK), find(section, GRADE)
+    task, every = find(section, WATCH_TASK), find(section, WATCH_ALL)
     lines += ["", f"**Ratios:** `attnkit check` / `import torch` = **{ratio(check, base, False)}**, "
-                  f"`attnkit grade` / `import torch` = **{ratio(grade, base, False)}** (medians).", ""]
+                  f"`attnkit grade` / `import torch` = **{ratio(grade, base, False)}**; `attnkit watch` after a save: "
+                  f"the task at hand / `import torch` = **{ratio(task, base, False)}**, everything / `import torch` = "
+                  f"**{ratio(every, base, False)}** (medians).", ""]
     lines += [f"- `{row.label}`: {row.note}" for row in section.rows if isinstance(row, Measured) and row.note]
     return lines
 

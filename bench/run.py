@@ -155,6 +155,9 @@ def run(settings: Settings, command: str) -> Path:
     old = Path(settings.out).read_text(encoding="utf-8") if Path(settings.out).is_file() else ""
     if SECTION_START in old and SECTION_END in old:
         text = replace_section(text, SECTION_START + old.split(SECTION_START, 1)[1].split(SECTION_END, 1)[0] + SECTION_END + "\n")
+    profile = REPO / "bench" / "PROFILE.md"  # measured by hand (cProfile); kept across runs
+    if profile.is_file():
+        text = text.rstrip("\n") + "\n\n" + profile.read_text(encoding="utf-8")
     write_atomic(settings.out, text)
     return settings.out
 

@@ -26,6 +26,8 @@ OTTER = "otter run"
 FLOOR = 'python -c "import torch"'
 CHECK = "attnkit check"
 GRADE = "attnkit grade"
+WATCH_TASK = "attnkit watch: re-check of the task at hand (save to view)"
+WATCH_ALL = "attnkit watch: re-check of every visible check (save to view)"
 DOCKER_ONE = "attnkit grade-batch --docker (one container)"
 DOCKER_PER = "attnkit grade-batch --docker --container-per-submission"
 
@@ -194,14 +196,31 @@ def floor(ctx: Context, runs: int) -> Section:
             if run.returncode not in (0, 1) or (label != CHECK and run.returncode != 0):
                 raise BenchError(f"{label} exited {run.returncode}:\n{_tail(run.output)}")
             measured[label].append(run)
-    rows = []
+    rows: list[Row] = []
     for label, runs_of in measured.items():
         seconds = Stats.of([r.seconds for r in runs_of])
         codes = sorted({r.returncode for r in runs_of})
         note = f"on {notebook.name}" + (f"; exit codes {codes}" if label == CHECK else "")
         rows.append(Measured(label, 1, seconds, seconds, Stats.of([r.peak_mib for r in runs_of]),
                              Stats.of([r.peak_rss_mib for r in runs_of]), "one command", note))
+    rows += watch_rows(ctx, saves=2 * max(runs, 2))
     return Section("floor", tuple(rows), load_start=load_start, load_end=load_average())
+
+
+def watch_rows(ctx: Context, saves: int) -> list[Row]:
+    """`attnkit watch` on attention.py: seconds from a save to the view (bench/watchtime.py)."""
+    from autograder.paths import SOLUTION_DIR
+    from bench.watchtime import WatchError, measure
+
+    say(f"attnkit watch: {saves} saves")
+    try:
+        found = measure([ATTNKIT], (SOLUTION_DIR / "attention.py").read_text(encoding="utf-8"), ctx.work / "watch", saves, env=ctx.env)
+    except WatchError as error:
+        return [NotMeasured(WATCH_TASK, str(error)), NotMeasured(WATCH_ALL, str(error))]
+    note = "attention.py saved alternately with a bug in A.1 and fixed; includes the file watcher's quiet period (0.05 s)"
+    task, every = Stats.of(found.task), Stats.of(found.everything)
+    return [Measured(WATCH_TASK, 1, task, task, None, None, "save to first view", note + "; the fixes (a first pass over A.1)"),
+            Measured(WATCH_ALL, 1, every, every, None, None, "save to final view", note + "; every save")]
 
 
 # --- 3. Docker: one container for the batch, or one per submission --------------------------------

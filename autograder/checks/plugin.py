@@ -104,10 +104,12 @@ def check_id(item: pytest.Item) -> str:
 class AttnkitPlugin:
     """One instance per graded submission."""
 
-    def __init__(self, student: Any, seed: int, parts: set[str] | None = None, sink: Any = None):
+    def __init__(self, student: Any, seed: int, parts: set[str] | None = None, sink: Any = None, *, tasks: set[str] | None = None, visible_only: bool = False):
         self._student = student
         self._seed = seed
         self.parts = parts
+        self.tasks = tasks
+        self.visible_only = visible_only
         self._sink = sink
         self.results: list[CheckResult] = []
         self._started: dict[str, float] = {}
@@ -118,16 +120,19 @@ class AttnkitPlugin:
         config.addinivalue_line("markers", f"{MARKER}(info): a graded attnkit check")
 
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-        if self.parts is not None:
-            kept = [i for i in items if check_info(i).part in self.parts]
-            dropped = [i for i in items if check_info(i).part not in self.parts]
-            if dropped:
-                config.hook.pytest_deselected(items=dropped)
-                items[:] = kept
+        kept = [i for i in items if self._selected(check_info(i))]
+        dropped = [i for i in items if not self._selected(check_info(i))]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
         self._infos = {check_id(i): check_info(i) for i in items}
         problems = policy_problems(self._infos)
         if problems:
             raise pytest.UsageError("the hidden checks break the scoring policy: " + "; ".join(problems))
+
+    def _selected(self, info: CheckInfo) -> bool:
+        return ((self.parts is None or info.part in self.parts) and (self.tasks is None or info.task in self.tasks)
+                and (info.visibility == "visible" or not self.visible_only))
 
     # -- fixtures --------------------------------------------------------------------------
     @pytest.fixture

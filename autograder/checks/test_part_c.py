@@ -9,6 +9,7 @@ from autograder.checks.module_support import (
     PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_no_transpose, mha, mha_variants, split_correct, split_interleaved, split_no_transpose, vjp_checked,
 )
 from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
+from autograder.checks.remote_grad import FAST_MODE
 from autograder.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_rule, expect_tensor, randn, random_mask, reference
 from autograder.integrity.rules import MHA_OWN
 from autograder.worker.client import StudentException
@@ -260,7 +261,7 @@ def test_mha_gradcheck(student, gen, seed):
     handle = build_student(student, "MultiHeadAttention", (small_e, small_h), state, seed)
     x = randn(gen, 1, 3, small_e).requires_grad_(True)
     try:
-        ok = torch.autograd.gradcheck(lambda t: _RemoteForward.apply(student, handle, t), (x,), eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False)
+        ok = torch.autograd.gradcheck(lambda t: _RemoteForward.apply(student, handle, t), (x,), eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False, fast_mode=FAST_MODE)
     except RuntimeError as error:
         raise CheckFailure.keyed("gradients_failed", where="MultiHeadAttention", text=str(error)[:200]) from None
     if not ok:

@@ -15,7 +15,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from autograder.worker import sandbox
+from autograder.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template  # noqa: F401  (TEMPLATE_ENV: re-exported)
 from autograder.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.worker.sandbox import SandboxConfig
 from autograder.worker.standins import MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInRefused
@@ -60,10 +60,12 @@ class TemplateError(RuntimeError):
 
 
 SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's folders are found and removed
-KEEPER_REPORT_SECONDS = 2.0  # how long the grader waits for a keeper to report how its worker ended
+# how long the grader waits for a keeper to report how its killed worker ended (a big process
+# dies slowly on a busy machine; the keeper is killed only after, so the worker is never orphaned)
+KEEPER_REPORT_SECONDS = 10.0
+TEMPLATE_CLOSE_SECONDS = 10.0  # a template still warming up finishes that first, then exits
 PRIVATE_OUTPUT_NOTE = "[the output of the worker that held the grader's reference weights is not shown]\n"
 PRIVATE_MESSAGE_NOTE = "(the message is not shown: it was raised by a module holding the grader's reference weights)"
-TEMPLATE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LD_LIBRARY_PATH", "MPLCONFIGDIR", "VIRTUAL_ENV")
 
 
 class WorkerFactory:
@@ -74,26 +76,27 @@ class WorkerFactory:
     file descriptors (a multiprocessing pool's pipes, which unpickle what arrives) and only a
     few environment variables. It dies with the grader (a parent-death signal: create the factory
     in a thread that lives as long as the grader), and its keepers and workers die with it.
+    `launched`: a template already started by `launch_template()` (before the caller imported
+    torch); `client`: which of its control sockets is this factory's (one per pool process).
     """
 
-    def __init__(self) -> None:
+    _spawned = True  # whether a worker may have been forked (close() waits for its keeper then)
+
+    def __init__(self, launched: LaunchedTemplate | None = None, client: int = 0) -> None:
         remove_stale_scratch()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = {k: v for k, v in os.environ.items() if k in TEMPLATE_ENV}
-        env["PYTHONPATH"] = package_root
-        command = [sys.executable, "-c", "from autograder.worker.template import main; main()", str(theirs.fileno()), str(os.getpid())]
-        self.process = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env, cwd="/")
-        theirs.close()
+        launched = launched or launch_template()
+        self.process = launched.process
         self.pid = self.process.pid
-        self.control = ours
+        self.control = launched.controls[client]
         self._replies = b""
+        self._spawned = False
 
     def spawn(self, config: SandboxConfig, scratch: str) -> WorkerProcess:
         data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         status_read, status_write = os.pipe()
         request = json.dumps({"config": config.to_json(), "scratch": scratch}).encode()
         try:
+            self._spawned = True
             socket.send_fds(self.control, [request], [data_theirs.fileno(), status_write])
             keeper = json.loads(self._read_reply())["keeper"]
         except (OSError, ValueError, KeyError) as error:
@@ -113,8 +116,38 @@ class WorkerFactory:
         return line
 
     def close(self) -> None:
+        """Stop the template; it returns once every keeper it forked has exited (one that never
+        forked is killed at once: it may still be warming up)."""
         self.control.close()
-        self.process.wait()
+        if not self._spawned:
+            self.process.kill()
+        try:
+            self.process.wait(TEMPLATE_CLOSE_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _kill_and_wait(pid: int, timeout: float) -> None:
+    """SIGKILL a process that is not our child and wait (bounded) until it has ended."""
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:  # already gone
+        return
+    try:
+        signal.pidfd_send_signal(handle, signal.SIGKILL)
+        select.select([handle], [], [], timeout)  # readable once the process has ended
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
 
 
 def remove_stale_scratch() -> int:
@@ -193,19 +226,12 @@ class WorkerProcess:
         return (text if type(text) is str else ""), (total if type(total) is int else 0)
 
     def kill(self) -> None:
-        """Kill the worker, collect its output from the keeper (briefly), then kill everything."""
+        """Kill the worker and all it started, collect its output from the keeper, then kill the
+        keeper once it has reaped the worker and said so: a keeper killed first would leave the
+        dying worker orphaned for a moment, outliving the grader."""
         if self.worker and self.ended is None:
-            try:
-                os.kill(self.worker, signal.SIGKILL)
-            except OSError:
-                pass
+            _kill(self.worker)
             self.read_status(KEEPER_REPORT_SECONDS)
-        for pid in (self.worker, self.keeper):
-            if pid:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
         if self.uid is not None and sandbox.is_root():
             sandbox.kill_uid(self.uid)
         elif self.worker:
@@ -213,6 +239,7 @@ class WorkerProcess:
                 os.killpg(self.worker, signal.SIGKILL)
             except OSError:
                 pass
+        _kill_and_wait(self.keeper, KEEPER_REPORT_SECONDS)
         self.sock.close()
         os.close(self.status_fd)
         shutil.rmtree(self.scratch, ignore_errors=True)

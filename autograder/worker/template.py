@@ -84,41 +84,72 @@ def _warm_heatmap() -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the template's own interpreter: `python -c ... <control fd> <grader pid>`."""
-    control_fd, grader = (int(v) for v in (argv or sys.argv)[-2:])
+    """Entry point of the template's own interpreter: `python -c ... <control fds> <grader pid>`
+    (one control socket per client, comma-separated: the processes of a grading pool)."""
+    control_fds, grader = (argv or sys.argv)[-2].split(","), int((argv or sys.argv)[-1])
     sandbox.set_parent_death_signal()  # the grader dies (even by SIGKILL): the template dies too
     if os.getppid() != grader:  # it died before the signal was armed
         os._exit(1)
-    serve_template(socket.socket(fileno=control_fd))
+    serve_template([socket.socket(fileno=int(fd)) for fd in control_fds])
 
 
-def serve_template(control: socket.socket) -> None:
-    """Loop of the template process: one spawn per request, until the grader closes the socket."""
+def serve_template(controls: list[socket.socket] | socket.socket) -> None:
+    """Loop of the template process: one spawn per request, until every client has closed its socket."""
+    controls = [controls] if isinstance(controls, socket.socket) else controls
     warm_up()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # keepers are reaped by the kernel
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    while True:
-        try:
-            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
-        except OSError:
-            break
-        if not message:
-            break
-        template = os.getpid()
-        pid = os.fork()
-        if pid == 0:
-            control.close()
-            code = 1
-            try:
-                sandbox.set_parent_death_signal()  # the template dies: the keeper, then its worker, die too
-                if os.getppid() == template:
-                    code = _keeper(json.loads(message), fds[0], fds[1])
-            finally:
-                os._exit(code)
+    waiting = list(controls)  # select(), not a selector: the template holds no descriptor but these
+    while waiting:
+        ready, _, _ = select.select(waiting, [], [])
+        for control in ready:
+            _serve_one(control, controls, waiting)
+    _wait_for_keepers()
+    os._exit(0)
+
+
+def _serve_one(control: socket.socket, controls: list[socket.socket], waiting: list[socket.socket]) -> None:
+    """One spawn request from one client, or its end (then its socket is dropped)."""
+    try:
+        message, fds, _, _ = socket.recv_fds(control, 1 << 16, 2)
+    except OSError:
+        message, fds = b"", []
+    if not message:
+        waiting.remove(control)
+        control.close()
         for fd in fds:
             os.close(fd)
+        return
+    template = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        for other in controls:
+            other.close()
+        code = 1
+        try:
+            sandbox.set_parent_death_signal()  # the template dies: the keeper, then its worker, die too
+            if os.getppid() == template:
+                code = _keeper(json.loads(message), fds[0], fds[1])
+        finally:
+            os._exit(code)
+    for fd in fds:
+        os.close(fd)
+    try:
         control.sendall(json.dumps({"keeper": pid}).encode() + b"\n")
-    os._exit(0)
+    except OSError:  # that client is gone; its worker ends when its socket closes
+        waiting.remove(control)
+        control.close()
+
+
+def _wait_for_keepers(limit_seconds: int = 10) -> None:
+    """Exit after the keepers: the grader has killed their workers, so they are ending (a
+    template that exited first would leave them orphaned, outliving the grader)."""
+    signal.alarm(limit_seconds)  # a keeper that never ends: SIGALRM ends the template anyway
+    try:
+        while True:
+            os.waitpid(-1, 0)  # with SIGCHLD ignored: returns (ECHILD) once every child is gone
+    except ChildProcessError:
+        pass
 
 
 def _write_status(fd: int, data: dict) -> None:
