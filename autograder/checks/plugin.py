@@ -120,15 +120,20 @@ class AttnkitPlugin:
         config.addinivalue_line("markers", f"{MARKER}(info): a graded attnkit check")
 
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-        kept = [i for i in items if self._selected(check_info(i))]
-        dropped = [i for i in items if not self._selected(check_info(i))]
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-            items[:] = kept
+        if self.parts is not None:
+            kept = [i for i in items if check_info(i).part in self.parts]
+            dropped = [i for i in items if check_info(i).part not in self.parts]
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+                items[:] = kept
         self._infos = {check_id(i): check_info(i) for i in items}
-        problems = policy_problems(self._infos)
+        problems = policy_problems(self._infos)  # over whole parts, before a task/visibility selection
         if problems:
             raise pytest.UsageError("the hidden checks break the scoring policy: " + "; ".join(problems))
+        dropped = [i for i in items if not self._selected(check_info(i))]
+        if dropped:  # attnkit check / watch: some tasks, visible checks only
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = [i for i in items if self._selected(check_info(i))]
 
     def _selected(self, info: CheckInfo) -> bool:
         return ((self.parts is None or info.part in self.parts) and (self.tasks is None or info.task in self.tasks)
