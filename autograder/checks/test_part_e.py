@@ -123,7 +123,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
 
 
 # --------------------------------------------------------------------------------------------- E.1
-@check("E.1", 1, "plot_attention: returns the Axes with a heatmap on it", hint="draw with ax.imshow(...) or seaborn.heatmap(..., ax=ax), then return ax", kind=SHAPE)
+@check("E.1", 0.5, "plot_attention: returns the Axes with a heatmap on it", hint="draw with ax.imshow(...) or seaborn.heatmap(..., ax=ax), then return ax", kind=SHAPE)
 def test_plot_attention_returns_axes(student, artifacts):
     description = drawing(student)
     png = description.get("png") if isinstance(description, dict) else None
@@ -289,7 +289,7 @@ def test_plot_attention_uses_given_axes(student):
         raise CheckFailure.keyed("given_axes_empty")
 
 
-@check("E.1", 1, "plot_attention: shows the title= it is given", hint="if title: ax.set_title(title)", kind=PROPERTY, gate="plot_attention_cell_values")
+@check("E.1", 0.5, "plot_attention: shows the title= it is given", hint="if title: ax.set_title(title)", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_title(student):
     description, _ = drawn(student)
     shown = str(target_axes(description).get("title", ""))

@@ -98,7 +98,7 @@ def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
     w = torch.as_tensor(weights).detach().double().cpu()  # (Lq, Lk)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4), layout="constrained")
-    mesh = ax.pcolormesh(w.T.numpy(), cmap="magma", vmin=0, vmax=1)  # rows = keys
+    mesh = ax.pcolormesh(w.T.numpy(), cmap="magma_r", vmin=0, vmax=1)  # rows = keys
     ax.invert_yaxis()
     ax.set_xticks([i + 0.5 for i in range(len(query_tokens))], labels=list(query_tokens))
     ax.set_yticks([j + 0.5 for j in range(len(key_tokens))], labels=list(key_tokens))

@@ -11,7 +11,7 @@ def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
         ax, bar_ax = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
     else:
         bar_ax = None
-    picture = ax.matshow(matrix.T.numpy(), cmap="viridis", vmin=0.0, vmax=1.0)  # rows = keys
+    picture = ax.matshow(matrix.T.numpy(), cmap="viridis_r", vmin=0.0, vmax=1.0)  # rows = keys
     ax.set_xticks(range(len(query_tokens)))
     ax.set_xticklabels(query_tokens)
     ax.set_yticks(range(len(key_tokens)))
