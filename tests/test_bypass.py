@@ -65,22 +65,27 @@ def payload(name: str) -> str:
     return REFERENCE.read_text(encoding="utf-8") + "\n\n" + text
 
 
-LEAKS = {"print_loaded"}  # payloads about what enters the worker (tested below, not by the table)
+# payloads about what enters the worker (tested below, not by the table): the words they try to
+# show, and whether they print (then that worker's output is withheld, with a note saying so)
+LEAKS = {"print_loaded": (("LOADED", "WEIGHTS"), True), "stash_and_raise": (("STASHED", "Leak"), False)}
 
 
 def test_every_payload_is_in_the_catalogue():
-    assert {p.stem for p in BYPASS.glob("*.py")} == set(CATALOGUE) | LEAKS
+    assert {p.stem for p in BYPASS.glob("*.py")} == set(CATALOGUE) | set(LEAKS)
 
 
-def test_what_is_printed_or_raised_after_the_reference_weights_load_never_reaches_feedback(grade, tmp_path):
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_what_is_printed_or_raised_after_the_reference_weights_load_never_reaches_feedback(name, grade, tmp_path):
     from autograder.train_reference import reference_block_state
     from autograder.output import write_submission
 
-    result = grade(payload("print_loaded"), name="print_loaded", parts={"F"})
+    result = grade(payload(name), name=name, parts={"F"})
     write_submission(result, {}, tmp_path)
     text = json.dumps(result.to_dict()) + "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.suffix in (".json", ".md", ".html"))
-    assert "reference weights is not shown" in result.output  # that worker's output is withheld, and says so
-    assert "LOADED" not in text and "WEIGHTS" not in text
+    words, prints = LEAKS[name]
+    assert ("reference weights is not shown" in result.output) == prints
+    assert not [word for word in words if word in text]
+    assert result.score < result.max_score  # the payload really ran (and cost its points)
     values = [repr(v) for t in reference_block_state().values() for v in t.flatten()[:8].tolist() if abs(v) > 1e-3]
     assert values and not [v for v in values if v in text]
 

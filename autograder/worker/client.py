@@ -7,6 +7,7 @@ worker that re-imports the submission.
 """
 from __future__ import annotations
 
+import builtins
 import contextlib
 import json
 import os
@@ -65,7 +66,7 @@ SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's fol
 KEEPER_REPORT_SECONDS = 10.0
 TEMPLATE_CLOSE_SECONDS = 10.0  # a template still warming up finishes that first, then exits
 PRIVATE_OUTPUT_NOTE = "[the output of the worker that held the grader's reference weights is not shown]\n"
-PRIVATE_MESSAGE_NOTE = "(the message is not shown: it was raised by a module holding the grader's reference weights)"
+PRIVATE_MESSAGE_NOTE = "(the message is not shown: it was raised in a worker holding the grader's reference weights)"
 
 
 class WorkerFactory:
@@ -274,7 +275,6 @@ class Student:
     _generation: int = 0
     _hung: dict[str, str] = field(default_factory=dict)  # where -> the timeout it hit
     _private_worker: int = 0  # the worker generation that holds private data (0: none)
-    _private_handles: set = field(default_factory=set)  # handle numbers of the modules that hold it
     _stand_ins: tuple[str, ...] = ()  # earlier functions replaced by trusted stand-ins (error carried forward)
     _trusted: Callable[[Any], Any] | None = None  # answers the stand-ins' callbacks, grader side
     _callbacks: int = 0  # callbacks answered in the current request
@@ -395,9 +395,12 @@ class Student:
                 raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
             if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
                 raise WorkerFailure(f"{where} went over the {self.config.memory_bytes >> 30} GiB memory limit")
-            handle = message.get("handle")
-            if self._holds_private() and isinstance(handle, Handle) and handle.number in self._private_handles:
-                text = PRIVATE_MESSAGE_NOTE
+            if self._holds_private():
+                # Any call of this worker could have stashed the weights and raise them: its own
+                # message, an exception class named on the fly, or a source line rewritten in
+                # linecache. Only a builtin exception's name is kept.
+                text, frames = PRIVATE_MESSAGE_NOTE, []
+                kind = kind if isinstance(getattr(builtins, kind, None), type) else "Exception"
             raise StudentException(kind, text[:500], frames, where)
         raise WorkerFailure(f"the worker answered {str(status)[:100]!r} in {where}")
 
@@ -493,15 +496,11 @@ class Student:
 
     def load_state_dict(self, handle: Handle, state: dict, where: str = "", strict: bool = True, private: bool = False) -> dict:
         """Load a state into a module; `private`: the state is not public (the Part F reference
-        weights): nothing this worker prints reaches the feedback, nor do the messages of
-        exceptions raised by calls on that module."""
+        weights): nothing this worker prints reaches the feedback, nor does what its calls raise."""
         if private and not self._holds_private():
             self._ensure_worker()
             if self._worker is not None:  # the in-process backend has no separate output to guard
                 self._private_worker = self._generation
-                self._private_handles = set()
-        if private and self._holds_private():
-            self._private_handles.add(handle.number)
         return self.request({"op": "load_state_dict", "handle": handle, "state": state, "strict": strict}, where or "load_state_dict()")
 
     def train(self, handle: Handle, mode: bool, where: str = "") -> bool:
