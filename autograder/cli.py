@@ -56,19 +56,13 @@ def _existing(path: str) -> Path:
     return Path(path)
 
 
-def _no_strict_in_docker(args: argparse.Namespace) -> None:
-    if getattr(args, "integrity", "record") == "strict":
-        raise AttnkitError("--integrity strict is not passed into grading containers yet: grade without --docker, or record the flags (the default)")
-
-
 def _cmd_grade(args: argparse.Namespace) -> int:
     from autograder.i18n import t
 
     if args.docker:
-        _no_strict_in_docker(args)
         from autograder.docker import grade_in_docker
 
-        result = grade_in_docker(_existing(args.path), Path(args.out), image=args.image, seed=args.seed, lang=_lang(args))
+        result = grade_in_docker(_existing(args.path), Path(args.out), image=args.image, seed=args.seed, lang=_lang(args), integrity=args.integrity)
         _print_result(result, _lang(args))
         print(t("grade.feedback", _lang(args), path=Path(args.out) / result.submission / "feedback.html"))
         return 0
@@ -230,7 +224,6 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
     if args.shard and (args.docker or args.container_per_submission):
         raise AttnkitError("--shard runs inside the grader image, not with --docker: docker run ... attnkit-grader grade-batch --shard K/N (README: Sharding)")
     if args.docker or args.container_per_submission:
-        _no_strict_in_docker(args)
         from autograder.docker import grade_batch_in_docker
 
         if args.parts:
@@ -238,7 +231,7 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
 
         result = grade_batch_in_docker(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force,
                                        container_per_submission=args.container_per_submission,
-                                       image=args.image, seed=args.seed, lang=_lang(args))
+                                       image=args.image, seed=args.seed, lang=_lang(args), integrity=args.integrity)
         _finish_batch(result, Path(args.out), _lang(args), roster)
         return 0
     from autograder.grading import grade_batch

@@ -274,8 +274,8 @@ def _run_container(args: list[str], name: str, timeout: float) -> subprocess.Com
         raise AttnkitError(f"grading container {name} ran past {timeout:g} s and was killed") from error
 
 
-def _grade_options(seed: int | None, lang: str) -> list[str]:
-    options = ["--lang", lang]
+def _grade_options(seed: int | None, lang: str, integrity: str) -> list[str]:
+    options = ["--lang", lang, "--integrity", integrity]
     if seed is not None:
         options += ["--seed", str(seed)]
     return options
@@ -303,14 +303,14 @@ def _failure(what: str, done: subprocess.CompletedProcess[str]) -> AttnkitError:
 
 
 def _grade_one(path: Path, out_dir: Path, *, image: str, seed: int | None, lang: str,
-               limits: Limits) -> SubmissionResult:
+               limits: Limits, integrity: str = "record") -> SubmissionResult:
     result_file = out_dir / output_name(path) / "attnkit.json"
     before = _mtime(result_file)
     inside = f"{IN_SUBMISSIONS}/{path.name}"
     container = _container_name("grade")
     args = run_command(image=image, limits=limits, name=container,
                        mounts=[(path, inside, False), (out_dir, IN_OUT, True)],
-                       command=["grade", inside, "--out", IN_OUT, *_grade_options(seed, lang)])
+                       command=["grade", inside, "--out", IN_OUT, *_grade_options(seed, lang, integrity)])
     done = _run_container(args, container, limits.timeout)
     if done.returncode != 0 or _mtime(result_file) in (None, before):
         raise _failure(f"grading {path} in a container wrote no new {result_file}", done)
@@ -318,7 +318,7 @@ def _grade_one(path: Path, out_dir: Path, *, image: str, seed: int | None, lang:
 
 
 def grade_in_docker(path: Path, out_dir: Path, *, image: str = IMAGE, seed: int | None = None,
-                    lang: str = "en", limits: Limits = Limits()) -> SubmissionResult:
+                    lang: str = "en", limits: Limits = Limits(), integrity: str = "record") -> SubmissionResult:
     """Grade one submission (.py, .ipynb, .zip or folder) in a fresh container; results in out_dir/<name>/."""
     path = Path(path)
     if not path.exists():
@@ -326,7 +326,7 @@ def grade_in_docker(path: Path, out_dir: Path, *, image: str = IMAGE, seed: int 
     _check_image(image)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return _grade_one(path, out_dir, image=image, seed=seed, lang=lang, limits=limits)
+    return _grade_one(path, out_dir, image=image, seed=seed, lang=lang, limits=limits, integrity=integrity)
 
 
 def list_submissions(directory: Path) -> list[Path]:
@@ -337,7 +337,7 @@ def list_submissions(directory: Path) -> list[Path]:
 def grade_batch_in_docker(directory: Path, out_dir: Path, *, jobs: int = 1,
                           container_per_submission: bool = False, force: bool = False,
                           image: str = IMAGE, seed: int | None = None, lang: str = "en",
-                          limits: Limits = Limits()) -> BatchResult:
+                          limits: Limits = Limits(), integrity: str = "record") -> BatchResult:
     """Grade every submission of `directory`.
 
     By default one container runs `attnkit grade-batch` (the grader's own per-submission worker
@@ -363,13 +363,13 @@ def grade_batch_in_docker(directory: Path, out_dir: Path, *, jobs: int = 1,
             existing = out_dir / names[path] / "attnkit.json"
             if existing.is_file() and not force:  # resumable, like grade-batch
                 return load_submission_result(existing)
-            return _grade_one(path, out_dir, image=image, seed=seed, lang=lang, limits=limits)
+            return _grade_one(path, out_dir, image=image, seed=seed, lang=lang, limits=limits, integrity=integrity)
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             return BatchResult(tuple(pool.map(grade, submissions)))
     container = _container_name("batch")
     command = ["grade-batch", IN_SUBMISSIONS, "--out", IN_OUT, "--jobs", str(jobs),
-               *_grade_options(seed, lang), *(["--force"] if force else [])]
+               *_grade_options(seed, lang, integrity), *(["--force"] if force else [])]
     args = run_command(image=image, limits=limits, name=container, command=command,
                        mounts=[(directory, IN_SUBMISSIONS, False), (out_dir, IN_OUT, True)])
     rounds = -(-len(submissions) // jobs)

@@ -467,6 +467,17 @@ def test_fake_results_written_by_a_submission_gain_nothing(batch):
 
 @pytest.mark.docker
 @pytest.mark.slow
+def test_integrity_strict_reaches_the_grading_container(image, tmp_path):
+    """A correct softmax by a library route (softmin): recorded, and its part zeroed under strict."""
+    bypass = tmp_path / "softmin.py"
+    bypass.write_text(REFERENCE.read_text() + "\n\n" + (REPO / "tests" / "bypass" / "softmin.py").read_text())
+    result = grade_in_docker(bypass, tmp_path / "out", image=image, seed=0, integrity="strict")
+    parts = {p.part: p.score for p in result.parts}
+    assert result.flags and parts["A"] == 0 and parts["B"] > 0
+
+
+@pytest.mark.docker
+@pytest.mark.slow
 def test_container_per_submission_matches_the_one_container_batch(batch, image, tmp_path):
     results, _, inbox = batch
     small = tmp_path / "submissions"
