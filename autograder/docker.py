@@ -35,8 +35,9 @@ WHEELHOUSE = DOCKER_DIR / "wheelhouse"
 STAMP_NAME = ".attnkit-wheelhouse"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"  # CPU-only torch wheels (+cpu)
 # The grader source a grading container needs, mounted read-only under IN_GRADER: the image
-# itself is the runtime only and holds no secret.
-GRADER_TREES = ("autograder", "solutions")
+# itself is the runtime only and holds no secret. The release (assignments/) is the starter code
+# the code-similarity ranking of a batch leaves out as boilerplate.
+GRADER_TREES = ("autograder", "solutions", "assignments")
 IN_GRADER = "/srv/attnkit/grader"
 # Where things are inside a grading container. /srv/attnkit is root-only (0700) in the image:
 # student code (another uid) cannot read other submissions or results through it.

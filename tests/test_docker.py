@@ -31,6 +31,7 @@ from autograder.docker import (
 from autograder.errors import AttnkitError
 from autograder.export import export_gradescope, export_prairielearn
 from autograder.formats.prairielearn import to_prairielearn
+from autograder.hints import first_tier
 from autograder.results import CheckResult, SubmissionResult
 
 REPO = Path(__file__).resolve().parents[1]
@@ -83,7 +84,9 @@ def test_prairielearn_score_is_a_fraction_and_hidden_messages_stay_hidden():
     assert payload["gradable"] is True and payload["score"] == pytest.approx(0.25)
     assert [t["points"] for t in payload["tests"]] == [1, 0, 0]
     assert [t["max_points"] for t in payload["tests"]] == [1, 2, 1]
-    assert payload["tests"][1]["message"] == "wrong 1" and payload["tests"][2]["message"] == ""
+    idea = first_tier("c1", "A.1")  # a failed visible check: its message, then its first-tier hint
+    assert idea and payload["tests"][1]["message"] == f"wrong 1\nHint: {idea}"
+    assert payload["tests"][2]["message"] == ""  # hidden: neither its message nor its hint
     json.dumps(payload)
 
 

@@ -333,7 +333,7 @@ def test_reference_gets_full_marks_in_e_and_f(grade, reference_source):
     result = grade(reference_source, parts={"E", "F"})
     failed = {c.check_id: c.message for c in result.checks if c.points < c.max_points}
     assert not failed
-    assert sum(c.max_points for c in result.checks if c.part == "E") == 11
+    assert sum(c.max_points for c in result.checks if c.part == "E") == 10
     assert sum(c.max_points for c in result.checks if c.part == "F") == 8
     names = {a.name: a for a in result.artifacts}
     assert names["plot-attention"].similarity == 1.0
@@ -369,7 +369,10 @@ def test_a_dark_to_light_colour_map_loses_only_the_colour_rule(grade, reference_
 def test_heatmap_mistake_is_named(grade, reference_source, plot, mistake, lost):
     checks = _checks(grade(_with_plot(reference_source, plot), parts={"E"}))
     failed = {name for name, c in checks.items() if c.points < c.max_points}
-    assert failed == lost
+    # the mistake's own checks, plus (only when the drawn values are wrong) the properties they gate
+    gated = {name for name in failed - lost if checks[name].message_key == "scoring_gated"}
+    assert lost <= failed and failed == lost | gated
+    assert not gated or "plot_attention_cell_values" in lost
     assert {checks[name].mistake for name in lost} == {mistake}
 
 
@@ -397,12 +400,21 @@ def _planted(source: str, *edits: tuple[str, str]) -> str:
 F_NUMBER_CHECKS = ("trained_maps_match", "trained_heatmaps_match", "trained_heatmaps_look_alike")
 
 
-@pytest.mark.parametrize("edits", [(PRE_NORM, PRE_NORM_OUT), (NO_SCALING,)], ids=["pre_norm", "no_scaling"])
-def test_block_bug_loses_f_points_with_trained_maps_differ(grade, reference_source, edits):
-    checks = _checks(grade(_planted(reference_source, *edits), parts={"F"}))
-    for name in F_NUMBER_CHECKS:
-        assert checks[name].points == 0 and checks[name].mistake == "trained_maps_differ", (name, checks[name].message)
+def test_block_bug_loses_f_points_with_trained_maps_differ(grade, reference_source):
+    """A Part D bug: F.1 and F.3 look at the student's own block; F.2 (their plot_attention drawing
+    the trained maps) is re-graded with a trusted block (error carried forward) and keeps its points."""
+    checks = _checks(grade(_planted(reference_source, PRE_NORM, PRE_NORM_OUT), parts={"F"}))
+    assert checks["trained_maps_match"].points == 0 and checks["trained_maps_match"].mistake == "trained_maps_differ"
     assert checks["pronoun_model_output"].points == 0
+    for name in ("trained_heatmaps_match", "trained_heatmaps_look_alike"):
+        assert checks[name].points == checks[name].max_points and checks[name].message_key == "scoring_carried_elsewhere", name
+
+
+def test_an_earlier_bug_costs_nothing_in_f(grade, reference_source):
+    """A Part C bug (scores not scaled inside MultiHeadAttention's path) is charged in its own task."""
+    checks = _checks(grade(_planted(reference_source, NO_SCALING), parts={"F"}))
+    assert {name for name, c in checks.items() if c.points < c.max_points} == set()
+    assert checks["trained_maps_match"].message_key == "scoring_carried_elsewhere"
 
 
 def test_missing_residual_keeps_the_maps_but_not_the_output(grade, reference_source):
@@ -417,7 +429,9 @@ def test_renamed_parameters_are_named_when_weights_do_not_load(grade, reference_
     checks = _checks(grade(source, parts={"F"}))
     message = checks["trained_maps_match"].message
     assert "ln.weight" in message and "norm.weight" in message
-    assert all(c.points == 0 for c in checks.values())
+    paid = {name for name, c in checks.items() if c.points}
+    assert paid <= {"trained_heatmaps_match", "trained_heatmaps_look_alike"}  # F.2: a trusted block, their plot
+    assert all(checks[name].message_key == "scoring_carried_elsewhere" for name in paid)
 
 
 def test_f_draws_with_the_students_own_plot_attention(grade, reference_source):
@@ -440,8 +454,9 @@ def test_f_heatmap_checks_fail_when_plot_attention_ignores_its_weights(grade, re
 def test_f_heatmap_checks_fail_with_the_error_when_plot_attention_raises(grade, reference_source):
     broken = "\ndef plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):\n    raise ValueError('no plot today')\n"
     checks = _checks(grade(_with_plot(reference_source, broken), parts={"F"}))
+    # the worker that holds the reference weights shows no message (Part E shows this one)
     for name in ("trained_heatmaps_match", "trained_heatmaps_look_alike"):
-        assert checks[name].points == 0 and "ValueError: no plot today" in checks[name].message, (name, checks[name].message)
+        assert checks[name].points == 0 and "ValueError" in checks[name].message and "not shown" in checks[name].message, (name, checks[name].message)
     assert checks["trained_maps_match"].points == checks["trained_maps_match"].max_points
 
 
@@ -464,8 +479,10 @@ BLOCK_RETURN = "return self.norm(x + self.dropout(attended)), weights  # (B, S, 
     ids=["uniform_weights", "zeros", "each_word_attends_to_itself"],
 )
 def test_a_block_that_does_not_attend_gets_nothing_in_f(grade, reference_source, body):
+    """Only the drawing checks (F.2) pay, re-graded with a trusted block: the plot_attention is right."""
     checks = _checks(grade(_planted(reference_source, (BLOCK_RETURN, body)), parts={"F"}))
-    assert {name: c.points for name, c in checks.items() if c.points} == {}
+    paid = {name: c.message_key for name, c in checks.items() if c.points}
+    assert paid == {name: "scoring_carried_elsewhere" for name in ("trained_heatmaps_match", "trained_heatmaps_look_alike")}
 
 
 def test_similarity_of_identical_renders_is_one_and_layouts_must_match():

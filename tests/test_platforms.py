@@ -19,6 +19,7 @@ from autograder.export import PL_SOURCE, export_prairielearn
 from autograder.formats.gradescope import to_gradescope
 from autograder.formats.lms import canvas_csv, prairielearn_csv
 from autograder.formats.prairielearn import to_prairielearn
+from autograder.hints import first_tier
 from autograder.platforms.prairielearn import ParamsError, read_params, run
 from autograder.results import BatchResult
 from autograder.roster import load_roster, recognise
@@ -38,10 +39,13 @@ def _repeated_mistake():
 
 
 def test_prairielearn_says_each_mistake_and_hint_once():
-    tests = to_prairielearn(_repeated_mistake())["tests"]
+    result = _repeated_mistake()
+    tests = to_prairielearn(result)["tests"]
     text = "\n".join(t["message"] for t in tests)
+    idea = first_tier(result.checks[1].check_id, result.checks[1].task)  # the first tier: the idea
+    assert idea and idea == first_tier(result.checks[2].check_id, result.checks[2].task)
     assert text.count("You divided the scores by d_model") == 1
-    assert text.count("Scale the scores by 1/sqrt(Dh)") == 1
+    assert text.count(f"Hint: {idea}") == 1
     assert "values differ again" in text  # the check's own message still shows
 
 

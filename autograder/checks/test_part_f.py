@@ -117,6 +117,7 @@ def fail(message: str, mistake: str = "") -> CheckFailure:
 def load_into_student(student: Student) -> Handle:
     """A student AttentionBlock(E, H) holding the reference block's parameters, in eval mode."""
     ref = reference()
+    student.start_private()  # a fresh worker holds the weights: what ran before keeps its output
     handle = student.new("AttentionBlock", ref.embed_dim, ref.num_heads)
     load_weights(student, handle, ref.state, "AttentionBlock", ("attn.W_q", "attn.W_k", "attn.W_v", "attn.W_o", "norm"), private=True)
     student.train(handle, False, "AttentionBlock.eval()")

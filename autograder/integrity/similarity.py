@@ -53,10 +53,9 @@ def boilerplate_hashes(texts: list[str]) -> np.ndarray:
 
 def release_boilerplate() -> np.ndarray:
     """Starter code and the code cells of the student notebooks of the release."""
-    from autograder.paths import REPO_ROOT
+    from autograder.paths import RELEASE_DIR as release
     from autograder.submission import notebook_chunks
 
-    release = REPO_ROOT / "assignments" / "attention"
     texts = [(release / "attention.py").read_text(encoding="utf-8")]
     for notebook in sorted(release.glob("*.ipynb")):
         texts.append("".join(text for _, text in notebook_chunks(notebook.read_bytes(), notebook.name)))

@@ -494,6 +494,17 @@ class Student:
     def _holds_private(self) -> bool:
         return self._worker is not None and self._private_worker == self._generation
 
+    def start_private(self) -> None:
+        """Data that must not become public (the Part F reference weights) is about to enter the
+        worker: end the current one first (what it printed is kept), so that only a fresh worker,
+        which alone ever holds the data, has its output and messages withheld."""
+        if self._holds_private():
+            return
+        self.close()
+        self._ensure_worker()
+        if self._worker is not None:  # the in-process backend has no separate output to guard
+            self._private_worker = self._generation
+
     def load_state_dict(self, handle: Handle, state: dict, where: str = "", strict: bool = True, private: bool = False) -> dict:
         """Load a state into a module; `private`: the state is not public (the Part F reference
         weights): nothing this worker prints reaches the feedback, nor does what its calls raise."""

@@ -14,4 +14,4 @@ def _leaky_forward(self, x, mask=None):
 
 AttentionBlock.load_state_dict = _leaky_load
 AttentionBlock.forward = _leaky_forward
-print("before loading: withheld too (the same worker)")
+print("printed before the weights load: shown (this worker never holds them)")
