@@ -73,3 +73,10 @@ def test_blank_releases_are_not_similar():
     texts = {"a": blank, "b": blank + "\n# nothing done\n"}
     assert rank_pairs(texts)[0].score > 0.99  # without the starter removed: identical
     assert not [p for p in rank_pairs(texts, release_boilerplate()) if p.score >= THRESHOLD]
+
+
+def test_a_pair_that_shares_nothing_is_ranked_without_passages():
+    texts = {"a": "def f(x):\n    return [i * i for i in range(x) if i % 3]\n" * 3,
+             "b": "class Q:\n    def __init__(self):\n        self.items = {'k': 'v', 'w': 2}\n" * 3}
+    [pair] = rank_pairs(texts)
+    assert pair.score == 0 and pair.passages_a == () and pair.passages_b == ()

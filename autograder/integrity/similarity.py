@@ -63,6 +63,8 @@ def release_boilerplate() -> np.ndarray:
 
 
 def _passages(text: str, slices: np.ndarray) -> tuple[str, ...]:
+    if slices.size == 0:  # nothing shared: copydetect gives an empty 1-D array, not a 2 x 0 one
+        return ()
     spans = sorted(((int(e) - int(s), int(s), int(e)) for s, e in zip(slices[0], slices[1])), reverse=True)[:MAX_PASSAGES]
     return tuple(text[s:e][:PASSAGE_CHARS] for _, s, e in sorted(spans, key=lambda span: span[1]))
 
