@@ -57,9 +57,10 @@ def test_grading_container_has_no_network_limits_read_only_root_and_one_writable
     assert "--cpus 1" in joined and "/tmp:rw,nosuid,nodev,size=512m" in args
     mounts = [args[i + 1] for i, arg in enumerate(args) if arg == "--mount"]
     # the grader source (the image holds none), then the submission, read-only; the output writable
-    assert [m.split("target=")[1].split(",")[0] for m in mounts[:2]] == ["/srv/attnkit/grader/autograder",
-                                                                         "/srv/attnkit/grader/solutions"]
-    assert [m.endswith(",readonly") for m in mounts] == [True, True, True, False]
+    assert [m.split("target=")[1].split(",")[0] for m in mounts[:3]] == ["/srv/attnkit/grader/autograder",
+                                                                         "/srv/attnkit/grader/solutions",
+                                                                         "/srv/attnkit/grader/assignments"]
+    assert [m.endswith(",readonly") for m in mounts] == [True, True, True, True, False]
     assert args[-3:] == ["img", "grade", "x"]
 
 
