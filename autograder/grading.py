@@ -29,7 +29,7 @@ from autograder.paths import CHECKS_DIR
 from autograder.results import ERROR, FAILED, PARTIAL_SUFFIX, Artifact, BatchResult, CheckResult, SubmissionResult
 from autograder.shard import Shard
 from autograder.submission import Submission, load_submission, output_names, submission_name
-from autograder.worker.client import Budget, Student, WorkerFactory
+from autograder.worker.client import Budget, Student, WorkerFactory, remove_stale_scratch
 from autograder.worker.launch import LaunchedTemplate, launch_template
 from autograder.worker.sandbox import SandboxConfig
 
@@ -312,6 +312,7 @@ def grade_batch(
     options = replace(options, seed=seed)
     done: dict[str, SubmissionResult] = {}
     with batch_lock(out_dir, shard, [names[p] for p in paths]):
+        remove_stale_scratch()  # a killed run's folders go even when nothing is left to grade
         todo = []
         for path in paths:
             existing = Path(out_dir) / names[path] / "attnkit.json"
