@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from autograder.errors import AttnkitError
-from autograder.integrity.flags import INTEGRITY_MODES
-from autograder.worker.launch import signals_deferred
+from autograder.grading.integrity.flags import INTEGRITY_MODES
+from autograder.grading.worker.launch import signals_deferred
 
 
 def _lang(args: argparse.Namespace) -> str:
@@ -24,7 +24,7 @@ def _lang(args: argparse.Namespace) -> str:
 
 
 def _options(args: argparse.Namespace, parts: frozenset[str] | None = None):
-    from autograder.grading import GradeOptions
+    from autograder.grading.session import GradeOptions
 
     return GradeOptions(seed=args.seed, lang=_lang(args), parts=parts, prairielearn=getattr(args, "prairielearn", False), integrity=getattr(args, "integrity", "record"))
 
@@ -33,7 +33,7 @@ def _parts(args: argparse.Namespace) -> frozenset[str] | None:
     """--parts A,C: grade only those parts (None: every part)."""
     if not getattr(args, "parts", None):
         return None
-    from autograder.results import PART_TITLES
+    from autograder.feedback.results import PART_TITLES
 
     parts = frozenset(p.strip().upper() for p in args.parts.split(",") if p.strip())
     unknown = sorted(parts - set(PART_TITLES))
@@ -43,7 +43,7 @@ def _parts(args: argparse.Namespace) -> frozenset[str] | None:
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
-    from autograder.release import release
+    from autograder.authoring.release import release
 
     files = release()
     print(f"wrote {len(files)} files of the student release")
@@ -57,10 +57,10 @@ def _existing(path: str) -> Path:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from autograder.i18n import t
+    from autograder.feedback.i18n import t
 
     if args.docker:
-        from autograder.docker import grade_in_docker
+        from autograder.deployment.docker import grade_in_docker
 
         result = grade_in_docker(_existing(args.path), Path(args.out), image=args.image, seed=args.seed, lang=_lang(args), integrity=args.integrity)
         _print_result(result, _lang(args))
@@ -69,9 +69,9 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     path = _existing(args.path)
     factory = start_grader()
     try:
-        from autograder.grading import grade_safely
-        from autograder.output import write_submission
-        from autograder.submission import output_name
+        from autograder.grading.session import grade_safely
+        from autograder.feedback.output import write_submission
+        from autograder.grading.submission import output_name
 
         result, images = grade_safely(path, factory, _options(args, _parts(args)), output_name(path))
     finally:
@@ -87,16 +87,16 @@ def start_grader(render: bool = True):
     """The worker template first (before torch, the checks or the reference are imported here),
     then the grader warms up while the template starts: one cold start, both at once. `render`:
     warm the renderer up too (not for check: it renders only what a wrong map needs)."""
-    from autograder.worker.launch import launch_template
+    from autograder.grading.worker.launch import launch_template
 
     launched = factory = None
     try:
         with signals_deferred():
             launched = launch_template()
-        from autograder.worker.client import WorkerFactory
+        from autograder.grading.worker.client import WorkerFactory
 
         factory = WorkerFactory(launched)
-        from autograder.grading import warm_grader
+        from autograder.grading.session import warm_grader
 
         warm_grader(render)
     except BaseException:  # interrupted while starting (Ctrl-C): the template must not outlive us
@@ -111,7 +111,7 @@ def start_grader(render: bool = True):
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from autograder.checkview import Selection, render_check
+    from autograder.feedback.checkview import Selection, render_check
 
     lang = _lang(args)
     selection = Selection(task=args.task, until=args.until, show_all=args.all)
@@ -121,7 +121,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     factory = start_grader(render=False)
     try:
-        from autograder.grading import grade_submission
+        from autograder.grading.session import grade_submission
 
         result, _ = grade_submission(path, factory, replace(_options(args, parts), visible_only=True))
     finally:
@@ -135,21 +135,21 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_watch(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from autograder.watch import default_path
+    from autograder.grading.watch import default_path
 
     path = Path(args.path) if args.path else default_path(Path.cwd())
     if not path.is_file():
         raise AttnkitError(f"no file at {path}: give the .py or .ipynb you are working on")
-    from autograder.i18n import t
+    from autograder.feedback.i18n import t
 
     lang = _lang(args)
     stop = _StopOnSignal()
     factory = None
     try:
         factory = start_grader()
-        from autograder.formats.watchview import render_view
-        from autograder.grading import new_seed
-        from autograder.watch import watch
+        from autograder.feedback.formats.watchview import render_view
+        from autograder.grading.session import new_seed
+        from autograder.grading.watch import watch
 
         options = replace(_options(args), visible_only=True)
         options = replace(options, seed=options.seed if options.seed is not None else new_seed())  # one seed per session
@@ -194,8 +194,8 @@ class _StopOnSignal:
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:
-    from autograder.hints import TIER_NAMES, next_hint, state_path
-    from autograder.i18n import t
+    from autograder.feedback.hints import TIER_NAMES, next_hint, state_path
+    from autograder.feedback.i18n import t
 
     lang = _lang(args)
     tier, text = next_hint(args.task, Path(args.file), lang, reset=args.reset)
@@ -207,7 +207,7 @@ def _cmd_hint(args: argparse.Namespace) -> int:
 
 
 def _print_result(result, lang: str = "en") -> None:
-    from autograder.i18n import part_title, t
+    from autograder.feedback.i18n import part_title, t
 
     print(t("grade.total", lang, name=result.submission, score=f"{result.score:g}", max_score=f"{result.max_score:g}"))
     for part in result.parts:
@@ -224,7 +224,7 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
     if args.shard and (args.docker or args.container_per_submission):
         raise AttnkitError("--shard runs inside the grader image, not with --docker: docker run ... attnkit-grader grade-batch --shard K/N (README: Sharding)")
     if args.docker or args.container_per_submission:
-        from autograder.docker import grade_batch_in_docker
+        from autograder.deployment.docker import grade_batch_in_docker
 
         if args.parts:
             raise AttnkitError("--parts works without --docker only: a container grades every part")
@@ -234,8 +234,8 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
                                        image=args.image, seed=args.seed, lang=_lang(args), integrity=args.integrity)
         _finish_batch(result, Path(args.out), _lang(args), roster)
         return 0
-    from autograder.grading import grade_batch
-    from autograder.shard import Shard
+    from autograder.grading.session import grade_batch
+    from autograder.grading.shard import Shard
 
     shard = Shard.parse(args.shard) if args.shard else None
     if shard and args.seed is None:
@@ -257,7 +257,7 @@ def _progress(count: int, total: int, result) -> None:
 
 
 def _finish_batch(batch, out_dir: Path, lang: str, roster=None) -> None:
-    from autograder.report import write_report
+    from autograder.feedback.report import write_report
 
     index = write_report(out_dir, lang, roster=roster)
     _print_scores(batch)
@@ -287,7 +287,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     for example in sorted(EXAMPLES_DIR.iterdir()):
         target = inbox / example.name
         shutil.copytree(example, target) if example.is_dir() else shutil.copyfile(example, target)
-    from autograder.grading import grade_batch
+    from autograder.grading.session import grade_batch
 
     batch = grade_batch(inbox, out / "results", jobs=args.jobs, force=True, options=_options(args), progress=_progress)
     _finish_batch(batch, out / "results", _lang(args))
@@ -299,7 +299,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_train_reference(args: argparse.Namespace) -> int:
     from autograder.paths import REFERENCE_DIR
-    from autograder.train_reference import summary, train_reference
+    from autograder.authoring.train_reference import summary, train_reference
 
     out_dir = Path(args.out) if args.out is not None else REFERENCE_DIR
     print(summary(train_reference(out_dir, seed=args.seed), out_dir))
@@ -307,7 +307,7 @@ def _cmd_train_reference(args: argparse.Namespace) -> int:
 
 
 def _cmd_nbgrader_init(args: argparse.Namespace) -> int:
-    from autograder.nbgrader_course import init_course
+    from autograder.authoring.nbgrader_course import init_course
 
     notebook = init_course(Path(args.course_dir))
     course = notebook.parents[2]
@@ -319,13 +319,13 @@ def _cmd_nbgrader_init(args: argparse.Namespace) -> int:
 def _roster(args: argparse.Namespace):
     if not getattr(args, "roster", None):
         return None
-    from autograder.roster import load_roster
+    from autograder.deployment.roster import load_roster
 
     return load_roster(Path(args.roster))
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from autograder.report import write_gradebook, write_report
+    from autograder.feedback.report import write_gradebook, write_report
 
     roster = _roster(args)
     if args.lms and roster is None:
@@ -345,14 +345,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_docker_build(args: argparse.Namespace) -> int:
-    from autograder.docker import build_image, describe
+    from autograder.deployment.docker import build_image, describe
 
     print(describe(build_image(tag=args.tag, base_image=args.base_image, download=not args.no_download)))
     return 0
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from autograder.export import export_gradescope, export_prairielearn
+    from autograder.deployment.export import export_gradescope, export_prairielearn
 
     if args.platform == "gradescope":
         path = export_gradescope(Path(args.out), download=not args.no_download, online=args.online)
@@ -363,7 +363,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_run_prairielearn(args: argparse.Namespace) -> int:
-    from autograder.platforms.prairielearn import run
+    from autograder.deployment.platforms.prairielearn import run
 
     run(Path(args.grade_dir))
     return 0  # PrairieLearn reads results.json only after an exit code 0, and one is always written

@@ -2,7 +2,7 @@
 
 Submissions are made from the examples (every example, with renamed variables and a comment per
 copy, so no two are identical), N in all. Measures:
-  - the static pass (autograder.integrity.static.analyze) per submission;
+  - the static pass (autograder.grading.integrity.static.analyze) per submission;
   - the similarity ranking of the whole batch (fingerprints + all pairs + passages of the top pairs),
     side by side with the alternative: copydetect's compare_files on every pair (timed on a sample of
     pairs and multiplied out, as it takes minutes at N=500).
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def make_batch(n: int) -> dict[str, str]:
-    from autograder.integrity.similarity import answer_text
+    from autograder.grading.integrity.similarity import answer_text
 
     bases = [answer_text(p) for p in sorted((REPO / "examples" / "submissions").iterdir())]
     bases.append((REPO / "solutions" / "attention" / "attention.py").read_text(encoding="utf-8"))
@@ -45,8 +45,8 @@ def main() -> None:
     args = parser.parse_args()
     import copydetect
 
-    from autograder.integrity import static
-    from autograder.integrity.similarity import _fingerprint, rank_pairs, release_boilerplate
+    from autograder.grading.integrity import static
+    from autograder.grading.integrity.similarity import _fingerprint, rank_pairs, release_boilerplate
 
     batch = make_batch(args.n)
     times = []
@@ -81,7 +81,7 @@ def main() -> None:
         f"| ratio alternative / attnkit ranking | {all_pairs / ranking:.1f}x |",
     ]
     print("\n".join(lines))
-    from autograder.results import write_atomic
+    from autograder.feedback.results import write_atomic
 
     write_atomic(Path(args.out), "\n".join(lines) + "\n")
 

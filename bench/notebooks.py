@@ -81,17 +81,17 @@ def init_course(course: Path) -> str:
         _run([str(BIN / "attnkit"), "nbgrader", "init", str(course)], cwd=course.parent)
         how = "attnkit nbgrader init"
     else:
-        from autograder.nbgrader_course import init_course as core_init
+        from autograder.authoring.nbgrader_course import init_course as core_init
 
         core_init(course)
-        how = "autograder.nbgrader_course.init_course (the CLI has no `nbgrader` command yet)"
+        how = "autograder.authoring.nbgrader_course.init_course (the CLI has no `nbgrader` command yet)"
     _run([str(BIN / "nbgrader"), "generate_assignment", ASSIGNMENT], cwd=course)
     return how
 
 
 def reference_answers() -> dict[str, str]:
     """cell id -> the reference code of each answer cell of the student notebook, markers removed."""
-    from autograder.notebook import ANSWER_TAG, build_notebook
+    from autograder.authoring.notebook import ANSWER_TAG, build_notebook
     from autograder.paths import SOLUTION_DIR
 
     filled = build_notebook(SOLUTION_DIR, nbgrader=False, keep_solution=True)

@@ -149,7 +149,7 @@ def run(settings: Settings, command: str) -> Path:
     finally:
         if settings.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
-    from autograder.results import write_atomic
+    from autograder.feedback.results import write_atomic
     from bench.soak import SECTION_END, SECTION_START, replace_section  # the soak run's figures stay
 
     old = Path(settings.out).read_text(encoding="utf-8") if Path(settings.out).is_file() else ""

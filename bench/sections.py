@@ -56,7 +56,7 @@ def say(message: str) -> None:
 def attnkit_batches(ctx: Context, inbox: Path, jobs_list: tuple[int, ...], runs: int) -> dict[int, tuple[Measured, Scores]]:
     """`attnkit grade-batch` on inbox, runs times for each --jobs in jobs_list, the runs interleaved
     (j2, j1, j2, j1...) so that a change in the machine's load hits every setting alike."""
-    from autograder.results import load_submission_result
+    from autograder.feedback.results import load_submission_result
 
     count = len([p for p in inbox.iterdir() if p.suffix == ".ipynb"])
     found: dict[int, dict[str, list]] = {jobs: {"runs": [], "inside": [], "scores": {}} for jobs in jobs_list}
@@ -226,7 +226,7 @@ def watch_rows(ctx: Context, saves: int) -> list[Row]:
 # --- 3. Docker: one container for the batch, or one per submission --------------------------------
 
 DOCKER_FALLBACK = (
-    "import sys; from pathlib import Path; from autograder.docker import grade_batch_in_docker; "
+    "import sys; from pathlib import Path; from autograder.deployment.docker import grade_batch_in_docker; "
     "grade_batch_in_docker(Path(sys.argv[1]), Path(sys.argv[2]), jobs=int(sys.argv[3]), "
     "container_per_submission=sys.argv[4] == '1', force=True, seed=int(sys.argv[5]))"
 )
@@ -241,9 +241,9 @@ def docker(ctx: Context, count: int) -> Section:
     load_start = load_average()
     labels = (DOCKER_ONE, DOCKER_PER)
     try:
-        from autograder.docker import IMAGE, engine_problem, image_exists
+        from autograder.deployment.docker import IMAGE, engine_problem, image_exists
     except ImportError as error:
-        return _not_measured("docker", labels, f"autograder.docker is not importable: {error}")
+        return _not_measured("docker", labels, f"autograder.deployment.docker is not importable: {error}")
     problem = engine_problem()
     if problem:
         return _not_measured("docker", labels, problem)
@@ -274,7 +274,7 @@ def docker(ctx: Context, count: int) -> Section:
     notes = ["Peak memory is not sampled here: the containers' processes belong to the Docker daemon, "
              "outside the measured process tree.",
              "Through the CLI (`attnkit grade-batch --docker`)." if cli else
-             "Through autograder.docker.grade_batch_in_docker (the CLI had no `--docker` option yet)."]
+             "Through autograder.deployment.docker.grade_batch_in_docker (the CLI had no `--docker` option yet)."]
     return Section("docker", tuple(rows), notes=tuple(notes), load_start=load_start, load_end=load_average())
 
 

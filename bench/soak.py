@@ -35,8 +35,8 @@ import psutil
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from autograder.results import write_atomic  # noqa: E402
-from autograder.worker.client import SCRATCH_PREFIX  # noqa: E402
+from autograder.feedback.results import write_atomic  # noqa: E402
+from autograder.grading.worker.client import SCRATCH_PREFIX  # noqa: E402
 
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
 EXAMPLES = REPO / "examples" / "submissions"
@@ -44,7 +44,7 @@ HOSTILE = REPO / "tests" / "hostile"
 DEFAULT_OUT = REPO / "bench" / "RESULTS.md"
 SAMPLE_S = 1.0
 DEFAULT_N = 1000
-TEMPLATE_MARK = "autograder.worker.template"
+TEMPLATE_MARK = "autograder.grading.worker.template"
 SECTION_START, SECTION_END = "<!-- soak:start -->", "<!-- soak:end -->"
 # The mix, per cycle of 20 submissions: 8 reference copies, 6 examples (other styles, buggy), 6 hostile.
 CYCLE, REFERENCES, EXAMPLE_COUNT = 20, 8, 6

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.worker.client import WorkerFactory
+from autograder.grading.worker.client import WorkerFactory
 
 _FACTORY: WorkerFactory | None = None
 REPO = Path(__file__).resolve().parents[1]
@@ -38,7 +38,7 @@ def reference_source() -> str:
 @pytest.fixture
 def grade(factory, tmp_path):
     """grade(source_or_path, name=..., suffix=".py", seed=0, parts=None) -> SubmissionResult."""
-    from autograder.grading import GradeOptions, grade_submission
+    from autograder.grading.session import GradeOptions, grade_submission
 
     def run(submission: str | Path, name: str = "submission", suffix: str = ".py", seed: int = 0, parts: set[str] | None = None, **options):
         path = Path(submission) if isinstance(submission, Path) else tmp_path / f"{name}{suffix}"

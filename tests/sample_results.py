@@ -5,8 +5,8 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder.plotting import render_difference, render_heatmap
-from autograder.results import (
+from autograder.grading.plotting import render_difference, render_heatmap
+from autograder.feedback.results import (
     ERROR,
     FAILED,
     PASSED,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from autograder.report import write_report
+from autograder.feedback.report import write_report
 from sample_results import SCRIPT, write_sample_out
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder.formats.gradescope import to_gradescope
-from autograder.formats.html import render_html
-from autograder.formats.markdown import render_markdown
-from autograder.formats.prairielearn import to_prairielearn
-from autograder.integrity.flags import EVASION, GRADER_REFERENCE, LIBRARY_CALL, RULE_BYPASS, TAMPER
-from autograder.integrity.static import analyze
-from autograder.submission import load_submission
+from autograder.feedback.formats.gradescope import to_gradescope
+from autograder.feedback.formats.html import render_html
+from autograder.feedback.formats.markdown import render_markdown
+from autograder.feedback.formats.prairielearn import to_prairielearn
+from autograder.grading.integrity.flags import EVASION, GRADER_REFERENCE, LIBRARY_CALL, RULE_BYPASS, TAMPER
+from autograder.grading.integrity.static import analyze
+from autograder.grading.submission import load_submission
 
 REPO = Path(__file__).resolve().parents[1]
 BYPASS = Path(__file__).resolve().parent / "bypass"
@@ -76,8 +76,8 @@ def test_every_payload_is_in_the_catalogue():
 
 @pytest.mark.parametrize("name", sorted(LEAKS))
 def test_what_is_printed_or_raised_after_the_reference_weights_load_never_reaches_feedback(name, grade, tmp_path):
-    from autograder.train_reference import reference_block_state
-    from autograder.output import write_submission
+    from autograder.authoring.train_reference import reference_block_state
+    from autograder.feedback.output import write_submission
 
     result = grade(payload(name), name=name, parts={"F"})
     write_submission(result, {}, tmp_path)

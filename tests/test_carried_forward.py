@@ -17,8 +17,8 @@ from mutants import MUTANTS, Mutant, MutantError, apply
 
 from autograder.checks.carried import EARLIER
 from autograder.mistakes import MISTAKES
-from autograder.results import SubmissionResult
-from autograder.worker.protocol import decode_value, encode_value
+from autograder.feedback.results import SubmissionResult
+from autograder.grading.worker.protocol import decode_value, encode_value
 
 
 def task_of(key: str) -> str:
@@ -112,7 +112,7 @@ def test_a_later_check_passed_with_stand_ins_says_where_the_mistake_is_charged(g
     carried = [c for c in b_checks if c.message]
     assert carried and all(c.passed for c in b_checks)
     assert all(c.message == "correct given your Part A; that mistake is charged in A.1" for c in carried), [c.message for c in carried]
-    from autograder.formats.view import message_text
+    from autograder.feedback.formats.view import message_text
 
     assert {message_text(c, "zh") for c in carried} == {"在你的第 A 部分的基础上是正确的；那个错误已在 A.1 中扣分"}
     gated = [c for c in result.checks if c.message_key == "scoring_gated"]
@@ -126,8 +126,8 @@ def test_stand_ins_are_proxies_and_refuse_what_is_not_in_use(factory, tmp_path):
     import torch
 
     from autograder.checks.carried import trusted_answer
-    from autograder.worker.client import Student, StudentException
-    from autograder.worker.standins import StandInRefused
+    from autograder.grading.worker.client import Student, StudentException
+    from autograder.grading.worker.standins import StandInRefused
 
     source = "import torch\n\ndef attention_scores(q, k):\n    return q\n\ndef use(q, k):\n    return attention_scores(q, k)\n\nkept = []\n\ndef keep():\n    kept.append(attention_scores)\n\ndef call_kept(q, k):\n    return kept[0](q, k)\n"
     asked: list[dict] = []
@@ -166,7 +166,7 @@ def test_stand_in_gradients_come_from_the_grader(factory):
     import torch
 
     from autograder.checks.carried import trusted_answer
-    from autograder.worker.client import Student
+    from autograder.grading.worker.client import Student
 
     source = "import torch\n\ndef masked_softmax(scores, mask=None):\n    return scores * 0\n\ndef f(x):\n    return masked_softmax(x * 2.0)\n"
     kinds: list[str] = []
@@ -213,8 +213,8 @@ def test_forged_callbacks_are_refused_and_a_flood_ends_the_worker(factory):
     """Student code can reach the worker's channel (it is the same process); the grader answers
     only the stand-ins of the run in progress, and stops a worker that keeps calling."""
     from autograder.checks.carried import trusted_answer
-    from autograder.worker.client import Student, WorkerFailure
-    from autograder.worker.standins import MAX_CALLBACKS_PER_REQUEST
+    from autograder.grading.worker.client import Student, WorkerFailure
+    from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST
 
     student = Student(factory, [(1, FORGER)])
     try:
@@ -230,7 +230,7 @@ def test_forged_callbacks_are_refused_and_a_flood_ends_the_worker(factory):
 
 def test_in_process_grading_carries_errors_forward_too(reference_source):
     """nbgrader's in-process path: the same stand-ins, answered by a direct call."""
-    from autograder.inprocess import grade_part
+    from autograder.grading.inprocess import grade_part
 
     namespace: dict = {"__name__": "attention"}
     exec(compile(apply(reference_source, MUTANTS["scores_no_scaling"]), "attention.py", "exec"), namespace)  # noqa: S102 - the student's side, in process
@@ -245,7 +245,7 @@ def test_a_stand_in_block_loads_weights_and_matches_the_reference_with_gradients
 
     from autograder.checks.carried import trusted_answer
     from autograder.checks.module_support import block_state, build_reference
-    from autograder.worker.client import Student
+    from autograder.grading.worker.client import Student
 
     gen = torch.Generator().manual_seed(3)
     state = block_state(gen, 6)

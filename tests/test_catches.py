@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from mutants import Mutant, apply
 
-from autograder.results import SubmissionResult
+from autograder.feedback.results import SubmissionResult
 
 MHA_DROPOUT = "heads = self.dropout(weights) @ v  # (B, H, Lq, Dh)"
 MHA_RETURN = "return self.W_o(merge_heads(heads)), weights  # (B, Lq, E), (B, H, Lq, Lk)"

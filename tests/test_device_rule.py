@@ -7,7 +7,7 @@ from pathlib import Path
 import torch
 
 from autograder.cli import main
-from autograder.worker.dispatcher import Dispatcher
+from autograder.grading.worker.dispatcher import Dispatcher
 
 REFERENCE = Path(__file__).resolve().parents[1] / "solutions" / "attention" / "attention.py"
 MASK_FILL = 'scores = scores.masked_fill(mask.logical_not(), float("-inf"))  # (..., Lq, Lk)'

@@ -24,15 +24,15 @@ from pathlib import Path
 
 import pytest
 
-from autograder.docker import (
+from autograder.deployment.docker import (
     LOCAL_BASE_IMAGE, Limits, build_image, engine_problem, grade_batch_in_docker, grade_in_docker, image_exists,
     run_command,
 )
 from autograder.errors import AttnkitError
-from autograder.export import export_gradescope, export_prairielearn
-from autograder.formats.prairielearn import to_prairielearn
-from autograder.hints import first_tier
-from autograder.results import CheckResult, SubmissionResult
+from autograder.deployment.export import export_gradescope, export_prairielearn
+from autograder.feedback.formats.prairielearn import to_prairielearn
+from autograder.feedback.hints import first_tier
+from autograder.feedback.results import CheckResult, SubmissionResult
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
@@ -626,7 +626,7 @@ def test_the_online_gradescope_zip_installs_from_the_package_index_on_ubuntu(eng
     machine, so the torch wheel comes from a local folder standing in for it (PIP_FIND_LINKS)."""
     if not image_exists(UBUNTU_BASE_IMAGE):
         pytest.skip(f"{UBUNTU_BASE_IMAGE} is not built: docker/build-base.sh {UBUNTU_BASE_IMAGE} jammy")
-    from autograder.docker import GRADESCOPE_TARGET, wheelhouse_for
+    from autograder.deployment.docker import GRADESCOPE_TARGET, wheelhouse_for
 
     torch_wheels = sorted(wheelhouse_for(GRADESCOPE_TARGET).glob("torch-*+cpu-*.whl"))
     if not torch_wheels:

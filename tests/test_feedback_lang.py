@@ -13,9 +13,9 @@ from mutants import MUTANTS, apply
 
 from autograder.checks.plugin import CheckFailure, check_info
 from autograder.checks.texts import CHECK_TEXTS, MESSAGES, hint_tiers, render_message
-from autograder.formats.html import render_html
-from autograder.formats.markdown import render_markdown
-from autograder.results import CheckResult, SubmissionResult
+from autograder.feedback.formats.html import render_html
+from autograder.feedback.formats.markdown import render_markdown
+from autograder.feedback.results import CheckResult, SubmissionResult
 
 REPO = Path(__file__).resolve().parents[1]
 CHECKS = REPO / "autograder" / "checks"

@@ -16,8 +16,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from autograder.integrity.figure import figure_problem  # noqa: E402
-from autograder.worker.plotdata import extract_plot  # noqa: E402
+from autograder.grading.integrity.figure import figure_problem  # noqa: E402
+from autograder.grading.worker.plotdata import extract_plot  # noqa: E402
 
 Q, K = ["the", "cat", "sat", "down"], ["a", "big", "red", "dog", "ran"]
 W = torch.softmax(torch.randn(4, 5, generator=torch.Generator().manual_seed(3), dtype=torch.float64), -1)  # (Lq, Lk)

@@ -19,16 +19,16 @@ import matplotlib
 import numpy as np
 import pytest
 
-from autograder import plotting
+from autograder.grading import plotting
 from autograder.errors import AttnkitError
-from autograder.hints import first_tier
-from autograder.formats.csvfile import grades_csv
-from autograder.formats.dashboard import render_dashboard, render_summary
-from autograder.formats.html import render_html
-from autograder.formats.markdown import render_markdown
-from autograder.i18n import ENV_VAR, LANGS, STRINGS, resolve_lang, t
-from autograder.report import write_report
-from autograder.results import BatchResult, SubmissionResult, write_json_atomic
+from autograder.feedback.hints import first_tier
+from autograder.feedback.formats.csvfile import grades_csv
+from autograder.feedback.formats.dashboard import render_dashboard, render_summary
+from autograder.feedback.formats.html import render_html
+from autograder.feedback.formats.markdown import render_markdown
+from autograder.feedback.i18n import ENV_VAR, LANGS, STRINGS, resolve_lang, t
+from autograder.feedback.report import write_report
+from autograder.feedback.results import BatchResult, SubmissionResult, write_json_atomic
 from sample_results import (
     KEY_TOKENS,
     QUERY_TOKENS,
@@ -69,7 +69,7 @@ def test_heatmap_png_is_the_same_in_a_fresh_process() -> None:
     """Re-grading later (another process, another hash seed) must redraw the very same bytes."""
     code = (
         "import hashlib\n"
-        "from autograder.plotting import render_heatmap\n"
+        "from autograder.grading.plotting import render_heatmap\n"
         "from sample_results import KEY_TOKENS, QUERY_TOKENS, probe_maps\n"
         "png = render_heatmap(probe_maps()[0], QUERY_TOKENS, KEY_TOKENS, '猫 probe')\n"
         "print(hashlib.sha256(png).hexdigest())\n"
@@ -210,7 +210,7 @@ def test_markdown_has_parts_checks_hints_mistake_seed_and_events() -> None:
     assert "**Score: 4 / 14 (28.6%)**" in text
     assert "| A. Scaled dot-product attention | 2 / 6 |" in text
     assert "❌ failed: sdpa.values: does what the contract says (0 / 3)" in text
-    assert f"Hint: {first_tier('sdpa.values', 'A.1')}" in text  # the first tier: the idea (autograder.hints)
+    assert f"Hint: {first_tier('sdpa.values', 'A.1')}" in text  # the first tier: the idea (autograder.feedback.hints)
     assert "- **scale_by_d**: You divided the scores by d_model instead of sqrt(head_dim)." in text
     assert "`--seed 987654`" in text
     assert "- worker timed out after 10 s in split_heads; restarted" in text

@@ -29,7 +29,7 @@ def spy(*args, **kwargs):
     return real(*args, **kwargs)
 torch.autograd._engine_run_backward = spy
 torch.autograd.graph._engine_run_backward = spy
-from autograder.worker.template import warm_up
+from autograder.grading.worker.template import warm_up
 warm_up()
 during_warm_up = len(calls)
 x = torch.ones(2, requires_grad=True)

@@ -16,10 +16,10 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from autograder.heatmap import (  # noqa: E402
+from autograder.grading.heatmap import (  # noqa: E402
     NEW_AXES, SIMILARITY_THRESHOLD, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, whole_image_similarity,
 )
-from autograder.worker.plotdata import extract_plot, plot_call  # noqa: E402
+from autograder.grading.worker.plotdata import extract_plot, plot_call  # noqa: E402
 
 Q = ["the", "cat", "sat", "down"]  # Lq = 4
 K = ["a", "big", "red", "dog", "ran"]  # Lk = 5
@@ -199,7 +199,7 @@ def _map_scores(part_f, maps: torch.Tensor) -> list[float]:
 
 
 def test_calibration_correct_maps_pass_and_wrong_maps_fail(trained, capsys):
-    """The figures in autograder/heatmap.py's CALIBRATION comment come from this test (pytest -s)."""
+    """The figures in autograder/grading/heatmap.py's CALIBRATION comment come from this test (pytest -s)."""
     ref = trained.reference()
     with torch.no_grad():
         model64 = copy.deepcopy(ref.model).double()
@@ -252,8 +252,8 @@ def test_calibration_part_f_figures(trained, capsys):
     """The figures in test_part_f.py's FIGURE_SIMILARITY_THRESHOLD comment (pytest -s): the
     trained maps drawn by one plot_attention (the reference one, and a seaborn one), compared
     with the reference maps drawn by the same function."""
-    from autograder.heatmap import figure_similarity
-    from autograder.train_reference import reference_attention
+    from autograder.grading.heatmap import figure_similarity
+    from autograder.authoring.train_reference import reference_attention
 
     ref = trained.reference()
     namespace: dict = {}

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading import GradeOptions, grade_batch, grade_submission
-from autograder.output import write_submission
-from autograder.results import SubmissionResult
-from autograder.worker.client import Budget, WorkerFactory
-from autograder.worker.sandbox import UID_BASE, SandboxConfig, is_root
+from autograder.grading.session import GradeOptions, grade_batch, grade_submission
+from autograder.feedback.output import write_submission
+from autograder.feedback.results import SubmissionResult
+from autograder.grading.worker.client import Budget, WorkerFactory
+from autograder.grading.worker.sandbox import UID_BASE, SandboxConfig, is_root
 
 
 

@@ -7,15 +7,15 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from autograder.formats.csvfile import grades_csv
-from autograder.formats.dashboard import render_dashboard
-from autograder.formats.html import render_html
-from autograder.formats.markdown import render_markdown
-from autograder.integrity.flags import EVASION, FAKE_RESULTS, FILE_ACCESS, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL, Flag
-from autograder.integrity.record import event_flags, source_flags, strict
-from autograder.integrity.static import analyze
-from autograder.integrity.similarity import Pair
-from autograder.results import BatchResult, SubmissionResult
+from autograder.feedback.formats.csvfile import grades_csv
+from autograder.feedback.formats.dashboard import render_dashboard
+from autograder.feedback.formats.html import render_html
+from autograder.feedback.formats.markdown import render_markdown
+from autograder.grading.integrity.flags import EVASION, FAKE_RESULTS, FILE_ACCESS, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL, Flag
+from autograder.grading.integrity.record import event_flags, source_flags, strict
+from autograder.grading.integrity.static import analyze
+from autograder.grading.integrity.similarity import Pair
+from autograder.feedback.results import BatchResult, SubmissionResult
 from sample_results import correct_result
 
 FLAG = Flag(EVASION, "in masked_softmax: sys._getframe (line 12)", "A")

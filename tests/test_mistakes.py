@@ -13,7 +13,7 @@ import pytest
 from mutants import MUTANTS, Mutant, apply
 
 from autograder.mistakes import MISTAKES
-from autograder.results import SubmissionResult
+from autograder.feedback.results import SubmissionResult
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "submissions"

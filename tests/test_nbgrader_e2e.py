@@ -20,12 +20,12 @@ import pytest
 
 import autograder
 from autograder.errors import AttnkitError
-from autograder.inprocess import DEFAULT_SEED
-from autograder.nbgrader_course import COURSE_ID, PUBLIC_HELPERS, init_course
-from autograder.notebook import NOTEBOOK_NAME
+from autograder.grading.inprocess import DEFAULT_SEED
+from autograder.authoring.nbgrader_course import COURSE_ID, PUBLIC_HELPERS, init_course
+from autograder.authoring.notebook import NOTEBOOK_NAME
 from autograder.paths import ASSIGNMENT, SOLUTION_DIR
-from autograder.release import BEGIN, END, solution_lines
-from autograder.results import SubmissionResult
+from autograder.authoring.release import BEGIN, END, solution_lines
+from autograder.feedback.results import SubmissionResult
 
 BIN = Path(sys.executable).parent
 STUDENTS = ("correct", "blank", "buggy")
@@ -154,7 +154,7 @@ def test_feedback_shows_scores_but_no_hidden_test_source(course):
     for student in STUDENTS:
         html = (course / "feedback" / student / ASSIGNMENT / "attention.html").read_text(encoding="utf-8")
         assert "Score:" in html
-        for secret in ("HIDDEN TESTS", "grade_part", "autograder.inprocess"):
+        for secret in ("HIDDEN TESTS", "grade_part", "autograder.grading.inprocess"):
             assert secret not in html, (student, secret)
 
 

@@ -1,6 +1,6 @@
 """Student code gets no network socket, even where the kernel refuses a network namespace.
 
-The worker installs a seccomp filter (autograder.worker.sandbox.refuse_network) before student
+The worker installs a seccomp filter (autograder.grading.worker.sandbox.refuse_network) before student
 code runs. Here a template whose unshare() always fails stands in for Docker's default seccomp
 profile and Gradescope; the real thing, a container started with networking on, is proven in
 tests/test_docker.py.
@@ -11,10 +11,10 @@ import socket
 
 import pytest
 
-from autograder.grading import hidden_paths
-from autograder.worker import sandbox
-from autograder.worker.client import Budget, Student
-from autograder.worker.sandbox import SandboxConfig, is_root
+from autograder.grading.session import hidden_paths
+from autograder.grading.worker import sandbox
+from autograder.grading.worker.client import Budget, Student
+from autograder.grading.worker.sandbox import SandboxConfig, is_root
 from tests.test_worker import NoNamespacesFactory  # unshare() always refused, as under Docker's default profile
 
 

@@ -10,7 +10,7 @@ import pytest
 from nbclient import NotebookClient
 
 from autograder.errors import AttnkitError
-from autograder.notebook import (
+from autograder.authoring.notebook import (
     ANSWER_TAG,
     NOTEBOOK_NAME,
     SETUP_TAG,
@@ -20,8 +20,8 @@ from autograder.notebook import (
     build_student_notebooks,
     parse_source,
 )
-from autograder.nbgrader_course import PUBLIC_HELPERS
-from autograder.release import BEGIN, END, solution_blocks, solution_lines
+from autograder.authoring.nbgrader_course import PUBLIC_HELPERS
+from autograder.authoring.release import BEGIN, END, solution_blocks, solution_lines
 from autograder.paths import RELEASE_DIR, SOLUTION_DIR
 
 SOLUTION = SOLUTION_DIR / "attention.py"
@@ -214,7 +214,7 @@ def test_nbgrader_source_marks_solutions_hidden_tests_points_and_locks():
 
 
 def test_nbgrader_source_points_default_to_attnkit_part_points(tmp_path):
-    from autograder.inprocess import part_points
+    from autograder.grading.inprocess import part_points
 
     path = build_nbgrader_source(SOLUTION_DIR, tmp_path / NOTEBOOK_NAME)
     nb = nbformat.read(path, as_version=4)

@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from autograder.cli import main
-from autograder.docker import GRADESCOPE_TARGET, Target
-from autograder.export import PL_SOURCE, export_prairielearn
-from autograder.formats.gradescope import to_gradescope
-from autograder.formats.lms import canvas_csv, prairielearn_csv
-from autograder.formats.prairielearn import to_prairielearn
-from autograder.hints import first_tier
-from autograder.platforms.prairielearn import ParamsError, read_params, run
-from autograder.results import BatchResult
-from autograder.roster import load_roster, recognise
+from autograder.deployment.docker import GRADESCOPE_TARGET, Target
+from autograder.deployment.export import PL_SOURCE, export_prairielearn
+from autograder.feedback.formats.gradescope import to_gradescope
+from autograder.deployment.lms import canvas_csv, prairielearn_csv
+from autograder.feedback.formats.prairielearn import to_prairielearn
+from autograder.feedback.hints import first_tier
+from autograder.deployment.platforms.prairielearn import ParamsError, read_params, run
+from autograder.feedback.results import BatchResult
+from autograder.deployment.roster import load_roster, recognise
 from tests.sample_results import buggy_result, correct_result, errored_result, write_sample_out
 
 REPO = Path(__file__).resolve().parents[1]

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.formats.view import number
-from autograder.results import PARTIAL_SUFFIX
-from autograder.submission import BATCH_FILES
-from autograder.worker.client import SCRATCH_PREFIX
-from autograder.worker.sandbox import is_root
+from autograder.feedback.formats.view import number
+from autograder.feedback.results import PARTIAL_SUFFIX
+from autograder.grading.submission import BATCH_FILES
+from autograder.grading.worker.client import SCRATCH_PREFIX
+from autograder.grading.worker.sandbox import is_root
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
@@ -41,7 +41,7 @@ SUBMISSIONS, KILLS = (int(v) for v in os.environ.get("ATTNKIT_KILL_TEST", "200,2
 HOSTILE_EVERY = 5
 KILL_SEED = 13
 PARTS = "B"
-TEMPLATE_MARK = "autograder.worker.template"
+TEMPLATE_MARK = "autograder.grading.worker.template"
 DISK_SUBMISSIONS, DISK_BYTES = 12, 160 << 10  # a Part B result takes ~25 KiB: the disk fills midway
 
 pytestmark = [pytest.mark.slow, pytest.mark.kill]
@@ -244,7 +244,7 @@ def test_full_disk_is_a_clear_error_naming_the_folder_and_leaves_no_half_written
 # a grader process that dies in the middle of a batch
 # ---------------------------------------------------------------------------------------------
 def test_a_grader_process_that_dies_mid_batch_is_a_clear_error_not_a_hang(tmp_path, monkeypatch):
-    from autograder import grading
+    from autograder.grading import session as grading
 
     monkeypatch.setattr(grading, "STALL_MARGIN_SECONDS", 20.0)
     honest = grading.grade_safely

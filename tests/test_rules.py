@@ -8,8 +8,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder.integrity.rules import SOFTMAX_BY_HAND, _banned_ops
-from autograder.worker.dispatcher import OpTracer, probe_tracer
+from autograder.grading.integrity.rules import SOFTMAX_BY_HAND, _banned_ops
+from autograder.grading.worker.dispatcher import OpTracer, probe_tracer
 
 NEG = float("-inf")
 

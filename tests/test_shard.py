@@ -14,7 +14,7 @@ import pytest
 
 from autograder.cli import main
 from autograder.errors import AttnkitError
-from autograder.shard import Shard
+from autograder.grading.shard import Shard
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"

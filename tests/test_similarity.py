@@ -12,7 +12,7 @@ import re
 import tokenize
 from pathlib import Path
 
-from autograder.integrity.similarity import THRESHOLD, answer_text, rank_pairs, release_boilerplate
+from autograder.grading.integrity.similarity import THRESHOLD, answer_text, rank_pairs, release_boilerplate
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "submissions"

@@ -10,8 +10,8 @@ import pytest
 from language import english_sentences
 
 from autograder.cli import main
-from autograder.hints import CHECK_IDEAS, HINT_STATE_FILE, TASK_TIERS, fold, first_tier
-from autograder.results import FAILED, CheckResult
+from autograder.feedback.hints import CHECK_IDEAS, HINT_STATE_FILE, TASK_TIERS, fold, first_tier
+from autograder.feedback.results import FAILED, CheckResult
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
@@ -109,8 +109,8 @@ def test_first_tier_hints_never_hand_over_code():
 
 
 def test_every_check_has_a_first_tier_hint():
-    from autograder.grading import run_checks
-    from autograder.inprocess import _Absent
+    from autograder.grading.session import run_checks
+    from autograder.grading.inprocess import _Absent
 
     for check in run_checks(_Absent(), 0):
         assert first_tier(check.check_id, check.task, "en") and first_tier(check.check_id, check.task, "zh"), check.check_id

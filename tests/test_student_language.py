@@ -15,8 +15,8 @@ import pytest
 from language import code_prose, english_sentences
 
 from autograder.cli import main
-from autograder.nbgrader_course import PUBLIC_HELPERS
-from autograder.notebook import build_notebook
+from autograder.authoring.nbgrader_course import PUBLIC_HELPERS
+from autograder.authoring.notebook import build_notebook
 from autograder.paths import RELEASE_DIR, SOLUTION_DIR
 
 CHINESE = "notebook.zh.md"

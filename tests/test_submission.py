@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from autograder.errors import SubmissionError
-from autograder.submission import load_submission, notebook_chunks
-from autograder.worker.dispatcher import split_chunks as split_chunks_for_tests
+from autograder.grading.submission import load_submission, notebook_chunks
+from autograder.grading.worker.dispatcher import split_chunks as split_chunks_for_tests
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -135,7 +135,7 @@ def test_watch_without_a_student_file_is_a_clear_error(tmp_path, monkeypatch, ca
 
 
 def test_watch_picks_the_file_saved_last(tmp_path):
-    from autograder.watch import default_path
+    from autograder.grading.watch import default_path
 
     (tmp_path / "attention.py").write_text("# a\n")
     notebook = tmp_path / "attention.ipynb"

@@ -24,12 +24,12 @@ import numpy
 import pytest
 import torch
 
-from autograder.grading import hidden_paths
-from autograder.worker import protocol, sandbox
-from autograder.worker.client import Budget, Student, WorkerFactory, WorkerFailure
-from autograder.worker.dispatcher import Dispatcher
-from autograder.worker.protocol import HEADER, MAGIC, Limits, ProtocolError, Refused, decode_value, encode_value, recv_message, send_message
-from autograder.worker.sandbox import UID_BASE, SandboxConfig, is_root
+from autograder.grading.session import hidden_paths
+from autograder.grading.worker import protocol, sandbox
+from autograder.grading.worker.client import Budget, Student, WorkerFactory, WorkerFailure
+from autograder.grading.worker.dispatcher import Dispatcher
+from autograder.grading.worker.protocol import HEADER, MAGIC, Limits, ProtocolError, Refused, decode_value, encode_value, recv_message, send_message
+from autograder.grading.worker.sandbox import UID_BASE, SandboxConfig, is_root
 
 REPO = Path(__file__).resolve().parents[1]
 root_only = pytest.mark.skipif(not is_root(), reason="the sandbox drops privileges only when the grader runs as root")
@@ -347,7 +347,7 @@ def test_worker_holds_no_descriptor_of_the_grader(factory, listener):
 
 
 def test_template_is_a_fresh_interpreter_with_a_small_environment(factory):
-    from autograder.worker.client import TEMPLATE_ENV
+    from autograder.grading.worker.client import TEMPLATE_ENV
 
     environ = Path(f"/proc/{factory.pid}/environ").read_bytes().split(b"\0")
     names = {item.split(b"=", 1)[0].decode() for item in environ if item}
@@ -406,11 +406,11 @@ class NoNamespacesFactory(WorkerFactory):
     """A template whose unshare() always fails, as under Docker's default seccomp profile."""
 
     BOOT = (
-        "import autograder.worker.sandbox as sandbox\n"
+        "import autograder.grading.worker.sandbox as sandbox\n"
         "def refuse(flags):\n"
         "    raise PermissionError(1, 'unshare: Operation not permitted (simulated seccomp)')\n"
         "sandbox.unshare = refuse\n"
-        "from autograder.worker.template import main\n"
+        "from autograder.grading.worker.template import main\n"
         "main()\n"
     )
 
@@ -552,7 +552,7 @@ def test_an_allowed_folder_under_tmp_stays_readable_above_the_scratch(factory, t
 # nothing outlives the grader
 # ---------------------------------------------------------------------------------------------
 GRADER_THAT_WILL_BE_KILLED = """
-from autograder.worker.client import Budget, Student, WorkerFactory
+from autograder.grading.worker.client import Budget, Student, WorkerFactory
 factory = WorkerFactory()
 student = Student(factory, [(1, "import time\\ndef hang(s):\\n    time.sleep(s)\\n")], budget=Budget(60, 60, 120))
 student.call("hang", 0)

@@ -1,7 +1,7 @@
 """Error carried forward, grader side: which earlier tasks a check leans on, and trusted answers.
 
 A check of task T that fails runs again with the functions of EARLIER[T] replaced by stand-ins
-(autograder/worker/standins.py). The stand-ins live in the worker and hold no reference code;
+(autograder/grading/worker/standins.py). The stand-ins live in the worker and hold no reference code;
 each call comes back here as a callback, and `trusted_answer` computes it with the reference
 solution, which never leaves the grader. Every callback is checked before it is computed: a
 known name, tensors only where tensors go, bounded sizes, plain options.
@@ -14,7 +14,7 @@ from typing import Any, Callable
 import torch
 
 from autograder.checks.support import reference
-from autograder.worker.standins import MAX_CALLBACK_ELEMENTS, MAX_SEQUENCE, StandInRefused
+from autograder.grading.worker.standins import MAX_CALLBACK_ELEMENTS, MAX_SEQUENCE, StandInRefused
 
 A_TASKS = ("A.1", "A.2", "A.3", "A.4")
 C_TASKS = ("C.1", "C.2", "C.3")

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from autograder.checks.plugin import CheckFailure
 from autograder.checks.support import expect_close, expect_pair, expect_tensor, randn, reference
 from autograder.mistakes import MISTAKES, diagnose
-from autograder.worker.protocol import Handle
+from autograder.grading.worker.protocol import Handle
 
 PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
 Params = dict[str, torch.Tensor]

@@ -26,8 +26,8 @@ import pytest
 import torch
 
 from autograder.checks.texts import english
-from autograder.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
-from autograder.worker.client import NotImplementedYet, Student, StudentError, StudentException
+from autograder.feedback.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
+from autograder.grading.worker.client import NotImplementedYet, Student, StudentError, StudentException
 
 MARKER = "attnkit_check"
 VALUES, SHAPE, PROPERTY = "values", "shape", "property"
@@ -50,7 +50,7 @@ class CheckFailure(AssertionError):
         self.mistake_message = mistake_message
         self.key = key
         self.values = dict(values or {})
-        self.flags = tuple(flags)  # autograder.integrity.flags.Flag: for the instructor, never the student
+        self.flags = tuple(flags)  # autograder.grading.integrity.flags.Flag: for the instructor, never the student
 
     @classmethod
     def keyed(cls, key: str, mistake: str = "", **args: Any) -> CheckFailure:
@@ -146,7 +146,7 @@ class AttnkitPlugin:
 
     @pytest.fixture
     def artifacts(self) -> Any:
-        """Where checks put images for the feedback (an autograder.grading.ArtifactSink)."""
+        """Where checks put images for the feedback (an autograder.grading.session.ArtifactSink)."""
         return self._sink
 
     @pytest.fixture

@@ -10,8 +10,8 @@ from typing import Any
 import torch
 
 from autograder.checks.plugin import CheckFailure
-from autograder.integrity.rules import Rule, judge
-from autograder.integrity.static import SourceFacts, analyze
+from autograder.grading.integrity.rules import Rule, judge
+from autograder.grading.integrity.static import SourceFacts, analyze
 from autograder.mistakes import MISTAKES, diagnose
 from autograder.paths import SOLUTION_DIR
 
@@ -110,7 +110,7 @@ def source_facts(student: Any) -> SourceFacts:
 
 
 def expect_rule(student: Any, rule: Rule, traced: Any) -> None:
-    """The rule must hold by the trace of the call and by the source (autograder.integrity.rules)."""
+    """The rule must hold by the trace of the call and by the source (autograder.grading.integrity.rules)."""
     verdict = judge(rule, traced if isinstance(traced, dict) else {}, source_facts(student), rule.task.split(".")[0])
     if verdict.used:  # the catalogue's message, in the page's language
         failure = CheckFailure.keyed("uses_library", where=rule.where, used=verdict.used, advice=rule.advice)

@@ -8,12 +8,12 @@ import torch.nn.functional as F
 
 from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.checks.remote_grad import remote_gradcheck
-from autograder.integrity.rules import SDPA_OWN, SOFTMAX_BY_HAND
+from autograder.grading.integrity.rules import SDPA_OWN, SOFTMAX_BY_HAND
 from autograder.checks.support import (
     B, DH, DV, H, LK, LQ, expect_close, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask,
     raise_keyed_with_diagnosis, reference,
 )
-from autograder.worker.client import StudentError, StudentException
+from autograder.grading.worker.client import StudentError, StudentException
 
 
 

@@ -11,9 +11,9 @@ from autograder.checks.module_support import (
 from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.checks.remote_grad import FAST_MODE
 from autograder.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_rule, expect_tensor, randn, random_mask, reference
-from autograder.integrity.rules import MHA_OWN
-from autograder.worker.client import StudentException
-from autograder.worker.protocol import Handle
+from autograder.grading.integrity.rules import MHA_OWN
+from autograder.grading.worker.client import StudentException
+from autograder.grading.worker.protocol import Handle
 
 OUT, WEIGHTS = (B, LQ, E), (B, H, LQ, LK)  # (2, 4, 21), (2, 3, 4, 5)
 SELF_WEIGHTS = (B, H, LQ, LQ)

@@ -11,7 +11,7 @@ from autograder.checks.module_support import (
 )
 from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.checks.support import fail_with, B, E, H, LK, expect_tensor, randn, random_mask
-from autograder.worker.protocol import Handle
+from autograder.grading.worker.protocol import Handle
 
 S = LK  # (B, S, E) = (2, 5, 21), weights (B, H, S, S) = (2, 3, 5, 5)
 OUT, WEIGHTS = (B, S, E), (B, H, S, S)

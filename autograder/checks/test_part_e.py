@@ -2,7 +2,7 @@
 
 The probe is non-square (Lq != Lk) with distinct tokens and distinct weights strictly inside
 (0, 1), so a transposed picture, swapped labels or a colour range that follows the data show up.
-What was drawn is read from the figure (autograder.heatmap.read_heatmap): imshow (any origin or
+What was drawn is read from the figure (autograder.grading.heatmap.read_heatmap): imshow (any origin or
 extent), seaborn.heatmap and pcolormesh all count.
 
 Drawing costs a worker ~0.2 s, so the checks that look at the same call (the probe with title=)
@@ -20,15 +20,15 @@ import torch
 from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.checks.texts import key_of_english
 from autograder.checks.support import source_facts
-from autograder.heatmap import (
+from autograder.grading.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
-from autograder.integrity.figure import figure_problem
-from autograder.integrity.flags import TAMPER, Flag
-from autograder.integrity.rules import figure_verdict
+from autograder.grading.integrity.figure import figure_problem
+from autograder.grading.integrity.flags import TAMPER, Flag
+from autograder.grading.integrity.rules import figure_verdict
 from autograder.mistakes import MISTAKES
-from autograder.results import Artifact
-from autograder.worker.client import Student
+from autograder.feedback.results import Artifact
+from autograder.grading.worker.client import Student
 
 QUERY_TOKENS = ("the", "cat", "sat", "down")  # Lq = 4: the horizontal axis
 KEY_TOKENS = ("a", "big", "red", "dog", "ran")  # Lk = 5: the vertical axis
@@ -153,7 +153,7 @@ def reference_render() -> Render:
 
 @functools.cache
 def zero_difference_render() -> bytes:
-    from autograder.plotting import render_difference
+    from autograder.grading.plotting import render_difference
 
     return render_difference(probe_weights(), probe_weights(), QUERY_TOKENS, KEY_TOKENS, TITLE)
 
@@ -161,7 +161,7 @@ def zero_difference_render() -> bytes:
 def add_plot_artifact(artifacts: Any, png: bytes, heatmap: Heatmap | None, weights: torch.Tensor) -> None:
     """The student's own figure beside the kit's render of the probe. The matrix read from the
     figure is rendered the kit's way to give the similarity, and shown as a difference."""
-    from autograder.plotting import render_difference
+    from autograder.grading.plotting import render_difference
 
     reference = reference_render()
     images = {"heatmaps/plot-attention-student.png": png, "heatmaps/plot-attention-reference.png": reference.png}

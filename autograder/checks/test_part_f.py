@@ -31,13 +31,13 @@ from autograder.checks.module_support import load_weights
 from autograder.checks.plugin import PROPERTY, CheckFailure, check
 from autograder.checks.support import expect_pair, expect_tensor
 from autograder.errors import AttnkitError
-from autograder.heatmap import (
+from autograder.grading.heatmap import (
     Render, UnreadablePlot, figure_similarity, max_abs_difference, orientations, read_heatmap, render,
 )
 from autograder.mistakes import MISTAKES, diagnose
-from autograder.results import Artifact
-from autograder.worker.client import Student, StudentError
-from autograder.worker.protocol import Handle
+from autograder.feedback.results import Artifact
+from autograder.grading.worker.client import Student, StudentError
+from autograder.grading.worker.protocol import Handle
 
 MAP_ATOL = 1e-4  # float32 maps: a correct block in another style differs by ~1e-7
 LOGIT_ATOL = 1e-3
@@ -88,7 +88,7 @@ class Reference:
 
 @functools.cache
 def reference() -> Reference:
-    from autograder.train_reference import load_reference_model, pronoun_task, reference_block_state
+    from autograder.authoring.train_reference import load_reference_model, pronoun_task, reference_block_state
 
     task = pronoun_task()
     model = load_reference_model()
@@ -280,7 +280,7 @@ def draw_map(student: Student, sentence: int, head: int) -> Drawn:
 def add_artifacts(artifacts: Any, drawn: list[Drawn]) -> None:
     """Per drawn map: the student's figure, the same plot_attention's figure of the reference map
     (the kit's render where there is none), and what the figure shows minus the reference."""
-    from autograder.plotting import render_difference
+    from autograder.grading.plotting import render_difference
 
     for item in drawn:
         name, title = f"probe-{item.sentence + 1}-head-{item.head}", map_title(item.sentence, item.head)
@@ -312,7 +312,7 @@ def reference_render(sentence: int, head: int) -> Render:
 @functools.cache
 def zero_difference_render(sentence: int, head: int) -> bytes:
     """The difference image of a map equal to the reference's (an all-zero difference)."""
-    from autograder.plotting import render_difference
+    from autograder.grading.plotting import render_difference
 
     theirs = reference().weights[sentence, head].double()
     words = reference().words[sentence]

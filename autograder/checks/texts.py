@@ -1,7 +1,7 @@
 """What the checks say, in English and Chinese: check names, hint tiers and failure messages.
 
 A check result stores keys and values (its check id; a message key and the message's arguments);
-the feedback pages render them in the language asked for (`autograder.formats.view`).
+the feedback pages render them in the language asked for (`autograder.feedback.formats.view`).
 
 - Check names and hints: the English name and first hint tier are the `@check(...)` arguments
   (read where the check is written); CHECK_TEXTS holds the Chinese ones and any further tiers.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from autograder import heatmap
+from autograder.grading import heatmap
 
 DEFAULT_LANG = "en"
 
@@ -233,7 +233,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "given_axes_empty": {"en": "with ax= given, the heatmap is not on that Axes", "zh": "给出 `ax=` 时，热力图不在那个 Axes 上"},
     "title_wrong": {"en": "the Axes title is not the text given as title=", "zh": "Axes 的标题不是 `title=` 传入的文字"},
-    # why a figure cannot be read (autograder.heatmap.UnreadablePlot; matched by their English text)
+    # why a figure cannot be read (autograder.grading.heatmap.UnreadablePlot; matched by their English text)
     "plot_empty": {"en": "the heatmap is empty", "zh": "热力图是空的"},
     "plot_rgb": {
         "en": "the heatmap is drawn as an RGB(A) picture, so its values cannot be read: pass the weight matrix itself to imshow (with cmap=...), not colours",

@@ -1,7 +1,7 @@
 # snippet: rewrite the worker module's code in memory (its file is not in the sandbox)
 import sys
 
-_module = sys.modules["autograder.worker.dispatcher"]
+_module = sys.modules["autograder.grading.worker.dispatcher"]
 vars(_module)["probe_tracer"] = lambda: {"ops": ["softmax"], "aten": ["aten._softmax.default"]}
 _module.OpTracer.report = lambda self: {"ops": [], "aten": []}
 

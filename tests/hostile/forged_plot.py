@@ -15,4 +15,4 @@ def _forged_plot_call(target, args, kwargs):
     return {"returned": "Axes", "axes": [axes], "target": 0, "png": png, "colorbars": 1, "given_axes": 0, "figures": 1}
 
 
-_sys.modules["autograder.worker.plotdata"].plot_call = _forged_plot_call
+_sys.modules["autograder.grading.worker.plotdata"].plot_call = _forged_plot_call

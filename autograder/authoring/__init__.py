@@ -1,0 +1,1 @@
+"""Authoring: the student release from the reference solution, notebooks, the nbgrader course, Part F's reference training."""

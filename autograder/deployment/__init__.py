@@ -1,0 +1,1 @@
+"""Deployment: Docker images and grading containers, platform exports (Gradescope, PrairieLearn), rosters, LMS gradebooks."""

@@ -1,0 +1,125 @@
+"""`attnkit run-prairielearn`: PrairieLearn's external-grading contract, inside its container.
+
+PrairieLearn mounts /grade: the student's files in /grade/student/, the question's parameters in
+/grade/data/data.json, the question's own tests/ folder (here: the grader source, hidden checks,
+reference and weights) in /grade/tests/. It reads /grade/results/results.json, and only when the
+container exits 0. So: every path below writes results.json and returns 0; a submission that
+cannot be graded at all (no files, a file that does not compile, a grader failure, bad question
+parameters) gets `gradable: false`, which costs the student no attempt.
+
+The image's entry point (docker/entrypoint-prairielearn) has made /grade root-only before this
+runs: student code, run as another uid, can reach nothing under it.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import secrets
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.errors import AttnkitError
+from autograder.feedback.formats.prairielearn import not_gradable, to_prairielearn
+from autograder.feedback.i18n import DEFAULT_LANG, LANGS, t
+from autograder.feedback.results import load_submission_result, write_json_atomic
+
+PARAM_PREFIX = "attnkit_"
+SEED_PARAM, LANG_PARAM = "attnkit_seed", "attnkit_lang"
+MAX_SEED = 2**31 - 1
+GRADE_TIMEOUT = 280.0  # seconds; below the question's default 300 s container timeout
+
+
+@dataclass(frozen=True)
+class Params:
+    seed: int
+    lang: str
+
+
+class ParamsError(AttnkitError):
+    """The question's params are wrong: the instructor's mistake, said to the instructor."""
+
+
+def read_params(data_file: Path) -> Params:
+    """attnkit_seed and attnkit_lang from data.json's params, validated; a fresh seed when unset."""
+    try:
+        data = json.loads(Path(data_file).read_text(encoding="utf-8")) if Path(data_file).is_file() else {}
+    except (OSError, ValueError) as error:
+        raise ParamsError(f"{data_file} is not readable JSON ({error}): the question is misconfigured") from error
+    params = data.get("params") if isinstance(data, dict) else None
+    params = params if isinstance(params, dict) else {}
+    unknown = sorted(k for k in params if k.startswith(PARAM_PREFIX) and k not in (SEED_PARAM, LANG_PARAM))
+    if unknown:
+        raise ParamsError(f"unknown question parameter {unknown[0]!r}: attnkit reads {SEED_PARAM} and {LANG_PARAM}")
+    seed = params.get(SEED_PARAM)
+    if seed is None:
+        seed = secrets.randbelow(MAX_SEED)
+    elif isinstance(seed, str) and seed.strip().isdigit():
+        seed = int(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ParamsError(f"question parameter {SEED_PARAM}={seed!r} must be a whole number from 0 to {MAX_SEED}"
+                          " (set it in the question's server.py generate(), or leave it out for a fresh seed)")
+    lang = params.get(LANG_PARAM, DEFAULT_LANG)
+    if lang not in LANGS:
+        raise ParamsError(f"question parameter {LANG_PARAM}={lang!r} must be one of {', '.join(LANGS)}")
+    return Params(seed, lang)
+
+
+def syntax_error(student: Path) -> tuple[str, str] | None:
+    """(file name, error) for the first .py file that does not parse at all; parsing runs no code."""
+    for path in sorted(student.rglob("*.py")):
+        try:
+            ast.parse(path.read_bytes(), str(path.name))
+        except SyntaxError as error:
+            return path.name, f"line {error.lineno}: {error.msg}"
+        except ValueError as error:  # null bytes
+            return path.name, str(error)
+    return None
+
+
+def grade(grade_root: Path) -> dict:
+    """The results object for /grade (never raises for a student's doing)."""
+    student = grade_root / "student"
+    try:
+        params = read_params(grade_root / "data" / "data.json")
+    except ParamsError as error:
+        return not_gradable([str(error)])
+    if not student.is_dir() or not any(p.is_file() for p in student.rglob("*")):
+        return not_gradable([t("platform.no_files", params.lang)])
+    with tempfile.TemporaryDirectory(prefix="attnkit-pl-") as out:
+        command = [sys.executable, "-m", "autograder.cli", "grade", str(student), "--out", out,
+                   "--seed", str(params.seed), "--lang", params.lang]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=GRADE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            done = None
+        result_file = Path(out) / student.name / "attnkit.json"
+        if done is None or not result_file.is_file():
+            tail = "" if done is None else (done.stdout + done.stderr)[-2000:]
+            print(f"attnkit grade wrote no {result_file}:\n{tail}", file=sys.stderr)
+            return not_gradable([t("platform.grader_failed", params.lang)])
+        result = load_submission_result(result_file)
+        broken = syntax_error(student)
+        if broken and result.score == 0:
+            file_name, error = broken
+            payload = not_gradable([t("platform.syntax_error", params.lang, file=file_name, error=error)])
+            payload["seed"] = result.seed
+            return payload
+        return to_prairielearn(result, result_dir=result_file.parent)
+
+
+def run(grade_root: Path) -> Path:
+    """Grade grade_root/student and write grade_root/results/results.json; returns its path."""
+    grade_root = Path(grade_root)
+    results = grade_root / "results" / "results.json"
+    try:
+        payload = grade(grade_root)
+    except Exception as error:  # noqa: BLE001 - PrairieLearn must get a results file whatever happened
+        print(f"attnkit: PrairieLearn grading failed: {type(error).__name__}: {error}", file=sys.stderr)
+        payload = not_gradable([t("platform.grader_failed", DEFAULT_LANG)])
+    write_json_atomic(results, payload)
+    score = f"score {payload['score']}" if payload.get("gradable") else "not gradable"
+    print(f"wrote {results}: {score}")
+    return results

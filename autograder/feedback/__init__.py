@@ -1,0 +1,1 @@
+"""Feedback: the result model, its formats (Gradescope, PrairieLearn, Markdown, HTML, CSV), reports, languages, hints."""

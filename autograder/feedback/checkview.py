@@ -1,0 +1,145 @@
+"""What `attnkit check` prints: the visible checks, task by task, in the student's language.
+
+By default it stops at the first unfinished task: one line says which tasks are done, then that
+task's checks with the first hint tier; failures that a diagnosed mistake probably explains are
+folded under it. --task shows one task, --until stops after a task, --all lists every task.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from autograder.errors import AttnkitError
+from autograder.checks.texts import check_name
+from autograder.feedback.formats.view import message_text
+from autograder.feedback.hints import CRASH_RE, first_tier, fold
+from autograder.feedback.i18n import t
+from autograder.mistakes import MISTAKES
+
+TASK_ID_RE = re.compile(r"^[A-Z]\.\d+$")
+NOT_IMPLEMENTED_RE = re.compile(r"NotImplementedError|not implemented yet")
+CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+RAISED_RE = re.compile(r"raised (\w+): (.*)$")
+TASK_NAMES = {  # the student's function or class of each task (Part F has none)
+    "A.1": "attention_scores", "A.2": "masked_softmax", "A.3": "scaled_dot_product_attention",
+    "A.4": "causal_mask", "B.1": "SelfAttention", "C.1": "split_heads", "C.2": "merge_heads",
+    "C.3": "MultiHeadAttention", "D.1": "AttentionBlock", "E.1": "plot_attention",
+    "F.1": "AttentionBlock", "F.2": "plot_attention", "F.3": "AttentionBlock",
+}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which tasks `check` reports: one task, every task up to one, or all (stop at the first
+    unfinished one unless show_all)."""
+
+    task: str | None = None
+    until: str | None = None
+    show_all: bool = False
+
+    def parts(self) -> frozenset[str] | None:
+        """The parts whose checks must run (None: all of them)."""
+        if self.task:
+            return frozenset({_valid(self.task, "--task")[0]})
+        if self.until:
+            last = _valid(self.until, "--until")[0]
+            return frozenset(p for p in "ABCDEF" if p <= last)
+        return None
+
+
+def _valid(task: str, option: str) -> str:
+    if not TASK_ID_RE.match(task) or task not in TASK_NAMES:
+        raise AttnkitError(f"{option} {task}: no such task; use one of {', '.join(TASK_NAMES)}")
+    return task
+
+
+def task_order(task: str) -> tuple[str, int]:
+    part, number = task.split(".")
+    return part, int(number)
+
+
+def message(check, lang: str) -> str:
+    """The failure in lang: a diagnosed mistake in the catalogue's words, a stub said plainly;
+    otherwise the check's own message (English until the check messages have a Chinese text)."""
+    if NOT_IMPLEMENTED_RE.search(check.message):
+        return t("check.not_implemented", lang, task=check.task, name=TASK_NAMES.get(check.task, ""))
+    if check.mistake in MISTAKES and lang != "en":
+        return MISTAKES[check.mistake].message(lang)
+    crash = CRASH_RE.search(check.message)
+    if crash and lang != "en":
+        rest = check.message[crash.end():]
+        line = (rest[:-1] if rest.endswith(")") else rest).partition(": ")[2]
+        said = check.message.split(f"raised {crash.group(1)}: ", 1)[1].rsplit(f" ({crash.group(2)}", 1)[0]
+        return t("check.crashed", lang, kind=crash.group(1), where=crash.group(2), line=line, said=said)
+    raised = RAISED_RE.search(check.message)
+    if raised and lang != "en":
+        return t("check.raised", lang, kind=raised.group(1), said=raised.group(2))
+    if lang != "en" and (check.message_key or CJK_RE.search(check.message)):
+        return message_text(check, lang)  # the check's keyed message, in lang (autograder.checks.texts)
+    if lang != "en":
+        return t("check.failed_generic", lang)
+    return check.message
+
+
+def render_check(result, lang: str, selection: Selection = Selection()) -> tuple[list[str], bool]:
+    """(lines to print, every selected task done) for a graded SubmissionResult."""
+    visible = [c for c in result.checks if c.visibility == "visible"]
+    tasks = sorted({c.task for c in visible}, key=task_order)
+    if selection.task:
+        tasks = [task for task in tasks if task == selection.task]
+    elif selection.until:
+        tasks = [task for task in tasks if task_order(task) <= task_order(selection.until)]
+    if not tasks:
+        raise AttnkitError(f"no visible checks for {selection.task or selection.until}")
+    by_task = {task: [c for c in visible if c.task == task] for task in tasks}
+    done = [task for task in tasks if all(c.passed for c in by_task[task])]
+    unfinished = [task for task in tasks if task not in done]
+    lines = [_summary(done, unfinished, len(tasks), lang)]
+    shown = tasks if (selection.show_all or selection.task) else unfinished[:1]
+    for task in shown:
+        lines.extend(_task_lines(task, by_task[task], lang))
+    if unfinished and not (selection.show_all or selection.task) and len(unfinished) > 1:
+        lines.append(t("check.later_hidden", lang, task=unfinished[0], count=len(unfinished) - 1))
+    for event in result.events:
+        lines.append(t("check.note", lang, event=event))
+    passed = sum(c.passed for task in tasks for c in by_task[task])
+    total = sum(len(by_task[task]) for task in tasks)
+    lines.append(t("check.totals", lang, passed=passed, total=total, seed=result.seed))
+    return lines, not unfinished
+
+
+def _summary(done: list[str], unfinished: list[str], count: int, lang: str) -> str:
+    if not unfinished:
+        return t("check.all_done", lang, count=count)
+    listed = ", ".join(done) if done else t("check.none", lang)
+    return t("check.summary", lang, done=listed, ready=len(done), count=count, next=unfinished[0])
+
+
+def _task_lines(task: str, checks: list, lang: str) -> list[str]:
+    passed = sum(c.passed for c in checks)
+    lines = [t("check.task_heading", lang, task=task, name=TASK_NAMES.get(task, ""), passed=passed, total=len(checks))]
+    for check in checks:
+        if check.passed:
+            lines.append(f"  {t('check.pass', lang)} {check_name(check.check_id, check.name, lang)}")
+    failed = [c for c in checks if not c.passed]
+    if failed and len(failed) == len(checks) and all(NOT_IMPLEMENTED_RE.search(c.message) for c in failed):
+        lines.append(f"  {t('check.fail', lang)} {message(failed[0], lang)}")
+        lines.append(f"       {t('check.hint', lang, hint=first_tier('', task, lang))}")
+        lines.append(f"  {t('check.more_hints', lang, task=task)}")
+        return lines
+    hints_shown: set[str] = set()
+    for entry in fold(failed):
+        check = entry.check
+        lines.append(f"  {t('check.fail', lang)} {check_name(check.check_id, check.name, lang)}")
+        lines.append(f"       {message(check, lang)}")
+        if entry.folded:
+            lines.append(f"       {t('check.folded', lang, count=len(entry.folded))}")
+            for other in entry.folded:
+                lines.append(f"         - {check_name(other.check_id, other.name, lang)}")
+        hint = first_tier(check.check_id, check.task, lang)
+        if hint and hint not in hints_shown:
+            hints_shown.add(hint)
+            lines.append(f"       {t('check.hint', lang, hint=hint)}")
+    if failed:
+        lines.append(f"  {t('check.more_hints', lang, task=task)}")
+    return lines

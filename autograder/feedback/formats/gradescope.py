@@ -1,0 +1,91 @@
+"""Gradescope's results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
+
+Students see the top-level `output` and each test's `output`; nothing else the autograder writes
+survives the container. So the top-level output is the Markdown feedback (`output_format: md`)
+with the student's heatmaps embedded as data URLs, within a size budget.
+"""
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+from autograder.feedback.formats.markdown import render_markdown
+from autograder.feedback.hints import first_tier
+from autograder.feedback.i18n import t
+from autograder.feedback.results import PASSED, Artifact, SubmissionResult
+
+STATUS = {PASSED: "passed"}
+MAX_IMAGE_BYTES = 400_000  # all embedded images together (base64), so results.json stays well under 1 MB
+MAX_OUTPUT_CHARS = 200_000  # the Markdown text, before images
+
+
+def _caption(artifact: Artifact, lang: str) -> str:
+    """The checks write captions in English; another language gets its own words and the image's name."""
+    if lang == "en":
+        return artifact.caption or artifact.name
+    return f"{t('feedback.heatmap_student', lang)} · {artifact.name}"
+
+
+def heatmap_images(result: SubmissionResult, result_dir: Path | None, budget: int) -> list[tuple[str, str]]:
+    """(caption, data URL) of the student's heatmap PNGs, in order, while they fit in `budget` bytes."""
+    if result_dir is None:
+        return []
+    images = []
+    for artifact in result.artifacts:
+        path = Path(result_dir) / artifact.student if artifact.student else None
+        if path is None or path.suffix.lower() != ".png" or not path.is_file():
+            continue
+        encoded = base64.b64encode(path.read_bytes()).decode("ascii")
+        if len(encoded) > budget:
+            continue
+        budget -= len(encoded)
+        images.append((_caption(artifact, result.lang), f"data:image/png;base64,{encoded}"))
+    return images
+
+
+def _summary(result: SubmissionResult, result_dir: Path | None) -> str:
+    text = render_markdown(result, result.lang)
+    if len(text) > MAX_OUTPUT_CHARS:
+        text = text[:MAX_OUTPUT_CHARS] + "\n\n…\n"
+    images = heatmap_images(result, result_dir, MAX_IMAGE_BYTES)
+    if images:
+        text += f"\n## {t('feedback.heatmaps_heading', result.lang)}\n\n"
+        text += "".join(f"![{caption}]({url})\n\n" for caption, url in images)
+    return text
+
+
+def to_gradescope(result: SubmissionResult, *, result_dir: Path | None = None) -> dict:
+    """The submission in Gradescope's format: score, Markdown feedback, tests[] with visibility and tags.
+
+    result_dir (optional): the folder holding the heatmaps, embedded in the feedback.
+    """
+    tests = []
+    for number, check in enumerate(result.checks, start=1):
+        lines = [check.message] if check.message else []
+        hint = first_tier(check.check_id, check.task, result.lang) or check.hint  # the first tier: the idea, never code
+        if hint and not check.passed:
+            lines.append(f"{t('feedback.hint', result.lang)}: {hint}")
+        tests.append(
+            {
+                "name": f"{check.task} {check.name}",
+                "number": f"{number}",
+                "score": check.points,
+                "max_score": check.max_points,
+                "status": STATUS.get(check.status, "failed"),
+                "output": "\n".join(lines),
+                "output_format": "text",
+                "visibility": check.visibility,
+                "tags": [f"part:{check.part}", f"task:{check.task}"] + ([f"mistake:{check.mistake}"] if check.mistake else []),
+            }
+        )
+    return {
+        "score": result.score,
+        "max_score": result.max_score,
+        "execution_time": result.execution_time,
+        "output": _summary(result, result_dir),
+        "output_format": "md",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "extra_data": {"seed": result.seed, "lang": result.lang},
+        "tests": tests,
+    }

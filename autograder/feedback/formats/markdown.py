@@ -1,0 +1,100 @@
+"""Feedback as Markdown, for LMS comments: score by part, checks, diagnosed mistakes, seed, events."""
+from __future__ import annotations
+
+import re
+
+from autograder.feedback.formats.view import feedback_view, hint_text, message_text, name_text, number, percent
+from autograder.feedback.i18n import DEFAULT_LANG, part_title, status_word, t
+from autograder.feedback.results import PASSED, SubmissionResult
+
+STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "⚠️"}
+
+
+def inline(text: str) -> str:
+    """One line of untrusted text made inert: no raw HTML, no table breaks, no line breaks."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return " ".join(text.replace("|", "\\|").split())
+
+
+def fenced(text: str) -> str:
+    """A code block that the text cannot close early, whatever backticks it holds."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text.rstrip()}\n{fence}"
+
+
+def code(text: str) -> str:
+    """One line of untrusted text as an inline code span that the text cannot close early."""
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    return f"{fence} {text} {fence}"
+
+
+def _score_line(result: SubmissionResult, lang: str) -> str:
+    share = percent(result.score, result.max_score)
+    return f"**{t('feedback.score', lang)}: {number(result.score)} / {number(result.max_score)} ({share:.1f}%)**"
+
+
+def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_due: bool = False) -> str:
+    view = feedback_view(result, lang, show_after_due)
+    lines = [f"# {t('feedback.title', lang, name=inline(result.submission))}", "", _score_line(result, lang), ""]
+    if result.grader_error:
+        error = inline(result.grader_error) if lang == DEFAULT_LANG else code(result.grader_error)
+        lines += [f"> ⚠️ {t('feedback.grader_error', lang, error=error)}", ""]
+
+    if result.parts:
+        lines += [f"## {t('feedback.parts_heading', lang)}", ""]
+        lines += [f"| {t('feedback.part', lang)} | {t('feedback.points', lang)} |", "| --- | ---: |"]
+        for part in result.parts:
+            points = f"{number(part.score)} / {number(part.max_score)}"
+            lines.append(f"| {part.part}. {part_title(part.part, lang)} | {points} |")
+        lines += [f"| **{t('feedback.total', lang)}** | **{number(result.score)} / {number(result.max_score)}** |", ""]
+
+    if result.checks:  # nothing was diagnosed when nothing ran
+        lines += [f"## {t('feedback.mistakes_heading', lang)}", ""]
+        if view.mistakes:
+            lines += [f"- **{inline(key)}**: {inline(message)}" for key, message in view.mistakes]
+        else:
+            lines.append(t("feedback.no_mistakes", lang))
+        lines.append("")
+
+    if view.checks:
+        lines += [f"## {t('feedback.checks_heading', lang)}", ""]
+        current_part = None
+        for check_view in view.checks:
+            check = check_view.check
+            if check.part != current_part:
+                if current_part is not None:
+                    lines.append("")
+                current_part = check.part
+                lines += [f"### {check.part}. {part_title(check.part, lang)}", ""]
+            icon = STATUS_ICONS.get(check.status, "•")
+            points = f"{number(check.points)} / {number(check.max_points)}"
+            name = inline(name_text(check, lang))
+            if not check_view.details:
+                lines.append(f"- {icon} {name} ({points}) — _{t('feedback.hidden_check', lang)}_")
+                continue
+            lines.append(f"- {icon} {status_word(check.status, lang)}: {name} ({points})")
+            message, hint = message_text(check, lang), hint_text(check, lang)
+            if message:  # a passed check has one when its points were carried forward
+                lines.append(f"  - {t('feedback.details', lang)}: {inline(message)}")
+            if check.status != PASSED and hint:
+                lines.append(f"  - {t('feedback.hint', lang)}: {inline(hint)}")
+        lines.append("")
+    if view.withheld:
+        lines += [f"_{t('feedback.after_due_note', lang, count=view.withheld)}_", ""]
+
+    if result.events:
+        lines += [f"## {t('feedback.events_heading', lang)}", ""]
+        if lang == DEFAULT_LANG:
+            lines += [f"- {inline(event)}" for event in result.events]
+        else:  # the worker's own words, shown as a log
+            lines += [t("feedback.log_note", lang), "", fenced("\n".join(result.events))]
+        lines.append("")
+    if result.output.strip():
+        lines += [f"## {t('feedback.output_heading', lang)}", "", fenced(result.output), ""]
+
+    if result.checks:
+        lines.append(t("feedback.seed", lang, seed=result.seed, flag=f"`--seed {result.seed}`"))
+    return "\n".join(lines) + "\n"

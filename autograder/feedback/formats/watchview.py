@@ -1,0 +1,56 @@
+"""The compact view of `attnkit watch`: tasks done, the first task not yet right with its
+diagnosed mistake and hint, and a line per task. Plain text (no colour), one language."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.feedback.i18n import t
+from autograder.feedback.results import CheckResult
+from autograder.grading.watch import Pass
+
+TASK_NAME_WIDTH = 28
+
+
+def task_name(checks: tuple[CheckResult, ...]) -> str:
+    """What a task is called: the function or class its first check names ("masked_softmax")."""
+    return checks[0].name.split(":")[0].strip() if checks else ""
+
+
+def mark(checks: tuple[CheckResult, ...]) -> str:
+    passed = sum(c.passed for c in checks)
+    return "✓" if passed == len(checks) else ("·" if passed == 0 else "✗")
+
+
+def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
+    progress = step.progress
+    tasks = progress.tasks
+    lines = [t("watch.header", lang, path=path, seed=seed, count=progress.count)]
+    lines += [f"  ! {note}" for note in progress.notes]
+    lines.append(t("watch.done", lang, done=len(progress.done), total=len(tasks)))
+    focus = progress.focus
+    if focus is None and tasks:
+        lines.append(t("watch.all_done", lang))
+    elif focus is not None:
+        checks = tasks[focus]
+        failing = [c for c in checks if not c.passed]
+        lines.append(t("watch.next", lang, task=focus, name=task_name(checks), passed=len(checks) - len(failing), total=len(checks)))
+        first = failing[0]
+        lines.append(f"  ✗ {first.name}")
+        message = first.message.removesuffix(f": {first.mistake_message}") if first.mistake else first.message
+        lines.append(f"    {message}")
+        if first.mistake:
+            lines.append(f"    {t('watch.mistake', lang)}: {first.mistake_message}")
+        if first.hint:
+            lines.append(f"    {t('watch.hint', lang)}: {first.hint}")
+        if len(failing) > 1:
+            lines.append(f"    ({t('watch.more_failing', lang, count=len(failing) - 1, task=focus)})")
+    lines.append("")
+    for task, checks in tasks.items():
+        passed = sum(c.passed for c in checks)
+        lines.append(f"  {mark(checks)} {task}  {task_name(checks):<{TASK_NAME_WIDTH}} {passed}/{len(checks)}")
+    lines.append("")
+    if step.more:
+        lines.append(t("watch.checked_task", lang, task=step.checked, seconds=step.seconds))
+    else:
+        lines.append(t("watch.checked_all", lang, seconds=step.seconds, name=path.name))
+    return "\n".join(lines)

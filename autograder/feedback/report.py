@@ -1,0 +1,111 @@
+"""`attnkit report OUT_DIR`: the class dashboard, grades.csv, summary.md and every feedback page.
+
+Reads only what the grader wrote (`OUT/<name>/attnkit.json` and the heatmaps beside it); every file
+is written atomically, so a dashboard being regenerated is never seen half-written.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.errors import AttnkitError, OutputError
+from autograder.feedback.formats.csvfile import grades_csv
+from autograder.feedback.formats.dashboard import render_dashboard, render_summary
+from autograder.feedback.formats.html import render_html
+from autograder.deployment.lms import DEFAULT_ASSIGNMENT, Gradebook, canvas_csv, prairielearn_csv
+from autograder.feedback.formats.markdown import render_markdown
+from autograder.feedback.i18n import check_lang
+from autograder.feedback.output import cannot_write
+from autograder.feedback.results import RESULT_SCHEMA, BatchResult, SubmissionResult, load_submission_result, write_atomic
+from autograder.grading.submission import BATCH_FILES
+from autograder.deployment.roster import Roster
+
+RESULT_FILE = "attnkit.json"
+
+
+def load_result(path: Path) -> SubmissionResult:
+    """One attnkit.json; an unreadable one becomes a failed-to-grade entry that says why."""
+    name = path.parent.name
+    try:
+        result = load_submission_result(path)
+    except (OSError, ValueError, TypeError, KeyError) as error:  # JSONDecodeError is a ValueError
+        reason = f"could not read {path}: {type(error).__name__}: {error}"
+        return SubmissionResult(submission=name, source=str(path), seed=0, grader_error=reason)
+    if result.schema != RESULT_SCHEMA:
+        reason = f"{path} has result schema {result.schema}, this attnkit reads schema {RESULT_SCHEMA}: re-grade it"
+        return SubmissionResult(submission=name, source=str(path), seed=result.seed, grader_error=reason)
+    return result
+
+
+def load_results(out_dir: Path) -> list[tuple[str, SubmissionResult]]:
+    """(folder name, result) for every OUT/<name>/attnkit.json, sorted by folder name."""
+    out_dir = Path(out_dir)
+    if not out_dir.is_dir():
+        raise AttnkitError(f"{out_dir} is not a folder: give the --out folder of `attnkit grade-batch`")
+    files = sorted(p for p in out_dir.glob(f"*/{RESULT_FILE}") if p.is_file())
+    if not files:
+        raise AttnkitError(
+            f"no graded submissions in {out_dir} (no */{RESULT_FILE}): "
+            f"run `attnkit grade-batch DIR --out {out_dir}` first"
+        )
+    return [(path.parent.name, load_result(path)) for path in files]
+
+
+def write_feedback(result_dir: Path, result: SubmissionResult, lang: str, *, show_after_due: bool = False) -> None:
+    """feedback.html and feedback.md beside the result."""
+    write_atomic(result_dir / "feedback.html", render_html(result, result_dir, lang, show_after_due=show_after_due))
+    write_atomic(result_dir / "feedback.md", render_markdown(result, lang, show_after_due=show_after_due))
+
+
+def refresh_similarity(out_dir: Path, batch: BatchResult) -> list:
+    """Rank the batch's answers by similarity (out/similarity.json); the saved ranking when the
+    submissions are no longer where they were graded from."""
+    from autograder.grading.integrity.similarity import SIMILARITY_FILE, batch_similarity, read_similarity, write_similarity
+
+    sources = {r.submission: Path(r.source) for r in batch.submissions if r.source and Path(r.source).exists()}
+    if len(sources) < 2:
+        return read_similarity(out_dir / SIMILARITY_FILE)
+    pairs = batch_similarity(sources)
+    write_similarity(out_dir / SIMILARITY_FILE, pairs)
+    return pairs
+
+
+def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = False,
+                 roster: Roster | None = None) -> Path:
+    """Regenerate every feedback page, then grades.csv, summary.md and index.html; returns index.html.
+
+    With a roster, grades.csv carries each submission's student id.
+    """
+    check_lang(lang)
+    out_dir = Path(out_dir)
+    entries = load_results(out_dir)
+    batch = BatchResult(tuple(result for _, result in entries))
+    grades, summary, dashboard = BATCH_FILES
+    ids = {}
+    if roster is not None:
+        ids = {r.submission: s.student_id for r in batch.submissions if (s := roster.lookup(r.submission))}
+    index = out_dir / dashboard
+    try:
+        for folder, result in entries:
+            write_feedback(out_dir / folder, result, lang, show_after_due=show_after_due)
+        write_atomic(out_dir / grades, grades_csv(batch, ids))
+        write_atomic(out_dir / summary, render_summary(batch, lang))
+        similar = refresh_similarity(out_dir, batch)
+        write_atomic(index, render_dashboard(batch, lang, folders=[folder for folder, _ in entries], similar=similar))
+    except OSError as error:
+        raise OutputError(cannot_write(out_dir, error)) from None
+    return index
+
+
+
+def write_gradebook(out_dir: Path, roster: Roster, layout: str, assignment: str = DEFAULT_ASSIGNMENT) -> tuple[Path, Gradebook]:
+    """OUT/grades-<layout>.csv, the file Canvas or PrairieLearn imports; returns it and the gradebook."""
+    batch = BatchResult(tuple(result for _, result in load_results(Path(out_dir))))
+    if layout == "canvas":
+        book = canvas_csv(batch, roster, assignment)
+    elif layout == "prairielearn":
+        book = prairielearn_csv(batch, roster)
+    else:
+        raise AttnkitError(f"--lms {layout}: use canvas or prairielearn")
+    path = Path(out_dir) / f"grades-{layout}.csv"
+    write_atomic(path, book.text)
+    return path, book

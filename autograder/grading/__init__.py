@@ -1,0 +1,1 @@
+"""Grading: the grading session, submission loading, the isolated worker, integrity rules, reading plots."""

@@ -1,0 +1,52 @@
+"""Would the submission run on a GPU? Seen on the CPU by tracing where new tensors are made.
+
+A tensor made without device= next to inputs on a GPU crashes there (autograder/grading/worker/
+devicetrace.py finds such lines). This cannot be told for sure on a CPU (a tensor made on the CPU
+may never meet a GPU tensor in a way that fails), so it is a note in the feedback, never points.
+"""
+from __future__ import annotations
+
+import torch
+
+from autograder.feedback.i18n import t
+from autograder.grading.worker.client import Student, StudentError
+
+B, S, E, H = 2, 4, 6, 2  # small: only where tensors are made matters here
+FIELDS = ("where", "function", "line", "factory", "op")  # what the worker reports per line
+
+
+def _probes() -> list[tuple[str, str, tuple, tuple]]:
+    """(part, function or class, constructor args, call args) for every task whose code combines tensors."""
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(B, S, E, generator=gen)
+    mask = torch.ones(S, S, dtype=torch.bool).tril()
+    q, k, v = (torch.randn(B, S, E, generator=gen) for _ in range(3))
+    return [
+        ("A", "attention_scores", (), (q, k)),
+        ("A", "masked_softmax", (), (q @ k.transpose(-2, -1), mask)),
+        ("A", "scaled_dot_product_attention", (), (q, k, v, mask)),
+        ("B", "SelfAttention", (E,), (x, mask)),
+        ("C", "MultiHeadAttention", (E, H), (x, x, x, mask)),
+        ("D", "AttentionBlock", (E, H), (x, mask)),
+    ]
+
+
+def device_notes(student: Student, lang: str = "en", parts: frozenset[str] | None = None) -> list[str]:
+    """One note per line of the student's file that makes a tensor on the default device which
+    is then combined with the inputs (would fail on a GPU). Only the probes of `parts` run."""
+    found: dict[str, dict] = {}
+    for part, name, init, args in _probes():
+        if parts is not None and part not in parts:
+            continue
+        try:
+            if init:
+                handle = student.new(name, *init, seed=0)
+                message = {"op": "call", "handle": handle, "method": "__call__", "args": list(args), "kwargs": {}, "device_trace": True}
+            else:
+                message = {"op": "call", "name": name, "args": list(args), "kwargs": {}, "device_trace": True}
+            for item in student.request(message, name) or []:
+                if isinstance(item, dict) and all(isinstance(item.get(k), str) for k in FIELDS):
+                    found.setdefault(item["where"], item)
+        except StudentError:
+            continue  # not implemented, or broken: the checks say so
+    return [t("device.note", lang, **{k: item[k] for k in FIELDS}) for item in found.values()]

@@ -1,0 +1,81 @@
+"""The hidden checks against code in this very process: for nbgrader's autograded test cells.
+
+nbgrader runs the student's notebook and the tests in one kernel, so there is no isolation to
+offer on that path (the Docker path is the isolated one). What stays the same is the checks and
+their points: a test cell calls grade_part("A", globals()) and shows the part's score, which
+nbgrader reads as partial credit. Values still cross as plain data (encoded and rebuilt), so the
+checks see exactly what they see through a worker.
+"""
+from __future__ import annotations
+
+import tempfile
+from typing import Any
+
+import torch
+
+from autograder.grading.worker.client import Budget, Student
+from autograder.grading.worker.dispatcher import Dispatcher
+from autograder.grading.worker.protocol import decode_value, encode_value
+
+DEFAULT_SEED = 0
+
+
+def _roundtrip(value: Any) -> Any:
+    blobs: list[bytes] = []
+    return decode_value(encode_value(value, blobs), blobs)
+
+
+class InProcessStudent(Student):
+    """A Student whose code lives in a namespace of this process (a notebook's globals())."""
+
+    def __init__(self, namespace: dict):
+        super().__init__(factory=None, chunks=[], budget=Budget(total_seconds=float("inf")))
+        self._dispatcher = Dispatcher(namespace)
+        self._dispatcher.channel = lambda message: _roundtrip(self.answer_callback(_roundtrip(message).get("callback")))
+        self._root = tempfile.mkdtemp(prefix="attnkit-inprocess-")
+
+    def _ensure_worker(self) -> None:
+        return None
+
+    def _exchange(self, message: dict | None, where: str, timeout: float) -> dict:
+        request = _roundtrip(message or {"op": "ping"})
+        request.setdefault("root", self._root)
+        with torch.enable_grad():  # gradcheck's backward calls in here with grad mode off
+            return _roundtrip(self._dispatcher.handle(request))
+
+    def close(self) -> None:
+        return None
+
+
+def part_points(part: str) -> float:
+    """The most points the part is worth (the same as in attnkit's own grader)."""
+    from autograder.grading.session import run_checks
+
+    results = run_checks(_Absent(), DEFAULT_SEED, frozenset({part}))
+    return sum(c.max_points for c in results)
+
+
+def grade_part(part: str, namespace: dict, seed: int = DEFAULT_SEED, verbose: bool = True) -> float:
+    """Run the hidden checks of one part against `namespace`; print visible failures; return the score."""
+    from autograder.grading.session import run_checks
+
+    results = run_checks(InProcessStudent(namespace), seed, frozenset({part}))
+    score = round(sum(c.points for c in results), 6)
+    if verbose:
+        for check in results:
+            if check.visibility == "visible" and not check.passed:
+                print(f"✗ {check.task} {check.name}: {check.message}")
+        print(f"Part {part}: {score:g} / {sum(c.max_points for c in results):g}")
+    return score
+
+
+class _Absent:
+    """A student with nothing: used only to list a part's checks and their points."""
+
+    def __getattr__(self, name: str):
+        from autograder.grading.worker.client import WorkerFailure
+
+        def fail(*args: Any, **kwargs: Any) -> Any:
+            raise WorkerFailure("nothing to grade")
+
+        return fail

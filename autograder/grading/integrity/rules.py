@@ -1,0 +1,168 @@
+"""The "by hand" / "not the library" rules, judged in the grader from two kinds of evidence.
+
+1. The trace (autograder.grading.worker.dispatcher.OpTracer): every torch function name and every aten
+   operator the call ran, recorded in the student's process. It judges nothing there: the lists
+   below live here, where student code cannot change them. A tripwire call traced after the
+   student's call must show a known softmax, or the tracing was switched off.
+2. The static pass (autograder.grading.integrity.static): the submitted source, read here.
+
+A rule passes only when both are clean. When they disagree the rule fails, and the reason and a
+flag are recorded. "masked_softmax by hand" is an allow-list: every aten operator it runs must be
+elementary (pointwise, a reduction, or in ELEMENTARY_OPS), so F.softmin, torch.ops.aten._softmax
+and any alias still to come fail it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from autograder.grading.integrity.flags import LIBRARY_CALL, RULE_BYPASS, TAMPER, Flag
+from autograder.grading.integrity.static import ATTENTION_NAMES, SOFTMAX_NAMES, SourceFacts
+
+# Shape, copy and creation operators a hand-written softmax may run besides pointwise operators
+# and reductions (those are recognised by torch's own operator tags).
+ELEMENTARY_OPS = frozenset({
+    "_to_copy", "to", "detach", "alias", "clone", "copy_", "contiguous", "lift_fresh", "lift_fresh_copy", "_local_scalar_dense",
+    "view", "_unsafe_view", "reshape", "_reshape_alias", "expand", "expand_as", "unsqueeze", "squeeze", "transpose", "permute",
+    "t", "select", "slice", "index", "unbind", "split", "split_with_sizes", "chunk", "narrow", "movedim", "flatten", "unflatten",
+    "as_strided", "stack", "cat", "broadcast_tensors", "index_put", "index_put_", "index_select", "gather",
+    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "scalar_tensor",
+    "new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "fill_", "zero_", "fill", "arange", "tril", "triu",
+    "is_nonzero", "item", "count_nonzero", "cumsum", "_assert_async", "masked_fill_", "where",
+})
+ELEMENTARY_TAGS = ("pointwise", "reduction")
+SOFTMAX_FUNCTIONS = SOFTMAX_NAMES
+ATTENTION_FUNCTIONS = ATTENTION_NAMES
+PROBE_FUNCTION, PROBE_OP = "softmax", "aten._softmax.default"  # what probe_tracer() must show
+
+
+def packet(op: str) -> str:
+    """`_softmax` for `aten._softmax.default`."""
+    parts = op.split(".")
+    return parts[1] if len(parts) >= 2 else op
+
+
+def is_elementary(op: str) -> bool:
+    """Whether an aten operator (by name) is elementary: looked up in the grader's own torch."""
+    import torch
+
+    parts = op.split(".")
+    if len(parts) != 3 or parts[0] != "aten" or not all(p.isidentifier() for p in parts[1:]):
+        return False
+    if parts[1] in ELEMENTARY_OPS:
+        return True
+    try:
+        overload = getattr(getattr(torch.ops.aten, parts[1]), parts[2])
+    except (AttributeError, RuntimeError):
+        return False
+    return any(getattr(torch.Tag, tag) in overload.tags for tag in ELEMENTARY_TAGS)
+
+
+def is_softmax_op(op: str) -> bool:
+    return "softmax" in packet(op)
+
+
+def is_attention_op(op: str) -> bool:
+    return "attention" in packet(op)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule about how a task is written: which functions reach it, what it may not use."""
+
+    task: str
+    where: str  # the student's name for it
+    roots: frozenset[str]  # the top-level definitions whose code the rule covers
+    banned: frozenset[str]  # torch function names (trace) and library names (source)
+    banned_op: str = ""  # "softmax" / "attention" / "softmax+attention": aten operators banned by name
+    elementary_only: bool = False  # every aten operator must be elementary
+    advice: str = ""
+    source_banned: frozenset[str] = frozenset()  # more library names banned in the source (judged by the static pass only)
+    charged_elsewhere: frozenset[str] = frozenset()  # definitions whose own rule charges their library calls
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    message: str = ""
+    flags: tuple[Flag, ...] = field(default_factory=tuple)
+    used: str = ""  # the library functions or operators used (the message is then "{where} uses {used}: {advice}")
+    key: str = ""  # the message's key in autograder.checks.texts.MESSAGES, and its values
+    values: dict = field(default_factory=dict)
+
+
+def _banned_ops(rule: Rule, aten: list[str]) -> list[str]:
+    used = []
+    for op in aten:
+        if ("softmax" in rule.banned_op and is_softmax_op(op)) or ("attention" in rule.banned_op and is_attention_op(op)):
+            used.append(op)
+        elif rule.elementary_only and not is_elementary(op):
+            used.append(op)
+    return used
+
+
+def judge(rule: Rule, traced: dict, facts: SourceFacts, part: str) -> Verdict:
+    """Both kinds of evidence must be clean; otherwise the first reason, with its flags."""
+    functions = [str(n) for n in traced.get("ops", []) if isinstance(n, str)]
+    aten = [str(n) for n in traced.get("aten", []) if isinstance(n, str)]
+    probe = traced.get("probe") if isinstance(traced.get("probe"), dict) else {}
+    trace_names = sorted(set(functions) & rule.banned)
+    trace_ops = _banned_ops(rule, aten)
+    source_uses = facts.library_uses(set(rule.roots), rule.banned | rule.source_banned, rule.charged_elsewhere)
+    untrusted = facts.untrusted(set(rule.roots), rule.charged_elsewhere)
+    tripped = PROBE_FUNCTION not in probe.get("ops", []) or PROBE_OP not in probe.get("aten", [])
+    if trace_names or trace_ops:
+        used = ", ".join(trace_names + trace_ops)
+        flags = [Flag(LIBRARY_CALL, f"{rule.where}: {_list(source_uses)}", part)] if source_uses else [Flag(RULE_BYPASS, f"{rule.where}: the trace saw {used}, which the source does not name", part)]
+        if untrusted:
+            flags.append(Flag(untrusted[0].code, f"{rule.where}: {_list(untrusted)}", part))
+        return Verdict(False, f"{rule.where} uses {used}: {rule.advice}", tuple(flags), used)
+    if source_uses:
+        used = _list(source_uses)
+        flag = Flag(LIBRARY_CALL, f"{rule.where}: the source uses {used}; the trace did not see it on the inputs tried", part)
+        return Verdict(False, f"{rule.where} uses {used}: {rule.advice}", (flag,), used)
+    if tripped:
+        flag = Flag(TAMPER, f"{rule.where}: the tracer's tripwire did not see a known softmax (the worker's tracing was patched or switched off)", part)
+        return Verdict(False, f"the grader could not trace {rule.where}: code in your file switched its tracing off", (flag,), key="rule_untraced", values={"where": rule.where})
+    if untrusted:
+        flag = Flag(untrusted[0].code, f"{rule.where}: {_list(untrusted)}", part)
+        values = {"where": rule.where, "found": _list(untrusted)}
+        return Verdict(False, f"{rule.where} cannot be checked for this rule: your file uses {values['found']}, which can hide library calls (see the rules in the README)", (flag,), key="rule_unchecked", values=values)
+    return Verdict(True)
+
+
+def _list(findings: list) -> str:
+    shown = [f.describe() for f in findings[:3]]
+    more = f" and {len(findings) - 3} more" if len(findings) > 3 else ""
+    return ", ".join(shown) + more
+
+
+SOFTMAX_BY_HAND = Rule(
+    "A.2", "masked_softmax", frozenset({"masked_softmax"}), SOFTMAX_FUNCTIONS | ATTENTION_FUNCTIONS, "softmax+attention",
+    elementary_only=True, advice="the task is to write the softmax yourself (exp, sums, division, max, masking)",
+)
+# A library softmax inside masked_softmax is charged once, by A.2: A.3's trace bans the library
+# attention, and its source may not name a library softmax outside masked_softmax.
+SDPA_OWN = Rule(
+    "A.3", "scaled_dot_product_attention", frozenset({"scaled_dot_product_attention"}), ATTENTION_FUNCTIONS, "attention",
+    advice="build it from attention_scores and your masked_softmax", source_banned=SOFTMAX_FUNCTIONS,
+    charged_elsewhere=frozenset({"masked_softmax"}),
+)
+SELF_ATTENTION_OWN = Rule(
+    "B.1", "SelfAttention.forward", frozenset({"SelfAttention"}), ATTENTION_FUNCTIONS, "attention",
+    advice="build it from your own attention functions",
+)
+MHA_OWN = Rule(
+    "C.3", "MultiHeadAttention.forward", frozenset({"MultiHeadAttention"}), ATTENTION_FUNCTIONS, "attention",
+    advice="build it from your own attention functions",
+)
+RULES = (SOFTMAX_BY_HAND, SDPA_OWN, SELF_ATTENTION_OWN, MHA_OWN)
+
+
+def figure_verdict(facts: SourceFacts, part: str = "E") -> Verdict:
+    """The worker's description of a figure is evidence only when nothing could have forged it."""
+    untrusted = facts.untrusted({"plot_attention"})
+    if not untrusted:
+        return Verdict(True)
+    flag = Flag(TAMPER, f"plot_attention: the figure's description cannot be trusted: {_list(untrusted)}", part)
+    found = _list(untrusted)
+    return Verdict(False, f"the figure cannot be graded: your file uses {found}, which can change what the grader reads from it", (flag,), key="figure_untrusted", values={"found": found})

@@ -1,0 +1,149 @@
+"""Code similarity across a batch: pairs of submissions ranked by how much of their answers they share.
+
+Fingerprints are copydetect's (MOSS winnowing over pygments tokens with names, strings and comments
+normalised away), so renamed variables, moved functions and changed comments do not hide a copy.
+The release's starter code and the notebooks' given code are boilerplate: their fingerprints are
+removed first, so two blank submissions are not "similar".
+
+Measured unfit for one part: copydetect's pairwise `compare_files` takes ~4 ms a pair (125,000
+pairs for 500 submissions: over 8 minutes), so every pair is ranked here by the overlap of the
+winnowed fingerprint sets (the same measure, without the slices), and copydetect compares only the
+top pairs to find the matching passages shown side by side.
+"""
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+K_GRAM = 25  # tokens per fingerprinted k-gram (copydetect's default)
+WINDOW = 1  # winnowing window (1 = every k-gram)
+THRESHOLD = 0.60  # pairs at or above this are shown as suspicious (calibrated in tests/test_similarity.py)
+TOP_PAIRS = 20  # pairs compared in full (passages) and shown on the dashboard
+MAX_PASSAGES = 3
+PASSAGE_CHARS = 600
+SIMILARITY_FILE = "similarity.json"
+
+
+@dataclass(frozen=True)
+class Pair:
+    a: str
+    b: str
+    score: float  # mean of the two shares of fingerprints in common, 0..1
+    passages_a: tuple[str, ...] = ()
+    passages_b: tuple[str, ...] = ()
+
+
+def _fingerprint(name: str, text: str, boilerplate: np.ndarray | None):
+    import copydetect
+
+    return copydetect.CodeFingerprint(f"{name}.py", K_GRAM, WINDOW, boilerplate=boilerplate, fp=io.StringIO(text))
+
+
+def boilerplate_hashes(texts: list[str]) -> np.ndarray:
+    """The fingerprints of the given code (starter file, notebook code cells)."""
+    hashes: set[int] = set()
+    for number, text in enumerate(texts):
+        hashes |= {int(h) for h in _fingerprint(f"given{number}", text, None).hashes}
+    return np.array(sorted(hashes), dtype=np.int64)
+
+
+def release_boilerplate() -> np.ndarray:
+    """Starter code and the code cells of the student notebooks of the release."""
+    from autograder.paths import RELEASE_DIR as release
+    from autograder.grading.submission import notebook_chunks
+
+    texts = [(release / "attention.py").read_text(encoding="utf-8")]
+    for notebook in sorted(release.glob("*.ipynb")):
+        texts.append("".join(text for _, text in notebook_chunks(notebook.read_bytes(), notebook.name)))
+    return boilerplate_hashes(texts)
+
+
+def _passages(text: str, slices: np.ndarray) -> tuple[str, ...]:
+    if slices.size == 0:  # nothing shared: copydetect gives an empty 1-D array, not a 2 x 0 one
+        return ()
+    spans = sorted(((int(e) - int(s), int(s), int(e)) for s, e in zip(slices[0], slices[1])), reverse=True)[:MAX_PASSAGES]
+    return tuple(text[s:e][:PASSAGE_CHARS] for _, s, e in sorted(spans, key=lambda span: span[1]))
+
+
+def rank_pairs(texts: dict[str, str], boilerplate: np.ndarray | None = None, top: int = TOP_PAIRS) -> list[Pair]:
+    """Every pair ranked by shared fingerprints; the `top` first with their matching passages."""
+    import copydetect
+
+    prints = {}
+    for name, text in sorted(texts.items()):
+        if not text.strip():
+            continue
+        try:
+            prints[name] = _fingerprint(name, text, boilerplate)
+        except Exception:  # noqa: BLE001 - a text the tokenizer chokes on is left out, never stops the report
+            continue
+    names = [name for name, fp in prints.items() if len(fp.hashes)]
+    scored = _score_all_pairs(names, [frozenset(int(h) for h in prints[n].hashes) for n in names])
+    pairs = []
+    for score, a, b in scored[:top]:
+        _, _, (slices_a, slices_b) = copydetect.compare_files(prints[a], prints[b])
+        pairs.append(Pair(a, b, round(score, 4), _passages(texts[a], slices_a), _passages(texts[b], slices_b)))
+    return pairs
+
+
+def _score_all_pairs(names: list[str], sets: list[frozenset[int]]) -> list[tuple[float, str, str]]:
+    """(score, a, b) for every pair, best first. Counted through an inverted index (hash -> the
+    submissions that hold it), grouped by identical holder sets: a batch of near-copies shares
+    most groups, and a fingerprint held by one submission costs nothing."""
+    groups: dict[tuple[int, ...], int] = {}
+    holders: dict[int, list[int]] = {}
+    for number, hashes in enumerate(sets):
+        for value in hashes:
+            holders.setdefault(value, []).append(number)
+    for members in holders.values():
+        if len(members) > 1:
+            key = tuple(members)
+            groups[key] = groups.get(key, 0) + 1
+    common = np.zeros((len(names), len(names)), dtype=np.int64)
+    for members, weight in groups.items():
+        rows = np.array(members)
+        common[np.ix_(rows, rows)] += weight
+    sizes = np.array([len(s) for s in sets], dtype=np.float64)
+    score = (common / sizes[:, None] + common / sizes[None, :]) / 2.0
+    first, second = np.triu_indices(len(names), 1)
+    order = np.lexsort((second, first, -score[first, second]))
+    return [(float(score[first[i], second[i]]), names[first[i]], names[second[i]]) for i in order]
+
+
+def answer_text(path: Path) -> str:
+    """What a submission answers: its entry chunks (the answer cells of a notebook) and helper files."""
+    from autograder.grading.submission import load_submission
+
+    submission = load_submission(path)
+    return "".join(text for _, text in submission.chunks) + "".join(t for n, t in sorted(submission.files.items()) if n.endswith(".py"))
+
+
+def batch_similarity(sources: dict[str, Path]) -> list[Pair]:
+    """Rank the submissions of a batch (name -> path); unreadable ones are left out."""
+    from autograder.errors import SubmissionError
+
+    texts = {}
+    for name, path in sources.items():
+        try:
+            texts[name] = answer_text(Path(path))
+        except (SubmissionError, OSError):
+            continue
+    return rank_pairs(texts, release_boilerplate())
+
+
+def write_similarity(path: Path, pairs: list[Pair]) -> None:
+    from autograder.feedback.results import write_json_atomic
+
+    write_json_atomic(path, {"threshold": THRESHOLD, "pairs": [asdict(p) for p in pairs]})
+
+
+def read_similarity(path: Path) -> list[Pair]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return [Pair(p["a"], p["b"], float(p["score"]), tuple(p["passages_a"]), tuple(p["passages_b"])) for p in data["pairs"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []

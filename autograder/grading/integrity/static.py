@@ -1,0 +1,379 @@
+"""The static pass: what the submitted source says, read in the grader (student code never runs here).
+
+The worker's trace is evidence from the student's own process, which the student controls. This
+pass reads the same source the worker ran (the answer cells of a notebook, the entry file and its
+helper files) as an AST, and as tokens where a piece does not parse, and records:
+
+- uses of library functions by name: attribute accesses (`torch.softmax`, `x.softmax`,
+  `nn.MultiheadAttention`), names imported from a library (`from torch.nn.functional import
+  softmax as s`) and aliases bound to them (`sm = F.softmax`), each with the top-level function or
+  class it sits in, so a rule can look only at the code its function reaches;
+- constructs that can switch the trace off or reach around it, anywhere in the source: `getattr`
+  and friends with a computed name, `torch.ops`, private torch attributes (`torch._C`),
+  `importlib`, `ctypes`, `gc`, `sys.modules`, frames (`sys._getframe`, `inspect`), builtins,
+  `eval`/`exec`/`compile`/`__import__`, scripted functions; any reference to the grader's own
+  modules; and the means of reaching outside the submission (files, network, signals, processes).
+
+Each finding carries a flag code (autograder.grading.integrity.flags) and the line it is on.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import io
+import keyword
+import tokenize
+from dataclasses import dataclass
+
+from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
+
+SOFTMAX_NAMES = frozenset({
+    "softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "gumbel_softmax",
+    "_softmax", "_log_softmax", "_safe_softmax", "_masked_softmax", "special_softmax",
+})
+ATTENTION_NAMES = frozenset({
+    "scaled_dot_product_attention", "multi_head_attention_forward", "MultiheadAttention", "_native_multi_head_attention",
+    "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
+    "flex_attention",
+})
+GRADER_NAMES = frozenset({"autograder", "attnkit", "dispatcher", "plotdata", "OpTracer", "OpRecorder", "Dispatcher", "plot_call", "extract_plot", "LIBRARY_FUNCTIONS"})
+EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins", "marshal", "codeop", "pickle", "dill", "cloudpickle", "runpy"})
+EVASION_ATTRIBUTES = frozenset({
+    "modules", "_getframe", "settrace", "setprofile", "addaudithook", "ops", "library", "overrides", "jit", "_dynamo",
+    "f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame", "cr_frame", "__globals__", "__code__", "__closure__",
+    "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__getattribute__", "__self__", "__func__",
+    "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__setattr__", "__delattr__", "__class__",
+    "__defaults__", "__kwdefaults__", "sys",
+})
+EVASION_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "globals", "vars", "locals", "breakpoint", "__builtins__", "__loader__", "__spec__"})
+NAME_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
+FILE_NAMES = frozenset({
+    "open", "shutil", "glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes", "write_text",
+    "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
+})
+CALLED_IS_FINE = frozenset({"modules"})  # nn.Module.modules() is a method; sys.modules is a table
+NETWORK_NAMES = frozenset({"socket", "urllib", "http", "requests", "ftplib", "smtplib", "ssl", "asyncio", "xmlrpc"})
+PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "threading", "system", "popen", "fork", "forkpty", "execv", "execve", "spawnv", "posix_spawn", "pty"})
+SIGNAL_NAMES = frozenset({"signal", "kill", "killpg", "pidfd_send_signal", "tgkill"})
+SAFE_RECEIVERS = ("self", "cls")  # the student's own objects (self.x, getattr(self, name), self.__dict__)
+MODULE_SCOPE = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the source does: its flag code, what (in the student's words) and where."""
+
+    code: str
+    what: str
+    line: int
+    scope: str  # the top-level function or class it is in ("" = module level); "file.py:" prefix for helper files
+    name: str = ""  # for LIBRARY_CALL: the library function's name (softmax, MultiheadAttention...)
+
+    def describe(self) -> str:
+        return f"{self.what} (line {self.line})"
+
+
+@dataclass(frozen=True)
+class SourceFacts:
+    """Everything the static pass found in one submission."""
+
+    findings: tuple[Finding, ...]
+    references: dict[str, frozenset[str]]  # top-level def/class -> the names its body loads
+    defined: frozenset[str]  # names the submission defines at top level (functions, classes)
+    aliases: dict[str, str]  # a name bound to a library function anywhere -> that function's name
+
+    def reachable(self, roots: set[str], stop: frozenset[str] = frozenset()) -> set[str]:
+        """The top-level definitions `roots` reach through the names their bodies load (not through `stop`)."""
+        seen: set[str] = set()
+        todo = [r for r in roots if r in self.references]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            todo.extend(n for n in self.references.get(name, ()) if n in self.references and n not in seen and n not in stop)
+        return seen
+
+    def library_uses(self, roots: set[str], banned: frozenset[str], stop: frozenset[str] = frozenset()) -> list[Finding]:
+        """Uses of the banned library functions in the code `roots` reach (helper files included)."""
+        scopes = self.reachable(roots, stop)
+        return [
+            f for f in self.findings
+            if f.code == LIBRARY_CALL and f.name in banned and (f.scope in scopes or ":" in f.scope)
+        ]
+
+    def untrusted(self, roots: set[str], stop: frozenset[str] = frozenset()) -> list[Finding]:
+        """What makes the worker's evidence about `roots` worthless: any reference to the grader's
+        modules, and constructs that can switch the trace off at module level or in the code the
+        roots reach (an unrelated function's dynamic getattr does not count against them)."""
+        scopes = self.reachable(roots, stop) | {MODULE_SCOPE}
+        return [
+            f for f in self.findings
+            if f.code == GRADER_REFERENCE or (f.code == EVASION and (f.scope in scopes or ":" in f.scope))
+        ]
+
+    def anywhere(self, *codes: str) -> list[Finding]:
+        return [f for f in self.findings if f.code in codes]
+
+
+# ---------------------------------------------------------------------------------------------
+# reading the source
+# ---------------------------------------------------------------------------------------------
+def _dotted(node: ast.AST) -> str:
+    """`torch.nn.functional.softmax` for an attribute chain; '' where the chain is not names."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if isinstance(node, ast.Call):
+        inner = _dotted(node.func)
+        return ".".join([f"{inner}()" if inner else "(...)", *reversed(parts)])
+    return ".".join(["(...)", *reversed(parts)])
+
+
+def _constant_text(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self, prefix: str = ""):
+        self.prefix = prefix
+        self.scope = MODULE_SCOPE
+        self.findings: list[Finding] = []
+        self.references: dict[str, set[str]] = {}
+        self.defined: set[str] = set()
+        self.aliases: dict[str, str] = {}
+        self.local_stores: dict[str, set[str]] = {}
+        self.called: set[int] = set()  # ids of Attribute nodes that are called (x.modules())
+        self.imported: set[str] = set()  # names bound by imports (modules and what came from them)
+        self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
+        self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
+
+    def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
+        self.findings.append(Finding(code, what, getattr(node, "lineno", 0), f"{self.prefix}{self.scope}", name))
+
+    # -- scopes ---------------------------------------------------------------------------------
+    def _top_level(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        if self.scope != MODULE_SCOPE:
+            self.generic_visit(node)
+            return
+        self.defined.add(node.name)
+        self.scope = node.name
+        self.references.setdefault(node.name, set())
+        self.local_stores.setdefault(node.name, set())
+        self.generic_visit(node)
+        self.scope = MODULE_SCOPE
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _top_level
+
+    # -- imports --------------------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._module(alias.name, node)
+            self.imported.add(alias.asname or alias.name.split(".")[0])
+            if alias.name.split(".")[0] == "torch":
+                self.torch_names.add(alias.asname or "torch")
+            for part in alias.name.split("."):
+                self._name_use(part, node, imported=True)
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        self._module(node.module or "", node)
+        for alias in node.names:
+            self.imported.add(alias.asname or alias.name)
+            if (node.module or "").split(".")[0] == "torch":
+                self.torch_names.add(alias.asname or alias.name)
+            self._name_use(alias.name, node, imported=True, origin=node.module or "")
+            if alias.name in SOFTMAX_NAMES | ATTENTION_NAMES:
+                self.aliases[alias.asname or alias.name] = alias.name
+        self.generic_visit(node)
+
+    def _module(self, dotted: str, node: ast.AST) -> None:
+        parts = set(dotted.split("."))
+        if parts & GRADER_NAMES:
+            self.add(GRADER_REFERENCE, f"import of {dotted}", node)
+        if parts & EVASION_MODULES or dotted in ("torch.ops", "torch._C", "torch.overrides", "torch.library", "torch.jit") or any(p.startswith("_") and not p.startswith("__") for p in dotted.split(".")[1:]):
+            self.add(EVASION, f"import of {dotted}", node)
+
+    # -- names and attributes -------------------------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            if self.scope != MODULE_SCOPE:
+                self.references[self.scope].add(node.id)
+            self._name_use(node.id, node)
+        elif self.scope != MODULE_SCOPE:
+            self.local_stores[self.scope].add(node.id)
+
+    def _name_use(self, name: str, node: ast.AST, imported: bool = False, origin: str = "") -> None:
+        if name in GRADER_NAMES:
+            self.add(GRADER_REFERENCE, f"the name {name}", node)
+        if name in EVASION_BUILTINS or (imported and name in EVASION_MODULES | (EVASION_ATTRIBUTES - {"sys"})):
+            self.add(EVASION, f"{name}", node)
+        if imported and (name in SOFTMAX_NAMES | ATTENTION_NAMES):
+            self.add(LIBRARY_CALL, f"{origin + '.' if origin else ''}{name} (imported)", node, name)
+        self._reach(name, node)
+
+    def _reach(self, name: str, node: ast.AST) -> None:
+        for code, names in ((FILE_ACCESS, FILE_NAMES), (NETWORK, NETWORK_NAMES), (PROCESS, PROCESS_NAMES), (SIGNAL, SIGNAL_NAMES)):
+            if name in names:
+                self.add(code, name, node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        dotted = _dotted(node)
+        receiver = dotted.split(".", 1)[0]
+        own = receiver in SAFE_RECEIVERS and node.attr not in ("__globals__", "__code__", "__closure__", "__subclasses__", "__mro__", "__bases__", "__base__", "__builtins__")
+        if node.attr in SOFTMAX_NAMES | ATTENTION_NAMES and receiver not in SAFE_RECEIVERS:
+            self.add(LIBRARY_CALL, dotted, node, node.attr)
+        if node.attr in GRADER_NAMES:
+            self.add(GRADER_REFERENCE, dotted, node)
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported:
+            self.add(LIBRARY_PATCH, f"assigns to {dotted}", node)
+        if dotted.startswith("torch.compile") or ".jit." in f".{dotted}.":
+            self.add(EVASION, f"{dotted} (scripted or compiled code runs outside the trace)", node)
+        elif node.attr in CALLED_IS_FINE and id(node) in self.called:
+            pass
+        elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver in self.torch_names)):
+            self.add(EVASION, dotted, node)
+        self._reach(node.attr, node)
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and any(name in node.value for name in GRADER_NAMES - {"attnkit", "dispatcher"}):
+            self.add(GRADER_REFERENCE, f"the text {node.value[:60]!r}", node)
+        if isinstance(node.value, str) and node.value.startswith(("/proc", "/etc", "/root", "/home", "/grade", "/autograder", "/work", "/tmp", "/dev", "../")):
+            self.add(FILE_ACCESS, f"the path {node.value[:60]!r}", node)
+
+    # -- calls and assignments ------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> None:
+        function = node.func.id if isinstance(node.func, ast.Name) else ""
+        if isinstance(node.func, ast.Attribute):
+            self.called.add(id(node.func))
+        if function in NAME_LOOKUPS and len(node.args) >= 2:
+            receiver = _dotted(node.args[0]).split(".", 1)[0]
+            if _constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
+                self.add(EVASION, f"{function}(..) with a computed name", node)
+            elif function in ("setattr", "delattr") and receiver in self.imported:
+                self.add(LIBRARY_PATCH, f"{function}({receiver}, ...)", node)
+            elif _constant_text(node.args[1]) is not None:
+                attribute = ast.Attribute(value=node.args[0], attr=str(_constant_text(node.args[1])), ctx=ast.Load(), lineno=node.lineno)
+                self.visit_Attribute(attribute)
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._bind(node.targets, node.value)
+        if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    loads = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+                    self.links.setdefault(target.value.id, set()).update(loads)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind([node.target], node.value)
+        self.generic_visit(node)
+
+    def _bind(self, targets: list[ast.expr], value: ast.AST) -> None:
+        """`sm = F.softmax` (or partial(F.softmax, ...), nn.Softmax(-1)): `sm` is an alias of softmax.
+
+        A value computed by a library function (`w = torch.softmax(s, -1)`) is not an alias."""
+        if isinstance(value, ast.Call):
+            callee = value.func.attr if isinstance(value.func, ast.Attribute) else value.func.id if isinstance(value.func, ast.Name) else ""
+            if callee == "partial" and value.args:
+                value = value.args[0]
+            elif callee[:1].isupper():  # a class: nn.Softmax(dim=-1) builds a callable
+                value = value.func
+            else:
+                return
+        banned = [value.attr] if isinstance(value, ast.Attribute) and value.attr in SOFTMAX_NAMES | ATTENTION_NAMES else []
+        banned += [self.aliases[value.id]] if isinstance(value, ast.Name) and value.id in self.aliases else []
+        if not banned:
+            return
+        for target in targets:
+            for node in ast.walk(target):
+                if isinstance(node, ast.Name):
+                    self.aliases[node.id] = banned[0]
+
+
+def _pieces(source: str, first_line: int) -> list[tuple[int, str]]:
+    """The source as the worker compiles it: whole, or in top-level chunks when it does not parse."""
+    from autograder.grading.worker.dispatcher import split_chunks
+
+    try:
+        ast.parse(source)
+        return [(first_line, source)]
+    except SyntaxError:
+        chunks = split_chunks(source)
+        if len(chunks) <= 1:
+            return [(first_line, source)]
+        return [(first_line + offset - 1, text) for offset, text in chunks]
+
+
+def _token_names(text: str) -> list[tuple[str, int]]:
+    """The identifiers of a text that does not parse (as far as the tokenizer gets)."""
+    names = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME and not keyword.iskeyword(token.string):
+                names.append((token.string, token.start[0]))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return names
+
+
+def _scan_text(scanner: _Scanner, text: str, first_line: int) -> None:
+    for line, piece in _pieces(text, first_line):
+        padded = "\n" * (line - 1) + piece
+        try:
+            tree = ast.parse(padded)
+        except SyntaxError:
+            for name, lineno in _token_names(padded):  # it never ran, but say what it holds
+                if name in GRADER_NAMES:
+                    scanner.findings.append(Finding(GRADER_REFERENCE, f"the name {name}", lineno, scanner.prefix))
+            continue
+        scanner.visit(tree)
+
+
+def _resolve_aliases(scanner: _Scanner) -> None:
+    """Loads of an alias name inside a top-level definition count as uses of the library function
+    (unless the definition assigns that name itself: then it is a local variable)."""
+    for scope, names in scanner.references.items():
+        for name in sorted(names & set(scanner.aliases)):
+            if name in scanner.local_stores.get(scope, set()) or name in scanner.defined:
+                continue
+            scanner.findings.append(Finding(LIBRARY_CALL, f"{name} (an alias of {scanner.aliases[name]})", 0, scope, scanner.aliases[name]))
+
+
+@functools.lru_cache(maxsize=8)
+def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...]) -> SourceFacts:
+    scanner = _Scanner()
+    for first_line, text in chunks:
+        _scan_text(scanner, text, first_line)
+    for name, loads in scanner.links.items():
+        if name in scanner.references:
+            scanner.references[name] |= loads
+    _resolve_aliases(scanner)
+    findings = list(scanner.findings)
+    for name, text in files:
+        if not name.endswith(".py"):
+            continue
+        helper = _Scanner(prefix=f"{name}:")
+        _scan_text(helper, text, 1)
+        findings += helper.findings
+    unique = tuple(dict.fromkeys(findings))
+    return SourceFacts(
+        findings=unique,
+        references={k: frozenset(v) for k, v in scanner.references.items()},
+        defined=frozenset(scanner.defined),
+        aliases=dict(scanner.aliases),
+    )
+
+
+def analyze(chunks: list[tuple[int, str]] | tuple[tuple[int, str], ...], files: dict[str, str] | None = None) -> SourceFacts:
+    """The static facts of a submission: its entry chunks (first line, text) and helper files."""
+    return _analyze(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())))

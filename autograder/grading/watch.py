@@ -1,0 +1,170 @@
+"""`attnkit watch`: one warm grader that checks a student's file again every time it is saved.
+
+The grader (worker template, checks, reference) starts once. Each save of the file gets one fresh
+worker and two passes of the visible checks: first the task being worked on (the first task not
+yet right), then every other task; the view is redrawn after each pass, so the task at hand
+answers first. A save that changes nothing (an editor's or Jupyter's autosave) is not checked.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import queue
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+from autograder.errors import AttnkitError, SubmissionError
+from autograder.feedback.results import CheckResult
+from autograder.grading.worker.launch import STOP_SIGNALS, signals_deferred
+
+if TYPE_CHECKING:  # torch comes with these: imported when checking, after the template started
+    from autograder.grading.session import GradeOptions
+    from autograder.grading.worker.client import WorkerFactory
+
+STUDENT_FILES = ("attention.py", "attention.ipynb", "attention.zh.ipynb")
+STEP_MS = 50  # a save is checked once the file has been quiet this long (editors write in steps)
+
+
+def default_path(cwd: Path) -> Path:
+    """The student's file in `cwd`, else in the release folder: of attention.py and the notebooks,
+    the one saved last."""
+    from autograder.paths import RELEASE_DIR
+
+    for folder in (cwd, RELEASE_DIR):
+        found = [folder / name for name in STUDENT_FILES if (folder / name).is_file()]
+        if found:
+            return max(found, key=lambda p: p.stat().st_mtime_ns)
+    raise AttnkitError(f"no {' or '.join(STUDENT_FILES)} here or in {RELEASE_DIR}: give the file to watch (attnkit watch PATH)")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the student sees: the latest result of every visible check, in the checks' order."""
+
+    checks: tuple[CheckResult, ...] = ()
+    notes: tuple[str, ...] = ()  # the file could not be read, or part of it could not run
+    count: int = 0  # how many saves were checked
+
+    @property
+    def tasks(self) -> dict[str, tuple[CheckResult, ...]]:
+        by_task: dict[str, list[CheckResult]] = {}
+        for check in self.checks:
+            by_task.setdefault(check.task, []).append(check)
+        return {task: tuple(checks) for task, checks in by_task.items()}
+
+    @property
+    def done(self) -> list[str]:
+        return [task for task, checks in self.tasks.items() if all(c.passed for c in checks)]
+
+    @property
+    def focus(self) -> str | None:
+        """The first task not yet right (the one being worked on), None when all are."""
+        return next((task for task, checks in self.tasks.items() if not all(c.passed for c in checks)), None)
+
+    def merged(self, checks: list[CheckResult]) -> Progress:
+        """These results in place of the same checks' earlier ones (new checks at the end)."""
+        fresh = {(c.task, c.check_id): c for c in checks}
+        kept = [fresh.pop((c.task, c.check_id), c) for c in self.checks]
+        return replace(self, checks=(*kept, *fresh.values()))
+
+
+@dataclass
+class Pass:
+    """One redraw: the progress so far, and what has been checked since the save."""
+
+    progress: Progress
+    checked: str  # "A.2", or "" for every task
+    seconds: float  # since the save was noticed
+    more: bool  # another pass follows (the other tasks)
+
+
+@dataclass
+class Watcher:
+    """The warm grader for one file."""
+
+    path: Path
+    factory: WorkerFactory
+    options: GradeOptions
+    progress: Progress = field(default_factory=Progress)
+    _digest: str = ""
+
+    def changed(self) -> bool:
+        """Whether the file's content differs from what was checked last."""
+        try:
+            digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        except OSError:
+            return False  # gone for a moment (an editor's save by rename): wait for it
+        if digest == self._digest:
+            return False
+        self._digest = digest
+        return True
+
+    def check(self) -> Iterator[Pass]:
+        """Check the file: the task being worked on first, then the others (one pass when the
+        task is unknown or every task is right)."""
+        from autograder.grading.session import ArtifactSink, hidden_paths, load_notes, run_checks
+        from autograder.grading.submission import load_submission
+        from autograder.grading.worker.client import Student
+
+        started = time.perf_counter()
+        self.progress = replace(self.progress, count=self.progress.count + 1)
+        try:
+            submission = load_submission(self.path)
+        except SubmissionError as error:
+            self.progress = replace(self.progress, notes=(str(error),))
+            yield Pass(self.progress, "", time.perf_counter() - started, False)
+            return
+        config = replace(self.options.config, hidden=hidden_paths())
+        student = Student(self.factory, list(submission.chunks), submission.files, submission.filename, config, self.options.budget)
+        focus = self.progress.focus
+        others = frozenset(self.progress.tasks) - {focus} if focus else frozenset()
+        passes: list[frozenset[str] | None] = [frozenset({focus}), others] if focus and others else [None]
+        try:
+            for number, tasks in enumerate(passes):
+                checks = run_checks(student, self.options.seed or 0, None, ArtifactSink(), tasks=tasks, visible_only=True)
+                notes = (*load_notes(student), *student.events, *submission.notes)
+                self.progress = replace(self.progress.merged(checks), notes=notes)
+                yield Pass(self.progress, focus if tasks and len(passes) > 1 and number == 0 else "", time.perf_counter() - started, number + 1 < len(passes))
+        finally:
+            with signals_deferred():
+                student.close()
+
+
+def watch(path: Path, factory: WorkerFactory, options: GradeOptions, show: Callable[[Pass], None]) -> None:
+    """Check `path` now and after every save until interrupted (KeyboardInterrupt).
+
+    The file watcher runs in a thread started before the first check, so a save made while
+    the first check runs is not missed."""
+    saves: queue.Queue[object] = queue.Queue()
+    stop = threading.Event()
+    thread = threading.Thread(target=_notice_saves, args=(path.resolve(), saves, stop), name="attnkit-watch", daemon=True)
+    thread.start()
+    watcher = Watcher(path, factory, options)
+    try:
+        while True:
+            if watcher.changed():
+                with contextlib.closing(watcher.check()) as steps:  # closed (its worker too) even when interrupted
+                    for step in steps:
+                        show(step)
+            saves.get()  # a save (signals interrupt the wait)
+            while not saves.empty():
+                saves.get()
+    finally:
+        stop.set()
+        thread.join(timeout=2.0)
+
+
+def _notice_saves(target: Path, saves: queue.Queue[object], stop: threading.Event) -> None:
+    """Put one item into `saves` for each batch of changes to `target` (watchfiles: inotify,
+    FSEvents or ReadDirectoryChangesW; polling only where WATCHFILES_FORCE_POLLING says so)."""
+    import watchfiles
+
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)  # Ctrl-C is the main thread's to handle
+    for changes in watchfiles.watch(target.parent, watch_filter=lambda _, name: Path(name) == target, step=STEP_MS, stop_event=stop, raise_interrupt=False):
+        saves.put(changes)

@@ -1,0 +1,540 @@
+"""The grader's side of the boundary: the template handle, worker processes and the Student proxy.
+
+Checks talk to student code only through `Student`: every call sends plain data to a worker and
+rebuilds plain tensors from the bytes that come back. A worker that hangs, crashes, exits or
+goes over a limit is killed; the call fails with a plain reason and the next call gets a fresh
+worker that re-imports the submission.
+"""
+from __future__ import annotations
+
+import builtins
+import contextlib
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from autograder.grading.worker import sandbox
+from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template  # noqa: F401  (TEMPLATE_ENV: re-exported)
+from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
+from autograder.grading.worker.sandbox import SandboxConfig
+from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInRefused
+
+SIGNAL_NAMES = {signal.SIGKILL: "killed", signal.SIGSEGV: "crashed (segmentation fault)", signal.SIGXCPU: "killed: over the CPU time limit", signal.SIGABRT: "crashed (aborted)", signal.SIGBUS: "crashed (bus error)", signal.SIGFPE: "crashed (arithmetic fault)", signal.SIGILL: "crashed (illegal instruction)", signal.SIGXFSZ: "killed: over the file size limit"}
+
+
+class StudentError(Exception):
+    """A call into student code did not give a value. str() is the student-facing reason."""
+
+
+class NotImplementedYet(StudentError):
+    pass
+
+
+class StudentException(StudentError):
+    """The student's code raised an exception."""
+
+    def __init__(self, kind: str, message: str, frames: list[str], where: str):
+        self.kind, self.text, self.frames = kind, message, frames
+        location = f" ({frames[-1]})" if frames else ""
+        super().__init__(f"{where} raised {kind}: {message}{location}")
+
+
+class WorkerFailure(StudentError):
+    """The worker timed out, crashed, exited or broke a limit."""
+
+
+class BadReturn(StudentError):
+    """The student's code returned something that may not cross the boundary."""
+
+
+class TemplateError(RuntimeError):
+    """The template process is gone: a grader problem, not the student's."""
+
+
+SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's folders are found and removed
+# how long the grader waits for a keeper to report how its killed worker ended (a big process
+# dies slowly on a busy machine; the keeper is killed only after, so the worker is never orphaned)
+KEEPER_REPORT_SECONDS = 10.0
+TEMPLATE_CLOSE_SECONDS = 10.0  # a template still warming up finishes that first, then exits
+PRIVATE_OUTPUT_NOTE = "[the output of the worker that held the grader's reference weights is not shown]\n"
+PRIVATE_MESSAGE_NOTE = "(the message is not shown: it was raised in a worker holding the grader's reference weights)"
+
+
+class WorkerFactory:
+    """Starts the template process (fork server). Create it before loading anything secret.
+
+    The template is a fresh interpreter, not a fork of the grader: it inherits none of the
+    grader's memory (a caller may already hold the reference or the hidden checks), none of its
+    file descriptors (a multiprocessing pool's pipes, which unpickle what arrives) and only a
+    few environment variables. It dies with the grader (a parent-death signal: create the factory
+    in a thread that lives as long as the grader), and its keepers and workers die with it.
+    `launched`: a template already started by `launch_template()` (before the caller imported
+    torch); `client`: which of its control sockets is this factory's (one per pool process).
+    """
+
+    _spawned = True  # whether a worker may have been forked (close() waits for its keeper then)
+
+    def __init__(self, launched: LaunchedTemplate | None = None, client: int = 0) -> None:
+        remove_stale_scratch()
+        launched = launched or launch_template()
+        self.process = launched.process
+        self.pid = self.process.pid
+        self.control = launched.controls[client]
+        self._replies = b""
+        self._spawned = False
+
+    def spawn(self, config: SandboxConfig, scratch: str) -> WorkerProcess:
+        data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        status_read, status_write = os.pipe()
+        request = json.dumps({"config": config.to_json(), "scratch": scratch}).encode()
+        try:
+            self._spawned = True
+            socket.send_fds(self.control, [request], [data_theirs.fileno(), status_write])
+            keeper = json.loads(self._read_reply())["keeper"]
+        except (OSError, ValueError, KeyError) as error:
+            raise TemplateError(f"the worker template is not answering ({error})") from None
+        finally:
+            data_theirs.close()
+            os.close(status_write)
+        return WorkerProcess(keeper=keeper, sock=data_ours, status_fd=status_read, scratch=scratch)
+
+    def _read_reply(self) -> bytes:
+        while b"\n" not in self._replies:
+            chunk = self.control.recv(4096)
+            if not chunk:
+                raise OSError("template closed its socket")
+            self._replies += chunk
+        line, self._replies = self._replies.split(b"\n", 1)
+        return line
+
+    def close(self) -> None:
+        """Stop the template; it returns once every keeper it forked has exited (one that never
+        forked is killed at once: it may still be warming up)."""
+        self.control.close()
+        if not self._spawned:
+            self.process.kill()
+        try:
+            self.process.wait(TEMPLATE_CLOSE_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _kill_and_wait(pid: int, timeout: float) -> None:
+    """SIGKILL a process that is not our child and wait (bounded) until it has ended."""
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:  # already gone
+        return
+    try:
+        signal.pidfd_send_signal(handle, signal.SIGKILL)
+        select.select([handle], [], [], timeout)  # readable once the process has ended
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def remove_stale_scratch() -> int:
+    """Remove the scratch folders of graders that died without cleaning up (killed); returns how many."""
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*-*"):
+        owner = folder.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
+        if not owner.isdigit():
+            continue
+        try:
+            os.kill(int(owner), 0)
+            continue  # its grader is alive
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed
+
+
+@dataclass
+class WorkerProcess:
+    keeper: int
+    sock: socket.socket
+    status_fd: int
+    scratch: str
+    worker: int | None = None
+    uid: int | None = None
+    isolation: str = ""
+    _status: bytes = b""
+    ended: dict | None = None
+
+    def read_status(self, timeout: float, until: str = "ended") -> None:
+        """Read what the keeper says (the worker's pid, then how it ended) until `until` is known.
+        Lines already read are handled first: both may have come in one read."""
+        deadline = time.monotonic() + timeout
+        while self.ended is None:
+            if b"\n" in self._status:
+                line, self._status = self._status.split(b"\n", 1)
+                try:  # only the keeper writes here; without root a worker of the same uid might reach it
+                    data = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(data, dict):
+                    continue
+                if "worker" not in data:
+                    self.ended = data
+                    return
+                self.worker, self.uid = data["worker"], data["uid"]
+                if until == "worker":
+                    return
+                continue
+            ready, _, _ = select.select([self.status_fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                return
+            chunk = os.read(self.status_fd, 1 << 16)
+            if not chunk:
+                return
+            self._status += chunk
+
+    def how_it_ended(self) -> str:
+        self.read_status(2.0)
+        if self.ended is None:
+            return "stopped answering"
+        if "signal" in self.ended:
+            return SIGNAL_NAMES.get(self.ended["signal"], f"killed by signal {self.ended['signal']}")
+        return f"exited with code {self.ended['exit']}"
+
+    @property
+    def output(self) -> tuple[str, int]:
+        """(the output the keeper kept, bytes the worker wrote in all); empty before it ended."""
+        if self.ended is None:
+            return "", 0
+        text, total = self.ended.get("output", ""), self.ended.get("output_bytes", 0)
+        return (text if type(text) is str else ""), (total if type(total) is int else 0)
+
+    def kill(self) -> None:
+        """Kill the worker and all it started, collect its output from the keeper, then kill the
+        keeper once it has reaped the worker and said so: a keeper killed first would leave the
+        dying worker orphaned for a moment, outliving the grader."""
+        if self.worker and self.ended is None:
+            _kill(self.worker)
+            self.read_status(KEEPER_REPORT_SECONDS)
+        if self.uid is not None and sandbox.is_root():
+            sandbox.kill_uid(self.uid)
+        elif self.worker:
+            try:
+                os.killpg(self.worker, signal.SIGKILL)
+            except OSError:
+                pass
+        _kill_and_wait(self.keeper, KEEPER_REPORT_SECONDS)
+        self.sock.close()
+        os.close(self.status_fd)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+@dataclass
+class Budget:
+    """Wall-clock limits: per call and for the whole submission."""
+
+    call_seconds: float = 10.0
+    import_seconds: float = 20.0
+    total_seconds: float = 180.0
+
+
+@dataclass
+class Student:
+    """The proxy through which checks reach a submission's code."""
+
+    factory: WorkerFactory
+    chunks: list[tuple[int, str]]
+    files: dict[str, str] = field(default_factory=dict)
+    filename: str = "attention.py"
+    config: SandboxConfig = field(default_factory=SandboxConfig)
+    budget: Budget = field(default_factory=Budget)
+    events: list[str] = field(default_factory=list)
+    load_errors: list[dict] = field(default_factory=list)
+    output: list[str] = field(default_factory=list)
+    audit: list[str] = field(default_factory=list)  # audit events the worker reported (autograder.grading.integrity.record)
+    _worker: WorkerProcess | None = None
+    _started: float = field(default_factory=time.monotonic)
+    _import_failure: str = ""
+    _generation: int = 0
+    _hung: dict[str, str] = field(default_factory=dict)  # where -> the timeout it hit
+    _private_worker: int = 0  # the worker generation that holds private data (0: none)
+    _stand_ins: tuple[str, ...] = ()  # earlier functions replaced by trusted stand-ins (error carried forward)
+    _trusted: Callable[[Any], Any] | None = None  # answers the stand-ins' callbacks, grader side
+    _callbacks: int = 0  # callbacks answered in the current request
+
+    # -- life cycle ------------------------------------------------------------------------
+    def _ensure_worker(self) -> WorkerProcess:
+        if self._worker is not None:
+            return self._worker
+        if self._import_failure:
+            raise WorkerFailure(self._import_failure)
+        self._check_total()
+        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
+        os.chmod(scratch, 0o700)
+        worker = self.factory.spawn(self.config, scratch)
+        worker.read_status(5.0, until="worker")
+        self._worker = worker
+        self._generation += 1
+        try:
+            ready = self._exchange(None, "starting the worker", self.budget.import_seconds)
+            worker.isolation = str(ready.get("isolation", ""))[:40]
+            loaded = self._request({"op": "load", "chunks": self.chunks, "files": self.files, "filename": self.filename}, "importing your file", self.budget.import_seconds)
+        except WorkerFailure as failure:
+            self._import_failure = f"{failure} (your file could not be imported; every check that needs it fails)"
+            raise WorkerFailure(self._import_failure) from None
+        if self._generation == 1:
+            errors = loaded.get("errors") if isinstance(loaded, dict) else None
+            self.load_errors = [e for e in errors[:50] if isinstance(e, dict)] if isinstance(errors, list) else []
+        return worker
+
+    @property
+    def isolation(self) -> str:
+        return self._worker.isolation if self._worker else ""
+
+    def close(self) -> None:
+        """Ask the worker to exit, collect its output, kill whatever is left (always)."""
+        if self._worker is not None:
+            worker, self._worker = self._worker, None
+            try:
+                send_message(worker.sock, {"op": "exit"})
+                worker.read_status(KEEPER_REPORT_SECONDS)
+            except OSError:
+                pass
+            finally:
+                worker.kill()
+                self._keep_output(worker)
+
+    def _discard_worker(self, reason: str) -> None:
+        if self._worker is not None:
+            worker, self._worker = self._worker, None
+            try:
+                worker.kill()
+            finally:
+                self._keep_output(worker)
+        self.events.append(reason)
+
+    def _keep_output(self, worker: WorkerProcess) -> None:
+        """What the worker printed; output past the cap was dropped by the keeper: say how much."""
+        text, total = worker.output
+        dropped = max(0, total - self.config.output_bytes)
+        if dropped:
+            text += f"\n[... {dropped} more bytes of output dropped: the first {self.config.output_bytes} bytes are kept]"
+            self.events.append(f"your code printed {total} bytes; the first {self.config.output_bytes} are kept with the results and the other {dropped} were dropped (grading went on)")
+        if text and self._private_worker == self._generation:  # it held private data: none of it is shown
+            text = PRIVATE_OUTPUT_NOTE
+        if text:
+            self.output.append(text)
+
+    def _check_total(self) -> None:
+        if time.monotonic() - self._started > self.budget.total_seconds:
+            raise WorkerFailure(f"the submission used up its {self.budget.total_seconds:.0f} s time budget")
+
+    # -- one exchange ----------------------------------------------------------------------
+    def _exchange(self, message: dict | None, where: str, timeout: float) -> dict:
+        worker = self._worker
+        assert worker is not None
+        try:
+            if message is not None:
+                send_message(worker.sock, message)
+            worker.sock.settimeout(timeout)
+            response = recv_message(worker.sock)
+        except socket.timeout:
+            self._discard_worker(f"timed out after {timeout:.0f} s in {where}")
+            self._hung[where] = f"timed out after {timeout:.0f} s in {where}"
+            raise WorkerFailure(self._hung[where]) from None
+        except (EOFError, OSError, ProtocolError) as error:
+            ended = worker.how_it_ended()
+            if isinstance(error, ProtocolError):
+                ended = f"sent an invalid reply ({error})"
+            reason = self._explain(ended, where)
+            self._discard_worker(reason)
+            raise WorkerFailure(reason) from None
+        return response
+
+    def _explain(self, ended: str, where: str) -> str:
+        return f"the worker {ended} in {where}"
+
+    def _request(self, message: dict, where: str, timeout: float | None = None) -> Any:
+        self._callbacks = 0
+        response = self._exchange(message, where, timeout or self.budget.call_seconds)
+        while response.get("status") == "callback":  # a stand-in asks for a trusted value
+            if self._callbacks > 2 * MAX_CALLBACKS_PER_REQUEST:
+                self._discard_worker(f"the worker kept calling trusted stand-ins in {where}")
+                raise WorkerFailure(f"{where} called the trusted stand-ins more than {MAX_CALLBACKS_PER_REQUEST} times")
+            response = self._exchange(self.answer_callback(response.get("callback")), where, timeout or self.budget.call_seconds)
+        events = response.get("audit")
+        if isinstance(events, list):
+            self.audit.extend(str(e)[:200] for e in events[:64] if len(self.audit) < 256)
+        status = response.get("status")
+        if status == "ok":
+            return response.get("value")
+        if status == "raised":
+            error = response.get("error")
+            error = error if isinstance(error, dict) else {}
+            kind, text = str(error.get("type", "Exception"))[:100], str(error.get("message", ""))[:2000]
+            frames = error.get("frames")
+            frames = [str(f)[:300] for f in frames[-6:]] if isinstance(frames, list) else []
+            if kind == "NotImplementedError":
+                raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
+            if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
+                raise WorkerFailure(f"{where} went over the {self.config.memory_bytes >> 30} GiB memory limit")
+            if self._holds_private():
+                # Any call of this worker could have stashed the weights and raise them: its own
+                # message, an exception class named on the fly, or a source line rewritten in
+                # linecache. Only a builtin exception's name is kept.
+                text, frames = PRIVATE_MESSAGE_NOTE, []
+                kind = kind if isinstance(getattr(builtins, kind, None), type) else "Exception"
+            raise StudentException(kind, text[:500], frames, where)
+        raise WorkerFailure(f"the worker answered {str(status)[:100]!r} in {where}")
+
+    # -- error carried forward: trusted stand-ins for earlier functions --------------------
+    @property
+    def stand_ins_active(self) -> tuple[str, ...]:
+        return self._stand_ins
+
+    @contextlib.contextmanager
+    def stand_ins(self, names: list[str], trusted: Callable[[Any], Any]) -> Iterator[None]:
+        """Within the block, every request runs with `names` replaced by stand-ins in the worker;
+        their callbacks are answered by `trusted` (grader side; the reference never leaves it)."""
+        unknown = sorted(set(names) - set(STAND_IN_NAMES))
+        if unknown:
+            raise ValueError(f"no stand-in for {', '.join(unknown)}")
+        saved = self._stand_ins, self._trusted
+        self._stand_ins, self._trusted = tuple(names), trusted
+        try:
+            yield
+        finally:
+            self._stand_ins, self._trusted = saved
+
+    def answer_callback(self, callback: Any) -> dict:
+        """The reply to one stand-in callback: the trusted value, or why there is none."""
+        self._callbacks += 1
+        refusal = ""
+        if self._callbacks > MAX_CALLBACKS_PER_REQUEST:
+            refusal = f"more than {MAX_CALLBACKS_PER_REQUEST} calls to trusted stand-ins in one request"
+        elif self._trusted is None or not isinstance(callback, dict) or callback.get("name") not in self._stand_ins:
+            refusal = "that trusted stand-in is not in use now"
+        if not refusal:
+            try:
+                return {"op": "callback_reply", "status": "ok", "value": self._trusted(callback)}
+            except StandInRefused as error:
+                refusal = str(error)
+        return {"op": "callback_reply", "status": "refused", "message": refusal}
+
+    def request(self, message: dict, where: str) -> Any:
+        self._check_total()
+        if where in self._hung:  # one hang costs one timeout, not one per check
+            raise WorkerFailure(f"{self._hung[where]} earlier; not called again")
+        if self._stand_ins:
+            message = {**message, "stand_ins": list(self._stand_ins)}
+        self._ensure_worker()
+        value = self._request(message, where)
+        return _reject_refused(value, where)
+
+    # -- what checks use -------------------------------------------------------------------
+    def names(self, *names: str) -> dict[str, str]:
+        return self.request({"op": "names", "names": list(names)}, "looking up names")
+
+    def call(self, name: str, *args: Any, seed: int | None = None, noncontiguous: tuple[int, ...] = (), **kwargs: Any) -> Any:
+        """Call a function of the submission; `noncontiguous` lists arguments to pass as strided views."""
+        message = {"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "seed": seed, "noncontiguous": list(noncontiguous)}
+        return self.request(message, name)
+
+    def traced_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, dict]:
+        """The value, and the trace: {"ops": torch function names, "aten": operators, "probe": the tripwire's trace}."""
+        result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "trace": True}, name)
+        return result["value"], result
+
+    def call_devices(self, name: str, *args: Any, **kwargs: Any) -> list[str]:
+        """Call, and get back only the devices of the result's tensors (for results that cannot
+        cross the boundary, such as tensors on the "meta" device)."""
+        devices = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "devices": True}, name)
+        if not isinstance(devices, list) or not all(isinstance(d, str) for d in devices):
+            raise BadReturn(f"{name} did not return tensors")
+        return devices
+
+    def echo_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[Any]]:
+        """Call, and get back the arguments as the call left them."""
+        result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "echo": True}, name)
+        return result["value"], list(result["args"])
+
+    def new(self, cls: str, *args: Any, seed: int | None = None, **kwargs: Any) -> Handle:
+        handle = self.request({"op": "new", "cls": cls, "args": list(args), "kwargs": kwargs, "seed": seed}, f"{cls}(...)")
+        if not isinstance(handle, Handle):
+            raise BadReturn(f"{cls}(...) did not build an object")
+        return handle
+
+    def method(self, handle: Handle, method: str, *args: Any, where: str = "", seed: int | None = None, trace: bool = False, **kwargs: Any) -> Any:
+        message = {"op": "call", "handle": handle, "method": method, "args": list(args), "kwargs": kwargs, "seed": seed, "trace": trace}
+        return self.request(message, where or method)
+
+    def describe(self, handle: Handle, where: str = "") -> dict:
+        return self.request({"op": "describe", "handle": handle}, where or "inspecting your module")
+
+    def state_dict(self, handle: Handle, where: str = "") -> dict:
+        return self.request({"op": "state_dict", "handle": handle}, where or "state_dict()")
+
+    def _holds_private(self) -> bool:
+        return self._worker is not None and self._private_worker == self._generation
+
+    def start_private(self) -> None:
+        """Data that must not become public (the Part F reference weights) is about to enter the
+        worker: end the current one first (what it printed is kept), so that only a fresh worker,
+        which alone ever holds the data, has its output and messages withheld."""
+        if self._holds_private():
+            return
+        self.close()
+        self._ensure_worker()
+        if self._worker is not None:  # the in-process backend has no separate output to guard
+            self._private_worker = self._generation
+
+    def load_state_dict(self, handle: Handle, state: dict, where: str = "", strict: bool = True, private: bool = False) -> dict:
+        """Load a state into a module; `private`: the state is not public (the Part F reference
+        weights): nothing this worker prints reaches the feedback, nor does what its calls raise."""
+        if private and not self._holds_private():
+            self._ensure_worker()
+            if self._worker is not None:  # the in-process backend has no separate output to guard
+                self._private_worker = self._generation
+        return self.request({"op": "load_state_dict", "handle": handle, "state": state, "strict": strict}, where or "load_state_dict()")
+
+    def train(self, handle: Handle, mode: bool, where: str = "") -> bool:
+        return self.request({"op": "train", "handle": handle, "mode": mode}, where or "train()")
+
+    def vjp(self, target: str | Handle, args: list, grad_outputs: list, wrt: list[int], where: str = "", method: str = "forward", params: bool = False, **kwargs: Any) -> dict:
+        message = {"op": "vjp", "args": args, "kwargs": kwargs, "grad_outputs": grad_outputs, "wrt": wrt, "params": params}
+        message.update({"handle": target, "method": method} if isinstance(target, Handle) else {"name": target})
+        return self.request(message, where or "backward()")
+
+    def plot(self, name: str, *args: Any, **kwargs: Any) -> dict:
+        return self.request({"op": "plot", "name": name, "args": list(args), "kwargs": kwargs}, name)
+
+
+def _reject_refused(value: Any, where: str) -> Any:
+    """Raise BadReturn if anything in the value is a Refused placeholder."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Refused):
+            raise BadReturn(f"{where} returned {item.why}")
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return value

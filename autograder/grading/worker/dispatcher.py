@@ -1,0 +1,470 @@
+"""What a worker does with each request. This code runs on the student's side of the boundary.
+
+It holds the student's module namespace and the modules it built, and answers requests made of
+plain data: load, call, new, state_dict, load_state_dict, train, vjp, plot. Nothing it returns is
+trusted by the grader: the grader only ever rebuilds plain tensors and numbers from the bytes.
+The same class serves the in-process backend used inside nbgrader kernels.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import linecache
+import os
+import socket
+import sys
+import traceback
+import types
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from autograder.grading.worker import standins
+from autograder.grading.worker.devicetrace import DeviceTracer  # here: a worker cannot import after isolation
+from autograder.grading.worker.protocol import Handle, Refused
+
+STUDENT_MODULE = "attention"
+MAX_TRACED_NAMES = 512  # names reported per traced call (a call uses a few dozen)
+STDLIB = os.path.dirname(os.__file__)
+MAX_AUDIT_EVENTS = 64  # audit events reported per worker
+AUDITED = frozenset({  # Python audit events reported to the grader (it maps them to integrity flags)
+    "socket.getaddrinfo", "socket.__new__", "socket.connect", "socket.bind", "socket.sendto", "os.kill", "os.killpg", "signal.pthread_kill", "subprocess.Popen",
+    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "ctypes.dlopen", "ctypes.dlsym",
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "open",
+})
+
+
+class StudentRaised(Exception):
+    """Student code raised: carries a plain description (type, message, student frames)."""
+
+    def __init__(self, error: BaseException, filenames: set[str]):
+        self.kind = type(error).__name__
+        self.text = str(error)[:2000]
+        frames = [
+            f"{Path(f.filename).name}:{f.lineno} in {f.name}: {(f.line or '').strip()}"
+            for f in traceback.extract_tb(error.__traceback__)
+            if f.filename in filenames
+        ]
+        self.frames = frames[-6:]
+        super().__init__(self.kind)
+
+    def as_dict(self) -> dict:
+        return {"type": self.kind, "message": self.text, "frames": self.frames}
+
+
+# ---------------------------------------------------------------------------------------------
+# loading the submission: chunk by chunk, so that a broken part costs only itself
+# ---------------------------------------------------------------------------------------------
+def split_chunks(source: str) -> list[tuple[int, str]]:
+    """Top-level statements grouped into chunks (first line number, text).
+
+    Used when the whole file does not compile: each chunk is compiled on its own, so a syntax
+    error in one function does not take the others down.
+    """
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for index, line in enumerate(lines[1:], start=1):
+        stripped = line.lstrip()
+        opens_statement = line[:1] not in (" ", "\t", "\n", "\r", "#", "") and not line.startswith(("else", "elif", "except", "finally", ")", "]", "}"))
+        if opens_statement and stripped and not lines[index - 1].rstrip().endswith("\\"):
+            if line.startswith("@") or not lines[index - 1].startswith("@"):
+                starts.append(index)
+    starts.append(len(lines))
+    return [(a + 1, "".join(lines[a:b])) for a, b in zip(starts, starts[1:]) if "".join(lines[a:b]).strip()]
+
+
+class Dispatcher:
+    """Answers requests against the student's code."""
+
+    def __init__(self, namespace: dict | None = None):
+        self.namespace: dict = namespace if namespace is not None else {}
+        self.objects: dict[int, Any] = {}
+        self.load_errors: list[dict] = []
+        self.filenames: set[str] = set()
+        self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
+        self._audit_sent = 0
+        self._inside: tuple[str, ...] = ()  # folders the submission may open files in
+        # Sends one message to the grader during a request and returns its reply (the worker's
+        # socket; in-process, a direct call). Set by whoever serves this dispatcher.
+        self.channel: Callable[[dict], dict] | None = None
+        self._stand_in_sets: dict[tuple[str, ...], dict[str, Any]] = {}
+        self._active: tuple[str, ...] = ()
+        self._callbacks = 0
+
+    # -- requests --------------------------------------------------------------------------
+    def handle(self, request: dict) -> dict:
+        op = request.get("op")
+        method: Callable[[dict], Any] | None = getattr(self, f"op_{op}", None) if isinstance(op, str) else None
+        if method is None:
+            return {"status": "bad_request", "message": f"unknown op {op!r}"}
+        try:
+            with self._stand_ins(request.get("stand_ins") or []):
+                response = {"status": "ok", "value": method(request)}
+        except StudentRaised as raised:
+            response = {"status": "raised", "error": raised.as_dict()}
+        except BaseException as error:  # student code may raise anything, SystemExit included
+            response = {"status": "raised", "error": StudentRaised(error, self.filenames).as_dict()}
+        if len(self.audit) > self._audit_sent:
+            response["audit"] = self.audit[self._audit_sent:]
+            self._audit_sent = len(self.audit)
+        return response
+
+    def _on_audit(self, event: str, args: tuple) -> None:
+        """A Python audit hook (it cannot be removed once added): notes what AUDITED lists, when
+        the student's code did it (an `open` counts outside the submission's folders only)."""
+        if event not in AUDITED or len(self.audit) >= MAX_AUDIT_EVENTS:
+            return
+        if event == "socket.__new__" and len(args) > 1 and args[1] == socket.AF_UNIX:
+            return  # a local socket: no network (the seccomp filter refuses the others before connect)
+        if event == "socket.getaddrinfo" or (event == "socket.__new__" and len(args) > 1):
+            detail = str(args[0] if event == "socket.getaddrinfo" else f"family {args[1]}")[:120]
+        else:
+            detail = str(args[1] if event.startswith("socket.") and len(args) > 1 else args[0] if args else "")[:120]
+        if event == "open":
+            path = args[0] if args and isinstance(args[0], str) else ""
+            if not path or os.path.abspath(path).startswith(self._inside) or not self._called_by_student():
+                return
+        self.audit.append(f"{event} {detail}".strip())
+
+    def _called_by_student(self) -> bool:
+        """Whether the student's code opened the file itself, directly or through the standard
+        library (pathlib, shutil...): a font that matplotlib opens while it draws does not count."""
+        frame = sys._getframe(2)  # the Python frame that triggered the event
+        while frame is not None and frame.f_code.co_filename.startswith(STDLIB):
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_filename in self.filenames
+
+    # -- trusted stand-ins (error carried forward) -------------------------------------------
+    @contextlib.contextmanager
+    def _stand_ins(self, names: Any) -> Iterator[None]:
+        """For one request, the named functions of the submission are the grader's stand-ins."""
+        if not names:
+            yield
+            return
+        if type(names) is not list or not set(names) <= set(standins.STAND_IN_NAMES):
+            raise ValueError("unknown stand-ins requested")
+        key = tuple(sorted(names))
+        if key not in self._stand_in_sets:  # built once: a stand-in class keeps its identity
+            self._stand_in_sets[key] = standins.build(list(key), self._stand_in_call)
+        missing = object()
+        saved = {name: self.namespace.get(name, missing) for name in key}
+        self.namespace.update(self._stand_in_sets[key])
+        self._active, self._callbacks = key, 0
+        try:
+            yield
+        finally:
+            self._active = ()
+            for name, value in saved.items():
+                if value is missing:
+                    self.namespace.pop(name, None)
+                else:
+                    self.namespace[name] = value
+
+    def _stand_in_call(self, callback: dict) -> Any:
+        """One callback to the grader; the trusted value, or StandInError."""
+        if callback.get("name") not in self._active or self.channel is None:
+            raise standins.StandInError(f"the trusted {callback.get('name')} is not in use now")
+        self._callbacks += 1
+        if self._callbacks > standins.MAX_CALLBACKS_PER_REQUEST:
+            raise standins.StandInError(f"more than {standins.MAX_CALLBACKS_PER_REQUEST} calls to trusted stand-ins in one request")
+        reply = self.channel({"status": "callback", "callback": callback})
+        if not isinstance(reply, dict) or reply.get("op") != "callback_reply":
+            raise standins.StandInError("the grader did not answer the stand-in")
+        if reply.get("status") != "ok":
+            raise standins.StandInError(str(reply.get("message", "the grader refused the stand-in call"))[:300])
+        return reply.get("value")
+
+    def op_ping(self, request: dict) -> str:
+        return "pong"
+
+    def op_load(self, request: dict) -> dict:
+        """Write the submission's files into `root` and run its entry chunks as module `attention`."""
+        root = Path(request["root"])
+        for name, text in request.get("files", {}).items():
+            target = root / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+        if not self._inside:  # once per worker process, before any student code runs
+            self._inside = (str(root), os.getcwd())
+            sys.addaudithook(self._on_audit)
+        filename = str(root / request.get("filename", "attention.py"))
+        module = types.ModuleType(STUDENT_MODULE)
+        module.__file__ = filename
+        sys.modules[STUDENT_MODULE] = module
+        self.namespace = module.__dict__
+        self.filenames.add(filename)
+        chunks = request["chunks"]
+        _remember_source(filename, chunks)
+        for first_line, text in chunks:
+            self._run_source(text, filename, first_line, "file" if len(chunks) == 1 else "cell")
+        names = sorted(k for k, v in self.namespace.items() if not k.startswith("_") and callable(v))
+        return {"errors": self.load_errors, "names": names}
+
+    def _run_source(self, text: str, filename: str, first_line: int, unit: str) -> None:
+        """Run one unit ("file", "cell" or, after a syntax error, "statement"); an error is
+        recorded with its unit, so the grader says exactly what did not run."""
+        padded = "\n" * (first_line - 1) + text
+        try:
+            code = compile(padded, filename, "exec", dont_inherit=True)
+        except SyntaxError:
+            chunks = split_chunks(text)
+            if len(chunks) <= 1:
+                self._record_syntax_error(padded, filename, unit)
+                return
+            for offset, chunk in chunks:
+                self._run_source(chunk, filename, first_line + offset - 1, "statement")
+            return
+        try:
+            exec(code, self.namespace)  # noqa: S102 - this is the student's own process
+        except BaseException as error:
+            self.load_errors.append({**StudentRaised(error, self.filenames).as_dict(), "unit": unit})
+
+    def _record_syntax_error(self, padded: str, filename: str, unit: str) -> None:
+        try:
+            ast.parse(padded, filename)
+        except SyntaxError as error:
+            self.load_errors.append(
+                {"type": "SyntaxError", "message": f"line {error.lineno}: {error.msg}", "frames": [f"{Path(filename).name}:{error.lineno}: {(error.text or '').strip()}"], "unit": unit}
+            )
+
+    def op_names(self, request: dict) -> dict:
+        """Which of the requested names exist, and whether each is a class or a function."""
+        found = {}
+        for name in request["names"]:
+            value = self.namespace.get(name)
+            found[name] = "class" if isinstance(value, type) else "function" if callable(value) else "missing"
+        return found
+
+    def op_call(self, request: dict) -> Any:
+        target = self._target(request)
+        args, kwargs = _strided(request.get("args", []), request.get("noncontiguous", [])), request.get("kwargs", {})
+        self._seed(request)
+        if request.get("device_trace"):  # where new tensors would sit on another device than the inputs
+            owner = getattr(target, "__self__", None)
+            inputs = _tensors([args, list(kwargs.values())])
+            if isinstance(owner, torch.nn.Module):
+                inputs += [*owner.parameters(), *owner.buffers()]
+            with DeviceTracer(inputs, self.filenames) as tracer:
+                target(*args, **kwargs)
+            return sorted(tracer.found.values(), key=lambda found: found["where"])
+        if request.get("trace"):
+            with OpTracer() as tracer:
+                value = target(*args, **kwargs)
+            return {"value": self._export(value), **tracer.report(), "probe": probe_tracer()}
+        value = target(*args, **kwargs)
+        if request.get("devices"):  # where the tensors of the result live (e.g. "meta"), not their values
+            return [str(t.device) for t in _tensors(value)]
+        if request.get("echo"):  # the arguments as they are after the call (to spot in-place changes)
+            return {"value": self._export(value), "args": [self._export(a) for a in args]}
+        return self._export(value)
+
+    def op_new(self, request: dict) -> Handle:
+        cls = self.namespace.get(request["cls"])
+        if not isinstance(cls, type):
+            raise NameError(f"{request['cls']} is not defined as a class")
+        self._seed(request)
+        obj = cls(*request.get("args", []), **request.get("kwargs", {}))
+        handle = Handle(len(self.objects) + 1)
+        self.objects[handle.number] = obj
+        return handle
+
+    def op_describe(self, request: dict) -> dict:
+        """A module's parameters (name -> shape), its training flag and its submodules' classes."""
+        obj = self._object(request["handle"])
+        if not isinstance(obj, torch.nn.Module):
+            return {"module": False, "type": type(obj).__name__}
+        return {
+            "module": True,
+            "type": type(obj).__name__,
+            "training": bool(obj.training),
+            "parameters": {n: list(p.shape) for n, p in obj.named_parameters()},
+            "children": {n: type(c).__name__ for n, c in obj.named_modules() if n},
+            "attributes": {n: type(v).__name__ for n, v in vars(obj).items() if not n.startswith("_")},
+            "dropout_p": {n: float(m.p) for n, m in obj.named_modules() if isinstance(m, torch.nn.Dropout)},
+        }
+
+    def op_state_dict(self, request: dict) -> dict:
+        module = self._module(request["handle"])
+        return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+    def op_load_state_dict(self, request: dict) -> dict:
+        module = self._module(request["handle"])
+        result = module.load_state_dict(request["state"], strict=request.get("strict", True))
+        return {"missing": list(result.missing_keys), "unexpected": list(result.unexpected_keys)}
+
+    def op_train(self, request: dict) -> bool:
+        module = self._module(request["handle"])
+        module.train(bool(request["mode"]))
+        return bool(module.training)
+
+    def op_vjp(self, request: dict) -> dict:
+        """Outputs of a call and the gradients of sum(output[i] * grad_outputs[i]) w.r.t. inputs."""
+        target = self._target(request)
+        args = _strided(request.get("args", []), request.get("noncontiguous", []))
+        wrt = request.get("wrt", [])
+        for index in wrt:
+            args[index] = args[index].detach().clone().requires_grad_(True)
+        self._seed(request)
+        outputs = target(*args, **request.get("kwargs", {}))
+        selected = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
+        pairs = [(o, g) for o, g in zip(selected, request["grad_outputs"]) if g is not None]
+        if not all(isinstance(o, torch.Tensor) for o, _ in pairs):
+            raise TypeError("the outputs to differentiate are not tensors")
+        inputs = [args[i] for i in wrt]
+        params = [p for p in (target.__self__.parameters() if request.get("params") else ())]
+        grads = torch.autograd.grad(
+            [o for o, _ in pairs], inputs + params, [g for _, g in pairs], allow_unused=True
+        )
+        named = dict(target.__self__.named_parameters()) if request.get("params") else {}
+        return {
+            "outputs": self._export(outputs),
+            "grads": [self._export(g) for g in grads[: len(inputs)]],
+            "param_grads": {n: self._export(g) for n, g in zip(named, grads[len(inputs):])},
+        }
+
+    def op_plot(self, request: dict) -> dict:
+        from autograder.grading.worker.plotdata import plot_call
+
+        return plot_call(self._target(request), request.get("args", []), request.get("kwargs", {}))
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _target(self, request: dict) -> Callable:
+        if "handle" in request:
+            obj = self._object(request["handle"])
+            method = request.get("method") or "__call__"
+            return getattr(obj, method)
+        value = self.namespace.get(request["name"])
+        if value is None:
+            raise NameError(f"{request['name']} is not defined in your file")
+        if not callable(value):
+            raise TypeError(f"{request['name']} is not a function")
+        return value
+
+    def _object(self, handle: Any) -> Any:
+        number = handle.number if isinstance(handle, Handle) else handle
+        if number not in self.objects:
+            raise LookupError("this object no longer exists (the worker was restarted)")
+        return self.objects[number]
+
+    def _module(self, handle: Any) -> torch.nn.Module:
+        obj = self._object(handle)
+        if not isinstance(obj, torch.nn.Module):
+            raise TypeError(f"expected an nn.Module, got {type(obj).__name__}")
+        return obj
+
+    @staticmethod
+    def _seed(request: dict) -> None:
+        if request.get("seed") is not None:
+            torch.manual_seed(int(request["seed"]))
+
+    def _export(self, value: Any) -> Any:
+        """Keep what can cross the boundary; modules stay here and are sent as handles."""
+        if isinstance(value, torch.nn.Module):
+            handle = Handle(len(self.objects) + 1)
+            self.objects[handle.number] = value
+            return handle
+        if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
+            return type(value)(self._export(v) for v in value)
+        if isinstance(value, torch.Tensor) and type(value) in (torch.Tensor, torch.nn.Parameter):
+            return value.detach()
+        if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
+            return Refused(f"a numpy {type(value).__name__}; return a torch.Tensor")
+        return value
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    """The tensors in a value (a tensor, or a tuple or list of them), in order."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in _tensors(item)]
+    return []
+
+
+def _remember_source(filename: str, chunks: list) -> None:
+    """Put the submission's lines into linecache, so that a traceback shows the line of the
+    student's file that raised (the file itself may not be readable where the code runs)."""
+    lines: list[str] = []
+    for first_line, text in chunks:
+        lines.extend([""] * (first_line - 1 - len(lines)))
+        lines[first_line - 1:] = text.splitlines(keepends=True)
+    lines = [line if line.endswith("\n") else line + "\n" for line in lines]
+    linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)  # mtime None: never re-read
+
+
+def _strided(args: list, positions: list) -> list:
+    """The arguments, with those at `positions` made non-contiguous (same values, other strides).
+
+    Tensors always cross the boundary contiguous; this is how a check asks for the other kind.
+    """
+    args = list(args)
+    for index in positions:
+        if isinstance(index, int) and 0 <= index < len(args) and isinstance(args[index], torch.Tensor) and args[index].dim() >= 2:
+            args[index] = args[index].transpose(-2, -1).contiguous().transpose(-2, -1)
+    return args
+
+
+class _FunctionNames(torch.overrides.TorchFunctionMode):
+    """Every torch function called through Python (torch.softmax, F.softmax, Tensor.softmax...)."""
+
+    def __init__(self, seen: set[str]):
+        super().__init__()
+        self.seen = seen
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.seen.add(str(getattr(func, "__name__", func)))
+        return func(*args, **(kwargs or {}))
+
+
+class _AtenOps(TorchDispatchMode):
+    """Every aten operator that runs, however it was reached (torch.ops, C-level calls, aliases)."""
+
+    def __init__(self, seen: set[str]):
+        super().__init__()
+        self.seen = seen
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.seen.add(str(func))  # aten._softmax.default
+        return func(*args, **(kwargs or {}))
+
+
+class OpTracer:
+    """Records what a call runs, at two levels: torch function names and aten operators.
+
+    It records everything and judges nothing: which names break a rule is decided in the grader
+    (autograder.grading.integrity.rules), where the student's code cannot change the lists.
+    """
+
+    def __init__(self) -> None:
+        self.functions: set[str] = set()
+        self.aten: set[str] = set()
+        self._modes = (_FunctionNames(self.functions), _AtenOps(self.aten))
+
+    def __enter__(self) -> OpTracer:
+        for mode in self._modes:
+            mode.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for mode in reversed(self._modes):
+            mode.__exit__(*exc)
+
+    def report(self) -> dict:
+        return {"ops": sorted(self.functions)[:MAX_TRACED_NAMES], "aten": sorted(self.aten)[:MAX_TRACED_NAMES]}
+
+
+def probe_tracer() -> dict:
+    """A tripwire: trace a known library softmax, reached two ways, after the student's call.
+
+    The grader expects `softmax` among the functions and `aten._softmax.default` among the
+    operators; when either is missing, the tracing machinery was patched or switched off.
+    """
+    scores = torch.zeros(1, 2)
+    with OpTracer() as tracer:
+        torch.softmax(scores, -1)
+        torch.ops.aten._softmax.default(scores, -1, False)
+    return tracer.report()

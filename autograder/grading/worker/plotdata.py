@@ -1,0 +1,165 @@
+"""Read back what a plotting function drew, as plain data (runs on the student's side).
+
+For every Axes of the figure: the images (imshow) and meshes (pcolormesh, seaborn.heatmap) with
+their arrays, extents or cell edges and colour limits; tick positions and labels; axis labels;
+limits; whether a colorbar belongs to the drawing. Plus a small PNG of the whole figure.
+
+`plot_call` is the entry point for a plot request: a keyword argument whose value is NEW_AXES
+(plain text on the wire) becomes a fresh Axes made here, so a check can see whether a plotting
+function draws on the Axes it is given (`given_axes` in the description).
+"""
+from __future__ import annotations
+
+import io
+from typing import Any, Callable
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
+from matplotlib.image import AxesImage  # noqa: E402
+
+from autograder.grading.heatmap import MAX_CELLS, NEW_AXES  # noqa: E402  (plain data; the grader reads no more)
+
+MAX_PIXELS = 4_000_000
+PNG_DPI = 72
+TIGHT_PAD = 0.1  # inches around the tight bounding box (matplotlib's default pad_inches)
+
+
+def _tensor(array: Any) -> torch.Tensor:
+    data = np.ma.filled(np.ma.asarray(array, dtype=np.float64), np.nan)
+    if data.size > MAX_CELLS:
+        raise ValueError(f"the drawing holds {data.size} cells, more than {MAX_CELLS}")
+    return torch.from_numpy(np.ascontiguousarray(data))
+
+
+def _clim(mappable: Any) -> list[float | None]:
+    low, high = mappable.get_clim()
+    return [None if low is None else float(low), None if high is None else float(high)]
+
+
+def _cmap_ends(mappable: Any) -> list[list[float]]:
+    """The RGBA colours of the lowest and the highest value (is darker = more weight?)."""
+    cmap = mappable.get_cmap()
+    return [[float(c) for c in cmap(0.0)], [float(c) for c in cmap(1.0)]]
+def _colours(mappable: Any, array: Any, shape: tuple[int, int]) -> torch.Tensor:
+    """The RGBA colour (rows, cols, 4) in [0, 1] that the mappable gives each cell (any norm, any cmap)."""
+    data = np.ma.asarray(array, dtype=np.float64).reshape(shape)
+    if data.size > MAX_CELLS:
+        raise ValueError(f"the drawing holds {data.size} cells, more than {MAX_CELLS}")
+    rgba = np.asarray(mappable.to_rgba(data), dtype=np.float64)
+    alpha = mappable.get_alpha()
+    if isinstance(alpha, (int, float)):
+        rgba[..., 3] = float(alpha)
+    return torch.from_numpy(np.ascontiguousarray(rgba))
+
+
+def _image(image: AxesImage) -> dict:
+    array = np.ma.asarray(image.get_array())
+    return {
+        "rgba": _colours(image, array, array.shape[:2]) if array.ndim == 2 else torch.empty(0),
+        "norm": type(image.norm).__name__,
+        "array": _tensor(image.get_array()),
+        "extent": [float(v) for v in image.get_extent()],
+        "origin": str(image.origin),
+        "clim": _clim(image),
+        "cmap": image.get_cmap().name,
+        "cmap_ends": _cmap_ends(image),
+        "colorbar": image.colorbar is not None,
+    }
+
+
+def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
+    coordinates = np.asarray(mesh.get_coordinates(), dtype=np.float64)  # (ny+1, nx+1, 2)
+    array = np.ma.asarray(mesh.get_array())
+    rows, cols = coordinates.shape[0] - 1, coordinates.shape[1] - 1
+    return {
+        "rgba": _colours(mesh, array, (rows, cols)) if array.size == rows * cols else torch.empty(0),
+        "norm": type(mesh.norm).__name__,
+        "array": _tensor(array.reshape(rows, cols)),
+        "x_edges": _tensor(coordinates[0, :, 0]),
+        "y_edges": _tensor(coordinates[:, 0, 1]),
+        "clim": _clim(mesh),
+        "cmap": mesh.get_cmap().name,
+        "cmap_ends": _cmap_ends(mesh),
+        "colorbar": mesh.colorbar is not None,
+    }
+
+
+def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0)) -> dict:
+    """One Axes; `origin` is the PNG's top-left corner in display pixels (x, y from the bottom)."""
+    box = ax.get_window_extent()
+    return {
+        "box_px": [float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)],
+        "images": [_image(i) for i in ax.images],
+        "meshes": [_mesh(c) for c in ax.collections if isinstance(c, (QuadMesh, PolyQuadMesh))],  # pcolormesh, seaborn / pcolor
+        "xticks": [float(v) for v in ax.get_xticks()],
+        "xticklabels": [t.get_text() for t in ax.get_xticklabels()],
+        "yticks": [float(v) for v in ax.get_yticks()],
+        "yticklabels": [t.get_text() for t in ax.get_yticklabels()],
+        "xlabel": ax.get_xlabel(),
+        "ylabel": ax.get_ylabel(),
+        "title": " ".join(text for text in (ax.get_title(loc) for loc in ("center", "left", "right")) if text),
+        "xlim": [float(v) for v in ax.get_xlim()],
+        "ylim": [float(v) for v in ax.get_ylim()],
+    }
+
+
+def plot_call(target: Callable[..., Any], args: list, kwargs: dict) -> dict:
+    """Call a plotting function with NEW_AXES keyword values replaced by a fresh Axes; describe it."""
+    given: list[Axes] = []
+
+    def draw() -> Any:
+        resolved = dict(kwargs)
+        for name, value in kwargs.items():
+            if isinstance(value, str) and value == NEW_AXES:
+                given.append(plt.figure().add_subplot())
+                resolved[name] = given[-1]
+        if given:
+            plt.figure()  # a decoy current figure: drawing on plt.gca() instead of on ax shows up
+        return target(*args, **resolved)
+
+    return extract_plot(draw, given)
+
+
+def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None) -> dict:
+    """Run `draw` on a clean pyplot state and describe the Axes it returned (and its figure).
+
+    `given` holds the Axes handed to the plotting function (filled while `draw` runs), if any:
+    `given_axes` is its index among the described axes, -1 when it is not in that figure.
+    """
+    plt.close("all")
+    given = given if given is not None else []
+    try:
+        returned = draw()
+        returned_kind = type(returned).__name__
+        ax = returned if isinstance(returned, Axes) else None
+        figure = ax.figure if ax is not None else (plt.gcf() if plt.get_fignums() else None)
+        if figure is None:
+            return {"returned": returned_kind, "axes": [], "target": -1, "png": torch.empty(0, dtype=torch.uint8), "colorbars": 0, "given_axes": -1, "figures": 0}
+        width, height = figure.get_size_inches()
+        if width * height * 72 * 72 > MAX_PIXELS:
+            figure.set_size_inches(8, 6)
+        figure.set_dpi(PNG_DPI)
+        figure.canvas.draw()
+        axes = list(figure.axes)
+        target = axes.index(ax) if ax in axes else (0 if axes else -1)
+        png = io.BytesIO()
+        tight = figure.get_tightbbox(figure.canvas.get_renderer()).padded(TIGHT_PAD)  # inches, as Jupyter crops
+        figure.savefig(png, format="png", dpi=PNG_DPI, bbox_inches=tight)
+        origin = (tight.x0 * PNG_DPI, tight.y1 * PNG_DPI)  # the PNG's top-left corner in display pixels
+        return {
+            "returned": returned_kind,
+            "axes": [_axes(a, origin) for a in axes],
+            "target": target,
+            "png": torch.frombuffer(bytearray(png.getvalue()), dtype=torch.uint8).clone(),
+            "colorbars": sum(1 for a in axes if a.get_label() == "<colorbar>"),
+            "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
+            "figures": len(plt.get_fignums()),
+        }
+    finally:
+        plt.close("all")
