@@ -67,7 +67,7 @@ def launch_template(clients: int = 1) -> LaunchedTemplate:
     but its control sockets. It dies with the thread that calls this (a parent-death signal):
     call it from a thread that lives as long as the grader."""
     pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(clients)]
-    package_root = str(Path(__file__).resolve().parents[2])
+    package_root = str(Path(__file__).resolve().parents[3])  # the folder that holds the autograder package
     env = {k: v for k, v in os.environ.items() if k in TEMPLATE_ENV}
     env["PYTHONPATH"] = package_root
     fds = [theirs.fileno() for _, theirs in pairs]
