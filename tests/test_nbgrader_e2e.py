@@ -24,7 +24,7 @@ from autograder.grading.inprocess import DEFAULT_SEED
 from autograder.authoring.nbgrader_course import COURSE_ID, PUBLIC_HELPERS, init_course
 from autograder.authoring.notebook import NOTEBOOK_NAME
 from autograder.paths import ASSIGNMENT, SOLUTION_DIR
-from autograder.authoring.release import BEGIN, END, solution_lines
+from autograder.authoring.stubs import BEGIN, END, solution_lines
 from autograder.feedback.results import SubmissionResult
 
 BIN = Path(sys.executable).parent

@@ -21,7 +21,8 @@ from autograder.authoring.notebook import (
     parse_source,
 )
 from autograder.authoring.nbgrader_course import PUBLIC_HELPERS
-from autograder.authoring.release import BEGIN, END, solution_blocks, solution_lines
+from autograder.grading.inprocess import part_points
+from autograder.authoring.stubs import BEGIN, END, solution_blocks, solution_lines
 from autograder.paths import RELEASE_DIR, SOLUTION_DIR
 
 SOLUTION = SOLUTION_DIR / "attention.py"
@@ -216,7 +217,7 @@ def test_nbgrader_source_marks_solutions_hidden_tests_points_and_locks():
 def test_nbgrader_source_points_default_to_attnkit_part_points(tmp_path):
     from autograder.grading.inprocess import part_points
 
-    path = build_nbgrader_source(SOLUTION_DIR, tmp_path / NOTEBOOK_NAME)
+    path = build_nbgrader_source(SOLUTION_DIR, tmp_path / NOTEBOOK_NAME, part_points)
     nb = nbformat.read(path, as_version=4)
     got = {c.id[-1]: c.metadata["nbgrader"]["points"] for c in nb.cells if c.id.startswith("grade-")}
     assert got == {part: part_points(part) for part in PARTS if part_points(part) > 0}

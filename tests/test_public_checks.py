@@ -24,7 +24,8 @@ from types import ModuleType
 import pytest
 
 from autograder.paths import SOLUTION_DIR
-from autograder.authoring.release import build_release, solution_lines
+from autograder.authoring.release import build_release
+from autograder.authoring.stubs import solution_lines
 
 TASKS = {  # test name in test_public.py -> the one-line failure of a stub
     "test_a1_attention_scores": "Task A.1 (attention_scores) is not implemented yet",

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from autograder.errors import AttnkitError
-from autograder.authoring.release import build_release, solution_blocks, solution_lines, stub_source
+from autograder.authoring.release import build_release
+from autograder.authoring.stubs import solution_blocks, solution_lines, stub_source
 
 REPO = Path(__file__).resolve().parents[1]
 SOLUTION = REPO / "solutions" / "attention"

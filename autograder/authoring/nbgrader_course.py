@@ -12,6 +12,7 @@ from pathlib import Path
 
 from autograder.errors import AttnkitError
 from autograder.authoring.notebook import NOTEBOOK_NAME, build_nbgrader_source
+from autograder.grading.inprocess import part_points
 from autograder.paths import ASSIGNMENT, PACKAGE_DIR, SOLUTION_DIR
 
 COURSE_ID = "attnkit-attention"
@@ -80,7 +81,7 @@ def init_course(course_dir: Path, solution_dir: Path = SOLUTION_DIR) -> Path:
     if config.exists():
         raise AttnkitError(f"{config} exists already; remove it or pick another COURSE_DIR")
     source_dir.mkdir(parents=True)
-    notebook = build_nbgrader_source(solution_dir, source_dir / NOTEBOOK_NAME)
+    notebook = build_nbgrader_source(solution_dir, source_dir / NOTEBOOK_NAME, part_points)
     for name in PUBLIC_HELPERS:
         shutil.copyfile(solution_dir / name, source_dir / name)
     config.write_text(config_text(), encoding="utf-8")

@@ -13,7 +13,7 @@ directive line; what follows it, up to the next directive, is the cell's text:
 
 Two notebooks come out of it:
   - the student notebook (build_student_notebooks): task cells are stubs, exactly what
-    autograder.authoring.release.stub_source makes of the solution file, never a solution line;
+    autograder.authoring.stubs.stub_source makes of the solution file, never a solution line;
   - the nbgrader source notebook (build_nbgrader_source): task cells keep the reference code
     between ### BEGIN SOLUTION / ### END SOLUTION (nbgrader strips it), and every part ends with
     a locked, autograded cell whose hidden test runs attnkit's own checks of that part.
@@ -31,7 +31,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.errors import AttnkitError
-from autograder.authoring.release import BEGIN, END, TASK_RE, stub_source
+from autograder.authoring.stubs import BEGIN, END, TASK_RE, stub_source
 
 NOTEBOOK_SOURCE = "notebook.md"
 SOLUTION_FILE = "attention.py"
@@ -324,16 +324,11 @@ def build_student_notebooks(solution_dir: Path, release_dir: Path) -> list[Path]
     return written
 
 
-def build_nbgrader_source(solution_dir: Path, target: Path,
-                          points: Callable[[str], float] | None = None) -> Path:
+def build_nbgrader_source(solution_dir: Path, target: Path, points: Callable[[str], float]) -> Path:
     """Write the nbgrader source notebook (solutions and hidden tests inside) to target.
 
-    points(part) gives each part's points; the default is attnkit's own
+    points(part) gives each part's points: nbgrader_course passes attnkit's own
     (autograder.grading.inprocess.part_points), so both grading paths have the same totals.
     """
-    if points is None:
-        from autograder.grading.inprocess import part_points
-
-        points = part_points
     notebook = build_notebook(solution_dir, nbgrader=True, keep_solution=True, points=points)
     return write_notebook(notebook, target)
