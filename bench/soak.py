@@ -11,6 +11,7 @@ not the short-lived keepers and workers). Afterwards it reports
     holds the cold start) vs last tenth, in the order they finished; the throughput per quarter;
   - leftovers: processes of the grader (templates, keepers, workers carry its pid as their last
     argument) alive after it exited, and its scratch folders still on disk.
+  - the machine's 1-minute load average over the run (the times depend on it).
 The figures replace the "Soak" section of bench/RESULTS.md. Hangs (import loops, sleeping
 functions) are left out of the mix: each costs its time limit and says nothing new about leaks.
 """
@@ -26,7 +27,6 @@ import sys
 import tempfile
 import threading
 import time
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,9 +38,8 @@ sys.path.insert(0, str(REPO))
 from autograder.results import write_atomic  # noqa: E402
 from autograder.worker.client import SCRATCH_PREFIX  # noqa: E402
 
-REFERENCE = REPO / "solutions" / "attention" / "attention.py"
-EXAMPLES = REPO / "examples" / "submissions"
-HOSTILE = REPO / "tests" / "hostile"
+from tests.batches import EXAMPLES, REFERENCE, write_case  # noqa: E402
+
 DEFAULT_OUT = REPO / "bench" / "RESULTS.md"
 SAMPLE_S = 1.0
 DEFAULT_N = 1000
@@ -53,32 +52,12 @@ HOSTILE_PAYLOADS = (
     "tensor_subclass", "pickle_payload", "lone_surrogate", "giant_integer_reply", "forged_plot", "huge_file",
     "expanded_view", "kill_parent", "patch_comparisons",
 )
-BROKEN = ("garbage", "broken_notebook", "zip_escape", "empty", "tags_seven")
+BROKEN = ("garbage", "broken_notebook", "zip_escape", "empty", "tags_seven")  # one entry each (tests/batches.py)
 
 
 # ---------------------------------------------------------------------------------------------
 # the inbox
 # ---------------------------------------------------------------------------------------------
-def hostile_text(name: str, marker: Path) -> str:
-    text = (HOSTILE / f"{name}.py").read_text(encoding="utf-8").replace("@@MARKER@@", str(marker))
-    return REFERENCE.read_text(encoding="utf-8") + "\n\n" + text if text.startswith("# snippet") else text
-
-
-def write_broken(inbox: Path, stem: str, kind: str) -> None:
-    if kind == "garbage":
-        (inbox / f"{stem}.py").write_bytes(bytes(range(256)) * 8)
-    elif kind == "broken_notebook":
-        (inbox / f"{stem}.ipynb").write_text("{not json", encoding="utf-8")
-    elif kind == "zip_escape":
-        with zipfile.ZipFile(inbox / f"{stem}.zip", "w") as zipped:
-            zipped.writestr("../attention.py", "x = 1\n")
-    elif kind == "empty":
-        (inbox / f"{stem}.py").write_text("", encoding="utf-8")
-    else:
-        cell = {"cell_type": "code", "source": REFERENCE.read_text(encoding="utf-8"), "metadata": {"tags": 7}, "outputs": [], "execution_count": None}
-        (inbox / f"{stem}.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
-
-
 def make_inbox(inbox: Path, count: int, marker: Path) -> dict[str, int]:
     """N submissions in the mix; returns how many of each kind."""
     inbox.mkdir(parents=True)
@@ -96,10 +75,7 @@ def make_inbox(inbox: Path, count: int, marker: Path) -> dict[str, int]:
             kinds["example"] += 1
         else:
             name = hostile[number % len(hostile)]
-            if name in BROKEN:
-                write_broken(inbox, stem, name)
-            else:
-                (inbox / f"{stem}.py").write_text(hostile_text(name, marker), encoding="utf-8")
+            write_case(inbox, stem, name, MARKER=marker)
             kinds["hostile or broken"] += 1
     return kinds
 
@@ -113,6 +89,7 @@ class Sample:
     done: int
     rss_mib: float  # the batch process + pool processes + templates
     processes: int
+    load: float  # the machine's 1-minute load average
 
 
 @dataclass
@@ -157,7 +134,7 @@ class Watch:
                     continue
             done = sum(1 for _ in self.out.glob("*/attnkit.json"))
             if processes:
-                self.samples.append(Sample(round(time.monotonic() - started, 1), done, rss / 2**20, len(processes)))
+                self.samples.append(Sample(round(time.monotonic() - started, 1), done, rss / 2**20, len(processes), os.getloadavg()[0]))
             self.stop.wait(SAMPLE_S)
 
 
@@ -204,7 +181,8 @@ def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample
     tenth = max(1, len(times) // 10)
     early, last = times[tenth : 2 * tenth] or times[:tenth], times[-tenth:]  # the first tenth holds the cold start
     first, last = statistics.mean(early), statistics.mean(last)
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    loads = [s.load for s in samples]
+    load = f"1-minute load average during the run {statistics.mean(loads):.1f} on average, {min(loads):.1f}–{max(loads):.1f}"
     rates = throughput(samples, total)
     peak = max(s.rss_mib for s in samples)
     lines = [
@@ -213,7 +191,7 @@ def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample
         "",
         f"`make soak` (`bench/soak.py --n {total} --jobs {args.jobs}{f' --parts {args.parts}' if args.parts else ''}`): one `attnkit grade-batch` over "
         f"{total} submissions ({', '.join(f'{v} {k}' for k, v in kinds.items())}), {wall / 60:.1f} min, exit code {code}; "
-        f"{os.cpu_count()} cores, load average at the end {load}."
+        f"{os.cpu_count()} cores, {load}{f'; run at niceness {os.nice(0)}' if os.nice(0) else ''}."
         + (f" A smoke run: `make soak` grades {DEFAULT_N:,}." if total < DEFAULT_N else ""),
         "",
         "| measure | value |",
