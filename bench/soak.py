@@ -7,10 +7,11 @@ of the grader's own processes (the batch process, its pool processes and their w
 not the short-lived keepers and workers). Afterwards it reports
   - memory over time: the grader's RSS at 10 %, 50 %, 90 % of the batch and at its last sample
     while the pool ran, and the growth from 10 % to that end (flat: a few MiB, no trend);
+  - open descriptors of the same processes at 10 % and at the end (a leak grows them);
   - time per submission: attnkit.json's execution_time, second tenth of the batch (the first
     holds the cold start) vs last tenth, in the order they finished; the throughput per quarter;
   - leftovers: processes of the grader (templates, keepers, workers carry its pid as their last
-    argument) alive after it exited, and its scratch folders still on disk.
+    argument) alive after it exited, and its scratch folders still on disk;
   - the machine's 1-minute load average over the run (the times depend on it).
 The figures replace the "Soak" section of bench/RESULTS.md. Hangs (import loops, sleeping
 functions) are left out of the mix: each costs its time limit and says nothing new about leaks.
@@ -89,6 +90,7 @@ class Sample:
     done: int
     rss_mib: float  # the batch process + pool processes + templates
     processes: int
+    fds: int  # open descriptors of those processes
     load: float  # the machine's 1-minute load average
 
 
@@ -124,17 +126,18 @@ class Watch:
     def run(self, started: float) -> None:
         while not self.stop.is_set():
             processes = self.grader_processes()
-            rss = 0
+            rss = fds = 0
             for process in processes:
                 try:
                     rss += process.memory_info().rss
+                    fds += process.num_fds()
                     if TEMPLATE_MARK not in " ".join(process.cmdline()):
                         self.pids.add(process.pid)
                 except psutil.Error:
                     continue
             done = sum(1 for _ in self.out.glob("*/attnkit.json"))
             if processes:
-                self.samples.append(Sample(round(time.monotonic() - started, 1), done, rss / 2**20, len(processes), os.getloadavg()[0]))
+                self.samples.append(Sample(round(time.monotonic() - started, 1), done, rss / 2**20, len(processes), fds, os.getloadavg()[0]))
             self.stop.wait(SAMPLE_S)
 
 
@@ -199,6 +202,7 @@ def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample
         "| grader RSS (batch + pool + templates) at 10 / 50 / 90 % of the batch and its last sample | "
         + " / ".join(f"{points[s].rss_mib:.0f}" for s in (0.1, 0.5, 0.9, 1.0)) + f" MiB (peak {peak:.0f}) |",
         f"| growth from 10 % to the end | {points[1.0].rss_mib - points[0.1].rss_mib:+.0f} MiB |",
+        f"| open descriptors of those processes at 10 % / at the end (peak) | {points[0.1].fds} / {points[1.0].fds} ({max(s.fds for s in grading)}) |",
         f"| time per submission (attnkit.json), second tenth / last tenth of the batch | {first:.2f} s / {last:.2f} s (ratio {last / first:.2f}) |",
         "| throughput per quarter of the batch | " + " / ".join(f"{r:.1f}" for r in rates) + " submissions a minute |",
         f"| processes of the grader left after it exited | {len(left)} |",
