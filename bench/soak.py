@@ -7,10 +7,12 @@ of the grader's own processes (the batch process, its pool processes and their w
 not the short-lived keepers and workers). Afterwards it reports
   - memory over time: the grader's RSS at 10 %, 50 %, 90 % of the batch and at its last sample
     while the pool ran, and the growth from 10 % to that end (flat: a few MiB, no trend);
+  - open descriptors of the same processes at 10 % and at the end (a leak grows them);
   - time per submission: attnkit.json's execution_time, second tenth of the batch (the first
     holds the cold start) vs last tenth, in the order they finished; the throughput per quarter;
   - leftovers: processes of the grader (templates, keepers, workers carry its pid as their last
-    argument) alive after it exited, and its scratch folders still on disk.
+    argument) alive after it exited, and its scratch folders still on disk;
+  - the machine's 1-minute load average over the run (the times depend on it).
 The figures replace the "Soak" section of bench/RESULTS.md. Hangs (import loops, sleeping
 functions) are left out of the mix: each costs its time limit and says nothing new about leaks.
 """
@@ -26,7 +28,6 @@ import sys
 import tempfile
 import threading
 import time
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,9 +39,8 @@ sys.path.insert(0, str(REPO))
 from autograder.feedback.results import write_atomic  # noqa: E402
 from autograder.grading.worker.client import SCRATCH_PREFIX  # noqa: E402
 
-REFERENCE = REPO / "solutions" / "attention" / "attention.py"
-EXAMPLES = REPO / "examples" / "submissions"
-HOSTILE = REPO / "tests" / "hostile"
+from tests.batches import EXAMPLES, REFERENCE, write_case  # noqa: E402
+
 DEFAULT_OUT = REPO / "bench" / "RESULTS.md"
 SAMPLE_S = 1.0
 DEFAULT_N = 1000
@@ -53,32 +53,12 @@ HOSTILE_PAYLOADS = (
     "tensor_subclass", "pickle_payload", "lone_surrogate", "giant_integer_reply", "forged_plot", "huge_file",
     "expanded_view", "kill_parent", "patch_comparisons",
 )
-BROKEN = ("garbage", "broken_notebook", "zip_escape", "empty", "tags_seven")
+BROKEN = ("garbage", "broken_notebook", "zip_escape", "empty", "tags_seven")  # one entry each (tests/batches.py)
 
 
 # ---------------------------------------------------------------------------------------------
 # the inbox
 # ---------------------------------------------------------------------------------------------
-def hostile_text(name: str, marker: Path) -> str:
-    text = (HOSTILE / f"{name}.py").read_text(encoding="utf-8").replace("@@MARKER@@", str(marker))
-    return REFERENCE.read_text(encoding="utf-8") + "\n\n" + text if text.startswith("# snippet") else text
-
-
-def write_broken(inbox: Path, stem: str, kind: str) -> None:
-    if kind == "garbage":
-        (inbox / f"{stem}.py").write_bytes(bytes(range(256)) * 8)
-    elif kind == "broken_notebook":
-        (inbox / f"{stem}.ipynb").write_text("{not json", encoding="utf-8")
-    elif kind == "zip_escape":
-        with zipfile.ZipFile(inbox / f"{stem}.zip", "w") as zipped:
-            zipped.writestr("../attention.py", "x = 1\n")
-    elif kind == "empty":
-        (inbox / f"{stem}.py").write_text("", encoding="utf-8")
-    else:
-        cell = {"cell_type": "code", "source": REFERENCE.read_text(encoding="utf-8"), "metadata": {"tags": 7}, "outputs": [], "execution_count": None}
-        (inbox / f"{stem}.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
-
-
 def make_inbox(inbox: Path, count: int, marker: Path) -> dict[str, int]:
     """N submissions in the mix; returns how many of each kind."""
     inbox.mkdir(parents=True)
@@ -96,10 +76,7 @@ def make_inbox(inbox: Path, count: int, marker: Path) -> dict[str, int]:
             kinds["example"] += 1
         else:
             name = hostile[number % len(hostile)]
-            if name in BROKEN:
-                write_broken(inbox, stem, name)
-            else:
-                (inbox / f"{stem}.py").write_text(hostile_text(name, marker), encoding="utf-8")
+            write_case(inbox, stem, name, MARKER=marker)
             kinds["hostile or broken"] += 1
     return kinds
 
@@ -113,6 +90,8 @@ class Sample:
     done: int
     rss_mib: float  # the batch process + pool processes + templates
     processes: int
+    fds: int  # open descriptors of those processes
+    load: float  # the machine's 1-minute load average
 
 
 @dataclass
@@ -147,17 +126,18 @@ class Watch:
     def run(self, started: float) -> None:
         while not self.stop.is_set():
             processes = self.grader_processes()
-            rss = 0
+            rss = fds = 0
             for process in processes:
                 try:
                     rss += process.memory_info().rss
+                    fds += process.num_fds()
                     if TEMPLATE_MARK not in " ".join(process.cmdline()):
                         self.pids.add(process.pid)
                 except psutil.Error:
                     continue
             done = sum(1 for _ in self.out.glob("*/attnkit.json"))
             if processes:
-                self.samples.append(Sample(round(time.monotonic() - started, 1), done, rss / 2**20, len(processes)))
+                self.samples.append(Sample(round(time.monotonic() - started, 1), done, rss / 2**20, len(processes), fds, os.getloadavg()[0]))
             self.stop.wait(SAMPLE_S)
 
 
@@ -204,7 +184,8 @@ def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample
     tenth = max(1, len(times) // 10)
     early, last = times[tenth : 2 * tenth] or times[:tenth], times[-tenth:]  # the first tenth holds the cold start
     first, last = statistics.mean(early), statistics.mean(last)
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    loads = [s.load for s in samples]
+    load = f"1-minute load average during the run {statistics.mean(loads):.1f} on average, {min(loads):.1f}–{max(loads):.1f}"
     rates = throughput(samples, total)
     peak = max(s.rss_mib for s in samples)
     lines = [
@@ -213,7 +194,7 @@ def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample
         "",
         f"`make soak` (`bench/soak.py --n {total} --jobs {args.jobs}{f' --parts {args.parts}' if args.parts else ''}`): one `attnkit grade-batch` over "
         f"{total} submissions ({', '.join(f'{v} {k}' for k, v in kinds.items())}), {wall / 60:.1f} min, exit code {code}; "
-        f"{os.cpu_count()} cores, load average at the end {load}."
+        f"{os.cpu_count()} cores, {load}{f'; run at niceness {os.nice(0)}' if os.nice(0) else ''}."
         + (f" A smoke run: `make soak` grades {DEFAULT_N:,}." if total < DEFAULT_N else ""),
         "",
         "| measure | value |",
@@ -221,6 +202,7 @@ def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample
         "| grader RSS (batch + pool + templates) at 10 / 50 / 90 % of the batch and its last sample | "
         + " / ".join(f"{points[s].rss_mib:.0f}" for s in (0.1, 0.5, 0.9, 1.0)) + f" MiB (peak {peak:.0f}) |",
         f"| growth from 10 % to the end | {points[1.0].rss_mib - points[0.1].rss_mib:+.0f} MiB |",
+        f"| open descriptors of those processes at 10 % / at the end (peak) | {points[0.1].fds} / {points[1.0].fds} ({max(s.fds for s in grading)}) |",
         f"| time per submission (attnkit.json), second tenth / last tenth of the batch | {first:.2f} s / {last:.2f} s (ratio {last / first:.2f}) |",
         "| throughput per quarter of the batch | " + " / ".join(f"{r:.1f}" for r in rates) + " submissions a minute |",
         f"| processes of the grader left after it exited | {len(left)} |",

@@ -29,7 +29,8 @@ if ! engine_up; then
     if [ -f /var/run/docker.pid ] && ! kill -0 "$(cat /var/run/docker.pid)" 2>/dev/null; then
         rm -f /var/run/docker.pid
     fi
-    nohup dockerd >/tmp/dockerd.log 2>&1 &
+    # Its own session: a shell or CI step that ends by killing its process group leaves it running.
+    nohup setsid dockerd >/tmp/dockerd.log 2>&1 &
     for _ in $(seq 1 60); do
         engine_up && break
         sleep 1

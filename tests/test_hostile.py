@@ -27,6 +27,7 @@ from autograder.feedback.results import SubmissionResult
 from autograder.grading.worker.client import Budget, WorkerFactory
 from autograder.grading.worker.sandbox import UID_BASE, SandboxConfig, is_root
 
+from tests.batches import REFERENCE, REPO, notebook, payload, write_case
 
 
 def root_only(why: str) -> pytest.MarkDecorator:
@@ -41,9 +42,6 @@ SAME_UID = "without root the worker runs as your uid: it may signal, read and wr
 NO_CHROOT = "without root there is no chroot: the worker sees the file system as you do"
 NO_NETNS = "without root there is no network namespace"
 
-REPO = Path(__file__).resolve().parents[1]
-HOSTILE = Path(__file__).resolve().parent / "hostile"
-REFERENCE = REPO / "solutions" / "attention" / "attention.py"
 CHECKS = REPO / "autograder" / "checks"
 FAST = Budget(call_seconds=3, import_seconds=5, total_seconds=60)
 PART_A = {"A"}
@@ -53,15 +51,6 @@ A4 = "A.4"  # causal_mask: the function the snippets break
 # ---------------------------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------------------------
-def payload(name: str, **fill: object) -> str:
-    """The submission text of tests/hostile/<name>.py; a `# snippet` is appended to the reference."""
-    text = (HOSTILE / f"{name}.py").read_text(encoding="utf-8")
-    for key, value in fill.items():
-        text = text.replace(f"@@{key}@@", str(value))
-    assert "@@" not in text, f"{name}: a placeholder was not filled in"
-    return REFERENCE.read_text(encoding="utf-8") + "\n\n" + text if text.startswith("# snippet") else text
-
-
 def secret_lines() -> list[str]:
     """Distinctive lines of the reference solution and of the hidden checks' code.
 
@@ -516,9 +505,7 @@ def test_notebook_with_invalid_json_is_rejected_with_a_reason(grade_a):
 
 
 def test_notebook_with_tags_that_are_not_a_list_is_graded_with_a_note(grade_a, reference_a):
-    cell = {"cell_type": "code", "source": REFERENCE.read_text(encoding="utf-8"), "metadata": {"tags": 7}, "outputs": [], "execution_count": None}
-    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    result = grade_a(json.dumps(notebook), "tags_seven", suffix=".ipynb")
+    result = grade_a(notebook(REFERENCE.read_text(encoding="utf-8"), {"tags": 7}), "tags_seven", suffix=".ipynb")
     assert result.score == reference_a.score and not result.grader_error
     assert any('cell 1: its metadata "tags" is 7, not a list of strings' in e for e in result.events), result.events
 
@@ -664,8 +651,7 @@ def test_batch_of_hostile_submissions_completes_and_grades_the_correct_ones(fact
         "daemon": "",
     }
     for name in hostile:
-        text = payload(name, MARKER=marker, OUT_DIR=out, REPO=REPO) if "@@" in (HOSTILE / f"{name}.py").read_text() else payload(name)
-        (inbox / f"{name}.py").write_text(text, encoding="utf-8")
+        write_case(inbox, name, name, MARKER=marker, OUT_DIR=out, REPO=REPO)
     (inbox / "grader_memory.py").write_text(  # reach for the grader's modules in the worker's memory
         "import sys\n"
         "def attention_scores(q, k):\n"
@@ -673,16 +659,15 @@ def test_batch_of_hostile_submissions_completes_and_grades_the_correct_ones(fact
         encoding="utf-8",
     )
     hostile["grader_memory"] = "KeyError"
-    (inbox / "garbage.py").write_bytes(bytes(range(256)) * 16)
+    write_case(inbox, "garbage", "garbage")
     hostile["garbage"] = "is not a text file"
-    (inbox / "broken.ipynb").write_text("{not json", encoding="utf-8")
+    write_case(inbox, "broken", "broken_notebook")
     hostile["broken"] = "is not a valid Jupyter notebook"
-    with zipfile.ZipFile(inbox / "escape.zip", "w") as zipped:
-        zipped.writestr("../attention.py", "x = 1\n")
+    write_case(inbox, "escape", "zip_escape")
     hostile["escape"] = "points outside the archive"
     zip_bomb(inbox / "bomb.zip", mib=1024)
     hostile["bomb"] = "unpacks to more than the limits"
-    (inbox / "empty.py").write_text("", encoding="utf-8")
+    write_case(inbox, "empty", "empty")
     hostile["empty"] = "is not defined in your file"
 
     options = GradeOptions(seed=11, budget=FAST)

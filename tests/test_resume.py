@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -33,10 +32,8 @@ from autograder.grading.submission import BATCH_FILES
 from autograder.grading.worker.client import SCRATCH_PREFIX
 from autograder.grading.worker.sandbox import is_root
 
-REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO / "solutions" / "attention" / "attention.py"
-HOSTILE = REPO / "tests" / "hostile"
-EXAMPLES = REPO / "examples" / "submissions"
+from tests.batches import EXAMPLES, REFERENCE, REPO, write_case
+
 SUBMISSIONS, KILLS = (int(v) for v in os.environ.get("ATTNKIT_KILL_TEST", "200,20").split(","))
 HOSTILE_EVERY = 5
 KILL_SEED = 13
@@ -52,40 +49,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.kill]
 # ---------------------------------------------------------------------------------------------
 def hostile_entries(inbox: Path, number: int) -> list[str]:
     """Write hostile or broken submission `number`; returns the entry names it made."""
-    reference = REFERENCE.read_text(encoding="utf-8")
     kinds = ["exit_at_import", "garbage", "broken_notebook", "zip_escape", "empty", "raise_at_import", "name_clash", "tags_seven"]
     if is_root():
         kinds += ["fork_swarm", "daemon"]  # without root nothing reaps what they start (see test_hostile)
     kind = kinds[(number // HOSTILE_EVERY) % len(kinds)]  # the hostile ones take every kind in turn
-    name = f"h{number:03d}"
-    if kind in ("exit_at_import", "fork_swarm", "daemon"):
-        text = (HOSTILE / f"{kind}.py").read_text(encoding="utf-8")
-        (inbox / f"{name}.py").write_text(reference + "\n\n" + text if text.startswith("# snippet") else text, encoding="utf-8")
-    elif kind == "garbage":
-        (inbox / f"{name}.py").write_bytes(bytes(range(256)) * 8)
-    elif kind == "broken_notebook":
-        (inbox / f"{name}.ipynb").write_text("{not json", encoding="utf-8")
-    elif kind == "zip_escape":
-        with zipfile.ZipFile(inbox / f"{name}.zip", "w") as zipped:
-            zipped.writestr("../attention.py", "x = 1\n")
-    elif kind == "empty":
-        (inbox / f"{name}.py").write_text("", encoding="utf-8")
-    elif kind == "raise_at_import":
-        (inbox / f"{name}.py").write_text(reference.replace("class SelfAttention", "raise RuntimeError('stop')\nclass SelfAttention", 1), encoding="utf-8")
-    elif kind == "name_clash":  # two entries, one folder name; the first three also take a batch file's name
-        shutil.copyfile(REFERENCE, inbox / f"{name}.py")
-        with zipfile.ZipFile(inbox / f"{name}.zip", "w") as zipped:
-            zipped.writestr("attention.py", reference)
-        made = [f"{name}.py", f"{name}.zip"]
-        clash = number // (HOSTILE_EVERY * len(kinds))
-        if clash < len(BATCH_FILES):
-            shutil.copyfile(REFERENCE, inbox / f"{BATCH_FILES[clash]}.py")
-            made.append(f"{BATCH_FILES[clash]}.py")
-        return made
-    else:  # tags_seven
-        cell = {"cell_type": "code", "source": reference, "metadata": {"tags": 7}, "outputs": [], "execution_count": None}
-        (inbox / f"{name}.ipynb").write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
-    return [entry.name for entry in inbox.iterdir() if entry.name.startswith(name + ".")]
+    made = write_case(inbox, f"h{number:03d}", kind)
+    clash = number // (HOSTILE_EVERY * len(kinds))
+    if kind == "name_clash" and clash < len(BATCH_FILES):  # the first three also take a batch file's name
+        shutil.copyfile(REFERENCE, inbox / f"{BATCH_FILES[clash]}.py")
+        made.append(f"{BATCH_FILES[clash]}.py")
+    return made
 
 
 def make_inbox(inbox: Path, count: int) -> list[str]:
