@@ -78,13 +78,14 @@ def warm_grader(render: bool = True) -> None:
     renderer unless `render` is False) while the worker template is still starting in its own
     process."""
     from autograder.checks.support import reference
-    from autograder.plotting import render_heatmap
 
     torch.set_num_threads(1)  # tiny tensors: extra threads only spin against the worker (~10x slower on a busy machine)
     reference()
     x = torch.ones(2, requires_grad=True)
     torch.autograd.grad([x * 2], [x], [torch.ones(2)])  # grad_outputs: imports sympy once
-    if render:
+    if render:  # matplotlib is imported only here, or when a check renders
+        from autograder.plotting import render_heatmap
+
         render_heatmap(torch.eye(2), ["a", "b"], ["c", "d"], "warm-up")
 
 
