@@ -139,7 +139,7 @@ class Watcher:
         passes: list[frozenset[str] | None] = [frozenset({focus}), others] if focus and others else [None]
         try:
             for number, tasks in enumerate(passes):
-                checks = run_checks(student, self.options.seed or 0, None, ArtifactSink(), tasks=tasks, visible_only=True)
+                checks = run_checks(student, self.options.seed or 0, None, ArtifactSink(render=False), tasks=tasks, visible_only=True)
                 notes = (*load_notes(student), *student.events, *submission.notes)
                 self.progress = replace(self.progress.merged(checks), notes=notes)
                 yield Pass(self.progress, focus if tasks and len(passes) > 1 and number == 0 else "", time.perf_counter() - started, number + 1 < len(passes))

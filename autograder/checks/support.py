@@ -2,11 +2,7 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import math
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -16,7 +12,7 @@ from autograder.checks.plugin import CheckFailure
 from autograder.integrity.rules import Rule, judge
 from autograder.integrity.static import SourceFacts, analyze
 from autograder.mistakes import MISTAKES, diagnose
-from autograder.paths import SOLUTION_DIR
+from autograder.train_reference import reference_attention
 
 # All-distinct sizes, so that a wrong transpose or a swapped axis shows up as a wrong shape.
 B, H, LQ, LK, DH, DV = 2, 3, 4, 5, 7, 6
@@ -26,36 +22,7 @@ E = H * DH
 @functools.cache
 def reference() -> ModuleType:
     """The reference solution, loaded in the grader process (never sent to a worker)."""
-    path = SOLUTION_DIR / "attention.py"
-    spec = importlib.util.spec_from_file_location("attnkit_reference_attention", path)
-    module = importlib.util.module_from_spec(spec)
-    with _deferred("matplotlib.pyplot"):
-        spec.loader.exec_module(module)
-    return module
-
-
-class _Deferred(ModuleType):
-    """Stands in for a module while the reference is loaded: the real one is imported on the
-    first attribute the reference reads (importlib's LazyLoader cannot: on Python 3.11 the
-    import statement itself reads the module's __spec__ and so loads it)."""
-
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(importlib.import_module(self.__name__), attribute)
-
-
-@contextmanager
-def _deferred(name: str) -> Iterator[None]:
-    """`import name` inside the block binds a _Deferred, unless name is already imported. The
-    reference imports pyplot for plot_attention, which the checks never call: a cold `attnkit
-    check` of a correct file then never pays for pyplot in the grader (~0.6 s)."""
-    if name in sys.modules:
-        yield
-        return
-    sys.modules[name] = _Deferred(name)
-    try:
-        yield
-    finally:
-        del sys.modules[name]
+    return reference_attention()  # one load per process, shared with Part F's reference model
 
 
 def randn(gen: torch.Generator, *shape: int, dtype: torch.dtype = torch.float64, scale: float = 1.0) -> torch.Tensor:

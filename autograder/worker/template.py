@@ -110,27 +110,27 @@ def _warm_heatmap() -> Any:
     return ax
 
 
-WARM_UP = (_warm_autograd_imports, _warm_layers, _warm_plot)
+WARM_UP = (_warm_autograd_imports, _warm_layers, _warm_plot)  # the first is always worth it: every worker's backward needs it
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the template's own interpreter: `python -c ... <control fds> <grader pid>`
     (one control socket per client, comma-separated: the processes of a grading pool)."""
-    control_fds, grader = (argv or sys.argv)[-2].split(","), int((argv or sys.argv)[-1])
+    warm, control_fds, grader = (argv or sys.argv)[-3] != "cold", (argv or sys.argv)[-2].split(","), int((argv or sys.argv)[-1])
     sandbox.set_parent_death_signal()  # the grader dies (even by SIGKILL): the template dies too
     if os.getppid() != grader:  # it died before the signal was armed
         os._exit(1)
-    serve_template([socket.socket(fileno=int(fd)) for fd in control_fds])
+    serve_template([socket.socket(fileno=int(fd)) for fd in control_fds], warm)
 
 
-def serve_template(controls: list[socket.socket] | socket.socket) -> None:
+def serve_template(controls: list[socket.socket] | socket.socket, warm: bool = True) -> None:
     """Loop of the template process: one spawn per request, until every client has closed its socket."""
     controls = [controls] if isinstance(controls, socket.socket) else controls
     torch.set_num_threads(1)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # keepers are reaped by the kernel
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     waiting = list(controls)  # select(), not a selector: the template holds no descriptor but these
-    steps = list(WARM_UP)  # single-threaded: a fork never lands in the middle of a step
+    steps = list(WARM_UP if warm else WARM_UP[:1])  # single-threaded: a fork never lands in the middle of a step
     while waiting:
         ready, _, _ = select.select(waiting, [], [], 0 if steps else None)
         if not ready and steps:
