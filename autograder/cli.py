@@ -86,13 +86,14 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 def start_grader(render: bool = True):
     """The worker template first (before torch, the checks or the reference are imported here),
     then the grader warms up while the template starts: one cold start, both at once. `render`:
-    warm the renderer up too (not for check: it renders only what a wrong map needs)."""
+    warm the renderer and the template up too (not for check: it renders only what a wrong map
+    needs and forks its workers at once)."""
     from autograder.grading.worker.launch import launch_template
 
     launched = factory = None
     try:
         with signals_deferred():
-            launched = launch_template()
+            launched = launch_template(warm=render)
         from autograder.grading.worker.client import WorkerFactory
 
         factory = WorkerFactory(launched)
@@ -123,7 +124,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     try:
         from autograder.grading.session import grade_submission
 
-        result, _ = grade_submission(path, factory, replace(_options(args, parts), visible_only=True))
+        result, _ = grade_submission(path, factory, replace(_options(args, parts), visible_only=True, images=False))
     finally:
         with signals_deferred():
             factory.close()

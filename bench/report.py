@@ -11,6 +11,7 @@ from pathlib import Path
 
 import psutil
 
+from bench import nbfloor
 from bench.figures import Measured, NotMeasured, Row, Section, find
 from bench.measure import Stats
 from bench.notebooks import CYCLE, VARIANTS
@@ -131,13 +132,14 @@ def _peers(section: Section, jobs: int) -> list[str]:
     for row in section.rows:
         if isinstance(row, Measured):
             lines.append(f"- `{row.label}`: per submission = {row.derived}. {row.note}")
-    nbgrader, otter = find(section, NBGRADER), find(section, OTTER)
+    nbgrader, otter, floor = find(section, NBGRADER), find(section, OTTER), find(section, nbfloor.LABEL)
     lines += ["", "**Ratios (per submission, medians):**", ""]
-    for name, peer in (("nbgrader", nbgrader), ("otter", otter)):
+    for name, peer in (("nbgrader", nbgrader), ("otter", otter), ("nbgrader's floor (a kernel, `import torch`, one cell)", floor)):
         line = f"- {name} / attnkit (--jobs {jobs}): **{ratio(peer, attnkit)}**"
         if serial is not None and serial is not attnkit:
             line += f"; against attnkit --jobs 1: {ratio(peer, serial)}"
         lines.append(line)
+    lines.append("- issue 15's aim: attnkit at a tenth of nbgrader's floor (10×); issue 11's: ≥10× faster than nbgrader and otter on the same notebooks")
     lines += ["", "Scores each grader gave each variant (score/max; two values: not every submission of the "
                   "variant, or not every run, got the same score):", ""]
     graders = [s.grader for s in section.scores]

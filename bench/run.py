@@ -39,6 +39,7 @@ class Settings:
 
     count: int
     peer_count: int
+    nbgrader_floor_count: int
     docker_count: int
     jobs: int
     runs: int
@@ -67,6 +68,7 @@ def parse(argv: list[str] | None) -> tuple[Settings, str]:
     parser.add_argument("--n", type=int, default=None, help="notebooks attnkit grades (default 40; quick 4)")
     parser.add_argument("--peer-n", type=int, default=None,
                         help="of those, how many nbgrader and otter grade (default 8, one of each kind; quick 2)")
+    parser.add_argument("--floor-n", type=int, default=None, help="trivial torch notebooks nbgrader grades for its floor (default 24; quick 4)")
     parser.add_argument("--docker-n", type=int, default=None, help="notebooks graded in Docker (default 10; quick 2)")
     parser.add_argument("--jobs", type=int, default=2, help="attnkit grade-batch --jobs (default 2)")
     parser.add_argument("--runs", type=int, default=None, help="repeats of the attnkit batch (default 2; quick 1)")
@@ -92,6 +94,7 @@ def parse(argv: list[str] | None) -> tuple[Settings, str]:
     settings = Settings(
         count=count,
         peer_count=min(count, args.peer_n if args.peer_n is not None else (2 if quick else 8)),
+        nbgrader_floor_count=max(1, args.floor_n if args.floor_n is not None else (4 if quick else 24)),
         docker_count=min(count, args.docker_n if args.docker_n is not None else (2 if quick else 10)),
         jobs=args.jobs,
         runs=max(1, args.runs if args.runs is not None else (1 if quick else 2)),
@@ -135,7 +138,7 @@ def run(settings: Settings, command: str) -> Path:
                      f"({kinds} of the {len(notebooks.VARIANTS)} variants), attnkit all.")
         ctx = sections.Context(work, inbox, submissions, course, env, settings.jobs, settings.runs)
         results: list[Section] = []
-        peers, batches = sections.peers(ctx, settings.peer_count, settings.skip, settings.otter_venv)
+        peers, batches = sections.peers(ctx, settings.peer_count, settings.skip, settings.otter_venv, settings.nbgrader_floor_count)
         results.append(peers)
         if "floor" not in settings.skip:
             results.append(sections.floor(ctx, settings.floor_runs))

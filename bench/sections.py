@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import otter
+from bench import nbfloor, otter
 from bench.figures import Measured, NotMeasured, Row, Scores, Section
 from bench.measure import BenchError, Run, Stats, load_average, run_measured
 from bench.notebooks import ASSIGNMENT, NOTEBOOK, Submission, cyclic_inbox
@@ -159,8 +159,9 @@ def _helpers_dir() -> Path:
     return RELEASE_DIR
 
 
-def peers(ctx: Context, peer_count: int, skip: frozenset[str], otter_venv: Path) -> tuple[Section, tuple[Measured, ...]]:
-    """attnkit (--jobs N and 1) on all notebooks; nbgrader and otter on the first peer_count."""
+def peers(ctx: Context, peer_count: int, skip: frozenset[str], otter_venv: Path, floor_count: int = 24) -> tuple[Section, tuple[Measured, ...]]:
+    """attnkit (--jobs N and 1) on all notebooks; nbgrader and otter on the first peer_count;
+    nbgrader on floor_count trivial torch notebooks (its floor, bench/nbfloor.py)."""
     load_start = load_average()
     batches = attnkit_batches(ctx, ctx.inbox, tuple(dict.fromkeys((ctx.jobs, 1))), ctx.runs)
     rows: list[Row] = [row for row, _ in batches.values()]
@@ -168,6 +169,11 @@ def peers(ctx: Context, peer_count: int, skip: frozenset[str], otter_venv: Path)
     nbgrader_row, nbgrader_scores = nbgrader_autograde(ctx, peer_count)
     rows.append(nbgrader_row)
     scores += [nbgrader_scores] if nbgrader_scores else []
+    if ctx.course is None:
+        rows.append(NotMeasured(nbfloor.LABEL, "skipped (--skip nbgrader)"))
+    else:
+        say(f"{nbfloor.LABEL}: {floor_count} notebooks, one run")
+        rows.append(nbfloor.measure(ctx.work, floor_count, str(BIN / "nbgrader"), ctx.env))
     if "otter" in skip:
         rows.append(NotMeasured(OTTER, "skipped (--skip otter)"))
     else:

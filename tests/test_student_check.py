@@ -167,3 +167,17 @@ def test_feedback_pages_show_the_first_tier_not_the_code(tmp_path):
         assert "torch.ones(..., dtype=torch.bool).tril()" not in text
         assert "weights = masked_softmax(attention_scores(q, k), mask); output = weights @ v" not in text
     assert TASK_TIERS["A.4"].tier(1, "en") in feedback
+
+
+def test_check_without_images_scores_every_check_as_a_full_grade_does(factory, tmp_path):
+    from dataclasses import replace
+
+    from autograder.grading import GradeOptions, grade_submission
+
+    wrong_map = REPO / "examples" / "submissions" / "bug_heatmap_transposed.py"  # Part E and F images differ from the reference
+    options = GradeOptions(seed=3, visible_only=True)
+    full, images = grade_submission(wrong_map, factory, options)
+    quick, none = grade_submission(wrong_map, factory, replace(options, images=False))
+    assert images and full.artifacts and not none and not quick.artifacts
+    assert [(c.check_id, c.status, c.points, c.message, c.mistake) for c in quick.checks] == [(c.check_id, c.status, c.points, c.message, c.mistake) for c in full.checks]
+    assert not all(c.passed for c in full.checks)

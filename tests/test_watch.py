@@ -9,6 +9,7 @@ import json
 import os
 import re
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -161,3 +162,44 @@ def test_watch_stops_on_sigterm_without_leftovers(tmp_path, interrupted_at):
         _stop(process)
     outcome = json.loads(report.read_text())
     assert outcome["left"] == []
+
+
+def test_watch_fails_loudly_when_its_folder_is_removed(tmp_path):
+    folder = tmp_path / "work"
+    folder.mkdir()
+    work = folder / "attention.py"
+    _save(work, REFERENCE.read_text(encoding="utf-8"))
+    report = tmp_path / "report.json"
+    process = subprocess.Popen(_command(report, "watch", str(work), "--seed", "1"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=tmp_path)
+    try:
+        View(process).next()
+        shutil.rmtree(folder)
+        _, errors = process.communicate(timeout=120)
+    finally:
+        _stop(process)
+    assert f"the file watcher stopped (the folder {folder} was removed)" in errors.decode()
+    assert json.loads(report.read_text()) == {"exit": 2, "left": []}
+
+
+def test_watch_raises_when_the_watcher_thread_dies(tmp_path, monkeypatch):
+    import watchfiles
+
+    from autograder import watch as watching
+
+    def broken(*_args, **_kwargs):
+        raise OSError(28, "inotify watch limit reached")
+        yield  # a generator, like watchfiles.watch
+
+    work = tmp_path / "attention.py"
+    _save(work, "# a\n")
+    checked: list[int] = []
+
+    def check(_self):
+        checked.append(1)
+        yield from ()
+
+    monkeypatch.setattr(watchfiles, "watch", broken)
+    monkeypatch.setattr(watching.Watcher, "check", check)
+    with pytest.raises(watching.WatchError, match=r"file watcher stopped \(OSError: \[Errno 28\] inotify watch limit reached\)"):
+        watching.watch(work, None, None, lambda step: None)
+    assert checked == [1]

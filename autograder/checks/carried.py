@@ -9,24 +9,19 @@ known name, tensors only where tensors go, bounded sizes, plain options.
 from __future__ import annotations
 
 import functools
-import importlib.util
 from types import ModuleType
 from typing import Any, Callable
 
 import torch
 
 from autograder.grading.worker.standins import MAX_CALLBACK_ELEMENTS, MAX_SEQUENCE, StandInRefused
-from autograder.paths import SOLUTION_DIR
+from autograder.authoring.train_reference import reference_attention
 
 
 @functools.cache
 def reference() -> ModuleType:
     """The reference solution, loaded in the grader process (never sent to a worker)."""
-    path = SOLUTION_DIR / "attention.py"
-    spec = importlib.util.spec_from_file_location("attnkit_reference_attention", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return reference_attention()  # one load per process, shared with Part F's reference model
 
 
 A_TASKS = ("A.1", "A.2", "A.3", "A.4")

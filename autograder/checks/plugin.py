@@ -146,8 +146,9 @@ class AttnkitPlugin:
 
     @pytest.fixture
     def artifacts(self) -> Any:
-        """Where checks put images for the feedback (an autograder.grading.session.ArtifactSink)."""
-        return self._sink
+        """Where checks put images for the feedback (an autograder.grading.session.ArtifactSink); None
+        when nothing will show them (the checks then render none)."""
+        return self._sink if getattr(self._sink, "render", True) else None
 
     @pytest.fixture
     def seed(self, request: pytest.FixtureRequest) -> int:

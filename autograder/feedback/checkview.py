@@ -10,11 +10,10 @@ import re
 from dataclasses import dataclass
 
 from autograder.errors import AttnkitError
-from autograder.checks.texts import check_name
-from autograder.feedback.formats.view import message_text
-from autograder.feedback.hints import CRASH_RE, first_tier, fold
 from autograder.feedback.i18n import t
-from autograder.mistakes import MISTAKES
+
+# texts, hints and mistakes import torch: loaded when rendering, after `check` has started the
+# worker template (which imports torch meanwhile), not before it
 
 TASK_ID_RE = re.compile(r"^[A-Z]\.\d+$")
 NOT_IMPLEMENTED_RE = re.compile(r"NotImplementedError|not implemented yet")
@@ -61,6 +60,10 @@ def task_order(task: str) -> tuple[str, int]:
 def message(check, lang: str) -> str:
     """The failure in lang: a diagnosed mistake in the catalogue's words, a stub said plainly;
     otherwise the check's own message (English until the check messages have a Chinese text)."""
+    from autograder.feedback.formats.view import message_text
+    from autograder.feedback.hints import CRASH_RE
+    from autograder.mistakes import MISTAKES
+
     if NOT_IMPLEMENTED_RE.search(check.message):
         return t("check.not_implemented", lang, task=check.task, name=TASK_NAMES.get(check.task, ""))
     if check.mistake in MISTAKES and lang != "en":
@@ -116,6 +119,9 @@ def _summary(done: list[str], unfinished: list[str], count: int, lang: str) -> s
 
 
 def _task_lines(task: str, checks: list, lang: str) -> list[str]:
+    from autograder.checks.texts import check_name
+    from autograder.feedback.hints import first_tier, fold
+
     passed = sum(c.passed for c in checks)
     lines = [t("check.task_heading", lang, task=task, name=TASK_NAMES.get(task, ""), passed=passed, total=len(checks))]
     for check in checks:

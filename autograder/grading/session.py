@@ -43,6 +43,7 @@ class ArtifactSink:
     images: dict[str, bytes] = field(default_factory=dict)
     artifacts: list[Artifact] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)  # integrity flags the checks raised (instructor only)
+    render: bool = True  # False: the checks add no images (`check` and `watch` show none); flags still come
 
     def add(self, artifact: Artifact, images: dict[str, bytes]) -> None:
         self.images.update(images)
@@ -60,6 +61,7 @@ class GradeOptions:
     integrity: str = "record"  # "strict": a part with an integrity flag scores 0 (autograder.grading.integrity.record)
     tasks: frozenset[str] | None = None  # only the checks of these tasks ("A.2"); None: every task
     visible_only: bool = False  # only the checks a student sees before the due date
+    images: bool = True  # feedback images (heatmaps, differences); `check` shows none
 
 
 def new_seed() -> int:
@@ -78,13 +80,14 @@ def warm_grader(render: bool = True) -> None:
     renderer unless `render` is False) while the worker template is still starting in its own
     process."""
     from autograder.checks.support import reference
-    from autograder.grading.plotting import render_heatmap
 
     torch.set_num_threads(1)  # tiny tensors: extra threads only spin against the worker (~10x slower on a busy machine)
     reference()
     x = torch.ones(2, requires_grad=True)
     torch.autograd.grad([x * 2], [x], [torch.ones(2)])  # grad_outputs: imports sympy once
-    if render:
+    if render:  # matplotlib is imported only here, or when a check renders
+        from autograder.grading.plotting import render_heatmap
+
         render_heatmap(torch.eye(2), ["a", "b"], ["c", "d"], "warm-up")
 
 
@@ -145,7 +148,7 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     except SubmissionError as error:
         return _unreadable(name, path, seed, str(error), options, started), {}
     student = Student(factory, list(submission.chunks), submission.files, submission.filename, replace(options.config, hidden=hidden_paths()), options.budget)
-    sink = ArtifactSink()
+    sink = ArtifactSink(render=options.images)
     try:
         checks = run_checks(student, seed, options.parts, sink, tasks=options.tasks, visible_only=options.visible_only)
         device = device_notes(student, options.lang, options.parts)

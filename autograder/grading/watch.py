@@ -28,6 +28,18 @@ if TYPE_CHECKING:  # torch comes with these: imported when checking, after the t
     from autograder.grading.worker.client import WorkerFactory
 
 STUDENT_FILES = ("attention.py", "attention.ipynb", "attention.zh.ipynb")
+RESTART = "nothing you save is checked any more: start `attnkit watch` again"
+
+
+class WatchError(AttnkitError):
+    """The file watcher stopped: saves can no longer be seen (the text says why)."""
+
+
+@dataclass(frozen=True)
+class _Stopped:
+    """Put into the saves queue by the watcher thread when it ends before it was told to."""
+
+    reason: str
 STEP_MS = 50  # a save is checked once the file has been quiet this long (editors write in steps)
 
 
@@ -127,7 +139,7 @@ class Watcher:
         passes: list[frozenset[str] | None] = [frozenset({focus}), others] if focus and others else [None]
         try:
             for number, tasks in enumerate(passes):
-                checks = run_checks(student, self.options.seed or 0, None, ArtifactSink(), tasks=tasks, visible_only=True)
+                checks = run_checks(student, self.options.seed or 0, None, ArtifactSink(render=False), tasks=tasks, visible_only=True)
                 notes = (*load_notes(student), *student.events, *submission.notes)
                 self.progress = replace(self.progress.merged(checks), notes=notes)
                 yield Pass(self.progress, focus if tasks and len(passes) > 1 and number == 0 else "", time.perf_counter() - started, number + 1 < len(passes))
@@ -152,19 +164,39 @@ def watch(path: Path, factory: WorkerFactory, options: GradeOptions, show: Calla
                 with contextlib.closing(watcher.check()) as steps:  # closed (its worker too) even when interrupted
                     for step in steps:
                         show(step)
-            saves.get()  # a save (signals interrupt the wait)
-            while not saves.empty():
-                saves.get()
+            _wait_for_save(saves)
     finally:
         stop.set()
         thread.join(timeout=2.0)
 
 
+def _wait_for_save(saves: queue.Queue[object]) -> None:
+    """Block until the next save (signals interrupt the wait), then take every save queued
+    behind it; raise WatchError when the watcher thread has stopped."""
+    items = [saves.get()]
+    while not saves.empty():
+        items.append(saves.get())
+    stopped = next((item for item in items if isinstance(item, _Stopped)), None)
+    if stopped is not None:
+        raise WatchError(f"attnkit watch: the file watcher stopped ({stopped.reason}); {RESTART}")
+
+
 def _notice_saves(target: Path, saves: queue.Queue[object], stop: threading.Event) -> None:
     """Put one item into `saves` for each batch of changes to `target` (watchfiles: inotify,
-    FSEvents or ReadDirectoryChangesW; polling only where WATCHFILES_FORCE_POLLING says so)."""
-    import watchfiles
+    FSEvents or ReadDirectoryChangesW; polling only where WATCHFILES_FORCE_POLLING says so).
+    Whatever ends it before `stop` is set (an error, the folder removed) is put there too."""
+    reason = "it ended without a reason"
+    try:
+        import watchfiles
 
-    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)  # Ctrl-C is the main thread's to handle
-    for changes in watchfiles.watch(target.parent, watch_filter=lambda _, name: Path(name) == target, step=STEP_MS, stop_event=stop, raise_interrupt=False):
-        saves.put(changes)
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)  # Ctrl-C is the main thread's to handle
+        for changes in watchfiles.watch(target.parent, watch_filter=lambda _, name: Path(name) == target, step=STEP_MS, stop_event=stop, raise_interrupt=False):
+            if not target.parent.is_dir():  # watchfiles goes on watching nothing
+                reason = f"the folder {target.parent} was removed"
+                break
+            saves.put(changes)
+    except Exception as error:  # noqa: BLE001 - any failure ends watching; the main thread says so
+        reason = f"{type(error).__name__}: {error}"
+    finally:
+        if not stop.is_set():
+            saves.put(_Stopped(reason))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import json
+import re
 import os
 import select
 import shutil
@@ -60,6 +61,7 @@ class TemplateError(RuntimeError):
     """The template process is gone: a grader problem, not the student's."""
 
 
+SEABORN_IMPORT_RE = re.compile(r"^\s*(?:import\s+[\w., ]*\bseaborn\b|from\s+seaborn\b)", re.M)  # where a library is imported, not named
 SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's folders are found and removed
 # how long the grader waits for a keeper to report how its killed worker ended (a big process
 # dies slowly on a busy machine; the keeper is killed only after, so the worker is never orphaned)
@@ -92,10 +94,12 @@ class WorkerFactory:
         self._replies = b""
         self._spawned = False
 
-    def spawn(self, config: SandboxConfig, scratch: str) -> WorkerProcess:
+    def spawn(self, config: SandboxConfig, scratch: str, preload: tuple[str, ...] = ()) -> WorkerProcess:
+        """A new worker; `preload`: optional libraries (template.PRELOADS) the template imports
+        before it forks, because the submission imports them."""
         data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         status_read, status_write = os.pipe()
-        request = json.dumps({"config": config.to_json(), "scratch": scratch}).encode()
+        request = json.dumps({"config": config.to_json(), "scratch": scratch, "preload": list(preload)}).encode()
         try:
             self._spawned = True
             socket.send_fds(self.control, [request], [data_theirs.fileno(), status_write])
@@ -280,6 +284,12 @@ class Student:
     _callbacks: int = 0  # callbacks answered in the current request
 
     # -- life cycle ------------------------------------------------------------------------
+    def _preloads(self) -> tuple[str, ...]:
+        """The optional libraries the submission's source imports (seaborn): the template imports
+        them once, before forking, instead of each worker on its own."""
+        sources = [source for _, source in self.chunks] + list(self.files.values())
+        return ("seaborn",) if any(SEABORN_IMPORT_RE.search(source) for source in sources) else ()
+
     def _ensure_worker(self) -> WorkerProcess:
         if self._worker is not None:
             return self._worker
@@ -288,7 +298,7 @@ class Student:
         self._check_total()
         scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
         os.chmod(scratch, 0o700)
-        worker = self.factory.spawn(self.config, scratch)
+        worker = self.factory.spawn(self.config, scratch, self._preloads())
         worker.read_status(5.0, until="worker")
         self._worker = worker
         self._generation += 1

@@ -62,16 +62,18 @@ class LaunchedTemplate:
             self.process.wait()
 
 
-def launch_template(clients: int = 1) -> LaunchedTemplate:
+def launch_template(clients: int = 1, warm: bool = True) -> LaunchedTemplate:
     """Start the template: a fresh interpreter with only TEMPLATE_ENV and no inherited descriptor
     but its control sockets. It dies with the thread that calls this (a parent-death signal):
-    call it from a thread that lives as long as the grader."""
+    call it from a thread that lives as long as the grader. `warm`: run every warm-up step while
+    idle (for a grader that forks many workers); else only the autograd imports (a one-shot
+    `check`: its first worker is forked before drawing once more would pay, measured 1 s CPU)."""
     pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(clients)]
     package_root = str(Path(__file__).resolve().parents[3])  # the folder that holds the autograder package
     env = {k: v for k, v in os.environ.items() if k in TEMPLATE_ENV}
     env["PYTHONPATH"] = package_root
     fds = [theirs.fileno() for _, theirs in pairs]
-    command = [sys.executable, "-c", "from autograder.grading.worker.template import main; main()", ",".join(map(str, fds)), str(os.getpid())]
+    command = [sys.executable, "-c", "from autograder.grading.worker.template import main; main()", "warm" if warm else "cold", ",".join(map(str, fds)), str(os.getpid())]
     process = subprocess.Popen(command, pass_fds=fds, stdin=subprocess.DEVNULL, env=env, cwd="/")
     for _, theirs in pairs:
         theirs.close()

@@ -12,10 +12,16 @@ and reports how it ended (exit code or signal) and its output on the status pipe
 (the namespace's init) dies, the kernel kills everything the submission started in that namespace.
 Parent-death signals chain the life times: grader dies -> template dies -> keeper dies -> worker
 dies -> its namespace dies, even when the grader is killed with SIGKILL.
+
+It answers as soon as torch and matplotlib are imported, and warms up (symbolic shapes, layers,
+a heatmap) while no request is waiting, one step at a time: a cold `attnkit check` does not wait
+for a warm-up its first worker would only partly use. Optional libraries a submission imports
+(seaborn) are imported here before the first fork that asks for them, and kept.
 """
 from __future__ import annotations
 
 import fcntl
+import importlib
 import json
 import os
 import select
@@ -32,19 +38,40 @@ matplotlib.use("Agg")
 import matplotlib.pyplot  # noqa: E402,F401  (pre-imported: every worker forks with it loaded)
 import numpy  # noqa: E402,F401
 import torch  # noqa: E402
-import torch.fx.experimental.symbolic_shapes  # noqa: E402,F401  (what the first autograd.grad imports; see warm_up)
 
 from autograder.grading.worker import sandbox  # noqa: E402
 from autograder.grading.worker.dispatcher import Dispatcher, OpTracer  # noqa: E402
 from autograder.grading.worker.plotdata import extract_plot  # noqa: E402,F401
 from autograder.grading.worker.protocol import ProtocolError, recv_message, send_message  # noqa: E402
 
-try:  # seaborn is optional: pre-import it when installed so heatmaps drawn with it are cheap
-    import seaborn  # noqa: E402,F401
-except ImportError:  # pragma: no cover
-    pass
+PRELOADS = ("seaborn",)  # what a spawn request may ask the template to import before it forks
+
+
+def preload(names: list[str]) -> None:
+    """Import the optional libraries a submission imports (only those in PRELOADS), so that its
+    worker forks with them loaded; one not installed is left to the student's own import."""
+    for name in names:
+        if name in PRELOADS and name not in sys.modules:
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                continue
+            if name == "seaborn":
+                extract_plot(lambda: sys.modules["seaborn"].heatmap(numpy.eye(3), vmin=0, vmax=1))
+
 
 def warm_up() -> None:
+    """Every warm-up step at once (the template runs them one by one while idle: WARM_UP)."""
+    for step in WARM_UP:
+        step()
+
+
+def _warm_autograd_imports() -> None:
+    """What the first autograd.grad imports: sympy through torch's symbolic shapes (~0.4-1.5 s)."""
+    import torch.fx.experimental.symbolic_shapes  # noqa: F401
+
+
+def _warm_layers() -> None:
     """Run once what every worker will run (layers, a heatmap) so forks start warm.
 
     Only kit code runs here, single-threaded (fork-safe); the first forward calls and
@@ -56,7 +83,6 @@ def warm_up() -> None:
     multiprocessing" (pytorch wiki: Autograd and Fork). What the first backward costs is the
     import of sympy through torch's symbolic shapes (~0.4-1.5 s): that import is done instead.
     """
-    torch.set_num_threads(1)
     x = torch.randn(2, 3, 4, dtype=torch.float64, requires_grad=True)
     layer = torch.nn.Linear(4, 4).double()
     norm = torch.nn.LayerNorm(4).double()
@@ -66,9 +92,10 @@ def warm_up() -> None:
     norm(torch.nn.functional.dropout(weights / weights.sum(-1, keepdim=True), 0.1) @ x)
     with OpTracer():
         torch.softmax(x, -1)
+
+
+def _warm_plot() -> None:
     extract_plot(_warm_heatmap)  # the path every plot_attention check takes, tight bbox included
-    if "seaborn" in sys.modules:
-        extract_plot(lambda: sys.modules["seaborn"].heatmap(numpy.eye(3), vmin=0, vmax=1))
 
 
 def _warm_heatmap() -> Any:
@@ -83,25 +110,31 @@ def _warm_heatmap() -> Any:
     return ax
 
 
+WARM_UP = (_warm_autograd_imports, _warm_layers, _warm_plot)  # the first is always worth it: every worker's backward needs it
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the template's own interpreter: `python -c ... <control fds> <grader pid>`
     (one control socket per client, comma-separated: the processes of a grading pool)."""
-    control_fds, grader = (argv or sys.argv)[-2].split(","), int((argv or sys.argv)[-1])
+    warm, control_fds, grader = (argv or sys.argv)[-3] != "cold", (argv or sys.argv)[-2].split(","), int((argv or sys.argv)[-1])
     sandbox.set_parent_death_signal()  # the grader dies (even by SIGKILL): the template dies too
     if os.getppid() != grader:  # it died before the signal was armed
         os._exit(1)
-    serve_template([socket.socket(fileno=int(fd)) for fd in control_fds])
+    serve_template([socket.socket(fileno=int(fd)) for fd in control_fds], warm)
 
 
-def serve_template(controls: list[socket.socket] | socket.socket) -> None:
+def serve_template(controls: list[socket.socket] | socket.socket, warm: bool = True) -> None:
     """Loop of the template process: one spawn per request, until every client has closed its socket."""
     controls = [controls] if isinstance(controls, socket.socket) else controls
-    warm_up()
+    torch.set_num_threads(1)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # keepers are reaped by the kernel
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     waiting = list(controls)  # select(), not a selector: the template holds no descriptor but these
+    steps = list(WARM_UP if warm else WARM_UP[:1])  # single-threaded: a fork never lands in the middle of a step
     while waiting:
-        ready, _, _ = select.select(waiting, [], [])
+        ready, _, _ = select.select(waiting, [], [], 0 if steps else None)
+        if not ready and steps:
+            steps.pop(0)()
         for control in ready:
             _serve_one(control, controls, waiting)
     _wait_for_keepers()
@@ -120,6 +153,10 @@ def _serve_one(control: socket.socket, controls: list[socket.socket], waiting: l
         for fd in fds:
             os.close(fd)
         return
+    try:
+        preload(list(json.loads(message).get("preload", [])))
+    except (ValueError, AttributeError, TypeError):
+        pass  # a malformed request fails in the keeper, where it is reported
     template = os.getpid()
     pid = os.fork()
     if pid == 0:
