@@ -172,7 +172,7 @@ def test_feedback_pages_show_the_first_tier_not_the_code(tmp_path):
 def test_check_without_images_scores_every_check_as_a_full_grade_does(factory, tmp_path):
     from dataclasses import replace
 
-    from autograder.grading import GradeOptions, grade_submission
+    from autograder.grading.session import GradeOptions, grade_submission
 
     wrong_map = REPO / "examples" / "submissions" / "bug_heatmap_transposed.py"  # Part E and F images differ from the reference
     options = GradeOptions(seed=3, visible_only=True)
