@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from autograder.errors import AttnkitError
 from autograder.checks.texts import check_name
-from autograder.formats.view import message_text
+from autograder.formats.view import message_text, note_text, translate_note
 from autograder.hints import CRASH_RE, first_tier, fold
 from autograder.i18n import t
 from autograder.mistakes import MISTAKES
@@ -76,6 +76,8 @@ def message(check, lang: str) -> str:
         return t("check.raised", lang, kind=raised.group(1), said=raised.group(2))
     if lang != "en" and (check.message_key or CJK_RE.search(check.message)):
         return message_text(check, lang)  # the check's keyed message, in lang (autograder.checks.texts)
+    if lang != "en" and translate_note(check.message, lang):
+        return note_text(check.message, lang)  # the grader's note (a file that cannot be read, ...)
     if lang != "en":
         return t("check.failed_generic", lang)
     return check.message
@@ -101,7 +103,7 @@ def render_check(result, lang: str, selection: Selection = Selection()) -> tuple
     if unfinished and not (selection.show_all or selection.task) and len(unfinished) > 1:
         lines.append(t("check.later_hidden", lang, task=unfinished[0], count=len(unfinished) - 1))
     for event in result.events:
-        lines.append(t("check.note", lang, event=event))
+        lines.append(t("check.note", lang, event=note_text(event, lang)))
     passed = sum(c.passed for task in tasks for c in by_task[task])
     total = sum(len(by_task[task]) for task in tasks)
     lines.append(t("check.totals", lang, passed=passed, total=total, seed=result.seed))

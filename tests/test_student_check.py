@@ -167,3 +167,38 @@ def test_feedback_pages_show_the_first_tier_not_the_code(tmp_path):
         assert "torch.ones(..., dtype=torch.bool).tril()" not in text
         assert "weights = masked_softmax(attention_scores(q, k), mask); output = weights @ v" not in text
     assert TASK_TIERS["A.4"].tier(1, "en") in feedback
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_feedback_format_folds_follow_on_failures_under_the_diagnosed_mistake(tmp_path, lang):
+    """One function decides what is folded (autograder.formats.view.check_views, from hints.fold);
+    Markdown, HTML, Gradescope and PrairieLearn all show it: the follow-on failure names the failure
+    that probably explains it and adds no hint of its own; the diagnosed one keeps its hint."""
+    from autograder.formats.gradescope import to_gradescope
+    from autograder.formats.html import render_html
+    from autograder.formats.markdown import render_markdown
+    from autograder.formats.prairielearn import to_prairielearn
+    from autograder.formats.view import check_views
+    from autograder.i18n import t
+    from autograder.results import SubmissionResult
+
+    axis = _failed("masked_softmax_values", "A.2", message="masked_softmax returned wrong values", mistake="softmax_wrong_axis")
+    follow = _failed("masked_softmax_large_logits", "A.2", message="masked_softmax returned NaN values")
+    result = SubmissionResult(submission="ana", source="ana.py", seed=1, checks=(axis, follow), lang=lang)
+    views = check_views(result.checks, lang, lambda check: True)
+    leader_hint = first_tier(axis.check_id, axis.task, lang)
+    follow_hint = first_tier(follow.check_id, follow.task, lang)
+    assert leader_hint and follow_hint and leader_hint != follow_hint
+    assert views[0].hint == leader_hint and not views[0].folded
+    assert views[1].hint == "" and views[1].folded == t("feedback.folded_under", lang, name=views[0].name)
+
+    folded = views[1].folded
+    markdown = render_markdown(result, lang)
+    page = render_html(result, tmp_path, lang)
+    gradescope = json.dumps(to_gradescope(result), ensure_ascii=False)
+    prairielearn = json.dumps(to_prairielearn(result), ensure_ascii=False)
+    for name, text in (("markdown", markdown), ("html", page), ("gradescope", gradescope), ("prairielearn", prairielearn)):
+        plain = text.replace("&quot;", '"').replace("&#x27;", "'")
+        assert leader_hint in plain, name
+        assert follow_hint not in plain, name  # the follow-on failure adds no hint of its own
+        assert folded.split("“")[0] in plain, name  # "probably for the same reason as ..."
