@@ -202,3 +202,17 @@ def test_every_feedback_format_folds_follow_on_failures_under_the_diagnosed_mist
         assert leader_hint in plain, name
         assert follow_hint not in plain, name  # the follow-on failure adds no hint of its own
         assert folded.split("“")[0] in plain, name  # "probably for the same reason as ..."
+
+
+def test_hints_have_one_home():
+    """autograder.hints holds every hint: the checks declare none, the check texts hold none, and
+    a result's hint is the first tier from autograder.hints."""
+    import inspect
+
+    from autograder.checks import plugin, texts
+
+    assert "hint" not in inspect.signature(plugin.check).parameters
+    assert {f.name for f in __import__("dataclasses").fields(texts.CheckText)} == {"name_zh"}
+    assert not hasattr(texts, "hint_tiers")
+    for path in sorted((REPO / "autograder" / "checks").glob("*.py")):
+        assert "hint=" not in path.read_text(encoding="utf-8").replace("hint=first_tier(", ""), path.name

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
 
-from autograder.checks.texts import GENERIC, MESSAGES, check_name, hint_tiers, render_message, where_text
+from autograder.checks.texts import GENERIC, MESSAGES, check_name, render_message, where_text
 from autograder.hints import first_tier, fold
 from autograder.i18n import DEFAULT_LANG, NOTE_PARTS, STRINGS, t
 from autograder.results import Artifact, CheckResult, SubmissionResult
@@ -83,13 +83,9 @@ def name_text(check: CheckResult, lang: str) -> str:
 
 
 def hint_text(check: CheckResult, lang: str) -> str:
-    """The first hint tier in `lang`: the idea of the check or its task (autograder.hints), never
-    code; the check's own hint tiers where the task has none; '' when there is none."""
-    idea = first_tier(check.check_id, check.task, lang)
-    if idea:
-        return idea
-    tiers = hint_tiers(check.check_id, check.hint, lang)
-    return tiers[0] if tiers else ""
+    """The first hint tier in `lang`: the idea of the check or of its task (autograder.hints, the
+    one hint store), never code; '' when there is none."""
+    return first_tier(check.check_id, check.task, lang)
 
 
 def message_text(check: CheckResult, lang: str) -> str:
