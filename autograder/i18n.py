@@ -300,7 +300,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{file} unpacks to more than the limits ({file_limit} MiB a file, {limit} MiB, {count} files)",
         "zh": "{file} 解压后超出了限制（每个文件 {file_limit} MiB，共 {limit} MiB，{count} 个文件）",
     },
-    "submission.not_found": {"en": "{file}: found no attention.py or attention.ipynb (files: {files})", "zh": "{file}：没有找到 attention.py 或 attention.ipynb（文件：{files}）"},
+    "submission.not_found": {
+        "en": "{file}: found no attention.py, attention.ipynb or attention.zh.ipynb (files: {files})",
+        "zh": "{file}：没有找到 attention.py、attention.ipynb 或 attention.zh.ipynb（文件：{files}）",
+    },
     "submission.metadata": {
         "en": "{file}: its metadata is {value}, not an object; it was read as a cell without tags",
         "zh": "{file}：它的元数据是 {value}，不是对象；已按没有标签的单元格读取",

@@ -23,7 +23,8 @@ MAX_FILE_BYTES = 2 << 20
 MAX_TOTAL_BYTES = 8 << 20
 MAX_FILES = 200
 MAX_ZIP_BYTES = 32 << 20
-ENTRY_NAMES = ("attention.py", "attention.ipynb")
+ENTRY_NAMES = ("attention.py", "attention.ipynb", "attention.zh.ipynb")  # the release's files a student writes in
+STUB_MARK = b"raise NotImplementedError"  # what a task the student has not written still holds
 ANSWER_TAGS = {"attnkit:answer", "attnkit:setup"}
 MAGIC_LINE = re.compile(r"^\s*(%|!)")
 
@@ -252,10 +253,18 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
 
 
 def _find_entry(name: str, files: dict[str, bytes]) -> str:
-    for wanted in ENTRY_NAMES:
+    """The file the student wrote in. A whole release folder holds attention.py and the notebooks,
+    and only one of them has the answers: the one with the fewest stubs left (in ENTRY_NAMES
+    order when they tie), so that the untouched attention.py next to a finished notebook is not
+    graded instead of it."""
+    found = []
+    for order, wanted in enumerate(ENTRY_NAMES):
         matches = [f for f in files if PurePosixPath(f).name == wanted]
         if matches:
-            return min(matches, key=lambda f: f.count("/"))
+            entry = min(matches, key=lambda f: f.count("/"))
+            found.append((files[entry].count(STUB_MARK), order, entry))
+    if found:
+        return min(found)[2]
     candidates = [f for f in files if "/" not in f]
     if len(candidates) == 1:
         return candidates[0]

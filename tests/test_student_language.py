@@ -219,3 +219,27 @@ def test_grading_a_broken_file_in_chinese_writes_every_note_in_chinese(name, gra
     assert english_sentences(printed) == [], printed
     for note in result.events:
         assert note not in printed
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_step_of_the_students_path_is_in_the_readme_and_the_notebook(lang):
+    """Install, where to write, how to check, hints, watch and how to hand in: in the student
+    README of each language and in the first cells of each notebook; the Chinese ones in Chinese."""
+    readme = (RELEASE_DIR / ("README.zh.md" if lang == "zh" else "README.md")).read_text(encoding="utf-8")
+    notebook = nbformat.read(RELEASE_DIR / ("attention.zh.ipynb" if lang == "zh" else "attention.ipynb"), as_version=4)
+    how_to = next(cell.source for cell in notebook.cells if cell.id == "how-to")
+    steps = {  # step: what its sentence holds
+        "install": "pip install torch",
+        "where to write": "attention.py",
+        "check": "pytest -m task_",
+        "hints": "attnkit hint A.2",
+        "watch": "attnkit watch",
+        "hand in": "提交" if lang == "zh" else "Hand",
+    }
+    for step, words in steps.items():
+        assert words in readme, (step, "README")
+        assert words in how_to, (step, "notebook")
+    if lang == "zh":
+        prose = "\n".join(line for line in readme.splitlines() if not line.startswith("    "))  # indented lines are code
+        assert english_sentences(prose) == [], english_sentences(prose)
+        assert english_sentences(how_to) == []
