@@ -208,6 +208,7 @@ def _cmd_hint(args: argparse.Namespace) -> int:
 
 
 def _print_result(result, lang: str = "en") -> None:
+    from autograder.feedback.formats.view import note_text
     from autograder.feedback.i18n import part_title, t
 
     print(t("grade.total", lang, name=result.submission, score=f"{result.score:g}", max_score=f"{result.max_score:g}"))
@@ -215,9 +216,9 @@ def _print_result(result, lang: str = "en") -> None:
         label = f"{t('grade.part', lang, part=part.part)} {part_title(part.part, lang)}"
         print(f"  {label:<36} {part.score:g}/{part.max_score:g}")
     for event in result.events:
-        print(f"  {t('check.note', lang, event=event)}")
+        print(f"  {t('check.note', lang, event=note_text(event, lang))}")
     if result.grader_error:
-        print(f"  {t('grade.could_not', lang, error=result.grader_error)}")
+        print(f"  {t('grade.could_not', lang, error=note_text(result.grader_error, lang))}")
 
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ import pytest
 from mutants import MUTANTS, apply
 
 from autograder.checks.plugin import CheckFailure, check_info
-from autograder.checks.texts import CHECK_TEXTS, MESSAGES, hint_tiers, render_message
+from autograder.checks.texts import CHECK_TEXTS, MESSAGES, render_message
 from autograder.feedback.formats.html import render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.results import CheckResult, SubmissionResult
@@ -67,13 +67,11 @@ def _check_ids_and_infos() -> dict[str, object]:
     return found
 
 
-def test_every_check_has_a_chinese_name_and_hint():
+def test_every_check_has_a_chinese_name():
     infos = _check_ids_and_infos()
     assert len(infos) > 50
     missing = sorted(set(infos) - set(CHECK_TEXTS))
     assert not missing, f"checks without Chinese text in autograder/checks/texts.py: {missing}"
-    no_hint = sorted(cid for cid, info in infos.items() if info.hint and not CHECK_TEXTS[cid].hints_zh)
-    assert not no_hint, f"checks with an English hint but no Chinese one: {no_hint}"
     stale = sorted(set(CHECK_TEXTS) - set(infos))
     assert not stale, f"Chinese text for checks that no longer exist: {stale}"
 
@@ -85,12 +83,6 @@ def test_every_message_has_both_languages_and_the_same_arguments():
         chinese_fields = {f for _, f, _, _ in string.Formatter().parse(templates["zh"]) if f}
         assert chinese_fields <= english_fields, f"{key}: the Chinese text uses arguments the English one does not have"
         assert not english_runs(markdown_prose(templates["zh"])), f"{key}: English words in the Chinese text"
-
-
-def test_hints_are_tiers():
-    assert hint_tiers("attention_scores_values", "divide by math.sqrt(q.size(-1))", "en")[0] == "divide by math.sqrt(q.size(-1))"
-    assert isinstance(hint_tiers("attention_scores_values", "", "zh"), tuple)
-    assert hint_tiers("no_such_check", "", "zh") == ()
 
 
 def test_a_result_stores_keys_and_values_and_renders_either_language(tmp_path):

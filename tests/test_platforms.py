@@ -146,7 +146,10 @@ def test_gradescope_output_is_markdown_feedback_with_the_heatmaps(tmp_path):
 def test_gradescope_output_speaks_the_results_language():
     payload = to_gradescope(buggy_result(lang="zh"))
     assert "得分" in payload["output"] and "随机种子" in payload["output"]
-    assert any(t["output"].startswith("values differ") and "\n提示: " in t["output"] for t in payload["tests"])
+    outputs = "\n".join(t["output"] for t in payload["tests"])
+    assert "你把分数除以了 d_model" in outputs and "\n提示: " in outputs  # the diagnosed mistake, in the page's language
+    assert "values differ" not in outputs  # English text stored without a key stays off a Chinese page
+    assert "调用 `split_heads` 时超时（10 秒）" in outputs  # the grader's note, in Chinese
 
 
 def test_gradescope_wheels_are_for_cpython_311_manylinux_x86_64_whatever_the_host():

@@ -181,3 +181,52 @@ def test_check_without_images_scores_every_check_as_a_full_grade_does(factory, t
     assert images and full.artifacts and not none and not quick.artifacts
     assert [(c.check_id, c.status, c.points, c.message, c.mistake) for c in quick.checks] == [(c.check_id, c.status, c.points, c.message, c.mistake) for c in full.checks]
     assert not all(c.passed for c in full.checks)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_feedback_format_folds_follow_on_failures_under_the_diagnosed_mistake(tmp_path, lang):
+    """One function decides what is folded (autograder.feedback.formats.view.check_views, from hints.fold);
+    Markdown, HTML, Gradescope and PrairieLearn all show it: the follow-on failure names the failure
+    that probably explains it and adds no hint of its own; the diagnosed one keeps its hint."""
+    from autograder.feedback.formats.gradescope import to_gradescope
+    from autograder.feedback.formats.html import render_html
+    from autograder.feedback.formats.markdown import render_markdown
+    from autograder.feedback.formats.prairielearn import to_prairielearn
+    from autograder.feedback.formats.view import check_views
+    from autograder.feedback.i18n import t
+    from autograder.feedback.results import SubmissionResult
+
+    axis = _failed("masked_softmax_values", "A.2", message="masked_softmax returned wrong values", mistake="softmax_wrong_axis")
+    follow = _failed("masked_softmax_large_logits", "A.2", message="masked_softmax returned NaN values")
+    result = SubmissionResult(submission="ana", source="ana.py", seed=1, checks=(axis, follow), lang=lang)
+    views = check_views(result.checks, lang, lambda check: True)
+    leader_hint = first_tier(axis.check_id, axis.task, lang)
+    follow_hint = first_tier(follow.check_id, follow.task, lang)
+    assert leader_hint and follow_hint and leader_hint != follow_hint
+    assert views[0].hint == leader_hint and not views[0].folded
+    assert views[1].hint == "" and views[1].folded == t("feedback.folded_under", lang, name=views[0].name)
+
+    folded = views[1].folded
+    markdown = render_markdown(result, lang)
+    page = render_html(result, tmp_path, lang)
+    gradescope = json.dumps(to_gradescope(result), ensure_ascii=False)
+    prairielearn = json.dumps(to_prairielearn(result), ensure_ascii=False)
+    for name, text in (("markdown", markdown), ("html", page), ("gradescope", gradescope), ("prairielearn", prairielearn)):
+        plain = text.replace("&quot;", '"').replace("&#x27;", "'")
+        assert leader_hint in plain, name
+        assert follow_hint not in plain, name  # the follow-on failure adds no hint of its own
+        assert folded.split("“")[0] in plain, name  # "probably for the same reason as ..."
+
+
+def test_hints_have_one_home():
+    """autograder.feedback.hints holds every hint: the checks declare none, the check texts hold none, and
+    a result's hint is the first tier from autograder.feedback.hints."""
+    import inspect
+
+    from autograder.checks import plugin, texts
+
+    assert "hint" not in inspect.signature(plugin.check).parameters
+    assert {f.name for f in __import__("dataclasses").fields(texts.CheckText)} == {"name_zh"}
+    assert not hasattr(texts, "hint_tiers")
+    for path in sorted((REPO / "autograder" / "checks").glob("*.py")):
+        assert "hint=" not in path.read_text(encoding="utf-8").replace("hint=first_tier(", ""), path.name

@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from language import code_prose, english_sentences
+from test_feedback_lang import english_runs, html_prose, markdown_prose
 
 from autograder.cli import main
 from autograder.authoring.nbgrader_course import PUBLIC_HELPERS
@@ -139,3 +140,106 @@ def test_the_chinese_reference_notebook_prints_chinese_and_draws_every_glyph(tmp
     stdout = "".join(printed)
     assert "任务 E.1（plot_attention）通过" in stdout
     assert english_sentences(stdout) == [], english_sentences(stdout)
+
+
+# ---------------------------------------------------------------------------------------------
+# the grader's own notes (timeouts, crashes, limits, output dropped, unreadable files) in Chinese
+# ---------------------------------------------------------------------------------------------
+def _sample_args(key: str) -> dict[str, str]:
+    """Arguments for a note template: child notes where the argument is a note, words elsewhere."""
+    from autograder.i18n import NOTE_PARTS, STRINGS, t
+
+    samples = {"ended": t("ended.killed"), "consequence": t("load.error_file"), "why": t("refused.keys"),
+               "failure": t("note.timed_out", seconds=10, where="causal_mask"), "reason": t("note.timed_out", seconds=10, where="causal_mask"),
+               "where": "masked_softmax"}
+    fields = re.findall(r"\{(\w+)", STRINGS[key]["en"])
+    return {name: samples.get(name, "the thing it printed" if name in ("message", "text", "error") else "12") for name in fields if name in samples or name not in NOTE_PARTS}
+
+
+def test_every_grader_note_is_found_from_its_english_and_said_in_chinese():
+    from autograder.formats.view import NOTE_PREFIXES, translate_note
+    from autograder.i18n import STRINGS, t
+
+    notes = [key for key in STRINGS if key.startswith(NOTE_PREFIXES)]
+    assert len(notes) > 40
+    for key in notes:
+        english = t(key, "en", **_sample_args(key))
+        chinese = translate_note(english, "zh")
+        assert chinese, (key, english)
+        assert re.search(r"[\u4e00-\u9fff]", chinese) and english_sentences(chinese) == [], (key, chinese)
+
+
+def test_what_the_worker_says_about_a_refused_value_or_a_missing_name_is_a_known_note():
+    """The worker writes these (autograder/worker/protocol.py, dispatcher.py); the grader's note
+    templates must match them word for word."""
+    from autograder.formats.view import translate_note
+    from autograder.worker.protocol import encode_value
+
+    refused = [encode_value(value, [])["__refused__"] for value in (object(), {1: 2})]
+    for why in refused:
+        assert translate_note(f"attention_scores returned {why}", "zh"), why
+    dispatcher = (Path(__file__).resolve().parents[1] / "autograder" / "worker" / "dispatcher.py").read_text(encoding="utf-8")
+    for english in ("is not defined in your file", "is not defined as a class", "is not a function"):
+        assert english in dispatcher
+        assert translate_note(f"masked_softmax {english}", "zh")
+
+
+@pytest.mark.parametrize("name", ["exit_at_import", "segfault", "output_flood", "garbage"])
+def test_grading_a_broken_file_in_chinese_writes_every_note_in_chinese(name, grade, tmp_path, capsys):
+    """What the grader writes about a file that cannot be imported, a crash, dropped output or a
+    file that is not text is Chinese on every page a student sees, and in `check --lang zh`."""
+    from autograder.formats.html import render_html
+    from autograder.formats.markdown import render_markdown
+    from autograder.formats.prairielearn import to_prairielearn
+    from autograder.i18n import t
+
+    hostile = Path(__file__).resolve().parent / "hostile"
+    if name == "garbage":
+        source: str | Path = tmp_path / "garbage.py"
+        source.write_bytes(b"abc\x00def")
+    elif (hostile / f"{name}.py").read_text(encoding="utf-8").startswith("# snippet"):
+        source = (SOLUTION_DIR / "attention.py").read_text(encoding="utf-8") + "\n" + (hostile / f"{name}.py").read_text(encoding="utf-8")
+    else:
+        source = hostile / f"{name}.py"
+    result = grade(source, name=name, parts={"A"}, lang="zh")
+    assert result.events or result.grader_error, "the grader must have something to say about this file"
+    markdown = render_markdown(result, "zh")
+    page = render_html(result, tmp_path, "zh")
+    assert t("feedback.log_note", "zh") not in markdown and t("feedback.log_note", "zh") not in page  # every event is a known note
+    assert not english_runs(markdown_prose(markdown)), english_runs(markdown_prose(markdown))
+    assert not english_runs(html_prose(page)), english_runs(html_prose(page))
+    platform = to_prairielearn(result)
+    said = [platform.get("message", ""), *platform.get("format_errors", []), *(test["message"] for test in platform.get("tests", []))]
+    assert english_sentences("\n".join(said)) == [], said
+    for note in (*result.events, result.grader_error):
+        assert not note or note not in markdown  # the English note is not shown, not even as code
+    path = source if isinstance(source, Path) else tmp_path / f"{name}.py"
+    main(["check", str(path), "--lang", "zh", "--until", "A.4", "--seed", "2"])
+    printed = capsys.readouterr().out
+    assert english_sentences(printed) == [], printed
+    for note in result.events:
+        assert note not in printed
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_step_of_the_students_path_is_in_the_readme_and_the_notebook(lang):
+    """Install, where to write, how to check, hints, watch and how to hand in: in the student
+    README of each language and in the first cells of each notebook; the Chinese ones in Chinese."""
+    readme = (RELEASE_DIR / ("README.zh.md" if lang == "zh" else "README.md")).read_text(encoding="utf-8")
+    notebook = nbformat.read(RELEASE_DIR / ("attention.zh.ipynb" if lang == "zh" else "attention.ipynb"), as_version=4)
+    how_to = next(cell.source for cell in notebook.cells if cell.id == "how-to")
+    steps = {  # step: what its sentence holds
+        "install": "pip install torch",
+        "where to write": "attention.py",
+        "check": "pytest -m task_",
+        "hints": "attnkit hint A.2",
+        "watch": "attnkit watch",
+        "hand in": "提交" if lang == "zh" else "Hand",
+    }
+    for step, words in steps.items():
+        assert words in readme, (step, "README")
+        assert words in how_to, (step, "notebook")
+    if lang == "zh":
+        prose = "\n".join(line for line in readme.splitlines() if not line.startswith("    "))  # indented lines are code
+        assert english_sentences(prose) == [], english_sentences(prose)
+        assert english_sentences(how_to) == []

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -123,3 +124,18 @@ def test_split_chunks_keeps_decorators_with_their_function():
     source = "import math\n@decorator\ndef f():\n    return 1\n\nclass C:\n    pass\n"
     starts = [first for first, _ in split_chunks_for_tests(source)]
     assert starts == [1, 2, 6]
+
+
+@pytest.mark.parametrize("finished", ["attention.py", "attention.ipynb", "attention.zh.ipynb"])
+def test_a_whole_release_folder_grades_the_file_the_student_wrote_in(tmp_path, finished):
+    """The release folder holds attention.py and both notebooks, all stubs; a student who submits
+    the whole folder is graded on the one they finished, not on the untouched attention.py."""
+    folder = tmp_path / "erin"
+    shutil.copytree(REPO / "assignments" / "attention", folder)
+    answer = (REPO / "solutions" / "attention" / "attention.py").read_text(encoding="utf-8")
+    if finished == "attention.py":
+        (folder / finished).write_text(answer, encoding="utf-8")
+    else:
+        (folder / finished).write_bytes(_notebook([_code(answer, ["attnkit:answer"])]))
+    submission = load_submission(folder)
+    assert "NotImplementedError" not in "".join(chunk for _, chunk in submission.chunks)

@@ -1,6 +1,7 @@
 """The pytest plugin that runs the hidden checks in the grader process.
 
-Each check is a pytest test marked with `@check(...)` (part, points, visibility, hint, kind). The
+Each check is a pytest test marked with `@check(...)` (part, points, visibility, kind); its hint
+comes from the one hint store, autograder.feedback.hints (the result carries the first tier). The
 plugin hands every test the `student` proxy (the only way to reach the submission), a seeded
 generator, and turns each test's outcome into a CheckResult. It also enforces the scoring policy:
 
@@ -26,6 +27,7 @@ import pytest
 import torch
 
 from autograder.checks.texts import english
+from autograder.feedback.hints import first_tier
 from autograder.feedback.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
 from autograder.grading.worker.client import NotImplementedYet, Student, StudentError, StudentException
 
@@ -68,7 +70,6 @@ class CheckInfo:
     task: str
     points: float
     name: str
-    hint: str = ""
     visibility: str = "visible"
     kind: str = VALUES
     gates: tuple[str, ...] = ()  # check ids (same task) whose values must be right for this to pay
@@ -78,7 +79,7 @@ class CheckInfo:
         return self.task.split(".")[0]
 
 
-def check(task: str, points: float, name: str, hint: str = "", visibility: str = "visible", *, kind: str = VALUES, gate: str | tuple[str, ...] = ()) -> Callable:
+def check(task: str, points: float, name: str, visibility: str = "visible", *, kind: str = VALUES, gate: str | tuple[str, ...] = ()) -> Callable:
     """Mark a test function as a graded check; a property check names its gating values checks."""
     if visibility not in VISIBILITIES:
         raise ValueError(f"visibility must be one of {VISIBILITIES}, not {visibility!r}")
@@ -87,7 +88,7 @@ def check(task: str, points: float, name: str, hint: str = "", visibility: str =
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     if (kind == PROPERTY) != bool(gates):
         raise ValueError(f"check {name!r}: a property check needs gate=(values checks), and only a property check has one")
-    return pytest.mark.attnkit_check(CheckInfo(task, float(points), name, hint, visibility, kind, gates))
+    return pytest.mark.attnkit_check(CheckInfo(task, float(points), name, visibility, kind, gates))
 
 
 def check_info(item: pytest.Item) -> CheckInfo:
@@ -243,7 +244,7 @@ class AttnkitPlugin:
     def _result(self, item: pytest.Item, error: BaseException | None) -> CheckResult:
         info = check_info(item)
         duration = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
-        base = dict(check_id=check_id(item), name=info.name, part=info.part, task=info.task, max_points=info.points, hint=info.hint, visibility=info.visibility, duration=round(duration, 4))
+        base = dict(check_id=check_id(item), name=info.name, part=info.part, task=info.task, max_points=info.points, hint=first_tier(check_id(item), info.task), visibility=info.visibility, duration=round(duration, 4))
         if error is None:
             return CheckResult(points=info.points, status=PASSED, **base)
         if isinstance(error, CheckFailure):

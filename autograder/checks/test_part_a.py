@@ -50,27 +50,27 @@ def _scores(student, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         raise
 
 
-@check("A.1", 1, "attention_scores: output shape for batched, multi-head inputs", hint="(..., Lq, d) @ (..., d, Lk) gives (..., Lq, Lk)", kind=SHAPE)
+@check("A.1", 1, "attention_scores: output shape for batched, multi-head inputs", kind=SHAPE)
 def test_attention_scores_shape(student, gen):
     q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
     expect_tensor(_scores(student, q, k), "attention_scores", (B, H, LQ, LK))
 
 
-@check("A.1", 3, "attention_scores: values equal q·kᵀ/√d", hint="divide by math.sqrt(q.size(-1))")
+@check("A.1", 3, "attention_scores: values equal q·kᵀ/√d")
 def test_attention_scores_values(student, gen):
     q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
     expected = reference().attention_scores(q, k)
     expect_close(student.call("attention_scores", q, k), expected, "attention_scores", _scores_variants(q, k))
 
 
-@check("A.1", 1, "attention_scores: works for 2-D and 5-D inputs", hint="use negative axes (-2, -1), not fixed ones")
+@check("A.1", 1, "attention_scores: works for 2-D and 5-D inputs")
 def test_attention_scores_any_leading_dims(student, gen):
     for shape_q, shape_k in (((LQ, DH), (LK, DH)), ((2, B, H, LQ, DH), (2, B, H, LK, DH))):
         q, k = randn(gen, *shape_q), randn(gen, *shape_k)
         expect_close(_scores(student, q, k), reference().attention_scores(q, k), f"attention_scores on {len(shape_q)}-D inputs", _scores_variants(q, k))
 
 
-@check("A.1", 1, "attention_scores: keeps float32 and float16", hint="do not convert to float64 or with .double()", kind=PROPERTY, gate="attention_scores_values")
+@check("A.1", 1, "attention_scores: keeps float32 and float16", kind=PROPERTY, gate="attention_scores_values")
 def test_attention_scores_dtype(student, gen):
     for dtype in (torch.float32, torch.float16):
         q, k = randn(gen, B, LQ, DH, dtype=dtype), randn(gen, B, LK, DH, dtype=dtype)
@@ -78,7 +78,7 @@ def test_attention_scores_dtype(student, gen):
 
 
 # --------------------------------------------------------------------------------------------- A.2
-@check("A.2", 2, "masked_softmax: values without a mask, rows sum to 1", hint="exp(s - max) / sum over the last axis")
+@check("A.2", 2, "masked_softmax: values without a mask, rows sum to 1")
 def test_masked_softmax_values(student, gen):
     scores = randn(gen, B, H, LQ, LK, scale=3.0)
     weights = student.call("masked_softmax", scores)
@@ -87,7 +87,7 @@ def test_masked_softmax_values(student, gen):
         raise fail_with("masked_softmax: rows do not sum to 1", "softmax_wrong_axis")
 
 
-@check("A.2", 2, "masked_softmax: blocked keys get exactly 0, the rest sum to 1", hint="fill blocked scores with -inf before exp")
+@check("A.2", 2, "masked_softmax: blocked keys get exactly 0, the rest sum to 1")
 def test_masked_softmax_mask(student, gen):
     scores = randn(gen, B, H, LQ, LK)
     mask = random_mask(gen, B, H, LQ, LK)
@@ -98,14 +98,14 @@ def test_masked_softmax_mask(student, gen):
     expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a mask", candidates)
 
 
-@check("A.2", 1, "masked_softmax: a mask that broadcasts (Lq, Lk) over (B, H, Lq, Lk)", hint="masked_fill broadcasts the mask for you")
+@check("A.2", 1, "masked_softmax: a mask that broadcasts (Lq, Lk) over (B, H, Lq, Lk)")
 def test_masked_softmax_broadcast_mask(student, gen):
     scores = randn(gen, B, H, LQ, LK)
     mask = random_mask(gen, LQ, LK)
     expect_close(student.call("masked_softmax", scores, mask), reference().masked_softmax(scores, mask), "masked_softmax with a broadcast mask", _softmax_variants(scores, mask.expand(B, H, LQ, LK)))
 
 
-@check("A.2", 1, "masked_softmax: a fully blocked row is all zeros, never NaN", hint="a row of only -inf: avoid -inf - (-inf) and 0 / 0")
+@check("A.2", 1, "masked_softmax: a fully blocked row is all zeros, never NaN")
 def test_masked_softmax_fully_blocked(student, gen):
     scores = randn(gen, LQ, LK)
     mask = random_mask(gen, LQ, LK)
@@ -121,7 +121,7 @@ def test_masked_softmax_fully_blocked(student, gen):
     expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a fully blocked row")
 
 
-@check("A.2", 1, "masked_softmax: finite gradients through a fully blocked row", hint="torch.where with NaN in the unused branch still gives NaN gradients")
+@check("A.2", 1, "masked_softmax: finite gradients through a fully blocked row")
 def test_masked_softmax_fully_blocked_gradient(student, gen):
     scores = randn(gen, LQ, LK)
     mask = random_mask(gen, LQ, LK)
@@ -136,7 +136,7 @@ def test_masked_softmax_fully_blocked_gradient(student, gen):
     expect_close(grad, leaf.grad, "the gradient of masked_softmax", what="gradients")
 
 
-@check("A.2", 1, "masked_softmax: large scores (×300) stay finite and correct", hint="subtract the row maximum before exp()")
+@check("A.2", 1, "masked_softmax: large scores (×300) stay finite and correct")
 def test_masked_softmax_large_logits(student, gen):
     scores = randn(gen, B, LQ, LK, scale=300.0)
     weights = student.call("masked_softmax", scores.float())
@@ -146,7 +146,7 @@ def test_masked_softmax_large_logits(student, gen):
     expect_close(weights, expected, "masked_softmax on large scores", rtol=1e-4, atol=1e-6)
 
 
-@check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32 without overflow", hint="compute in the input dtype; subtracting the max keeps exp() ≤ 1")
+@check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32 without overflow")
 def test_masked_softmax_dtypes(student, gen):
     for dtype in (torch.float16, torch.bfloat16, torch.float32):
         scores = randn(gen, B, LQ, LK, scale=20.0).to(dtype)
@@ -157,7 +157,7 @@ def test_masked_softmax_dtypes(student, gen):
         expect_close(weights, reference().masked_softmax(scores.double(), mask), f"masked_softmax on {dtype}", rtol=2e-2, atol=2e-2)
 
 
-@check("A.2", 1, "masked_softmax: does not modify its input", hint="masked_fill (no underscore) returns a new tensor; masked_fill_ changes it in place", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
+@check("A.2", 1, "masked_softmax: does not modify its input", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
 def test_masked_softmax_no_inplace(student, gen):
     scores = randn(gen, B, LQ, LK)
     mask = random_mask(gen, B, LQ, LK)
@@ -168,14 +168,14 @@ def test_masked_softmax_no_inplace(student, gen):
         raise CheckFailure.keyed("changed_mask")
 
 
-@check("A.2", 1, "masked_softmax: gradients pass torch.autograd.gradcheck", hint="build the softmax from differentiable torch operations", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
+@check("A.2", 1, "masked_softmax: gradients pass torch.autograd.gradcheck", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
 def test_masked_softmax_gradcheck(student, gen):
     scores = randn(gen, 2, 3, LK)
     mask = random_mask(gen, 2, 3, LK)
     remote_gradcheck(student, "masked_softmax", [scores], mask=mask)
 
 
-@check("A.2", 1, "masked_softmax: adding a constant to a row changes nothing", hint="softmax(s + c) = softmax(s)", kind=PROPERTY, gate="masked_softmax_values")
+@check("A.2", 1, "masked_softmax: adding a constant to a row changes nothing", kind=PROPERTY, gate="masked_softmax_values")
 def test_masked_softmax_row_shift(student, gen):
     scores = randn(gen, B, LQ, LK)
     shift = randn(gen, B, LQ, 1, scale=50.0)
@@ -183,7 +183,7 @@ def test_masked_softmax_row_shift(student, gen):
     expect_close(expect_tensor(b, "masked_softmax", (B, LQ, LK)), expect_tensor(a, "masked_softmax", (B, LQ, LK)), "masked_softmax after a row shift", rtol=1e-6, atol=1e-9)
 
 
-@check("A.2", 2, "masked_softmax: written by hand (no torch.softmax / F.softmax / log_softmax / nn.Softmax)", hint="exp, sum and divide yourself", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
+@check("A.2", 2, "masked_softmax: written by hand (no torch.softmax / F.softmax / log_softmax / nn.Softmax)", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
 def test_masked_softmax_by_hand(student, gen):
     scores = randn(gen, B, LQ, LK)
     weights, traced = student.traced_call("masked_softmax", scores, random_mask(gen, B, LQ, LK))
@@ -192,7 +192,7 @@ def test_masked_softmax_by_hand(student, gen):
 
 
 # --------------------------------------------------------------------------------------------- A.3
-@check("A.3", 1, "scaled_dot_product_attention: returns (output, weights) with the right shapes", hint="output (..., Lq, dv), weights (..., Lq, Lk)", kind=SHAPE)
+@check("A.3", 1, "scaled_dot_product_attention: returns (output, weights) with the right shapes", kind=SHAPE)
 def test_sdpa_shapes(student, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
     output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v), "scaled_dot_product_attention")
@@ -200,7 +200,7 @@ def test_sdpa_shapes(student, gen):
     expect_tensor(weights, "scaled_dot_product_attention (weights)", (B, H, LQ, LK))
 
 
-@check("A.3", 2, "scaled_dot_product_attention: values with and without a mask", hint="weights = masked_softmax(attention_scores(q, k), mask); output = weights @ v")
+@check("A.3", 2, "scaled_dot_product_attention: values with and without a mask")
 def test_sdpa_values(student, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
     for mask in (None, random_mask(gen, B, H, LQ, LK)):
@@ -211,7 +211,7 @@ def test_sdpa_values(student, gen):
         expect_close(output, ref_out, "scaled_dot_product_attention (output)")
 
 
-@check("A.3", 2, "scaled_dot_product_attention: agrees with torch's F.scaled_dot_product_attention", hint="the same mask convention: True = may attend")
+@check("A.3", 2, "scaled_dot_product_attention: agrees with torch's F.scaled_dot_product_attention")
 def test_sdpa_matches_torch(student, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DV + 1)[..., :DH], randn(gen, B, H, LK, DV)
     mask = random_mask(gen, B, H, LQ, LK)
@@ -219,7 +219,7 @@ def test_sdpa_matches_torch(student, gen):
     expect_close(output, F.scaled_dot_product_attention(q, k, v, attn_mask=mask), "scaled_dot_product_attention vs torch")
 
 
-@check("A.3", 1, "scaled_dot_product_attention: with a causal mask, the future does not matter", hint="query i must not see keys after i", kind=PROPERTY, gate="sdpa_values")
+@check("A.3", 1, "scaled_dot_product_attention: with a causal mask, the future does not matter", kind=PROPERTY, gate="sdpa_values")
 def test_sdpa_causal_future_independence(student, gen):
     L = LK
     q, k, v = randn(gen, B, L, DH), randn(gen, B, L, DH), randn(gen, B, L, DV)
@@ -231,7 +231,7 @@ def test_sdpa_causal_future_independence(student, gen):
     expect_close(second[:, :-1], first[:, :-1], "scaled_dot_product_attention: outputs before the changed last position")
 
 
-@check("A.3", 1, "scaled_dot_product_attention: permuting keys with their values changes nothing; batches are independent", hint="no mixing across the batch axis", kind=PROPERTY, gate="sdpa_values")
+@check("A.3", 1, "scaled_dot_product_attention: permuting keys with their values changes nothing; batches are independent", kind=PROPERTY, gate="sdpa_values")
 def test_sdpa_invariances(student, gen):
     q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
     perm = torch.randperm(LK, generator=gen)
@@ -244,7 +244,7 @@ def test_sdpa_invariances(student, gen):
     expect_close(shifted, base + 3.0, "scaled_dot_product_attention after adding 3 to every value")
 
 
-@check("A.3", 1, "scaled_dot_product_attention: built from your functions, not the library's attention", hint="do not call F.scaled_dot_product_attention or nn.MultiheadAttention", kind=PROPERTY, gate="sdpa_values")
+@check("A.3", 1, "scaled_dot_product_attention: built from your functions, not the library's attention", kind=PROPERTY, gate="sdpa_values")
 def test_sdpa_no_library(student, gen):
     q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
     value, traced = student.traced_call("scaled_dot_product_attention", q, k, v)
@@ -253,7 +253,7 @@ def test_sdpa_no_library(student, gen):
 
 
 # --------------------------------------------------------------------------------------------- A.4
-@check("A.4", 2, "causal_mask: square and rectangular masks, True where key ≤ query", hint="torch.ones(..., dtype=torch.bool).tril()")
+@check("A.4", 2, "causal_mask: square and rectangular masks, True where key ≤ query")
 def test_causal_mask_values(student, gen):
     for args in ((LQ,), (LQ, LK), (LK, LQ)):
         mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool, "mask_dtype")
@@ -267,14 +267,14 @@ def test_causal_mask_values(student, gen):
             raise CheckFailure.keyed("causal_wrong", where=f"causal_mask{args}")
 
 
-@check("A.4", 1, "causal_mask: matches is_causal=True of F.scaled_dot_product_attention", hint="aligned top-left, like is_causal")
+@check("A.4", 1, "causal_mask: matches is_causal=True of F.scaled_dot_product_attention")
 def test_causal_mask_matches_torch(student, gen):
     q, k, v = randn(gen, 1, LQ, DH), randn(gen, 1, LK, DH), randn(gen, 1, LK, DV)
     mask = expect_tensor(student.call("causal_mask", LQ, LK), "causal_mask", (LQ, LK), torch.bool, "mask_dtype")
     expect_close(F.scaled_dot_product_attention(q, k, v, attn_mask=mask), F.scaled_dot_product_attention(q, k, v, is_causal=True), "attention with your causal_mask vs is_causal=True")
 
 
-@check("A.4", 1, "causal_mask: makes the mask on the device it is given", hint="pass device on to the function that creates the tensor", kind=PROPERTY, gate="causal_mask_values")
+@check("A.4", 1, "causal_mask: makes the mask on the device it is given", kind=PROPERTY, gate="causal_mask_values")
 def test_causal_mask_device(student, gen):
     expect_tensor(student.call("causal_mask", 3, 4, device="cpu"), "causal_mask(3, 4, device='cpu')", (3, 4), torch.bool, "mask_dtype")
     # The "meta" device holds shapes without values: any device= that is passed on reaches it, a

@@ -55,7 +55,7 @@ def _expect_reference(student, handle, state, x, mask, where: str) -> None:
     expect_match(output, expected[0], f"{where} (output)", [(k, o) for k, (o, _) in variants])
 
 
-@check("B.1", 1, "SelfAttention: three projections W_q, W_k, W_v, each nn.Linear(dim, dim)", hint="self.W_q = nn.Linear(dim, dim), and the same for W_k and W_v", kind=PROPERTY, gate="self_attention_values")
+@check("B.1", 1, "SelfAttention: three projections W_q, W_k, W_v, each nn.Linear(dim, dim)", kind=PROPERTY, gate="self_attention_values")
 def test_self_attention_parameters(student, seed):
     handle = student.new("SelfAttention", D, seed=seed)
     info = student.describe(handle, "inspecting SelfAttention")
@@ -70,25 +70,25 @@ def test_self_attention_parameters(student, seed):
                 raise CheckFailure.keyed("param_shape", where=f"SelfAttention.{name}.{suffix}", expected=str(shape), got=str(params.get(f"{name}.{suffix}")))
 
 
-@check("B.1", 1, "SelfAttention: returns (output (B, S, dim), weights (B, S, S))", hint="project x three times, then use scaled_dot_product_attention", kind=SHAPE)
+@check("B.1", 1, "SelfAttention: returns (output (B, S, dim), weights (B, S, S))", kind=SHAPE)
 def test_self_attention_shapes(student, gen, seed):
     _, handle, x, _ = _setup(student, gen, seed)
     forward_checked(student, handle, "SelfAttention.forward", (B, S, D), (B, S, S), x)
 
 
-@check("B.1", 3, "SelfAttention: output and weights equal the reference with the same weights", hint="q = W_q(x), k = W_k(x), v = W_v(x); then scaled dot-product attention")
+@check("B.1", 3, "SelfAttention: output and weights equal the reference with the same weights")
 def test_self_attention_values(student, gen, seed):
     state, handle, x, _ = _setup(student, gen, seed)
     _expect_reference(student, handle, state, x, None, "SelfAttention.forward")
 
 
-@check("B.1", 2, "SelfAttention: the mask is used (True = may attend)", hint="pass the mask on to your attention function")
+@check("B.1", 2, "SelfAttention: the mask is used (True = may attend)")
 def test_self_attention_mask(student, gen, seed):
     state, handle, x, mask = _setup(student, gen, seed, mask=True)
     _expect_reference(student, handle, state, x, mask, "SelfAttention.forward with a mask")
 
 
-@check("B.1", 1, "SelfAttention: gradients reach W_q, W_k and W_v", hint="build everything from differentiable torch operations; do not detach")
+@check("B.1", 1, "SelfAttention: gradients reach W_q, W_k and W_v")
 def test_self_attention_gradients(student, gen, seed):
     state, handle, x, _ = _setup(student, gen, seed)
     grad_out = randn(gen, B, S, D)
@@ -100,7 +100,7 @@ def test_self_attention_gradients(student, gen, seed):
     expect_match(expect_tensor(result["grads"][0], "the gradient of x", (B, S, D)), leaf.grad, "the gradient of x", what="gradients")
 
 
-@check("B.1", 1, "SelfAttention: permuting positions permutes the result; batch elements are independent", hint="no mixing across the batch axis", visibility="hidden", kind=PROPERTY, gate="self_attention_values")
+@check("B.1", 1, "SelfAttention: permuting positions permutes the result; batch elements are independent", visibility="hidden", kind=PROPERTY, gate="self_attention_values")
 def test_self_attention_invariances(student, gen, seed):
     _, handle, x, _ = _setup(student, gen, seed)
     perm = torch.randperm(S, generator=gen)
@@ -113,7 +113,7 @@ def test_self_attention_invariances(student, gen, seed):
     expect_match(single, out[1:], "SelfAttention on one batch element alone")
 
 
-@check("B.1", 1, "SelfAttention: built from your functions, not the library's attention", hint="do not call F.scaled_dot_product_attention or nn.MultiheadAttention", kind=PROPERTY, gate="self_attention_values")
+@check("B.1", 1, "SelfAttention: built from your functions, not the library's attention", kind=PROPERTY, gate="self_attention_values")
 def test_self_attention_no_library(student, gen, seed):
     _, handle, x, _ = _setup(student, gen, seed)
     result = student.method(handle, "forward", x, where="SelfAttention.forward", trace=True)

@@ -33,25 +33,25 @@ def _mha(student: Any, gen: torch.Generator, seed: int, dropout: float = 0.0, bi
 
 
 # --------------------------------------------------------------------------------------------- C.1
-@check("C.1", 1, "split_heads: (B, S, H·Dh) -> (B, H, S, Dh)", hint="reshape the last axis into (H, Dh), then move the head axis in front of S", kind=SHAPE)
+@check("C.1", 1, "split_heads: (B, S, H·Dh) -> (B, H, S, Dh)", kind=SHAPE)
 def test_split_heads_shape(student, gen):
     expect_tensor(student.call("split_heads", randn(gen, B, LQ, E), H), "split_heads", (B, H, LQ, DH))
 
 
-@check("C.1", 1, "split_heads: head i holds the features [i·Dh, (i+1)·Dh)", hint="reshape to (B, S, H, Dh), not (B, H, S, Dh) or (B, S, Dh, H)")
+@check("C.1", 1, "split_heads: head i holds the features [i·Dh, (i+1)·Dh)")
 def test_split_heads_values(student, gen):
     x = randn(gen, B, LQ, E)
     expect_match(student.call("split_heads", x, H), reference().split_heads(x, H), "split_heads", _split_variants(x, H))
 
 
-@check("C.1", 1, "split_heads: other sizes, one head, many heads", hint="take the sizes from x.shape and num_heads; do not hard-code them")
+@check("C.1", 1, "split_heads: other sizes, one head, many heads")
 def test_split_heads_other_sizes(student, gen):
     for shape, heads in (((1, 6, 12), 4), ((3, 2, 10), 1), ((2, 3, 8), 8)):
         x = randn(gen, *shape)
         expect_match(student.call("split_heads", x, heads), reference().split_heads(x, heads), f"split_heads on {shape} with {heads} heads", _split_variants(x, heads))
 
 
-@check("C.1", 1, "split_heads and merge_heads: work on non-contiguous inputs", hint="reshape copies when it must; view fails on a transposed tensor")
+@check("C.1", 1, "split_heads and merge_heads: work on non-contiguous inputs")
 def test_split_merge_noncontiguous(student, gen):
     x = randn(gen, B, LQ, E)
     expect_match(student.call("split_heads", x, H, noncontiguous=(0,)), reference().split_heads(x, H), "split_heads on a non-contiguous x", _split_variants(x, H))
@@ -60,7 +60,7 @@ def test_split_merge_noncontiguous(student, gen):
 
 
 # --------------------------------------------------------------------------------------------- C.2
-@check("C.2", 2, "merge_heads: (B, H, S, Dh) -> (B, S, H·Dh) with heads side by side", hint="transpose back to (B, S, H, Dh) before flattening the last two axes")
+@check("C.2", 2, "merge_heads: (B, H, S, Dh) -> (B, S, H·Dh) with heads side by side")
 def test_merge_heads_values(student, gen):
     x = randn(gen, B, H, LQ, DH)
     merged = student.call("merge_heads", x)
@@ -68,7 +68,7 @@ def test_merge_heads_values(student, gen):
     expect_match(merged, reference().merge_heads(x), "merge_heads", [("merge_no_transpose", merge_no_transpose(x))])
 
 
-@check("C.2", 1, "merge_heads undoes split_heads, and split_heads undoes merge_heads", hint="the two functions are inverses of each other", kind=PROPERTY, gate="merge_heads_values")
+@check("C.2", 1, "merge_heads undoes split_heads, and split_heads undoes merge_heads", kind=PROPERTY, gate="merge_heads_values")
 def test_split_merge_inverse(student, gen):
     x = randn(gen, B, LK, E)
     split = expect_tensor(student.call("split_heads", x, H), "split_heads", (B, H, LK, DH))
@@ -79,7 +79,7 @@ def test_split_merge_inverse(student, gen):
 
 
 # --------------------------------------------------------------------------------------------- C.3
-@check("C.3", 1, "MultiHeadAttention: W_q, W_k, W_v, W_o are nn.Linear(E, E), and self.dropout", hint="four nn.Linear(embed_dim, embed_dim, bias=bias) and self.dropout", kind=PROPERTY, gate="mha_values")
+@check("C.3", 1, "MultiHeadAttention: W_q, W_k, W_v, W_o are nn.Linear(E, E), and self.dropout", kind=PROPERTY, gate="mha_values")
 def test_mha_parameters(student, seed):
     handle = student.new("MultiHeadAttention", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting MultiHeadAttention")
@@ -97,7 +97,7 @@ def test_mha_parameters(student, seed):
         raise CheckFailure.keyed("mha_no_dropout")
 
 
-@check("C.3", 1, "MultiHeadAttention: bias=False gives projections without bias", hint="pass bias=bias to each nn.Linear", kind=PROPERTY, gate="mha_values")
+@check("C.3", 1, "MultiHeadAttention: bias=False gives projections without bias", kind=PROPERTY, gate="mha_values")
 def test_mha_no_bias(student, seed):
     handle = student.new("MultiHeadAttention", E, H, bias=False, seed=seed)
     info = student.describe(handle, "inspecting MultiHeadAttention(bias=False)")
@@ -109,7 +109,7 @@ def test_mha_no_bias(student, seed):
         raise CheckFailure.keyed("has_no", where="MultiHeadAttention(..., bias=False)", names=", ".join(missing))
 
 
-@check("C.3", 1, "MultiHeadAttention: ValueError when embed_dim is not divisible by num_heads", hint="check embed_dim % num_heads in __init__ and raise ValueError", kind=PROPERTY, gate="mha_values")
+@check("C.3", 1, "MultiHeadAttention: ValueError when embed_dim is not divisible by num_heads", kind=PROPERTY, gate="mha_values")
 def test_mha_value_error(student, seed):
     try:
         student.new("MultiHeadAttention", 10, 3, seed=seed)
@@ -120,14 +120,14 @@ def test_mha_value_error(student, seed):
     raise CheckFailure.keyed("no_value_error")
 
 
-@check("C.3", 1, "MultiHeadAttention: output (B, Lq, E), weights per head (B, H, Lq, Lk)", hint="return the weights of every head, not their average", kind=SHAPE)
+@check("C.3", 1, "MultiHeadAttention: output (B, Lq, E), weights per head (B, H, Lq, Lk)", kind=SHAPE)
 def test_mha_shapes(student, gen, seed):
     _, handle = _mha(student, gen, seed)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
     forward_checked(student, handle, MHA, OUT, WEIGHTS, query, key, key)
 
 
-@check("C.3", 3, "MultiHeadAttention: self-attention equals the reference with the same weights", hint="project, split_heads, attention per head, merge_heads, then W_o")
+@check("C.3", 3, "MultiHeadAttention: self-attention equals the reference with the same weights")
 def test_mha_values(student, gen, seed):
     state, handle = _mha(student, gen, seed)
     x = randn(gen, B, LQ, E)
@@ -136,7 +136,7 @@ def test_mha_values(student, gen, seed):
     expect_attention(output, weights, expected, MHA, mha_variants(state, H, x))
 
 
-@check("C.3", 2, "MultiHeadAttention: cross-attention (key/value of another length); key defaults to query, value to key", hint="key = query if key is None else key; value = key if value is None else value")
+@check("C.3", 2, "MultiHeadAttention: cross-attention (key/value of another length); key defaults to query, value to key")
 def test_mha_cross_and_defaults(student, gen, seed):
     state, handle = _mha(student, gen, seed)
     reference_module = build_reference("MultiHeadAttention", (E, H), state)
@@ -147,7 +147,7 @@ def test_mha_cross_and_defaults(student, gen, seed):
     expect_attention(output, weights, reference_module(query, key), f"{MHA}(query, key) without value", mha_variants(state, H, query, key))
 
 
-@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk) and (B, 1, Lq, Lk) broadcast over heads", hint="pass the mask to your masked_softmax; it broadcasts over (B, H, Lq, Lk)")
+@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk) and (B, 1, Lq, Lk) broadcast over heads")
 def test_mha_mask(student, gen, seed):
     state, handle = _mha(student, gen, seed)
     reference_module = build_reference("MultiHeadAttention", (E, H), state)
@@ -158,7 +158,7 @@ def test_mha_mask(student, gen, seed):
         expect_attention(output, weights, reference_module(query, key, key, mask), where, mha_variants(state, H, query, key, key, mask.expand(B, H, LQ, LK)))
 
 
-@check("C.3", 2, "MultiHeadAttention: agrees with torch's nn.MultiheadAttention given the same weights", hint="its in_proj_weight holds W_q, W_k, W_v stacked; its attn_mask uses True = blocked", visibility="after_due_date")
+@check("C.3", 2, "MultiHeadAttention: agrees with torch's nn.MultiheadAttention given the same weights", visibility="after_due_date")
 def test_mha_matches_torch(student, gen, seed):
     torch_mha = torch.nn.MultiheadAttention(E, H, batch_first=True, dtype=torch.float64).eval()
     with torch.no_grad():
@@ -178,7 +178,7 @@ def test_mha_matches_torch(student, gen, seed):
     expect_attention(output, weights, expected, f"{MHA} vs torch.nn.MultiheadAttention", mha_variants(state, H, query, key, value, mask.expand(B, H, LQ, LK)))
 
 
-@check("C.3", 2, "MultiHeadAttention: dropout is off in eval mode", hint="use self.dropout (nn.Dropout) or F.dropout(..., training=self.training)")
+@check("C.3", 2, "MultiHeadAttention: dropout is off in eval mode")
 def test_mha_eval_dropout_off(student, gen, seed):
     state, handle = _mha(student, gen, seed, dropout=0.5)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
@@ -190,7 +190,7 @@ def test_mha_eval_dropout_off(student, gen, seed):
     expect_attention(first, weights, expected, f"{MHA} in eval mode", mha_variants(state, H, query, key))
 
 
-@check("C.3", 2, "MultiHeadAttention: in training mode dropout changes the output, and the returned weights are from before dropout", hint="apply self.dropout to a copy of the weights that multiplies V; return the weights from before")
+@check("C.3", 2, "MultiHeadAttention: in training mode dropout changes the output, and the returned weights are from before dropout")
 def test_mha_train_dropout(student, gen, seed):
     state, handle = _mha(student, gen, seed, dropout=0.5, training=True)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
@@ -226,7 +226,7 @@ def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor
     return bool((error <= 1e-6 * (1 + heads.abs().amax())).all())
 
 
-@check("C.3", 1, "MultiHeadAttention: gradients reach W_q, W_k, W_v and W_o", hint="do not detach anything; use the four projections")
+@check("C.3", 1, "MultiHeadAttention: gradients reach W_q, W_k, W_v and W_o")
 def test_mha_gradients(student, gen, seed):
     state, handle = _mha(student, gen, seed)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
@@ -254,7 +254,7 @@ class _RemoteForward(torch.autograd.Function):
         return None, None, result["grads"][0]
 
 
-@check("C.3", 1, "MultiHeadAttention: gradients pass torch.autograd.gradcheck", hint="build the forward from differentiable torch operations", visibility="hidden", kind=PROPERTY, gate="mha_values")
+@check("C.3", 1, "MultiHeadAttention: gradients pass torch.autograd.gradcheck", visibility="hidden", kind=PROPERTY, gate="mha_values")
 def test_mha_gradcheck(student, gen, seed):
     small_e, small_h = 6, 2
     state = attention_state(gen, small_e)
@@ -268,7 +268,7 @@ def test_mha_gradcheck(student, gen, seed):
         raise CheckFailure.keyed("gradcheck_failed", where="MultiHeadAttention")
 
 
-@check("C.3", 1, "MultiHeadAttention: permuting query positions permutes the output; batch elements are independent", hint="no mixing across the batch axis or across positions", visibility="hidden", kind=PROPERTY, gate="mha_values")
+@check("C.3", 1, "MultiHeadAttention: permuting query positions permutes the output; batch elements are independent", visibility="hidden", kind=PROPERTY, gate="mha_values")
 def test_mha_invariances(student, gen, seed):
     _, handle = _mha(student, gen, seed)
     x = randn(gen, B, LQ, E)
@@ -285,7 +285,7 @@ def test_mha_invariances(student, gen, seed):
     expect_match(single, out[1:], f"{MHA} on one batch element alone")
 
 
-@check("C.3", 1, "MultiHeadAttention: built from your functions, not the library's attention", hint="do not call F.scaled_dot_product_attention or nn.MultiheadAttention", kind=PROPERTY, gate="mha_values")
+@check("C.3", 1, "MultiHeadAttention: built from your functions, not the library's attention", kind=PROPERTY, gate="mha_values")
 def test_mha_no_library(student, gen, seed):
     _, handle = _mha(student, gen, seed)
     result = student.method(handle, "forward", randn(gen, B, LQ, E), where=MHA, trace=True)

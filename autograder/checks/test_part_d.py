@@ -49,7 +49,7 @@ def _expect_reference(output: torch.Tensor, weights: torch.Tensor, state: Params
     expect_match(output, expected[0], f"{where} (output)", [(k, y) for k, (y, _) in variants])
 
 
-@check("D.1", 1, "AttentionBlock: self.attn (MultiHeadAttention), self.norm (nn.LayerNorm(E)) and self.dropout", hint="build your MultiHeadAttention, a LayerNorm over the embedding size and an nn.Dropout in __init__", kind=PROPERTY, gate="block_values")
+@check("D.1", 1, "AttentionBlock: self.attn (MultiHeadAttention), self.norm (nn.LayerNorm(E)) and self.dropout", kind=PROPERTY, gate="block_values")
 def test_block_parameters(student, seed):
     handle = student.new("AttentionBlock", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting AttentionBlock")
@@ -70,13 +70,13 @@ def test_block_parameters(student, seed):
         raise CheckFailure.keyed("block_dropout_not_passed_on", got=f"{inner:g}")
 
 
-@check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", hint="return the block's output and the attention weights", kind=SHAPE)
+@check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", kind=SHAPE)
 def test_block_shapes(student, gen, seed):
     _, handle = _block(student, gen, seed)
     forward_checked(student, handle, BLOCK, OUT, WEIGHTS, randn(gen, B, S, E))
 
 
-@check("D.1", 4, "AttentionBlock: y = norm(x + dropout(attn(x))), equal to the reference with the same weights", hint="post-norm: attention first, add the residual x, then the LayerNorm")
+@check("D.1", 4, "AttentionBlock: y = norm(x + dropout(attn(x))), equal to the reference with the same weights")
 def test_block_values(student, gen, seed):
     state, handle = _block(student, gen, seed)
     x = randn(gen, B, S, E)
@@ -84,7 +84,7 @@ def test_block_values(student, gen, seed):
     _expect_reference(output, weights, state, x, None, BLOCK)
 
 
-@check("D.1", 2, "AttentionBlock: the mask reaches the attention", hint="pass mask on to self.attn")
+@check("D.1", 2, "AttentionBlock: the mask reaches the attention")
 def test_block_mask(student, gen, seed):
     state, handle = _block(student, gen, seed)
     x = randn(gen, B, S, E)
@@ -94,7 +94,7 @@ def test_block_mask(student, gen, seed):
         _expect_reference(output, weights, state, x, mask, where)
 
 
-@check("D.1", 2, "AttentionBlock: dropout is off in eval mode and on in training mode; weights are from before dropout", hint="self.dropout on the attention output; nn.Dropout turns itself off after .eval()")
+@check("D.1", 2, "AttentionBlock: dropout is off in eval mode and on in training mode; weights are from before dropout")
 def test_block_dropout(student, gen, seed):
     state, handle = _block(student, gen, seed, dropout=0.5)
     x = randn(gen, B, S, E)
@@ -153,7 +153,7 @@ def _position_explained(u: torch.Tensor, dropped: torch.Tensor, kept: torch.Tens
     return False
 
 
-@check("D.1", 1, "AttentionBlock: gradients reach the attention and the LayerNorm", hint="do not detach anything")
+@check("D.1", 1, "AttentionBlock: gradients reach the attention and the LayerNorm")
 def test_block_gradients(student, gen, seed):
     state, handle = _block(student, gen, seed)
     x = randn(gen, B, S, E)
@@ -166,7 +166,7 @@ def test_block_gradients(student, gen, seed):
     expect_match(expect_tensor(result["grads"][0], "the gradient of x", OUT), leaf.grad, "the gradient of x", what="gradients")
 
 
-@check("D.1", 1, "AttentionBlock: with a causal mask, later positions do not change earlier outputs", hint="the residual and the LayerNorm act on each position alone", visibility="hidden", kind=PROPERTY, gate=("block_values", "block_mask"))
+@check("D.1", 1, "AttentionBlock: with a causal mask, later positions do not change earlier outputs", visibility="hidden", kind=PROPERTY, gate=("block_values", "block_mask"))
 def test_block_causal_future_independence(student, gen, seed):
     _, handle = _block(student, gen, seed)
     x = randn(gen, B, S, E)

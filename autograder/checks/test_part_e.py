@@ -123,7 +123,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
 
 
 # --------------------------------------------------------------------------------------------- E.1
-@check("E.1", 0.5, "plot_attention: returns the Axes with a heatmap on it", hint="draw with ax.imshow(...) or seaborn.heatmap(..., ax=ax), then return ax", kind=SHAPE)
+@check("E.1", 0.5, "plot_attention: returns the Axes with a heatmap on it", kind=SHAPE)
 def test_plot_attention_returns_axes(student, artifacts):
     description = drawing(student)
     png = description.get("png") if isinstance(description, dict) else None
@@ -184,7 +184,7 @@ def add_plot_artifact(artifacts: Any, png: bytes, heatmap: Heatmap | None, weigh
     )
 
 
-@check("E.1", 2, "plot_attention: queries across (x tick labels), keys down (y tick labels)", hint="ax.set_xticks(range(Lq), labels=query_tokens); ax.set_yticks(range(Lk), labels=key_tokens)", kind=PROPERTY, gate="plot_attention_cell_values")
+@check("E.1", 2, "plot_attention: queries across (x tick labels), keys down (y tick labels)", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_tick_labels(student):
     _, heatmap = drawn(student)
     problem = label_problem(heatmap)
@@ -197,7 +197,7 @@ def test_plot_attention_tick_labels(student):
         raise CheckFailure.keyed("heatmap_labels_misplaced", count=len(wrong), total=LQ * LK)
 
 
-@check("E.1", 2, "plot_attention: the cell under (query, key) shows that pair's weight", hint="imshow draws rows top to bottom: show weights.T so that rows are keys")
+@check("E.1", 2, "plot_attention: the cell under (query, key) shows that pair's weight")
 def test_plot_attention_cell_values(student):
     weights = probe_weights()  # (Lq, Lk)
     _, heatmap = draw(student)
@@ -215,14 +215,14 @@ def test_plot_attention_cell_values(student):
     raise CheckFailure.keyed("cells_wrong")
 
 
-@check("E.1", 1, "plot_attention: has a colorbar", hint="fig.colorbar(image, ax=ax), or seaborn.heatmap's cbar=True", kind=PROPERTY, gate="plot_attention_cell_values")
+@check("E.1", 1, "plot_attention: has a colorbar", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_colorbar(student):
     _, heatmap = drawn(student)
     if not heatmap.colorbar:
         raise fail("the heatmap has no colorbar", "heatmap_no_colorbar")
 
 
-@check("E.1", 1, "plot_attention: colour range fixed to [0, 1]", hint="vmin=0, vmax=1 (imshow and seaborn.heatmap both take them)", kind=PROPERTY, gate="plot_attention_cell_values")
+@check("E.1", 1, "plot_attention: colour range fixed to [0, 1]", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_color_range(student):
     weights = probe_weights()
     _, heatmap = drawn(student)
@@ -256,7 +256,7 @@ def colour_ends(description: dict) -> tuple[float, float] | None:
     return lightness(low), lightness(high)
 
 
-@check("E.1", 1, "plot_attention: darker means more weight (a light-to-dark colour map)", hint="cmap='Blues' (or another light-to-dark map; imshow's default viridis is dark-to-light)", kind=PROPERTY, gate="plot_attention_cell_values")
+@check("E.1", 1, "plot_attention: darker means more weight (a light-to-dark colour map)", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_light_to_dark(student):
     description, heatmap = draw(student)
     ends = colour_ends(description)
@@ -267,7 +267,7 @@ def test_plot_attention_light_to_dark(student):
         raise CheckFailure.keyed("heatmap_dark_to_light", cmap=heatmap.cmap)
 
 
-@check("E.1", 1, "plot_attention: both axes have a label", hint="ax.set_xlabel('query position'); ax.set_ylabel('key position')", kind=PROPERTY, gate="plot_attention_cell_values")
+@check("E.1", 1, "plot_attention: both axes have a label", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_axis_labels(student):
     description, _ = drawn(student)
     axes = target_axes(description)
@@ -276,7 +276,7 @@ def test_plot_attention_axis_labels(student):
         raise CheckFailure.keyed("axis_unlabelled", which=" and ".join(missing))
 
 
-@check("E.1", 1, "plot_attention: draws on the Axes given as ax=", hint="if ax is None: fig, ax = plt.subplots(); then draw on ax, never on plt.gca()", kind=PROPERTY, gate="plot_attention_cell_values")
+@check("E.1", 1, "plot_attention: draws on the Axes given as ax=", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_uses_given_axes(student):
     drawn(student)
     expect_trusted_figure(student)
@@ -289,7 +289,7 @@ def test_plot_attention_uses_given_axes(student):
         raise CheckFailure.keyed("given_axes_empty")
 
 
-@check("E.1", 0.5, "plot_attention: shows the title= it is given", hint="if title: ax.set_title(title)", kind=PROPERTY, gate="plot_attention_cell_values")
+@check("E.1", 0.5, "plot_attention: shows the title= it is given", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_title(student):
     description, _ = drawn(student)
     shown = str(target_axes(description).get("title", ""))

@@ -330,7 +330,7 @@ def drawing_problem(item: Drawn) -> CheckFailure | None:
 
 
 # --------------------------------------------------------------------------------------------- F.1
-@check("F.1", 3, "trained model: your block's attention maps equal the reference model's", hint="the reference weights are loaded into your AttentionBlock (names of Parts B-D: attn.W_q, ..., norm); with the same weights and input, a correct block gives the same maps")
+@check("F.1", 3, "trained model: your block's attention maps equal the reference model's")
 def test_trained_maps_match(student):
     _, weights = run_block(student)
     ref = reference()
@@ -339,7 +339,7 @@ def test_trained_maps_match(student):
         raise maps_differ(weights, f"the attention maps differ from the reference model's (largest difference {error:.3g})")
 
 
-@check("F.1", 1, "trained model: the whole model's output matches", hint="y = norm(x + dropout(attn(x))): post-norm with the residual")
+@check("F.1", 1, "trained model: the whole model's output matches")
 def test_pronoun_model_output(student):
     y, _ = run_block(student)
     ref = reference()
@@ -354,7 +354,7 @@ def test_pronoun_model_output(student):
 
 
 # --------------------------------------------------------------------------------------------- F.2
-@check("F.2", 1, "trained model: your plot_attention's heatmaps show the reference model's weights", hint="your block's maps, drawn by your plot_attention, are read back cell by cell and compared with the reference model's maps")
+@check("F.2", 1, "trained model: your plot_attention's heatmaps show the reference model's weights")
 def test_trained_heatmaps_match(student, artifacts):
     drawn = draw_maps(student)
     if artifacts is not None:
@@ -369,7 +369,7 @@ def test_trained_heatmaps_match(student, artifacts):
             raise maps_differ(weights, f"your heatmap of sentence {item.sentence + 1}, head {item.head} shows weights that differ from the reference model's (largest difference {error:.3g})")
 
 
-@check("F.2", 1, "trained model: your heatmaps look like the reference model's heatmaps", hint="your plot_attention draws the reference model's maps too; the two figures are compared by structural similarity (SSIM)", kind=PROPERTY, gate="trained_heatmaps_match")
+@check("F.2", 1, "trained model: your heatmaps look like the reference model's heatmaps", kind=PROPERTY, gate="trained_heatmaps_match")
 def test_trained_heatmaps_look_alike(student):
     _, weights = run_block(student)
     drawn = draw_maps(student)
@@ -402,7 +402,7 @@ def darkest_share(weights: torch.Tensor, queries: torch.Tensor, *keys: torch.Ten
     return head, float(share[head])
 
 
-@check("F.3", 1, "trained model: the pronoun attends to its antecedent", hint="in one head, the darkest cell of the pronoun's column should be the noun it refers to (代词 → 先行词)")
+@check("F.3", 1, "trained model: the pronoun attends to its antecedent")
 def test_pronoun_attends_to_antecedent(student):
     _, weights = run_block(student)
     batch = reference().batch
@@ -411,7 +411,7 @@ def test_pronoun_attends_to_antecedent(student):
         raise maps_differ(weights, f"with the reference weights, the pronoun's darkest cell is its antecedent in only {share:.0%} of the sentences in your best head ({head}); the reference model: every sentence")
 
 
-@check("F.3", 1, "trained model: the verb attends to its subject or object, not to 'the' or 'a'", hint="in one head, the darkest cell of the verb's column should be its subject or object (主语/宾语), not a stop word (停用词)")
+@check("F.3", 1, "trained model: the verb attends to its subject or object, not to 'the' or 'a'")
 def test_verb_attends_to_its_arguments(student):
     _, weights = run_block(student)
     batch = reference().batch

@@ -1,11 +1,11 @@
-"""What the checks say, in English and Chinese: check names, hint tiers and failure messages.
+"""What the checks say, in English and Chinese: check names and failure messages (hints: autograder.hints).
 
 A check result stores keys and values (its check id; a message key and the message's arguments);
 the feedback pages render them in the language asked for (`autograder.feedback.formats.view`).
 
-- Check names and hints: the English name and first hint tier are the `@check(...)` arguments
-  (read where the check is written); CHECK_TEXTS holds the Chinese ones and any further tiers.
-  A hint is a tuple of tiers, gentlest first: `hint_tiers(check_id, english_hint, lang)`.
+- Check names: the English name is the `@check(...)` argument (read where the check is written);
+  CHECK_TEXTS holds the Chinese one. Hints are not here: autograder.hints is their one home (the
+  tiers of every task, the idea of a check), read by `attnkit hint`, `check` and every format.
 - Messages: MESSAGES[key][lang] is a str.format template. A CheckFailure raised with
   `key=..., args=...` is rendered from it in either language; a message written as plain English
   text only (no key) shows the GENERIC sentence on a Chinese page instead.
@@ -17,7 +17,7 @@ the feedback pages render them in the language asked for (`autograder.feedback.f
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from autograder.grading import heatmap
 
@@ -26,103 +26,101 @@ DEFAULT_LANG = "en"
 
 @dataclass(frozen=True)
 class CheckText:
-    """The Chinese name and hint tiers of one check, and English tiers after the @check hint."""
+    """The Chinese name of one check (its hints live in autograder.hints, the one hint store)."""
 
     name_zh: str
-    hints_zh: tuple[str, ...]
-    more_hints_en: tuple[str, ...] = field(default=())
 
 
-def _text(name_zh: str, *hints_zh: str) -> CheckText:
-    return CheckText(name_zh, tuple(hints_zh))
+def _text(name_zh: str) -> CheckText:
+    return CheckText(name_zh)
 
 
 CHECK_TEXTS: dict[str, CheckText] = {
     # A.1
-    "attention_scores_shape": _text("attention_scores：批量、多头输入的输出形状", "(..., Lq, d) @ (..., d, Lk) 得到 (..., Lq, Lk)"),
-    "attention_scores_values": _text("attention_scores：数值等于 q·kᵀ/√d", "除以 math.sqrt(q.size(-1))"),
-    "attention_scores_any_leading_dims": _text("attention_scores：二维和五维输入也能用", "用负数轴 (-2, -1)，不要用固定的轴"),
-    "attention_scores_dtype": _text("attention_scores：保持 float32 和 float16", "不要转换成 float64，也不要调用 .double()"),
+    "attention_scores_shape": _text("attention_scores：批量、多头输入的输出形状"),
+    "attention_scores_values": _text("attention_scores：数值等于 q·kᵀ/√d"),
+    "attention_scores_any_leading_dims": _text("attention_scores：二维和五维输入也能用"),
+    "attention_scores_dtype": _text("attention_scores：保持 float32 和 float16"),
     # A.2
-    "masked_softmax_values": _text("masked_softmax：无掩码时的数值，每行之和为 1", "在最后一维上计算 exp(s - max) / 求和"),
-    "masked_softmax_mask": _text("masked_softmax：被屏蔽的 key 权重恰好为 0，其余之和为 1", "在 exp 之前把被屏蔽的分数填成 -inf"),
-    "masked_softmax_broadcast_mask": _text("masked_softmax：(Lq, Lk) 的掩码广播到 (B, H, Lq, Lk)", "masked_fill 会自动广播掩码"),
-    "masked_softmax_fully_blocked": _text("masked_softmax：全部被屏蔽的一行全为 0，绝不是 NaN", "只有 -inf 的一行：避免 -inf - (-inf) 和 0 / 0"),
-    "masked_softmax_fully_blocked_gradient": _text("masked_softmax：全部被屏蔽的一行梯度有限", "torch.where 未被选中的分支里有 NaN 时，梯度仍会是 NaN"),
-    "masked_softmax_large_logits": _text("masked_softmax：很大的分数（×300）保持有限且正确", "在 exp() 之前减去每行的最大值"),
-    "masked_softmax_dtypes": _text("masked_softmax：保持 float16、bfloat16、float32 且不溢出", "用输入的 dtype 计算；减去最大值后 exp() ≤ 1"),
-    "masked_softmax_no_inplace": _text("masked_softmax：不修改输入", "masked_fill（不带下划线）返回新张量；masked_fill_ 会原地修改"),
-    "masked_softmax_gradcheck": _text("masked_softmax：梯度通过 torch.autograd.gradcheck", "用可求导的 torch 运算实现 softmax"),
-    "masked_softmax_row_shift": _text("masked_softmax：给一行加上常数，结果不变", "softmax(s + c) = softmax(s)"),
-    "masked_softmax_by_hand": _text("masked_softmax：手写实现（不用 torch.softmax / F.softmax / log_softmax / nn.Softmax）", "自己做 exp、求和与相除"),
+    "masked_softmax_values": _text("masked_softmax：无掩码时的数值，每行之和为 1"),
+    "masked_softmax_mask": _text("masked_softmax：被屏蔽的 key 权重恰好为 0，其余之和为 1"),
+    "masked_softmax_broadcast_mask": _text("masked_softmax：(Lq, Lk) 的掩码广播到 (B, H, Lq, Lk)"),
+    "masked_softmax_fully_blocked": _text("masked_softmax：全部被屏蔽的一行全为 0，绝不是 NaN"),
+    "masked_softmax_fully_blocked_gradient": _text("masked_softmax：全部被屏蔽的一行梯度有限"),
+    "masked_softmax_large_logits": _text("masked_softmax：很大的分数（×300）保持有限且正确"),
+    "masked_softmax_dtypes": _text("masked_softmax：保持 float16、bfloat16、float32 且不溢出"),
+    "masked_softmax_no_inplace": _text("masked_softmax：不修改输入"),
+    "masked_softmax_gradcheck": _text("masked_softmax：梯度通过 torch.autograd.gradcheck"),
+    "masked_softmax_row_shift": _text("masked_softmax：给一行加上常数，结果不变"),
+    "masked_softmax_by_hand": _text("masked_softmax：手写实现（不用 torch.softmax / F.softmax / log_softmax / nn.Softmax）"),
     # A.3
-    "sdpa_shapes": _text("scaled_dot_product_attention：返回形状正确的 (output, weights)", "output 为 (..., Lq, dv)，weights 为 (..., Lq, Lk)"),
-    "sdpa_values": _text("scaled_dot_product_attention：有无掩码时的数值", "weights = masked_softmax(attention_scores(q, k), mask)；output = weights @ v"),
-    "sdpa_matches_torch": _text("scaled_dot_product_attention：与 torch 的 F.scaled_dot_product_attention 一致", "掩码约定相同：True = 可以关注"),
-    "sdpa_causal_future_independence": _text("scaled_dot_product_attention：使用因果掩码时，未来位置不影响结果", "query i 不能看到 i 之后的 key"),
-    "sdpa_invariances": _text("scaled_dot_product_attention：同时置换 key 与 value 不改变结果；批次之间相互独立", "不要在批次维度上混合"),
-    "sdpa_no_library": _text("scaled_dot_product_attention：用你自己的函数实现，而不是库里的注意力", "不要调用 F.scaled_dot_product_attention 或 nn.MultiheadAttention"),
+    "sdpa_shapes": _text("scaled_dot_product_attention：返回形状正确的 (output, weights)"),
+    "sdpa_values": _text("scaled_dot_product_attention：有无掩码时的数值"),
+    "sdpa_matches_torch": _text("scaled_dot_product_attention：与 torch 的 F.scaled_dot_product_attention 一致"),
+    "sdpa_causal_future_independence": _text("scaled_dot_product_attention：使用因果掩码时，未来位置不影响结果"),
+    "sdpa_invariances": _text("scaled_dot_product_attention：同时置换 key 与 value 不改变结果；批次之间相互独立"),
+    "sdpa_no_library": _text("scaled_dot_product_attention：用你自己的函数实现，而不是库里的注意力"),
     # A.4
-    "causal_mask_values": _text("causal_mask：方阵和长方阵掩码，key ≤ query 处为 True", "torch.ones(..., dtype=torch.bool).tril()"),
-    "causal_mask_matches_torch": _text("causal_mask：与 F.scaled_dot_product_attention 的 is_causal=True 一致", "左上角对齐，与 is_causal 相同"),
-    "causal_mask_device": _text("causal_mask：接受 device= 参数", "把 device 传给 torch.ones"),
+    "causal_mask_values": _text("causal_mask：方阵和长方阵掩码，key ≤ query 处为 True"),
+    "causal_mask_matches_torch": _text("causal_mask：与 F.scaled_dot_product_attention 的 is_causal=True 一致"),
+    "causal_mask_device": _text("causal_mask：接受 device= 参数"),
     # B.1
-    "self_attention_parameters": _text("SelfAttention：三个投影 W_q、W_k、W_v，都是 nn.Linear(dim, dim)", "self.W_q = nn.Linear(dim, dim)，W_k 和 W_v 同理"),
-    "self_attention_shapes": _text("SelfAttention：返回 (output (B, S, dim), weights (B, S, S))", "对 x 做三次投影，再调用 scaled_dot_product_attention"),
-    "self_attention_values": _text("SelfAttention：相同权重下，输出和注意力权重与参考实现相同", "q = W_q(x)，k = W_k(x)，v = W_v(x)；再做缩放点积注意力"),
-    "self_attention_mask": _text("SelfAttention：使用了掩码（True = 可以关注）", "把掩码传给你的注意力函数"),
-    "self_attention_gradients": _text("SelfAttention：梯度能传到 W_q、W_k 和 W_v", "全部用可求导的 torch 运算；不要 detach"),
-    "self_attention_invariances": _text("SelfAttention：置换位置只会置换结果；批次元素相互独立", "不要在批次维度上混合"),
-    "self_attention_no_library": _text("SelfAttention：用你自己的函数实现，而不是库里的注意力", "不要调用 F.scaled_dot_product_attention 或 nn.MultiheadAttention"),
+    "self_attention_parameters": _text("SelfAttention：三个投影 W_q、W_k、W_v，都是 nn.Linear(dim, dim)"),
+    "self_attention_shapes": _text("SelfAttention：返回 (output (B, S, dim), weights (B, S, S))"),
+    "self_attention_values": _text("SelfAttention：相同权重下，输出和注意力权重与参考实现相同"),
+    "self_attention_mask": _text("SelfAttention：使用了掩码（True = 可以关注）"),
+    "self_attention_gradients": _text("SelfAttention：梯度能传到 W_q、W_k 和 W_v"),
+    "self_attention_invariances": _text("SelfAttention：置换位置只会置换结果；批次元素相互独立"),
+    "self_attention_no_library": _text("SelfAttention：用你自己的函数实现，而不是库里的注意力"),
     # C.1, C.2
-    "split_heads_shape": _text("split_heads：(B, S, H·Dh) -> (B, H, S, Dh)", "把最后一维 reshape 成 (H, Dh)，再把头的维度移到 S 前面"),
-    "split_heads_values": _text("split_heads：第 i 个头取特征 [i·Dh, (i+1)·Dh)", "reshape 成 (B, S, H, Dh)，而不是 (B, H, S, Dh) 或 (B, S, Dh, H)"),
-    "split_heads_other_sizes": _text("split_heads：其他尺寸、一个头、很多头", "从 x.shape 和 num_heads 取尺寸，不要写死"),
-    "split_merge_noncontiguous": _text("split_heads 和 merge_heads：对非连续输入也能用", "reshape 在需要时会复制；view 对转置后的张量会失败"),
-    "merge_heads_values": _text("merge_heads：(B, H, S, Dh) -> (B, S, H·Dh)，各头并排", "先转置回 (B, S, H, Dh)，再展平最后两维"),
-    "split_merge_inverse": _text("merge_heads 还原 split_heads，split_heads 还原 merge_heads", "这两个函数互为逆运算"),
+    "split_heads_shape": _text("split_heads：(B, S, H·Dh) -> (B, H, S, Dh)"),
+    "split_heads_values": _text("split_heads：第 i 个头取特征 [i·Dh, (i+1)·Dh)"),
+    "split_heads_other_sizes": _text("split_heads：其他尺寸、一个头、很多头"),
+    "split_merge_noncontiguous": _text("split_heads 和 merge_heads：对非连续输入也能用"),
+    "merge_heads_values": _text("merge_heads：(B, H, S, Dh) -> (B, S, H·Dh)，各头并排"),
+    "split_merge_inverse": _text("merge_heads 还原 split_heads，split_heads 还原 merge_heads"),
     # C.3
-    "mha_parameters": _text("MultiHeadAttention：W_q、W_k、W_v、W_o 为 nn.Linear(E, E)，以及 self.dropout", "四个 nn.Linear(embed_dim, embed_dim, bias=bias) 和 self.dropout"),
-    "mha_no_bias": _text("MultiHeadAttention：bias=False 时投影没有偏置", "把 bias=bias 传给每个 nn.Linear"),
-    "mha_value_error": _text("MultiHeadAttention：embed_dim 不能被 num_heads 整除时抛出 ValueError", "在 __init__ 中检查 embed_dim % num_heads，并 raise ValueError"),
-    "mha_shapes": _text("MultiHeadAttention：输出 (B, Lq, E)，每个头的权重 (B, H, Lq, Lk)", "返回每个头的权重，而不是它们的平均"),
-    "mha_values": _text("MultiHeadAttention：相同权重下，自注意力与参考实现相同", "投影、split_heads、逐头注意力、merge_heads，最后 W_o"),
-    "mha_cross_and_defaults": _text("MultiHeadAttention：交叉注意力（key/value 长度不同）；key 默认为 query，value 默认为 key", "`key = query if key is None else key`；`value = key if value is None else value`"),
-    "mha_mask": _text("MultiHeadAttention：(Lq, Lk) 和 (B, 1, Lq, Lk) 的掩码在各头上广播", "把掩码传给你的 masked_softmax；它会广播到 (B, H, Lq, Lk)"),
-    "mha_matches_torch": _text("MultiHeadAttention：相同权重下与 torch 的 nn.MultiheadAttention 一致", "它的 in_proj_weight 把 W_q、W_k、W_v 叠在一起；它的 attn_mask 中 True = 屏蔽"),
-    "mha_eval_dropout_off": _text("MultiHeadAttention：eval 模式下 dropout 关闭", "使用 self.dropout（nn.Dropout）或 F.dropout(..., training=self.training)"),
-    "mha_train_dropout": _text("MultiHeadAttention：训练模式下 dropout 作用于注意力权重，返回的是 dropout 之前的权重", "对乘以 V 的那份权重使用 self.dropout；返回 dropout 之前的权重"),
-    "mha_gradients": _text("MultiHeadAttention：梯度能传到 W_q、W_k、W_v 和 W_o", "不要 detach；四个投影都要用到"),
-    "mha_gradcheck": _text("MultiHeadAttention：梯度通过 torch.autograd.gradcheck", "用可求导的 torch 运算实现前向计算"),
-    "mha_invariances": _text("MultiHeadAttention：置换 query 位置只会置换输出；批次元素相互独立", "不要在批次维度或位置之间混合"),
-    "mha_no_library": _text("MultiHeadAttention：用你自己的函数实现，而不是库里的注意力", "不要调用 F.scaled_dot_product_attention 或 nn.MultiheadAttention"),
+    "mha_parameters": _text("MultiHeadAttention：W_q、W_k、W_v、W_o 为 nn.Linear(E, E)，以及 self.dropout"),
+    "mha_no_bias": _text("MultiHeadAttention：bias=False 时投影没有偏置"),
+    "mha_value_error": _text("MultiHeadAttention：embed_dim 不能被 num_heads 整除时抛出 ValueError"),
+    "mha_shapes": _text("MultiHeadAttention：输出 (B, Lq, E)，每个头的权重 (B, H, Lq, Lk)"),
+    "mha_values": _text("MultiHeadAttention：相同权重下，自注意力与参考实现相同"),
+    "mha_cross_and_defaults": _text("MultiHeadAttention：交叉注意力（key/value 长度不同）；key 默认为 query，value 默认为 key"),
+    "mha_mask": _text("MultiHeadAttention：(Lq, Lk) 和 (B, 1, Lq, Lk) 的掩码在各头上广播"),
+    "mha_matches_torch": _text("MultiHeadAttention：相同权重下与 torch 的 nn.MultiheadAttention 一致"),
+    "mha_eval_dropout_off": _text("MultiHeadAttention：eval 模式下 dropout 关闭"),
+    "mha_train_dropout": _text("MultiHeadAttention：训练模式下 dropout 作用于注意力权重，返回的是 dropout 之前的权重"),
+    "mha_gradients": _text("MultiHeadAttention：梯度能传到 W_q、W_k、W_v 和 W_o"),
+    "mha_gradcheck": _text("MultiHeadAttention：梯度通过 torch.autograd.gradcheck"),
+    "mha_invariances": _text("MultiHeadAttention：置换 query 位置只会置换输出；批次元素相互独立"),
+    "mha_no_library": _text("MultiHeadAttention：用你自己的函数实现，而不是库里的注意力"),
     # D.1
-    "block_parameters": _text("AttentionBlock：self.attn（MultiHeadAttention）、self.norm（nn.LayerNorm(E)）和 self.dropout", "在 __init__ 中创建你的 MultiHeadAttention、嵌入维度上的 LayerNorm 和一个 nn.Dropout"),
-    "block_shapes": _text("AttentionBlock：返回 (y (B, S, E), weights (B, H, S, S))", "返回模块的输出和注意力权重"),
-    "block_values": _text("AttentionBlock：y = norm(x + dropout(attn(x)))，相同权重下与参考实现相同", "post-norm：先做注意力，加上残差 x，再做 LayerNorm"),
-    "block_mask": _text("AttentionBlock：掩码传到了注意力", "把 mask 传给 self.attn"),
-    "block_dropout": _text("AttentionBlock：eval 模式下 dropout 关闭；训练模式下模块自己的 dropout 作用于注意力输出", "在注意力输出上使用 self.dropout；nn.Dropout 在 .eval() 之后会自动关闭"),
-    "block_gradients": _text("AttentionBlock：梯度能传到注意力和 LayerNorm", "不要 detach"),
-    "block_causal_future_independence": _text("AttentionBlock：使用因果掩码时，后面的位置不改变前面的输出", "残差和 LayerNorm 都只作用于单个位置"),
+    "block_parameters": _text("AttentionBlock：self.attn（MultiHeadAttention）、self.norm（nn.LayerNorm(E)）和 self.dropout"),
+    "block_shapes": _text("AttentionBlock：返回 (y (B, S, E), weights (B, H, S, S))"),
+    "block_values": _text("AttentionBlock：y = norm(x + dropout(attn(x)))，相同权重下与参考实现相同"),
+    "block_mask": _text("AttentionBlock：掩码传到了注意力"),
+    "block_dropout": _text("AttentionBlock：eval 模式下 dropout 关闭；训练模式下模块自己的 dropout 作用于注意力输出"),
+    "block_gradients": _text("AttentionBlock：梯度能传到注意力和 LayerNorm"),
+    "block_causal_future_independence": _text("AttentionBlock：使用因果掩码时，后面的位置不改变前面的输出"),
     # E.1
-    "plot_attention_returns_axes": _text("plot_attention：返回画有热力图的 Axes", "用 ax.imshow(...) 或 seaborn.heatmap(..., ax=ax) 画图，然后 return ax"),
-    "plot_attention_tick_labels": _text("plot_attention：横轴是 query（x 刻度标签），纵轴是 key（y 刻度标签）", "ax.set_xticks(range(Lq), labels=query_tokens)；ax.set_yticks(range(Lk), labels=key_tokens)"),
-    "plot_attention_cell_values": _text("plot_attention：(query, key) 处的格子显示这一对的权重", "imshow 从上到下画行：显示 weights.T，让每一行是一个 key"),
-    "plot_attention_colorbar": _text("plot_attention：有颜色条", "fig.colorbar(image, ax=ax)，或 seaborn.heatmap 的 cbar=True"),
-    "plot_attention_color_range": _text("plot_attention：颜色范围固定为 [0, 1]", "vmin=0, vmax=1（imshow 和 seaborn.heatmap 都接受）"),
-    "plot_attention_light_to_dark": _text("plot_attention：颜色越深表示权重越高（由浅到深的颜色映射）", "cmap='Blues'（或其他由浅到深的颜色映射；imshow 默认的 viridis 是由深到浅）"),
-    "plot_attention_axis_labels": _text("plot_attention：两条坐标轴都有标签", "ax.set_xlabel('Query 位置')；ax.set_ylabel('Key 位置')"),
-    "plot_attention_uses_given_axes": _text("plot_attention：画在 ax= 给出的 Axes 上", "`if ax is None: fig, ax = plt.subplots()`；然后画在 ax 上，不要用 `plt.gca()`"),
-    "plot_attention_title": _text("plot_attention：显示传入的 title=", "`if title: ax.set_title(title)`"),
+    "plot_attention_returns_axes": _text("plot_attention：返回画有热力图的 Axes"),
+    "plot_attention_tick_labels": _text("plot_attention：横轴是 query（x 刻度标签），纵轴是 key（y 刻度标签）"),
+    "plot_attention_cell_values": _text("plot_attention：(query, key) 处的格子显示这一对的权重"),
+    "plot_attention_colorbar": _text("plot_attention：有颜色条"),
+    "plot_attention_color_range": _text("plot_attention：颜色范围固定为 [0, 1]"),
+    "plot_attention_light_to_dark": _text("plot_attention：颜色越深表示权重越高（由浅到深的颜色映射）"),
+    "plot_attention_axis_labels": _text("plot_attention：两条坐标轴都有标签"),
+    "plot_attention_uses_given_axes": _text("plot_attention：画在 ax= 给出的 Axes 上"),
+    "plot_attention_title": _text("plot_attention：显示传入的 title="),
     # F.1
-    "trained_maps_match": _text("参考权重：你的模块给出的注意力图与参考模型相同", "权重和输入相同时，正确的模块给出相同的注意力图"),
+    "trained_maps_match": _text("参考权重：你的模块给出的注意力图与参考模型相同"),
     # F.2
-    "trained_heatmaps_match": _text("参考权重：你的 plot_attention 画出的热力图显示参考模型的权重", "用你的 plot_attention 画出你的模块的注意力图，逐格读回，再与参考模型的注意力图比较"),
-    "trained_heatmaps_look_alike": _text("参考权重：你的热力图与参考模型的热力图相似", "你的 plot_attention 也画出参考模型的注意力图，两张图用结构相似度（SSIM）比较"),
+    "trained_heatmaps_match": _text("参考权重：你的 plot_attention 画出的热力图显示参考模型的权重"),
+    "trained_heatmaps_look_alike": _text("参考权重：你的热力图与参考模型的热力图相似"),
     # F.3
-    "pronoun_attends_to_antecedent": _text("参考权重：代词关注它的先行词", "在某个注意力头里，代词那一列最深的格子应是它所指的名词（代词 → 先行词）"),
-    "verb_attends_to_its_arguments": _text("参考权重：动词关注它的主语或宾语，而不是 the 或 a", "在某个注意力头里，动词那一列最深的格子应是它的主语或宾语，而不是停用词"),
-    "pronoun_model_output": _text("参考权重：整个模型的输出一致", "y = norm(x + dropout(attn(x)))：带残差的 post-norm"),
+    "pronoun_attends_to_antecedent": _text("参考权重：代词关注它的先行词"),
+    "verb_attends_to_its_arguments": _text("参考权重：动词关注它的主语或宾语，而不是 the 或 a"),
+    "pronoun_model_output": _text("参考权重：整个模型的输出一致"),
 }
 
 GENERIC = {
@@ -414,11 +412,3 @@ def check_name(check_id: str, english_name: str, lang: str) -> str:
         return english_name
     text = CHECK_TEXTS.get(check_id)
     return text.name_zh if text else f"`{check_id}`"
-
-
-def hint_tiers(check_id: str, english_hint: str, lang: str) -> tuple[str, ...]:
-    """The check's hint tiers in `lang`, gentlest first (empty when it has none)."""
-    text = CHECK_TEXTS.get(check_id)
-    if lang == DEFAULT_LANG:
-        return tuple(h for h in (english_hint, *(text.more_hints_en if text else ())) if h)
-    return text.hints_zh if text else ()

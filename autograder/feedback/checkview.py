@@ -60,7 +60,7 @@ def task_order(task: str) -> tuple[str, int]:
 def message(check, lang: str) -> str:
     """The failure in lang: a diagnosed mistake in the catalogue's words, a stub said plainly;
     otherwise the check's own message (English until the check messages have a Chinese text)."""
-    from autograder.feedback.formats.view import message_text
+    from autograder.feedback.formats.view import message_text, note_text, translate_note
     from autograder.feedback.hints import CRASH_RE
     from autograder.mistakes import MISTAKES
 
@@ -79,6 +79,8 @@ def message(check, lang: str) -> str:
         return t("check.raised", lang, kind=raised.group(1), said=raised.group(2))
     if lang != "en" and (check.message_key or CJK_RE.search(check.message)):
         return message_text(check, lang)  # the check's keyed message, in lang (autograder.checks.texts)
+    if lang != "en" and translate_note(check.message, lang):
+        return note_text(check.message, lang)  # the grader's note (a file that cannot be read, ...)
     if lang != "en":
         return t("check.failed_generic", lang)
     return check.message
@@ -86,6 +88,8 @@ def message(check, lang: str) -> str:
 
 def render_check(result, lang: str, selection: Selection = Selection()) -> tuple[list[str], bool]:
     """(lines to print, every selected task done) for a graded SubmissionResult."""
+    from autograder.feedback.formats.view import note_text
+
     visible = [c for c in result.checks if c.visibility == "visible"]
     tasks = sorted({c.task for c in visible}, key=task_order)
     if selection.task:
@@ -104,7 +108,7 @@ def render_check(result, lang: str, selection: Selection = Selection()) -> tuple
     if unfinished and not (selection.show_all or selection.task) and len(unfinished) > 1:
         lines.append(t("check.later_hidden", lang, task=unfinished[0], count=len(unfinished) - 1))
     for event in result.events:
-        lines.append(t("check.note", lang, event=event))
+        lines.append(t("check.note", lang, event=note_text(event, lang)))
     passed = sum(c.passed for task in tasks for c in by_task[task])
     total = sum(len(by_task[task]) for task in tasks)
     lines.append(t("check.totals", lang, passed=passed, total=total, seed=result.seed))

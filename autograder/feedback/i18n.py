@@ -60,6 +60,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "plot_attention：你的图、本工具对同一组权重的渲染，以及你的图所显示的数值减去这组权重",
     },
     "caption.heatmap": {"en": "{name}", "zh": "注意力热力图 {name}：你的结果、参考结果与两者之差"},
+    "feedback.folded_under": {
+        "en": "probably for the same reason as “{name}”: fix that one first",
+        "zh": "很可能与“{name}”出于同一个原因：先改正那一项",
+    },
     "feedback.execution_time": {"en": "Graded in {seconds} s", "zh": "评分用时 {seconds} 秒"},
     # grading platforms (PrairieLearn's format_errors: the student's attempt is not counted)
     "platform.no_files": {
@@ -191,6 +195,137 @@ STRINGS: dict[str, dict[str, str]] = {
     "watch.checked_task": {"en": "checked {task} in {seconds:.2f} s; checking the other tasks...", "zh": "{task} 已在 {seconds:.2f} 秒内检查完；正在检查其余任务..."},
     "watch.checked_all": {"en": "checked in {seconds:.2f} s; watching {name}: save to check again, Ctrl-C to stop", "zh": "{seconds:.2f} 秒内检查完；正在监视 {name}：保存即重新检查，Ctrl-C 退出"},
     "watch.stopped": {"en": "attnkit watch stopped", "zh": "attnkit watch 已停止"},
+    # Notes the grader writes (events, a reason why nothing could be graded, what a failed call
+    # came to). The producers store the English text (`t("note.…", **args)`); a page in another
+    # language finds the note again from that text (autograder.formats.view.note_text). Arguments
+    # named in NOTE_PARTS are notes themselves; {where} is a stage or a call of the student's code.
+    "note.import_failed": {
+        "en": "{failure} (your file could not be imported; every check that needs it fails)",
+        "zh": "{failure}（你的文件无法导入；凡是需要它的检查都不通过）",
+    },
+    "note.worker_ended": {"en": "the worker {ended} in {where}", "zh": "运行你代码的进程在{where}{ended}"},
+    "note.timed_out": {"en": "timed out after {seconds} s in {where}", "zh": "{where}超时（{seconds} 秒）"},
+    "note.not_called_again": {"en": "{reason} earlier; not called again", "zh": "{reason}（之前已发生；这次不再调用）"},
+    "note.time_budget": {"en": "the submission used up its {seconds} s time budget", "zh": "这份提交用完了 {seconds} 秒的总时间预算"},
+    "note.memory": {"en": "{where} went over the {gib} GiB memory limit", "zh": "{where}超出了 {gib} GiB 的内存限制"},
+    "note.callbacks": {"en": "the worker kept calling trusted stand-ins in {where}", "zh": "运行你代码的进程在{where}反复调用可信替身"},
+    "note.too_many_callbacks": {"en": "{where} called the trusted stand-ins more than {count} times", "zh": "{where}调用可信替身超过 {count} 次"},
+    "note.bad_status": {"en": "the worker answered {status} in {where}", "zh": "运行你代码的进程在{where}给出了无效的答复 {status}"},
+    "note.output_dropped": {
+        "en": "your code printed {total} bytes; the first {kept} are kept with the results and the other {dropped} were dropped (grading went on)",
+        "zh": "你的代码输出了 {total} 字节；结果中保留前 {kept} 字节，其余 {dropped} 字节被丢弃（评分照常进行）",
+    },
+    "note.output_trailer": {
+        "en": "[... {dropped} more bytes of output dropped: the first {kept} bytes are kept]",
+        "zh": "[……另有 {dropped} 字节的输出被丢弃：只保留前 {kept} 字节]",
+    },
+    "note.private_output": {
+        "en": "[the output of the worker that held the grader's reference weights is not shown]",
+        "zh": "[载入了评分程序参考权重的进程的输出不予显示]",
+    },
+    "note.private_message": {
+        "en": "(the message is not shown: it was raised in a worker holding the grader's reference weights)",
+        "zh": "（错误信息不予显示：它出自载入了评分程序参考权重的进程）",
+    },
+    "note.returned": {"en": "{where} returned {why}", "zh": "{where}返回了无法交给评分程序的值：{why}"},
+    "note.no_tensors": {"en": "{where} did not return tensors", "zh": "{where}没有返回张量"},
+    "note.no_object": {"en": "{where} did not build an object", "zh": "{where}没有创建出对象"},
+    "note.not_defined": {"en": "{name} is not defined in your file", "zh": "你的文件里没有定义 {name}"},  # worker/dispatcher.py
+    "note.not_a_class": {"en": "{name} is not defined as a class", "zh": "{name} 没有定义成类"},
+    "note.not_a_function": {"en": "{name} is not a function", "zh": "{name} 不是函数"},
+    "note.not_a_module": {"en": "expected an nn.Module, got {kind}", "zh": "应为 nn.Module，实际是 {kind}"},
+    "note.nothing_to_grade": {"en": "nothing to grade", "zh": "没有可以评分的内容"},
+    "note.internal_error": {"en": "internal grader error: {kind}: {text}", "zh": "评分程序内部出错：{kind}：{text}"},
+    "note.load_error": {"en": "{kind}: {message}; {consequence}", "zh": "导入时出错，{kind}：{message}；{consequence}"},
+    "note.load_error_bare": {"en": "{kind}: {message}", "zh": "导入时出错，{kind}：{message}"},
+    # how the worker ended ({ended} above)
+    "ended.stopped": {"en": "stopped answering", "zh": "停止了响应"},
+    "ended.exit": {"en": "exited with code {code}", "zh": "退出了（退出码 {code}）"},
+    "ended.signal": {"en": "killed by signal {signal}", "zh": "被信号 {signal} 终止"},
+    "ended.invalid_reply": {"en": "sent an invalid reply ({error})", "zh": "发回了无效的答复（{error}）"},
+    "ended.killed": {"en": "killed", "zh": "被终止"},
+    "ended.segfault": {"en": "crashed (segmentation fault)", "zh": "崩溃了（段错误）"},
+    "ended.cpu_limit": {"en": "killed: over the CPU time limit", "zh": "被终止：超出了 CPU 时间限制"},
+    "ended.aborted": {"en": "crashed (aborted)", "zh": "崩溃了（abort）"},
+    "ended.bus_error": {"en": "crashed (bus error)", "zh": "崩溃了（总线错误）"},
+    "ended.arithmetic": {"en": "crashed (arithmetic fault)", "zh": "崩溃了（算术错误）"},
+    "ended.illegal": {"en": "crashed (illegal instruction)", "zh": "崩溃了（非法指令）"},
+    "ended.file_size": {"en": "killed: over the file size limit", "zh": "被终止：超出了文件大小限制"},
+    # what did not run after an error while importing ({consequence} above)
+    "load.syntax_file": {"en": "your file could not be compiled, so none of it ran", "zh": "你的文件无法编译，所以一行也没有运行"},
+    "load.syntax_cell": {"en": "that cell was skipped; the other cells ran", "zh": "跳过了那个单元格；其他单元格都运行了"},
+    "load.syntax_statement": {
+        "en": "that top-level statement was skipped; the other statements of your file ran",
+        "zh": "跳过了那条顶层语句；文件中的其他语句都运行了",
+    },
+    "load.error_file": {
+        "en": "importing your file stopped there: nothing after that point ran, so only what was defined before it was graded",
+        "zh": "导入在那里停止了：之后的代码都没有运行，所以只评了在那之前定义的内容",
+    },
+    "load.error_cell": {"en": "the rest of that cell did not run; the other cells did", "zh": "那个单元格的其余部分没有运行；其他单元格都运行了"},
+    "load.error_statement": {
+        "en": "that top-level statement did not finish; the other statements of your file ran",
+        "zh": "那条顶层语句没有运行完；文件中的其他语句都运行了",
+    },
+    # why a value could not come back from the worker ({why} above)
+    "refused.nested": {"en": "a value nested too deeply", "zh": "嵌套层数过深的值"},
+    "refused.keys": {"en": "a dict with non-string keys", "zh": "键不是字符串的 dict"},
+    "refused.subclass": {"en": "a Tensor subclass ({kind}); return a plain torch.Tensor", "zh": "Tensor 的子类（{kind}）；请返回普通的 torch.Tensor"},
+    "refused.object": {"en": "an object of type {kind}", "zh": "类型为 {kind} 的对象"},
+    "refused.layout": {"en": "a tensor with layout {layout} on {device}; return a dense CPU tensor", "zh": "布局为 {layout}、位于 {device} 的张量；请返回 CPU 上的稠密张量"},
+    "refused.dtype": {"en": "a tensor of dtype {dtype}", "zh": "dtype 为 {dtype} 的张量"},
+    "refused.size": {"en": "a tensor of {count} elements ({size} bytes), over the size limit", "zh": "有 {count} 个元素（{size} 字节）的张量，超出了大小限制"},
+    # why a submission could not be read (autograder/submission.py: SubmissionError)
+    "submission.nul": {"en": "{file} is not a text file (it contains NUL bytes); submit your attention.py", "zh": "{file} 不是文本文件（含有 NUL 字节）；请提交你的 attention.py"},
+    "submission.encoding": {"en": "{file} is not readable Python text ({error}); save it as UTF-8", "zh": "{file} 不是可读的 Python 文本（{error}）；请用 UTF-8 编码保存"},
+    "submission.notebook": {"en": "{file} is not a valid Jupyter notebook ({error}); re-save it from Jupyter", "zh": "{file} 不是有效的 Jupyter 笔记本（{error}）；请在 Jupyter 中重新保存"},
+    "submission.cell_source": {
+        "en": "{file}: cell {number} has a source that is not text ({kind}); re-save the notebook from Jupyter",
+        "zh": "{file}：第 {number} 个单元格的内容不是文本（{kind}）；请在 Jupyter 中重新保存笔记本",
+    },
+    "submission.symlink": {"en": "{file} is a symbolic link; submit the file itself", "zh": "{file} 是符号链接；请提交文件本身"},
+    "submission.missing": {"en": "no submission at {file}", "zh": "{file} 处没有提交"},
+    "submission.kind": {"en": "{file}: expected a .py file, an .ipynb notebook, a folder or a .zip", "zh": "{file}：应为 .py 文件、.ipynb 笔记本、文件夹或 .zip"},
+    "submission.too_big": {"en": "{file} is {size} bytes, over the {limit} MiB limit", "zh": "{file} 有 {size} 字节，超出了 {limit} MiB 的限制"},
+    "submission.folder_too_big": {"en": "{file}: more than {count} files or {limit} MiB of code", "zh": "{file}：超过 {count} 个文件或 {limit} MiB 的代码"},
+    "submission.bad_zip": {"en": "{file} is not a readable zip archive ({error})", "zh": "{file} 不是可读的 zip 压缩包（{error}）"},
+    "submission.zip_entries": {"en": "{file} holds {count} entries, more than {limit}", "zh": "{file} 有 {count} 个条目，超过了 {limit} 个"},
+    "submission.zip_escape": {
+        "en": "{file}: entry {entry} points outside the archive; zip your folder again without absolute paths or '..'",
+        "zh": "{file}：条目 {entry} 指向压缩包之外；请不用绝对路径或 '..' 重新压缩文件夹",
+    },
+    "submission.zip_symlink": {"en": "{file}: entry {entry} is a symbolic link; zip real files only", "zh": "{file}：条目 {entry} 是符号链接；只压缩真实的文件"},
+    "submission.zip_entry": {"en": "{file}: entry {entry} cannot be unpacked ({error}); zip your folder again", "zh": "{file}：条目 {entry} 无法解压（{error}）；请重新压缩文件夹"},
+    "submission.zip_bomb": {
+        "en": "{file} unpacks to more than the limits ({file_limit} MiB a file, {limit} MiB, {count} files)",
+        "zh": "{file} 解压后超出了限制（每个文件 {file_limit} MiB，共 {limit} MiB，{count} 个文件）",
+    },
+    "submission.not_found": {
+        "en": "{file}: found no attention.py, attention.ipynb or attention.zh.ipynb (files: {files})",
+        "zh": "{file}：没有找到 attention.py、attention.ipynb 或 attention.zh.ipynb（文件：{files}）",
+    },
+    "submission.metadata": {
+        "en": "{file}: its metadata is {value}, not an object; it was read as a cell without tags",
+        "zh": "{file}：它的元数据是 {value}，不是对象；已按没有标签的单元格读取",
+    },
+    "submission.tags": {
+        "en": "{file}: its metadata \"tags\" is {value}, not a list of strings; it was read as a cell without tags",
+        "zh": "{file}：它的元数据 \"tags\" 是 {value}，不是字符串列表；已按没有标签的单元格读取",
+    },
+    "submission.nbgrader": {
+        "en": "{file}: its metadata \"nbgrader\" is {value}, not an object; it was read as a cell that is not an nbgrader solution",
+        "zh": "{file}：它的元数据 \"nbgrader\" 是 {value}，不是对象；已按不是 nbgrader 答案的单元格读取",
+    },
+    # the stages of grading ({where} above, when it is not a call of the student's code)
+    "stage.starting the worker": {"en": "starting the worker", "zh": "启动时"},
+    "stage.importing your file": {"en": "importing your file", "zh": "导入你的文件时"},
+    "stage.looking up names": {"en": "looking up names", "zh": "查找名称时"},
+    "stage.inspecting your module": {"en": "inspecting your module", "zh": "检查你的模块时"},
+}
+
+# Note arguments that are notes themselves: the prefixes of the keys they may be.
+NOTE_PARTS: dict[str, tuple[str, ...]] = {
+    "failure": ("note.",), "reason": ("note.",), "ended": ("ended.",), "consequence": ("load.",), "why": ("refused.",),
 }
 
 

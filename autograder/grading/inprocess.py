@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from autograder.feedback.i18n import t
 from autograder.grading.worker.client import Budget, Student
 from autograder.grading.worker.dispatcher import Dispatcher
 from autograder.grading.worker.protocol import decode_value, encode_value
@@ -76,6 +77,6 @@ class _Absent:
         from autograder.grading.worker.client import WorkerFailure
 
         def fail(*args: Any, **kwargs: Any) -> Any:
-            raise WorkerFailure("nothing to grade")
+            raise WorkerFailure(t("note.nothing_to_grade"))
 
         return fail

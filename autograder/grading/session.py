@@ -22,6 +22,7 @@ import torch
 
 from autograder.grading.devicecheck import device_notes
 from autograder.errors import AttnkitError, OutputError, SubmissionError
+from autograder.feedback.i18n import t
 from autograder.grading.integrity import record
 from autograder.grading.integrity.flags import Flag
 from autograder.grading.integrity.static import analyze
@@ -165,13 +166,13 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
 
 
 # What did not run after an error while importing, by the unit that stopped (worker/dispatcher.py).
-LOAD_ERROR_CONSEQUENCES = {
-    ("SyntaxError", "file"): "your file could not be compiled, so none of it ran",
-    ("SyntaxError", "cell"): "that cell was skipped; the other cells ran",
-    ("SyntaxError", "statement"): "that top-level statement was skipped; the other statements of your file ran",
-    ("error", "file"): "importing your file stopped there: nothing after that point ran, so only what was defined before it was graded",
-    ("error", "cell"): "the rest of that cell did not run; the other cells did",
-    ("error", "statement"): "that top-level statement did not finish; the other statements of your file ran",
+LOAD_ERROR_CONSEQUENCES = {  # the words are in autograder.feedback.i18n ("load.*")
+    ("SyntaxError", "file"): "load.syntax_file",
+    ("SyntaxError", "cell"): "load.syntax_cell",
+    ("SyntaxError", "statement"): "load.syntax_statement",
+    ("error", "file"): "load.error_file",
+    ("error", "cell"): "load.error_cell",
+    ("error", "statement"): "load.error_statement",
 }
 
 
@@ -183,7 +184,8 @@ def load_notes(student: Student) -> list[str]:
         where = f" ({str(frames[-1])[:300]})" if isinstance(frames, list) and frames else ""
         kind, unit = str(error.get("type", "Exception"))[:100], str(error.get("unit", "file"))
         consequence = LOAD_ERROR_CONSEQUENCES.get(("SyntaxError" if kind == "SyntaxError" else "error", unit), "")
-        notes.append(f"{kind}: {str(error.get('message', ''))[:500]}{where}" + (f"; {consequence}" if consequence else ""))
+        message = f"{str(error.get('message', ''))[:500]}{where}"
+        notes.append(t("note.load_error", kind=kind, message=message, consequence=t(consequence)) if consequence else t("note.load_error_bare", kind=kind, message=message))
     return notes
 
 
@@ -248,7 +250,7 @@ def grade_safely(path: Path, factory: WorkerFactory | None, options: GradeOption
     except AttnkitError:
         raise  # the grader cannot grade at all (not installed right): say so, do not blame a submission
     except Exception as error:  # noqa: BLE001 - whatever it was, it is reported, not raised
-        reason = f"internal grader error: {type(error).__name__}: {str(error)[:500]}"
+        reason = t("note.internal_error", kind=type(error).__name__, text=str(error)[:500])
         return SubmissionResult(submission=name, source=str(path), seed=options.seed or 0, grader_error=reason, lang=options.lang), {}
 
 

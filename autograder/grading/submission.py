@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from autograder.errors import SubmissionError
+from autograder.i18n import t
 
 MAX_FILE_BYTES = 2 << 20
 MAX_TOTAL_BYTES = 8 << 20
 MAX_FILES = 200
 MAX_ZIP_BYTES = 32 << 20
-ENTRY_NAMES = ("attention.py", "attention.ipynb")
+ENTRY_NAMES = ("attention.py", "attention.ipynb", "attention.zh.ipynb")  # the release's files a student writes in
+STUB_MARK = b"raise NotImplementedError"  # what a task the student has not written still holds
 ANSWER_TAGS = {"attnkit:answer", "attnkit:setup"}
 MAGIC_LINE = re.compile(r"^\s*(%|!)")
 
@@ -93,12 +95,12 @@ def output_name(path: Path) -> str:
 def decode_python(data: bytes, where: str) -> str:
     """Decode Python source honouring its coding declaration (PEP 263)."""
     if b"\x00" in data:
-        raise SubmissionError(f"{where} is not a text file (it contains NUL bytes); submit your attention.py")
+        raise SubmissionError(t("submission.nul", file=where))
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         return data.decode(encoding)
     except (SyntaxError, LookupError, UnicodeDecodeError) as error:
-        raise SubmissionError(f"{where} is not readable Python text ({error}); save it as UTF-8") from None
+        raise SubmissionError(t("submission.encoding", file=where, error=error)) from None
 
 
 def notebook_chunks(data: bytes, where: str) -> tuple[tuple[int, str], ...]:
@@ -113,7 +115,7 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         cells = notebook["cells"]
         assert isinstance(cells, list)
     except (UnicodeDecodeError, ValueError, KeyError, TypeError, AssertionError, RecursionError) as error:
-        raise SubmissionError(f"{where} is not a valid Jupyter notebook ({type(error).__name__}); re-save it from Jupyter") from None
+        raise SubmissionError(t("submission.notebook", file=where, error=type(error).__name__)) from None
     notes: list[str] = []
     code = [(number, c) for number, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code"]
     tagged = [(number, c) for number, c in code if _is_answer_cell(c, f"{where}: cell {number}", notes)]
@@ -126,7 +128,7 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         elif isinstance(source, str):
             text = source
         else:
-            raise SubmissionError(f"{where}: cell {number} has a source that is not text ({type(source).__name__}); re-save the notebook from Jupyter")
+            raise SubmissionError(t("submission.cell_source", file=where, number=number, kind=type(source).__name__))
         kept = [ln for ln in text.splitlines() if not MAGIC_LINE.match(ln)]
         body = "\n".join(kept) + "\n"
         chunks.append((line, body))
@@ -138,15 +140,15 @@ def _is_answer_cell(cell: dict, where: str, notes: list[str]) -> bool:
     """Whether a cell is tagged as an answer cell; malformed metadata is ignored with a note."""
     metadata = cell.get("metadata") or {}
     if not isinstance(metadata, dict):
-        notes.append(f"{where}: its metadata is {_shown(metadata)}, not an object; it was read as a cell without tags")
+        notes.append(t("submission.metadata", file=where, value=_shown(metadata)))
         return False
     tags = metadata.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
-        notes.append(f"{where}: its metadata \"tags\" is {_shown(tags)}, not a list of strings; it was read as a cell without tags")
+        notes.append(t("submission.tags", file=where, value=_shown(tags)))
         tags = []
     nbgrader = metadata.get("nbgrader") or {}
     if not isinstance(nbgrader, dict):
-        notes.append(f"{where}: its metadata \"nbgrader\" is {_shown(nbgrader)}, not an object; it was read as a cell that is not an nbgrader solution")
+        notes.append(t("submission.nbgrader", file=where, value=_shown(nbgrader)))
         nbgrader = {}
     return bool(set(tags) & ANSWER_TAGS) or bool(nbgrader.get("solution"))
 
@@ -159,17 +161,17 @@ def load_submission(path: Path) -> Submission:
     """Read any accepted kind of submission. Raises SubmissionError with the reason and the fix."""
     path = Path(path)
     if path.is_symlink():
-        raise SubmissionError(f"{path} is a symbolic link; submit the file itself")
+        raise SubmissionError(t("submission.symlink", file=path))
     if path.is_dir():
         return _from_files(path.name, "folder", _read_folder(path))
     if not path.is_file():
-        raise SubmissionError(f"no submission at {path}")
+        raise SubmissionError(t("submission.missing", file=path))
     if path.suffix == ".zip":
         return _from_files(submission_name(path), "zip", _read_zip(path))
     if path.suffix not in (".py", ".ipynb"):
-        raise SubmissionError(f"{path.name}: expected a .py file, an .ipynb notebook, a folder or a .zip")
+        raise SubmissionError(t("submission.kind", file=path.name))
     if path.stat().st_size > MAX_FILE_BYTES:
-        raise SubmissionError(f"{path.name} is {path.stat().st_size} bytes, over the {MAX_FILE_BYTES >> 20} MiB limit")
+        raise SubmissionError(t("submission.too_big", file=path.name, size=path.stat().st_size, limit=MAX_FILE_BYTES >> 20))
     return _from_files(submission_name(path), path.suffix[1:], {path.name: path.read_bytes()}, entry=path.name)
 
 
@@ -186,7 +188,7 @@ def _read_folder(folder: Path) -> dict[str, bytes]:
             continue
         total += item.stat().st_size
         if len(files) >= MAX_FILES or total > MAX_TOTAL_BYTES:
-            raise SubmissionError(f"{folder.name}: more than {MAX_FILES} files or {MAX_TOTAL_BYTES >> 20} MiB of code")
+            raise SubmissionError(t("submission.folder_too_big", file=folder.name, count=MAX_FILES, limit=MAX_TOTAL_BYTES >> 20))
         files[relative] = item.read_bytes()
     return files
 
@@ -197,27 +199,27 @@ def _read_zip(path: Path) -> dict[str, bytes]:
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as error:
-        raise SubmissionError(f"{path.name} is not a readable zip archive ({error})") from None
+        raise SubmissionError(t("submission.bad_zip", file=path.name, error=error)) from None
     with archive:
         members = archive.infolist()
         if len(members) > 10 * MAX_FILES:
-            raise SubmissionError(f"{path.name} holds {len(members)} entries, more than {10 * MAX_FILES}")
+            raise SubmissionError(t("submission.zip_entries", file=path.name, count=len(members), limit=10 * MAX_FILES))
         for info in members:
             name = PurePosixPath(info.filename.replace("\\", "/"))
             if name.is_absolute() or ".." in name.parts or re.match(r"^[A-Za-z]:", info.filename):
-                raise SubmissionError(f"{path.name}: entry {info.filename!r} points outside the archive; zip your folder again without absolute paths or '..'")
+                raise SubmissionError(t("submission.zip_escape", file=path.name, entry=repr(info.filename)))
             if stat.S_ISLNK(info.external_attr >> 16):
-                raise SubmissionError(f"{path.name}: entry {info.filename!r} is a symbolic link; zip real files only")
+                raise SubmissionError(t("submission.zip_symlink", file=path.name, entry=repr(info.filename)))
             if info.is_dir() or name.suffix not in (".py", ".ipynb") or any(p.startswith(".") or p == "__MACOSX" for p in name.parts):
                 continue
             try:
                 with archive.open(info) as member:
                     data = member.read(MAX_FILE_BYTES + 1)  # bounded even if the header lies
             except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError, RuntimeError, NotImplementedError) as error:
-                raise SubmissionError(f"{path.name}: entry {info.filename!r} cannot be unpacked ({error}); zip your folder again") from None
+                raise SubmissionError(t("submission.zip_entry", file=path.name, entry=repr(info.filename), error=error)) from None
             total += len(data)
             if len(data) > MAX_FILE_BYTES or total > MAX_ZIP_BYTES or len(files) >= MAX_FILES:
-                raise SubmissionError(f"{path.name} unpacks to more than the limits ({MAX_FILE_BYTES >> 20} MiB a file, {MAX_ZIP_BYTES >> 20} MiB, {MAX_FILES} files)")
+                raise SubmissionError(t("submission.zip_bomb", file=path.name, file_limit=MAX_FILE_BYTES >> 20, limit=MAX_ZIP_BYTES >> 20, count=MAX_FILES))
             files[name.as_posix()] = data
     return _strip_common_folder(files)
 
@@ -251,11 +253,19 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
 
 
 def _find_entry(name: str, files: dict[str, bytes]) -> str:
-    for wanted in ENTRY_NAMES:
+    """The file the student wrote in. A whole release folder holds attention.py and the notebooks,
+    and only one of them has the answers: the one with the fewest stubs left (in ENTRY_NAMES
+    order when they tie), so that the untouched attention.py next to a finished notebook is not
+    graded instead of it."""
+    found = []
+    for order, wanted in enumerate(ENTRY_NAMES):
         matches = [f for f in files if PurePosixPath(f).name == wanted]
         if matches:
-            return min(matches, key=lambda f: f.count("/"))
+            entry = min(matches, key=lambda f: f.count("/"))
+            found.append((files[entry].count(STUB_MARK), order, entry))
+    if found:
+        return min(found)[2]
     candidates = [f for f in files if "/" not in f]
     if len(candidates) == 1:
         return candidates[0]
-    raise SubmissionError(f"{name}: found no attention.py or attention.ipynb (files: {', '.join(sorted(files)) or 'none'})")
+    raise SubmissionError(t("submission.not_found", file=name, files=", ".join(sorted(files)) or "none"))

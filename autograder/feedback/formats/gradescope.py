@@ -10,7 +10,7 @@ import base64
 from pathlib import Path
 
 from autograder.feedback.formats.markdown import render_markdown
-from autograder.feedback.hints import first_tier
+from autograder.feedback.formats.view import check_views
 from autograder.feedback.i18n import t
 from autograder.feedback.results import PASSED, Artifact, SubmissionResult
 
@@ -60,14 +60,16 @@ def to_gradescope(result: SubmissionResult, *, result_dir: Path | None = None) -
     result_dir (optional): the folder holding the heatmaps, embedded in the feedback.
     """
     tests = []
-    for number, check in enumerate(result.checks, start=1):
-        lines = [check.message] if check.message else []
-        hint = first_tier(check.check_id, check.task, result.lang) or check.hint  # the first tier: the idea, never code
-        if hint and not check.passed:
-            lines.append(f"{t('feedback.hint', result.lang)}: {hint}")
+    # Gradescope never shows a hidden test: failures are folded among the others, as on every page
+    views = check_views(result.checks, result.lang, lambda check: check.visibility != "hidden")
+    for number, view in enumerate(views, start=1):
+        check = view.check
+        lines = [line for line in (view.message, view.folded) if line]
+        if view.hint:  # the first tier: the idea, never code; none when folded under another failure
+            lines.append(f"{t('feedback.hint', result.lang)}: {view.hint}")
         tests.append(
             {
-                "name": f"{check.task} {check.name}",
+                "name": f"{check.task} {view.name}",
                 "number": f"{number}",
                 "score": check.points,
                 "max_score": check.max_points,

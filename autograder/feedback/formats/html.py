@@ -10,9 +10,9 @@ import re
 from html import escape
 from pathlib import Path
 
-from autograder.feedback.formats.view import FeedbackView, caption_text, feedback_view, hint_text, message_text, name_text, number, percent
-from autograder.feedback.i18n import DEFAULT_LANG, part_title, status_word, t
-from autograder.feedback.results import PASSED, Artifact, SubmissionResult
+from autograder.feedback.formats.view import FeedbackView, caption_text, event_notes, feedback_view, note_text, number, output_text, percent
+from autograder.feedback.i18n import part_title, status_word, t
+from autograder.feedback.results import Artifact, SubmissionResult
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_IMAGE_BYTES = 8 * 1024 * 1024
@@ -165,15 +165,17 @@ def _checks(view: FeedbackView, lang: str) -> str:
         if check_view.details:
             badge = f'<span class="badge {esc(check.status)}">{esc(status_word(check.status, lang))}</span>'
             details = ""
-            message, hint = message_text(check, lang), hint_text(check, lang)
+            message, hint = check_view.message, check_view.hint  # hint: none when folded under another failure
             if message:  # a passed check has one when its points were carried forward
                 details += f'<p class="detail"><b>{esc(t("feedback.details", lang))}:</b> {code_spans(message)}</p>'
-            if check.status != PASSED and hint:
+            if check_view.folded:
+                details += f'<p class="detail">{code_spans(check_view.folded)}</p>'
+            if hint:
                 details += f'<p class="detail"><b>{esc(t("feedback.hint", lang))}:</b> {code_spans(hint)}</p>'
         else:
             badge = f'<span class="badge hidden">{esc(t("feedback.hidden_check", lang))}</span>'
             details = ""
-        rows.append(f"<tr><td>{badge}</td><td>{code_spans(name_text(check, lang))}{details}</td><td class=\"num\">{points}</td></tr>")
+        rows.append(f"<tr><td>{badge}</td><td>{code_spans(check_view.name)}{details}</td><td class=\"num\">{points}</td></tr>")
     if rows:
         blocks.append(_check_table(head, rows))
     if view.withheld:
@@ -194,7 +196,7 @@ def render_html(
         f"{number(result.max_score)} ({share:.1f}%)</p>{bar(share)}",
     ]
     if result.grader_error:
-        error = esc(result.grader_error) if lang == DEFAULT_LANG else f"<code>{esc(result.grader_error)}</code>"
+        error = code_spans(note_text(result.grader_error, lang))
         body.append(f'<div class="alert">{esc(t("feedback.grader_error", lang, error="{error}")).replace("{error}", error)}</div>')
     if result.parts:
         body += [f"<h2>{esc(t('feedback.parts_heading', lang))}</h2>", _parts(result, lang)]
@@ -212,12 +214,13 @@ def render_html(
         body += [f"<h2>{esc(t('feedback.checks_heading', lang))}</h2>", _checks(view, lang)]
     if result.events:
         body.append(f"<h2>{esc(t('feedback.events_heading', lang))}</h2>")
-        if lang == DEFAULT_LANG:
-            body.append("<ul>" + "".join(f"<li>{esc(event)}</li>" for event in result.events) + "</ul>")
-        else:  # the worker's own words, shown as a log
-            body += [f"<p>{esc(t('feedback.log_note', lang))}</p>", f"<pre>{esc(chr(10).join(result.events))}</pre>"]
+        notes, log = event_notes(result.events, lang)
+        if notes:
+            body.append("<ul>" + "".join(f"<li>{code_spans(note)}</li>" for note in notes) + "</ul>")
+        if log:  # no note of the grader's matches: its own words, shown as a log
+            body += [f"<p>{esc(t('feedback.log_note', lang))}</p>", f"<pre>{esc(chr(10).join(log))}</pre>"]
     if result.output.strip():
-        body += [f"<h2>{esc(t('feedback.output_heading', lang))}</h2>", f"<pre>{esc(result.output)}</pre>"]
+        body += [f"<h2>{esc(t('feedback.output_heading', lang))}</h2>", f"<pre>{esc(output_text(result.output, lang))}</pre>"]
     if result.checks:  # nothing to reproduce when nothing ran
         seed = t("feedback.seed", lang, seed=result.seed, flag=f"--seed {result.seed}")
         body.append(f'<p class="muted">{esc(seed)}</p>')

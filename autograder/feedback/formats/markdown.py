@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from autograder.feedback.formats.view import feedback_view, hint_text, message_text, name_text, number, percent
-from autograder.feedback.i18n import DEFAULT_LANG, part_title, status_word, t
-from autograder.feedback.results import PASSED, SubmissionResult
+from autograder.feedback.formats.view import event_notes, feedback_view, note_text, number, output_text, percent
+from autograder.feedback.i18n import part_title, status_word, t
+from autograder.feedback.results import SubmissionResult
 
 STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "⚠️"}
 
@@ -23,14 +23,6 @@ def fenced(text: str) -> str:
     return f"{fence}text\n{text.rstrip()}\n{fence}"
 
 
-def code(text: str) -> str:
-    """One line of untrusted text as an inline code span that the text cannot close early."""
-    text = " ".join(text.split())
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    return f"{fence} {text} {fence}"
-
-
 def _score_line(result: SubmissionResult, lang: str) -> str:
     share = percent(result.score, result.max_score)
     return f"**{t('feedback.score', lang)}: {number(result.score)} / {number(result.max_score)} ({share:.1f}%)**"
@@ -40,7 +32,7 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
     view = feedback_view(result, lang, show_after_due)
     lines = [f"# {t('feedback.title', lang, name=inline(result.submission))}", "", _score_line(result, lang), ""]
     if result.grader_error:
-        error = inline(result.grader_error) if lang == DEFAULT_LANG else code(result.grader_error)
+        error = inline(note_text(result.grader_error, lang))
         lines += [f"> ⚠️ {t('feedback.grader_error', lang, error=error)}", ""]
 
     if result.parts:
@@ -71,29 +63,30 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
                 lines += [f"### {check.part}. {part_title(check.part, lang)}", ""]
             icon = STATUS_ICONS.get(check.status, "•")
             points = f"{number(check.points)} / {number(check.max_points)}"
-            name = inline(name_text(check, lang))
+            name = inline(check_view.name)
             if not check_view.details:
                 lines.append(f"- {icon} {name} ({points}) — _{t('feedback.hidden_check', lang)}_")
                 continue
             lines.append(f"- {icon} {status_word(check.status, lang)}: {name} ({points})")
-            message, hint = message_text(check, lang), hint_text(check, lang)
-            if message:  # a passed check has one when its points were carried forward
-                lines.append(f"  - {t('feedback.details', lang)}: {inline(message)}")
-            if check.status != PASSED and hint:
-                lines.append(f"  - {t('feedback.hint', lang)}: {inline(hint)}")
+            if check_view.message:  # a passed check has one when its points were carried forward
+                lines.append(f"  - {t('feedback.details', lang)}: {inline(check_view.message)}")
+            if check_view.folded:
+                lines.append(f"  - {inline(check_view.folded)}")
+            if check_view.hint:  # none for a passed check, or one folded under another failure
+                lines.append(f"  - {t('feedback.hint', lang)}: {inline(check_view.hint)}")
         lines.append("")
     if view.withheld:
         lines += [f"_{t('feedback.after_due_note', lang, count=view.withheld)}_", ""]
 
     if result.events:
         lines += [f"## {t('feedback.events_heading', lang)}", ""]
-        if lang == DEFAULT_LANG:
-            lines += [f"- {inline(event)}" for event in result.events]
-        else:  # the worker's own words, shown as a log
-            lines += [t("feedback.log_note", lang), "", fenced("\n".join(result.events))]
+        notes, log = event_notes(result.events, lang)
+        lines += [f"- {inline(note)}" for note in notes]
+        if log:  # no note of the grader's matches: its own words, shown as a log
+            lines += ["", t("feedback.log_note", lang), "", fenced("\n".join(log))]
         lines.append("")
     if result.output.strip():
-        lines += [f"## {t('feedback.output_heading', lang)}", "", fenced(result.output), ""]
+        lines += [f"## {t('feedback.output_heading', lang)}", "", fenced(output_text(result.output, lang)), ""]
 
     if result.checks:
         lines.append(t("feedback.seed", lang, seed=result.seed, flag=f"`--seed {result.seed}`"))

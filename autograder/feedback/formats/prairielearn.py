@@ -15,25 +15,24 @@ from pathlib import Path
 from typing import Any
 
 from autograder.feedback.formats.gradescope import heatmap_images
-from autograder.feedback.formats.view import message_text, number
-from autograder.feedback.hints import first_tier
+from autograder.feedback.formats.view import CheckView, check_views, note_text, number
 from autograder.feedback.i18n import t
-from autograder.feedback.results import CheckResult, SubmissionResult
+from autograder.feedback.results import SubmissionResult
 
 MAX_IMAGE_BYTES = 600_000  # all embedded images together (base64), well below PrairieLearn's 1 MB cap
 SHOWN = "visible"  # the only visibility whose message PrairieLearn may show before the due date
 
 
-def _message(check: CheckResult, lang: str, said: set[str]) -> str:
+def _message(view: CheckView, lang: str, said: set[str]) -> str:
     """The check's sentences that no earlier test said already (said is updated)."""
-    if check.visibility != SHOWN:
+    if not view.details:
         return ""
-    if check.passed:  # a passed check says something only when its points were carried forward
-        return message_text(check, lang)
-    idea = first_tier(check.check_id, check.task, lang) or check.hint  # the first tier: the idea, never code
-    hint = f"{t('feedback.hint', lang)}: {idea}" if idea else ""
+    if view.check.passed:  # a passed check says something only when its points were carried forward
+        return view.message
+    hint = f"{t('feedback.hint', lang)}: {view.hint}" if view.hint else ""  # the first tier: the idea, never code
+    mistake = view.check.mistake_message if lang == "en" else ""  # other languages: in the message
     lines = []
-    for line in (check.message, check.mistake_message, hint):
+    for line in (view.message, mistake, view.folded, hint):
         if line and line not in said:
             said.add(line)
             lines.append(line)
@@ -50,26 +49,27 @@ def to_prairielearn(result: SubmissionResult, *, result_dir: Path | None = None)
     """The results.json object PrairieLearn expects; result_dir (optional) embeds heatmap images."""
     lang = result.lang
     if result.grader_error:
-        payload = not_gradable([t("feedback.grader_error", lang, error=result.grader_error)], output=result.output)
+        payload = not_gradable([t("feedback.grader_error", lang, error=note_text(result.grader_error, lang))], output=result.output)
         payload["seed"] = result.seed
         return payload
     said: set[str] = set()
+    views = check_views(result.checks, lang, lambda check: check.visibility == SHOWN)  # folded as on every page
     tests = [
         {
-            "name": f"{check.task} {check.name}",
-            "description": check.check_id,
-            "points": check.points,
-            "max_points": check.max_points,
-            "message": _message(check, lang, said),
+            "name": f"{view.check.task} {view.name}",
+            "description": view.check.check_id,
+            "points": view.check.points,
+            "max_points": view.check.max_points,
+            "message": _message(view, lang, said),
             "output": "",
         }
-        for check in result.checks
+        for view in views
     ]
     withheld = sum(check.visibility == "after_due_date" for check in result.checks)
     lines = [f"{t('feedback.score', lang)}: {number(result.score)} / {number(result.max_score)}"]
     if withheld:
         lines.append(t("feedback.after_due_note", lang, count=withheld))
-    lines += list(result.events)
+    lines += [note_text(event, lang) for event in result.events]
     lines.append(t("feedback.seed", lang, seed=result.seed, flag=f"--seed {result.seed}"))
     fraction = result.score / result.max_score if result.max_score > 0 else 0.0
     payload: dict[str, Any] = {

@@ -1,20 +1,29 @@
 """What a student may see of a result (visibility rules), shared by the Markdown and HTML feedback."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Iterable
 
-from autograder.checks.texts import GENERIC, MESSAGES, check_name, hint_tiers, render_message
-from autograder.feedback.hints import first_tier
-from autograder.feedback.i18n import DEFAULT_LANG, t
+from autograder.checks.texts import GENERIC, MESSAGES, check_name, render_message, where_text
+from autograder.feedback.hints import first_tier, fold
+from autograder.feedback.i18n import DEFAULT_LANG, NOTE_PARTS, STRINGS, t
 from autograder.feedback.results import Artifact, CheckResult, SubmissionResult
 
 
 @dataclass(frozen=True)
 class CheckView:
-    """One check as the student sees it: `details` False means name and points only."""
+    """One check as the student sees it, in the page's language: `details` False means name and
+    points only. A failure that a diagnosed mistake (or the same crash) probably explains is
+    folded under that failure: `folded` says so (naming it), and it has no hint of its own."""
 
     check: CheckResult
     details: bool
+    name: str = ""
+    message: str = ""
+    hint: str = ""
+    folded: str = ""  # "probably for the same reason as ..." ('' when not folded)
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,28 @@ def check_view(check: CheckResult, show_after_due: bool) -> CheckView | None:
     if check.visibility == "hidden":
         return CheckView(check, False)
     return CheckView(check, True)
+
+
+def check_views(checks: Iterable[CheckResult], lang: str, details: Callable[[CheckResult], bool]) -> list[CheckView]:
+    """What every student-facing format shows of each check, in `lang`: its name, its message, its
+    first hint tier; failures whose details are shown are folded (autograder.feedback.hints.fold) the same
+    way `attnkit check` folds them, so that a follow-on failure adds no hint of its own."""
+    checks = list(checks)
+    failed = [c for c in checks if not c.passed and details(c)]
+    leader: dict[int, CheckResult] = {}
+    for entry in fold(failed):
+        for follower in entry.folded:
+            leader[id(follower)] = entry.check
+    views = []
+    for check in checks:
+        name = name_text(check, lang)
+        if not details(check):
+            views.append(CheckView(check, False, name))
+        elif id(check) in leader:
+            views.append(CheckView(check, True, name, message_text(check, lang), "", t("feedback.folded_under", lang, name=name_text(leader[id(check)], lang))))
+        else:
+            views.append(CheckView(check, True, name, message_text(check, lang), "" if check.passed else hint_text(check, lang)))
+    return views
 
 
 def mistake_text(key: str, fallback: str, lang: str) -> str:
@@ -52,13 +83,9 @@ def name_text(check: CheckResult, lang: str) -> str:
 
 
 def hint_text(check: CheckResult, lang: str) -> str:
-    """The first hint tier in `lang`: the idea of the check or its task (autograder.feedback.hints), never
-    code; the check's own hint tiers where the task has none; '' when there is none."""
-    idea = first_tier(check.check_id, check.task, lang)
-    if idea:
-        return idea
-    tiers = hint_tiers(check.check_id, check.hint, lang)
-    return tiers[0] if tiers else ""
+    """The first hint tier in `lang`: the idea of the check or of its task (autograder.feedback.hints, the
+    one hint store), never code; '' when there is none."""
+    return first_tier(check.check_id, check.task, lang)
 
 
 def message_text(check: CheckResult, lang: str) -> str:
@@ -68,10 +95,103 @@ def message_text(check: CheckResult, lang: str) -> str:
     if lang == DEFAULT_LANG or not check.message:
         return check.message
     mistake = mistake_text(check.mistake, check.mistake_message, lang) if check.mistake else ""
+    if check.message_key == "student_failed":  # the worker's note: a timeout, a crash, a limit
+        text = MESSAGES["student_failed"][lang].format(text=note_text(str(check.message_args.get("text", "")), lang))
+        return f"{text}：{mistake}" if mistake else text
+    if check.message_key == "student_raised" and translate_note(str(check.message_args.get("text", "")), lang) and lang != DEFAULT_LANG:
+        args = {**check.message_args, "text": "…"}
+        return render_message("student_raised", args, lang).replace("`…`", translate_note(str(check.message_args["text"]), lang) or "")
     if check.message_key in MESSAGES:
         text = render_message(check.message_key, check.message_args, lang)
         return f"{text}：{mistake}" if mistake else text
-    return mistake or GENERIC.get(lang, GENERIC[DEFAULT_LANG])
+    return mistake or translate_note(check.message, lang) or GENERIC.get(lang, GENERIC[DEFAULT_LANG])
+
+
+# ---------------------------------------------------------------------------------------------
+# the grader's notes (autograder.feedback.i18n "note.*"), found again from their English text
+# ---------------------------------------------------------------------------------------------
+NOTE_PREFIXES = ("note.", "ended.", "load.", "refused.", "submission.")
+_FIELD = re.compile(r"\{(\w+)[^}]*\}")
+
+
+@lru_cache(maxsize=None)
+def _note_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """(key, the English template as a regex with a named group per argument), longest first."""
+    patterns = []
+    for key, texts in STRINGS.items():
+        if key.startswith(NOTE_PREFIXES):
+            english = texts[DEFAULT_LANG]
+            pieces, end = [], 0
+            for field in _FIELD.finditer(english):
+                body = "[^;]+?" if field.group(1) == "where" else ".+?"  # a stage or a call: no clause of its own
+                pieces += [re.escape(english[end:field.start()]), f"(?P<{field.group(1)}>{body})"]
+                end = field.end()
+            pieces.append(re.escape(english[end:]))
+            patterns.append((key, re.compile("".join(pieces), re.S)))
+    return tuple(sorted(patterns, key=lambda item: -len(STRINGS[item[0]][DEFAULT_LANG])))
+
+
+def translate_note(text: str, lang: str, prefixes: tuple[str, ...] = NOTE_PREFIXES) -> str | None:
+    """A note the grader wrote (in English), in `lang`; None when `text` is no known note."""
+    text = text.strip()
+    if lang == DEFAULT_LANG:
+        return text
+    for key, pattern in _note_patterns():
+        if not key.startswith(prefixes):
+            continue
+        found = pattern.fullmatch(text)
+        if found is None:
+            continue
+        args: dict[str, str] = {}
+        for name, value in found.groupdict().items():
+            if name in NOTE_PARTS:
+                inner = translate_note(value, lang, NOTE_PARTS[name])
+                if inner is None:
+                    break  # not this template: its argument is no note of the kind it takes
+                args[name] = inner
+            elif name == "where":
+                args[name] = stage_text(value, lang)
+            elif value.strip().isdigit() or re.fullmatch(r"[\d.]+", value.strip()):
+                args[name] = value
+            else:
+                args[name] = f"`{value}`"
+        else:
+            return t(key, lang, **args)
+    return None
+
+
+def note_text(text: str, lang: str) -> str:
+    """A note in `lang`: translated when known, otherwise shown as the grader's words (as code)."""
+    translated = translate_note(text, lang)
+    if translated is not None:
+        return translated
+    return text if lang == DEFAULT_LANG else f"`{text}`"
+
+
+def output_text(output: str, lang: str) -> str:
+    """What the student's code printed, with the grader's own lines in it (output dropped, output
+    withheld) in `lang`."""
+    if lang == DEFAULT_LANG:
+        return output
+    return "\n".join(translate_note(line, lang) or line if line.startswith("[") else line for line in output.split("\n"))
+
+
+def event_notes(events: tuple[str, ...], lang: str) -> tuple[list[str], list[str]]:
+    """(the events as notes in `lang`, the events no note matches: shown as the grader's log)."""
+    if lang == DEFAULT_LANG:
+        return list(events), []
+    said = [(event, translate_note(event, lang)) for event in events]
+    return [text for _, text in said if text is not None], [event for event, text in said if text is None]
+
+
+def stage_text(where: str, lang: str) -> str:
+    """A stage of grading ("importing your file") or a call of the student's code, in `lang`."""
+    if lang == DEFAULT_LANG:
+        return where
+    stage = f"stage.{where}"
+    if stage in STRINGS:
+        return t(stage, lang)
+    return f"调用 {where_text(where, lang)}时" if " " in where else f"调用 `{where}` 时"
 
 
 def caption_text(artifact: Artifact, lang: str) -> str:
@@ -83,15 +203,12 @@ def caption_text(artifact: Artifact, lang: str) -> str:
 
 def feedback_view(result: SubmissionResult, lang: str, show_after_due: bool = False) -> FeedbackView:
     """The checks to show and the mistakes diagnosed by checks whose details are shown."""
-    views: list[CheckView] = []
-    withheld = 0
+    shown = {id(check): view for check in result.checks if (view := check_view(check, show_after_due)) is not None}
+    withheld = len(result.checks) - len(shown)
+    views = check_views([c for c in result.checks if id(c) in shown], lang, lambda check: shown[id(check)].details)
     mistakes: dict[str, str] = {}
-    for check in result.checks:
-        view = check_view(check, show_after_due)
-        if view is None:
-            withheld += 1
-            continue
-        views.append(view)
+    for view in views:
+        check = view.check
         if view.details and check.mistake and check.mistake not in mistakes:
             mistakes[check.mistake] = mistake_text(check.mistake, check.mistake_message, lang)
     return FeedbackView(tuple(views), withheld, tuple(mistakes.items()))

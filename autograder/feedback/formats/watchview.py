@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autograder.checks.texts import check_name
+from autograder.feedback.checkview import message as check_message
+from autograder.feedback.formats.view import note_text
+from autograder.feedback.hints import first_tier
 from autograder.feedback.i18n import t
 from autograder.feedback.results import CheckResult
 from autograder.grading.watch import Pass
@@ -25,7 +29,7 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
     progress = step.progress
     tasks = progress.tasks
     lines = [t("watch.header", lang, path=path, seed=seed, count=progress.count)]
-    lines += [f"  ! {note}" for note in progress.notes]
+    lines += [f"  ! {note_text(note, lang)}" for note in progress.notes]
     lines.append(t("watch.done", lang, done=len(progress.done), total=len(tasks)))
     focus = progress.focus
     if focus is None and tasks:
@@ -35,13 +39,17 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
         failing = [c for c in checks if not c.passed]
         lines.append(t("watch.next", lang, task=focus, name=task_name(checks), passed=len(checks) - len(failing), total=len(checks)))
         first = failing[0]
-        lines.append(f"  ✗ {first.name}")
-        message = first.message.removesuffix(f": {first.mistake_message}") if first.mistake else first.message
-        lines.append(f"    {message}")
-        if first.mistake:
-            lines.append(f"    {t('watch.mistake', lang)}: {first.mistake_message}")
-        if first.hint:
-            lines.append(f"    {t('watch.hint', lang)}: {first.hint}")
+        lines.append(f"  ✗ {check_name(first.check_id, first.name, lang)}")
+        if lang == "en":
+            message = first.message.removesuffix(f": {first.mistake_message}") if first.mistake else first.message
+            lines.append(f"    {message}")
+            if first.mistake:
+                lines.append(f"    {t('watch.mistake', lang)}: {first.mistake_message}")
+        else:  # the check's message in lang; a diagnosed mistake is said in the catalogue's words
+            lines.append(f"    {check_message(first, lang)}")
+        hint = first_tier(first.check_id, first.task, lang)  # the first tier: the idea, never code
+        if hint:
+            lines.append(f"    {t('watch.hint', lang)}: {hint}")
         if len(failing) > 1:
             lines.append(f"    ({t('watch.more_failing', lang, count=len(failing) - 1, task=focus)})")
     lines.append("")

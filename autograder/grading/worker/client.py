@@ -23,13 +23,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from autograder.feedback.i18n import t
 from autograder.grading.worker import sandbox
 from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template  # noqa: F401  (TEMPLATE_ENV: re-exported)
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
 from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInRefused
 
-SIGNAL_NAMES = {signal.SIGKILL: "killed", signal.SIGSEGV: "crashed (segmentation fault)", signal.SIGXCPU: "killed: over the CPU time limit", signal.SIGABRT: "crashed (aborted)", signal.SIGBUS: "crashed (bus error)", signal.SIGFPE: "crashed (arithmetic fault)", signal.SIGILL: "crashed (illegal instruction)", signal.SIGXFSZ: "killed: over the file size limit"}
+SIGNAL_NAMES = {  # how a worker killed by a signal ended, in words (autograder.feedback.i18n "ended.*")
+    signal.SIGKILL: t("ended.killed"), signal.SIGSEGV: t("ended.segfault"), signal.SIGXCPU: t("ended.cpu_limit"),
+    signal.SIGABRT: t("ended.aborted"), signal.SIGBUS: t("ended.bus_error"), signal.SIGFPE: t("ended.arithmetic"),
+    signal.SIGILL: t("ended.illegal"), signal.SIGXFSZ: t("ended.file_size"),
+}
 
 
 class StudentError(Exception):
@@ -67,8 +72,8 @@ SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's fol
 # dies slowly on a busy machine; the keeper is killed only after, so the worker is never orphaned)
 KEEPER_REPORT_SECONDS = 10.0
 TEMPLATE_CLOSE_SECONDS = 10.0  # a template still warming up finishes that first, then exits
-PRIVATE_OUTPUT_NOTE = "[the output of the worker that held the grader's reference weights is not shown]\n"
-PRIVATE_MESSAGE_NOTE = "(the message is not shown: it was raised in a worker holding the grader's reference weights)"
+PRIVATE_OUTPUT_NOTE = t("note.private_output") + "\n"
+PRIVATE_MESSAGE_NOTE = t("note.private_message")
 
 
 class WorkerFactory:
@@ -217,10 +222,10 @@ class WorkerProcess:
     def how_it_ended(self) -> str:
         self.read_status(2.0)
         if self.ended is None:
-            return "stopped answering"
+            return t("ended.stopped")
         if "signal" in self.ended:
-            return SIGNAL_NAMES.get(self.ended["signal"], f"killed by signal {self.ended['signal']}")
-        return f"exited with code {self.ended['exit']}"
+            return SIGNAL_NAMES.get(self.ended["signal"]) or t("ended.signal", signal=self.ended["signal"])
+        return t("ended.exit", code=self.ended["exit"])
 
     @property
     def output(self) -> tuple[str, int]:
@@ -307,7 +312,7 @@ class Student:
             worker.isolation = str(ready.get("isolation", ""))[:40]
             loaded = self._request({"op": "load", "chunks": self.chunks, "files": self.files, "filename": self.filename}, "importing your file", self.budget.import_seconds)
         except WorkerFailure as failure:
-            self._import_failure = f"{failure} (your file could not be imported; every check that needs it fails)"
+            self._import_failure = t("note.import_failed", failure=failure)
             raise WorkerFailure(self._import_failure) from None
         if self._generation == 1:
             errors = loaded.get("errors") if isinstance(loaded, dict) else None
@@ -345,8 +350,8 @@ class Student:
         text, total = worker.output
         dropped = max(0, total - self.config.output_bytes)
         if dropped:
-            text += f"\n[... {dropped} more bytes of output dropped: the first {self.config.output_bytes} bytes are kept]"
-            self.events.append(f"your code printed {total} bytes; the first {self.config.output_bytes} are kept with the results and the other {dropped} were dropped (grading went on)")
+            text += "\n" + t("note.output_trailer", dropped=dropped, kept=self.config.output_bytes)
+            self.events.append(t("note.output_dropped", total=total, kept=self.config.output_bytes, dropped=dropped))
         if text and self._private_worker == self._generation:  # it held private data: none of it is shown
             text = PRIVATE_OUTPUT_NOTE
         if text:
@@ -354,7 +359,7 @@ class Student:
 
     def _check_total(self) -> None:
         if time.monotonic() - self._started > self.budget.total_seconds:
-            raise WorkerFailure(f"the submission used up its {self.budget.total_seconds:.0f} s time budget")
+            raise WorkerFailure(t("note.time_budget", seconds=f"{self.budget.total_seconds:.0f}"))
 
     # -- one exchange ----------------------------------------------------------------------
     def _exchange(self, message: dict | None, where: str, timeout: float) -> dict:
@@ -366,28 +371,28 @@ class Student:
             worker.sock.settimeout(timeout)
             response = recv_message(worker.sock)
         except socket.timeout:
-            self._discard_worker(f"timed out after {timeout:.0f} s in {where}")
-            self._hung[where] = f"timed out after {timeout:.0f} s in {where}"
+            self._hung[where] = t("note.timed_out", seconds=f"{timeout:.0f}", where=where)
+            self._discard_worker(self._hung[where])
             raise WorkerFailure(self._hung[where]) from None
         except (EOFError, OSError, ProtocolError) as error:
             ended = worker.how_it_ended()
             if isinstance(error, ProtocolError):
-                ended = f"sent an invalid reply ({error})"
+                ended = t("ended.invalid_reply", error=error)
             reason = self._explain(ended, where)
             self._discard_worker(reason)
             raise WorkerFailure(reason) from None
         return response
 
     def _explain(self, ended: str, where: str) -> str:
-        return f"the worker {ended} in {where}"
+        return t("note.worker_ended", ended=ended, where=where)
 
     def _request(self, message: dict, where: str, timeout: float | None = None) -> Any:
         self._callbacks = 0
         response = self._exchange(message, where, timeout or self.budget.call_seconds)
         while response.get("status") == "callback":  # a stand-in asks for a trusted value
             if self._callbacks > 2 * MAX_CALLBACKS_PER_REQUEST:
-                self._discard_worker(f"the worker kept calling trusted stand-ins in {where}")
-                raise WorkerFailure(f"{where} called the trusted stand-ins more than {MAX_CALLBACKS_PER_REQUEST} times")
+                self._discard_worker(t("note.callbacks", where=where))
+                raise WorkerFailure(t("note.too_many_callbacks", where=where, count=MAX_CALLBACKS_PER_REQUEST))
             response = self._exchange(self.answer_callback(response.get("callback")), where, timeout or self.budget.call_seconds)
         events = response.get("audit")
         if isinstance(events, list):
@@ -404,7 +409,7 @@ class Student:
             if kind == "NotImplementedError":
                 raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
             if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
-                raise WorkerFailure(f"{where} went over the {self.config.memory_bytes >> 30} GiB memory limit")
+                raise WorkerFailure(t("note.memory", where=where, gib=self.config.memory_bytes >> 30))
             if self._holds_private():
                 # Any call of this worker could have stashed the weights and raise them: its own
                 # message, an exception class named on the fly, or a source line rewritten in
@@ -412,7 +417,7 @@ class Student:
                 text, frames = PRIVATE_MESSAGE_NOTE, []
                 kind = kind if isinstance(getattr(builtins, kind, None), type) else "Exception"
             raise StudentException(kind, text[:500], frames, where)
-        raise WorkerFailure(f"the worker answered {str(status)[:100]!r} in {where}")
+        raise WorkerFailure(t("note.bad_status", status=repr(str(status)[:100]), where=where))
 
     # -- error carried forward: trusted stand-ins for earlier functions --------------------
     @property
@@ -451,7 +456,7 @@ class Student:
     def request(self, message: dict, where: str) -> Any:
         self._check_total()
         if where in self._hung:  # one hang costs one timeout, not one per check
-            raise WorkerFailure(f"{self._hung[where]} earlier; not called again")
+            raise WorkerFailure(t("note.not_called_again", reason=self._hung[where]))
         if self._stand_ins:
             message = {**message, "stand_ins": list(self._stand_ins)}
         self._ensure_worker()
@@ -477,7 +482,7 @@ class Student:
         cross the boundary, such as tensors on the "meta" device)."""
         devices = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "devices": True}, name)
         if not isinstance(devices, list) or not all(isinstance(d, str) for d in devices):
-            raise BadReturn(f"{name} did not return tensors")
+            raise BadReturn(t("note.no_tensors", where=name))
         return devices
 
     def echo_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[Any]]:
@@ -488,7 +493,7 @@ class Student:
     def new(self, cls: str, *args: Any, seed: int | None = None, **kwargs: Any) -> Handle:
         handle = self.request({"op": "new", "cls": cls, "args": list(args), "kwargs": kwargs, "seed": seed}, f"{cls}(...)")
         if not isinstance(handle, Handle):
-            raise BadReturn(f"{cls}(...) did not build an object")
+            raise BadReturn(t("note.no_object", where=f"{cls}(...)"))
         return handle
 
     def method(self, handle: Handle, method: str, *args: Any, where: str = "", seed: int | None = None, trace: bool = False, **kwargs: Any) -> Any:
@@ -542,7 +547,7 @@ def _reject_refused(value: Any, where: str) -> Any:
     while stack:
         item = stack.pop()
         if isinstance(item, Refused):
-            raise BadReturn(f"{where} returned {item.why}")
+            raise BadReturn(t("note.returned", where=where, why=item.why))
         if isinstance(item, (list, tuple)):
             stack.extend(item)
         elif isinstance(item, dict):
