@@ -147,7 +147,7 @@ def test_the_chinese_reference_notebook_prints_chinese_and_draws_every_glyph(tmp
 # ---------------------------------------------------------------------------------------------
 def _sample_args(key: str) -> dict[str, str]:
     """Arguments for a note template: child notes where the argument is a note, words elsewhere."""
-    from autograder.i18n import NOTE_PARTS, STRINGS, t
+    from autograder.feedback.i18n import NOTE_PARTS, STRINGS, t
 
     samples = {"ended": t("ended.killed"), "consequence": t("load.error_file"), "why": t("refused.keys"),
                "failure": t("note.timed_out", seconds=10, where="causal_mask"), "reason": t("note.timed_out", seconds=10, where="causal_mask"),
@@ -157,8 +157,8 @@ def _sample_args(key: str) -> dict[str, str]:
 
 
 def test_every_grader_note_is_found_from_its_english_and_said_in_chinese():
-    from autograder.formats.view import NOTE_PREFIXES, translate_note
-    from autograder.i18n import STRINGS, t
+    from autograder.feedback.formats.view import NOTE_PREFIXES, translate_note
+    from autograder.feedback.i18n import STRINGS, t
 
     notes = [key for key in STRINGS if key.startswith(NOTE_PREFIXES)]
     assert len(notes) > 40
@@ -170,10 +170,10 @@ def test_every_grader_note_is_found_from_its_english_and_said_in_chinese():
 
 
 def test_what_the_worker_says_about_a_refused_value_or_a_missing_name_is_a_known_note():
-    """The worker writes these (autograder/worker/protocol.py, dispatcher.py); the grader's note
+    """The worker writes these (autograder/grading/worker/protocol.py, dispatcher.py); the grader's note
     templates must match them word for word."""
-    from autograder.formats.view import translate_note
-    from autograder.worker.protocol import encode_value
+    from autograder.feedback.formats.view import translate_note
+    from autograder.grading.worker.protocol import encode_value
 
     refused = [encode_value(value, [])["__refused__"] for value in (object(), {1: 2})]
     for why in refused:
@@ -188,10 +188,10 @@ def test_what_the_worker_says_about_a_refused_value_or_a_missing_name_is_a_known
 def test_grading_a_broken_file_in_chinese_writes_every_note_in_chinese(name, grade, tmp_path, capsys):
     """What the grader writes about a file that cannot be imported, a crash, dropped output or a
     file that is not text is Chinese on every page a student sees, and in `check --lang zh`."""
-    from autograder.formats.html import render_html
-    from autograder.formats.markdown import render_markdown
-    from autograder.formats.prairielearn import to_prairielearn
-    from autograder.i18n import t
+    from autograder.feedback.formats.html import render_html
+    from autograder.feedback.formats.markdown import render_markdown
+    from autograder.feedback.formats.prairielearn import to_prairielearn
+    from autograder.feedback.i18n import t
 
     hostile = Path(__file__).resolve().parent / "hostile"
     if name == "garbage":

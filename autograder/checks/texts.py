@@ -1,10 +1,10 @@
-"""What the checks say, in English and Chinese: check names and failure messages (hints: autograder.hints).
+"""What the checks say, in English and Chinese: check names and failure messages (hints: autograder.feedback.hints).
 
 A check result stores keys and values (its check id; a message key and the message's arguments);
 the feedback pages render them in the language asked for (`autograder.feedback.formats.view`).
 
 - Check names: the English name is the `@check(...)` argument (read where the check is written);
-  CHECK_TEXTS holds the Chinese one. Hints are not here: autograder.hints is their one home (the
+  CHECK_TEXTS holds the Chinese one. Hints are not here: autograder.feedback.hints is their one home (the
   tiers of every task, the idea of a check), read by `attnkit hint`, `check` and every format.
 - Messages: MESSAGES[key][lang] is a str.format template. A CheckFailure raised with
   `key=..., args=...` is rendered from it in either language; a message written as plain English
@@ -26,7 +26,7 @@ DEFAULT_LANG = "en"
 
 @dataclass(frozen=True)
 class CheckText:
-    """The Chinese name of one check (its hints live in autograder.hints, the one hint store)."""
+    """The Chinese name of one check (its hints live in autograder.feedback.hints, the one hint store)."""
 
     name_zh: str
 

@@ -197,7 +197,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "watch.stopped": {"en": "attnkit watch stopped", "zh": "attnkit watch 已停止"},
     # Notes the grader writes (events, a reason why nothing could be graded, what a failed call
     # came to). The producers store the English text (`t("note.…", **args)`); a page in another
-    # language finds the note again from that text (autograder.formats.view.note_text). Arguments
+    # language finds the note again from that text (autograder.feedback.formats.view.note_text). Arguments
     # named in NOTE_PARTS are notes themselves; {where} is a stage or a call of the student's code.
     "note.import_failed": {
         "en": "{failure} (your file could not be imported; every check that needs it fails)",
@@ -275,7 +275,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "refused.layout": {"en": "a tensor with layout {layout} on {device}; return a dense CPU tensor", "zh": "布局为 {layout}、位于 {device} 的张量；请返回 CPU 上的稠密张量"},
     "refused.dtype": {"en": "a tensor of dtype {dtype}", "zh": "dtype 为 {dtype} 的张量"},
     "refused.size": {"en": "a tensor of {count} elements ({size} bytes), over the size limit", "zh": "有 {count} 个元素（{size} 字节）的张量，超出了大小限制"},
-    # why a submission could not be read (autograder/submission.py: SubmissionError)
+    # why a submission could not be read (autograder/grading/submission.py: SubmissionError)
     "submission.nul": {"en": "{file} is not a text file (it contains NUL bytes); submit your attention.py", "zh": "{file} 不是文本文件（含有 NUL 字节）；请提交你的 attention.py"},
     "submission.encoding": {"en": "{file} is not readable Python text ({error}); save it as UTF-8", "zh": "{file} 不是可读的 Python 文本（{error}）；请用 UTF-8 编码保存"},
     "submission.notebook": {"en": "{file} is not a valid Jupyter notebook ({error}); re-save it from Jupyter", "zh": "{file} 不是有效的 Jupyter 笔记本（{error}）；请在 Jupyter 中重新保存"},

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from autograder.errors import SubmissionError
-from autograder.i18n import t
+from autograder.feedback.i18n import t
 
 MAX_FILE_BYTES = 2 << 20
 MAX_TOTAL_BYTES = 8 << 20
