@@ -6,9 +6,8 @@ reference computes). Every catalogue mutant (tests/mutants.py) alone, and pairs 
 different parts, must lose points only in their own tasks, each named in its own part.
 
 Only the parts whose checks can call the mutated code are graded (the mutant's part and the
-parts that lean on it, autograder.checks.carried.EARLIER); the others cannot change. F.1 and F.3
-look at the student's own block with the reference weights, so a Part D bug costs points there
-too (the only tasks allowed to lose points besides the mutant's own).
+parts that lean on it, autograder.checks.carried.EARLIER); the others cannot change. Part F
+included: a wrong block is graded there as a trusted shell around the student's own attention.
 """
 from __future__ import annotations
 
@@ -30,13 +29,6 @@ def parts_to_grade(keys: list[str]) -> set[str]:
     tasks = {task_of(k) for k in keys}
     parts = {t.split(".")[0] for t in tasks}
     return parts | {later.split(".")[0] for later, earlier in EARLIER.items() if tasks & set(earlier)}
-
-
-def also_charged(keys: list[str]) -> set[str]:
-    """Tasks that grade the student's own block (no trusted block there): a D bug costs them too."""
-    if not any(task_of(k).startswith("D.") for k in keys):
-        return set()
-    return {task for task, earlier in EARLIER.items() if task.startswith("F.") and "D.1" not in earlier}
 
 
 def pairs() -> list[tuple[str, str]]:
@@ -75,7 +67,7 @@ def losses(result: SubmissionResult) -> list[str]:
 
 
 def expect_only_own_tasks(result: SubmissionResult, keys: list[str]) -> None:
-    own = {task_of(k) for k in keys} | also_charged(keys)
+    own = {task_of(k) for k in keys}
     elsewhere = [line for line in losses(result) if line.split()[0] not in own]
     assert not elsewhere, f"{keys}: points lost outside {sorted(own)}: {elsewhere}"
     for key in keys:
@@ -269,3 +261,77 @@ def test_a_stand_in_block_loads_weights_and_matches_the_reference_with_gradients
     assert torch.allclose(result["grads"][0], leaf.grad)
     for name, parameter in module.named_parameters():
         assert torch.allclose(result["param_grads"][name], parameter.grad), name
+
+
+SPY = '''
+
+_calls = []
+_Own = MultiHeadAttention
+
+
+class MultiHeadAttention(_Own):  # the student's own attention, counting its calls
+    def forward(self, *args, **kwargs):
+        _calls.append(1)
+        return super().forward(*args, **kwargs)
+
+
+def attention_calls():
+    return len(_calls)
+'''
+
+
+def test_a_block_shell_runs_the_students_own_attention_inside_a_trusted_block(factory, reference_source):
+    """block_shell: the contract's layer names around the student's MultiHeadAttention, which runs
+    in the worker; the residual, dropout and norm come from the grader; values and gradients match
+    the reference block even though the student's own block is wrong."""
+    import torch
+
+    from autograder.checks.carried import trusted_answer
+    from autograder.checks.module_support import block_state, build_reference
+    from autograder.worker.client import Student
+
+    gen = torch.Generator().manual_seed(4)
+    state = block_state(gen, 6)
+    x, grad = torch.randn(2, 4, 6, dtype=torch.float64, generator=gen), torch.randn(2, 4, 6, dtype=torch.float64, generator=gen)
+    source = apply(reference_source, MUTANTS["block_pre_norm"]) + SPY
+    student = Student(factory, [(1, source)])
+    asked: list[str] = []
+
+    def answer(callback):
+        asked.append(callback["name"])
+        return trusted_answer(callback)
+
+    try:
+        with student.stand_ins(["block_shell"], answer):
+            handle = student.new("AttentionBlock", 6, 2)
+            handle = student.method(handle, "double")
+            assert student.load_state_dict(handle, state, strict=True) == {"missing": [], "unexpected": []}
+            student.train(handle, False)
+            output, weights = student.method(handle, "forward", x)
+            result = student.vjp(handle, [x], [grad, None], wrt=[0], params=True)
+        assert student.call("attention_calls") >= 2
+    finally:
+        student.close()
+    assert set(asked) == {"block_shell"}
+    module = build_reference("AttentionBlock", (6, 2), state)
+    leaf = x.clone().requires_grad_(True)
+    expected, expected_weights = module(leaf)
+    torch.autograd.backward(expected, grad)
+    assert torch.allclose(output, expected) and torch.allclose(weights, expected_weights)
+    assert torch.allclose(result["grads"][0], leaf.grad)
+    for name, parameter in module.named_parameters():
+        assert torch.allclose(result["param_grads"][name], parameter.grad), name
+
+
+def test_part_f_stands_in_only_for_failed_tasks_and_needs_one_own_component():
+    from autograder.checks.carried import plan
+
+    assert plan("F.1", {"D.1"}).names == ("block_shell",) and not plan("F.1", {"D.1"}).nothing_own
+    assert plan("F.1", {"A.1", "D.1"}).names == ("attention_scores", "block_shell")
+    assert plan("F.1", {"C.3"}).names == ("MultiHeadAttention",) and not plan("F.1", {"C.3"}).nothing_own
+    assert plan("F.3", {"C.3", "D.1"}).nothing_own  # both components it leans on are stand-ins
+    assert plan("F.2", {"C.3", "D.1"}).names == ("MultiHeadAttention", "AttentionBlock")
+    assert not plan("F.2", {"C.3", "D.1"}).nothing_own  # the student's plot_attention still draws
+    assert plan("F.2", {"E.1"}).names == ("plot_attention",) and not plan("F.2", {"E.1"}).nothing_own
+    assert plan("F.2", {"D.1", "E.1"}).nothing_own
+    assert plan("D.1", set()).names and not plan("D.1", set()).nothing_own  # B-D: every earlier function, as before
