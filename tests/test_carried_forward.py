@@ -11,6 +11,8 @@ included: a wrong block is graded there as a trusted shell around the student's 
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from mutants import MUTANTS, Mutant, MutantError, apply
 
@@ -335,3 +337,53 @@ def test_part_f_stands_in_only_for_failed_tasks_and_needs_one_own_component():
     assert plan("F.2", {"E.1"}).names == ("plot_attention",) and not plan("F.2", {"E.1"}).nothing_own
     assert plan("F.2", {"D.1", "E.1"}).nothing_own
     assert plan("D.1", set()).names and not plan("D.1", set()).nothing_own  # B-D: every earlier function, as before
+
+
+BLANK_PLOT = '''
+
+_own_plot = plot_attention
+
+
+def plot_attention(weights, *args, **kwargs):  # a Part E bug: draws zeros, not the weights
+    return _own_plot(torch.as_tensor(weights) * 0, *args, **kwargs)
+'''
+
+
+def test_a_wrong_plot_attention_keeps_f2_when_the_block_is_right(grade, reference_source):
+    """F.2 leans on D's block and E's plot_attention: with the kit's renderer standing in for a
+    wrong plot_attention, the student's own block still makes the maps, so F.2 pays."""
+    result = grade(reference_source + BLANK_PLOT, name="blank_plot", parts={"E", "F"})
+    parts = {p.part: p for p in result.parts}
+    assert parts["E"].score < parts["E"].max_score
+    assert parts["F"].score == parts["F"].max_score, losses(result)
+    notes = {c.message for c in result.checks if c.task == "F.2"}
+    assert notes == {"correct given your Part E; that mistake is charged in E.1"}, notes
+
+
+def test_a_check_whose_every_component_is_wrong_pays_nothing(grade, reference_source):
+    """A wrong block and a wrong plot_attention: F.2 has nothing of the student's left (0, said
+    so); F.1 and F.3 still pay through the student's own attention in a trusted block shell."""
+    source = apply(reference_source, MUTANTS["block_pre_norm"]) + BLANK_PLOT
+    result = grade(source, name="pre_norm_blank_plot", parts={"D", "E", "F"})
+    f2 = [c for c in result.checks if c.task == "F.2"]
+    assert f2 and all(c.points == 0 and c.message_key == "scoring_nothing_own" for c in f2), [c.message for c in f2]
+    assert "AttentionBlock (D.1) / plot_attention (E.1)" in f2[0].message
+    others = [c for c in result.checks if c.task in ("F.1", "F.3")]
+    assert others and all(c.passed for c in others), losses(result)
+
+
+EXAMPLES = sorted(p for p in (Path(__file__).resolve().parents[1] / "examples" / "submissions").iterdir() if p.suffix in (".py", ".ipynb"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_a_demo_example_loses_points_only_in_its_own_part(path, grade):
+    """`make demo`'s score table: a buggy example loses points in one part, the part of the mistake
+    it is named for; an example in another correct style loses none."""
+    result = grade(path, name=path.stem)
+    lost = sorted(p.part for p in result.parts if p.score < p.max_score)
+    if not path.stem.startswith("bug_"):
+        assert not lost, f"{path.name} lost points in {lost}: {losses(result)}"
+        return
+    assert len(lost) == 1, f"{path.name} lost points in parts {lost}: {losses(result)}"
+    named = {MISTAKES[c.mistake].task.split(".")[0] for c in result.checks if c.part == lost[0] and c.mistake in MISTAKES}
+    assert lost[0] in named, f"{path.name} lost points in {lost[0]} without a mistake of that part named: {losses(result)}"
