@@ -206,10 +206,10 @@ def output_variants() -> dict[str, torch.Tensor]:
 
 
 def maps_differ(weights: torch.Tensor, key: str, **args: Any) -> CheckFailure:
-    """The message `key` and trained_maps_differ, naming the Part C/D mistake whose maps match
-    when one does (`like`)."""
+    """The message `key`, naming the Part C/D mistake whose maps match when one does, and
+    trained_maps_differ when none does."""
     like = diagnose(weights.double(), {k: v.double() for k, v in map_variants().items()})
-    return CheckFailure.keyed(key, "trained_maps_differ", **args, like=like or "")
+    return CheckFailure.keyed(key, like or "trained_maps_differ", **args)
 
 
 # --------------------------------------------------------------------------------------------- drawing

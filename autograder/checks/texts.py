@@ -303,22 +303,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "no points: this check grades your {components}, and each has a mistake charged in {tasks}; with trusted versions of all of them nothing of yours is left to grade here (fix them, and this check is graded again)",
         "zh": "不计分：这项检查评的是你的 {components}，而它们都有错误（已在 {tasks} 中扣分）；全部换成可信版本后，这里就没有你自己的代码可评了（改正它们后，这项检查会重新评分）",
     },
-    # Part F (autograder/checks/test_part_f.py); `like` names the mistake whose maps match, if any
+    # Part F (autograder/checks/test_part_f.py)
     "trained_maps_differ_by": {
-        "en": "the attention maps differ from the reference model's (largest difference {error}){like}",
-        "zh": "注意力图与参考模型的不同（最大差 {error}）{like}",
+        "en": "the attention maps differ from the reference model's (largest difference {error})",
+        "zh": "注意力图与参考模型的不同（最大差 {error}）",
     },
     "trained_output_differs": {
         "en": "with the reference weights, the model's predictions built on your block differ from the reference model's (largest logit difference {error})",
         "zh": "使用参考权重时，基于你的模块的模型预测与参考模型不同（logit 最大差 {error}）",
     },
     "trained_heatmap_differs": {
-        "en": "your heatmap of sentence {sentence}, head {head} shows weights that differ from the reference model's (largest difference {error}){like}",
-        "zh": "你画的第 {sentence} 句、第 {head} 个头的热力图显示的权重与参考模型的不同（最大差 {error}）{like}",
+        "en": "your heatmap of sentence {sentence}, head {head} shows weights that differ from the reference model's (largest difference {error})",
+        "zh": "你画的第 {sentence} 句、第 {head} 个头的热力图显示的权重与参考模型的不同（最大差 {error}）",
     },
     "trained_heatmap_unlike": {
-        "en": "your heatmap of sentence {sentence}, head {head} does not look like the reference model's drawn by the same plot_attention (similarity {score}, at least {threshold} needed){like}",
-        "zh": "你画的第 {sentence} 句、第 {head} 个头的热力图与同一个 plot_attention 画出的参考模型热力图不相似（相似度 {score}，至少需要 {threshold}）{like}",
+        "en": "your heatmap of sentence {sentence}, head {head} does not look like the reference model's drawn by the same plot_attention (similarity {score}, at least {threshold} needed)",
+        "zh": "你画的第 {sentence} 句、第 {head} 个头的热力图与同一个 plot_attention 画出的参考模型热力图不相似（相似度 {score}，至少需要 {threshold}）",
     },
     "trained_heatmap_unreadable": {
         "en": "your heatmap of sentence {sentence}, head {head} could not be read: {problem} (see Part E)",
@@ -333,18 +333,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "你的 plot_attention 画出的第 {sentence} 句、第 {head} 个头的参考注意力图没有显示传给它的权重（见 E 部分）",
     },
     "pronoun_pattern_missing": {
-        "en": "with the reference weights, the pronoun's darkest cell is its antecedent in only {share} of the sentences in your best head ({head}); the reference model: every sentence{like}",
-        "zh": "使用参考权重时，在你最好的注意力头（{head}）里，代词那一列最深的格子是其先行词的句子只占 {share}；参考模型：每一句都是{like}",
+        "en": "with the reference weights, the pronoun's darkest cell is its antecedent in only {share} of the sentences in your best head ({head}); the reference model: every sentence",
+        "zh": "使用参考权重时，在你最好的注意力头（{head}）里，代词那一列最深的格子是其先行词的句子只占 {share}；参考模型：每一句都是",
     },
     "verb_pattern_missing": {
-        "en": "with the reference weights, the verb's darkest cell is its subject or object in only {share} of the sentences in your best head ({head}); the reference model: every sentence{like}",
-        "zh": "使用参考权重时，在你最好的注意力头（{head}）里，动词那一列最深的格子是其主语或宾语的句子只占 {share}；参考模型：每一句都是{like}",
+        "en": "with the reference weights, the verb's darkest cell is its subject or object in only {share} of the sentences in your best head ({head}); the reference model: every sentence",
+        "zh": "使用参考权重时，在你最好的注意力头（{head}）里，动词那一列最深的格子是其主语或宾语的句子只占 {share}；参考模型：每一句都是",
     },
     # why a trained map could not be drawn or read (test_part_f.py; matched by their English text)
     "map_not_finite": {"en": "the map holds NaN or inf: nothing to draw", "zh": "注意力图里有 NaN 或 inf：无法画出"},
     "plot_no_axes": {"en": "plot_attention did not return the Axes it drew on", "zh": "plot_attention 没有返回它所画的 Axes"},
 }
-LIKE_WORDS = {"en": " Your maps match a known mistake: {mistake}", "zh": "。你的注意力图与一个已知错误相符：{mistake}"}
+
 
 # The words after the code part of a `where`, as the checks write them (module constants included).
 WHERE_WORDS: dict[str, str] = {
@@ -424,8 +424,6 @@ def localise_args(args: dict[str, object], lang: str) -> dict[str, object]:
             shown[name] = WHAT_WORDS.get(str(value), "")
         elif name == "which" and lang != DEFAULT_LANG:
             shown[name] = AXIS_WORDS.get(str(value), "")
-        elif name == "like":  # a catalogue mistake whose output matches (Part F), in `lang`
-            shown[name] = LIKE_WORDS.get(lang, LIKE_WORDS[DEFAULT_LANG]).format(mistake=_mistake(str(value), lang)) if value else ""
         elif name == "problem_key":  # why a drawing cannot be read, in `lang` (left out when unknown)
             if lang != DEFAULT_LANG:
                 shown["problem"] = render_message(str(value), {}, lang) if value in MESSAGES else ""
@@ -437,13 +435,6 @@ def localise_args(args: dict[str, object], lang: str) -> dict[str, object]:
         elif name not in shown:
             shown[name] = value
     return shown
-
-
-def _mistake(key: str, lang: str) -> str:
-    from autograder.mistakes import MISTAKES  # the catalogue imports nothing of the checks
-
-    entry = MISTAKES.get(key)
-    return entry.message(lang) if entry else ""
 
 
 def render_message(key: str, args: dict[str, object], lang: str) -> str:
