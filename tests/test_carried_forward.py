@@ -6,11 +6,12 @@ reference computes). Every catalogue mutant (tests/mutants.py) alone, and pairs 
 different parts, must lose points only in their own tasks, each named in its own part.
 
 Only the parts whose checks can call the mutated code are graded (the mutant's part and the
-parts that lean on it, autograder.checks.carried.EARLIER); the others cannot change. F.1 and F.3
-look at the student's own block with the reference weights, so a Part D bug costs points there
-too (the only tasks allowed to lose points besides the mutant's own).
+parts that lean on it, autograder.checks.carried.EARLIER); the others cannot change. Part F
+included: a wrong block is graded there as a trusted shell around the student's own attention.
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from mutants import MUTANTS, Mutant, MutantError, apply
@@ -30,13 +31,6 @@ def parts_to_grade(keys: list[str]) -> set[str]:
     tasks = {task_of(k) for k in keys}
     parts = {t.split(".")[0] for t in tasks}
     return parts | {later.split(".")[0] for later, earlier in EARLIER.items() if tasks & set(earlier)}
-
-
-def also_charged(keys: list[str]) -> set[str]:
-    """Tasks that grade the student's own block (no trusted block there): a D bug costs them too."""
-    if not any(task_of(k).startswith("D.") for k in keys):
-        return set()
-    return {task for task, earlier in EARLIER.items() if task.startswith("F.") and "D.1" not in earlier}
 
 
 def pairs() -> list[tuple[str, str]]:
@@ -75,7 +69,7 @@ def losses(result: SubmissionResult) -> list[str]:
 
 
 def expect_only_own_tasks(result: SubmissionResult, keys: list[str]) -> None:
-    own = {task_of(k) for k in keys} | also_charged(keys)
+    own = {task_of(k) for k in keys}
     elsewhere = [line for line in losses(result) if line.split()[0] not in own]
     assert not elsewhere, f"{keys}: points lost outside {sorted(own)}: {elsewhere}"
     for key in keys:
@@ -269,3 +263,127 @@ def test_a_stand_in_block_loads_weights_and_matches_the_reference_with_gradients
     assert torch.allclose(result["grads"][0], leaf.grad)
     for name, parameter in module.named_parameters():
         assert torch.allclose(result["param_grads"][name], parameter.grad), name
+
+
+SPY = '''
+
+_calls = []
+_Own = MultiHeadAttention
+
+
+class MultiHeadAttention(_Own):  # the student's own attention, counting its calls
+    def forward(self, *args, **kwargs):
+        _calls.append(1)
+        return super().forward(*args, **kwargs)
+
+
+def attention_calls():
+    return len(_calls)
+'''
+
+
+def test_a_block_shell_runs_the_students_own_attention_inside_a_trusted_block(factory, reference_source):
+    """block_shell: the contract's layer names around the student's MultiHeadAttention, which runs
+    in the worker; the residual, dropout and norm come from the grader; values and gradients match
+    the reference block even though the student's own block is wrong."""
+    import torch
+
+    from autograder.checks.carried import trusted_answer
+    from autograder.checks.module_support import block_state, build_reference
+    from autograder.worker.client import Student
+
+    gen = torch.Generator().manual_seed(4)
+    state = block_state(gen, 6)
+    x, grad = torch.randn(2, 4, 6, dtype=torch.float64, generator=gen), torch.randn(2, 4, 6, dtype=torch.float64, generator=gen)
+    source = apply(reference_source, MUTANTS["block_pre_norm"]) + SPY
+    student = Student(factory, [(1, source)])
+    asked: list[str] = []
+
+    def answer(callback):
+        asked.append(callback["name"])
+        return trusted_answer(callback)
+
+    try:
+        with student.stand_ins(["block_shell"], answer):
+            handle = student.new("AttentionBlock", 6, 2)
+            handle = student.method(handle, "double")
+            assert student.load_state_dict(handle, state, strict=True) == {"missing": [], "unexpected": []}
+            student.train(handle, False)
+            output, weights = student.method(handle, "forward", x)
+            result = student.vjp(handle, [x], [grad, None], wrt=[0], params=True)
+        assert student.call("attention_calls") >= 2
+    finally:
+        student.close()
+    assert set(asked) == {"block_shell"}
+    module = build_reference("AttentionBlock", (6, 2), state)
+    leaf = x.clone().requires_grad_(True)
+    expected, expected_weights = module(leaf)
+    torch.autograd.backward(expected, grad)
+    assert torch.allclose(output, expected) and torch.allclose(weights, expected_weights)
+    assert torch.allclose(result["grads"][0], leaf.grad)
+    for name, parameter in module.named_parameters():
+        assert torch.allclose(result["param_grads"][name], parameter.grad), name
+
+
+def test_part_f_stands_in_only_for_failed_tasks_and_needs_one_own_component():
+    from autograder.checks.carried import plan
+
+    assert plan("F.1", {"D.1"}).names == ("block_shell",) and not plan("F.1", {"D.1"}).nothing_own
+    assert plan("F.1", {"A.1", "D.1"}).names == ("attention_scores", "block_shell")
+    assert plan("F.1", {"C.3"}).names == ("MultiHeadAttention",) and not plan("F.1", {"C.3"}).nothing_own
+    assert plan("F.3", {"C.3", "D.1"}).nothing_own  # both components it leans on are stand-ins
+    assert plan("F.2", {"C.3", "D.1"}).names == ("MultiHeadAttention", "AttentionBlock")
+    assert not plan("F.2", {"C.3", "D.1"}).nothing_own  # the student's plot_attention still draws
+    assert plan("F.2", {"E.1"}).names == ("plot_attention",) and not plan("F.2", {"E.1"}).nothing_own
+    assert plan("F.2", {"D.1", "E.1"}).nothing_own
+    assert plan("D.1", set()).names and not plan("D.1", set()).nothing_own  # B-D: every earlier function, as before
+
+
+BLANK_PLOT = '''
+
+_own_plot = plot_attention
+
+
+def plot_attention(weights, *args, **kwargs):  # a Part E bug: draws zeros, not the weights
+    return _own_plot(torch.as_tensor(weights) * 0, *args, **kwargs)
+'''
+
+
+def test_a_wrong_plot_attention_keeps_f2_when_the_block_is_right(grade, reference_source):
+    """F.2 leans on D's block and E's plot_attention: with the kit's renderer standing in for a
+    wrong plot_attention, the student's own block still makes the maps, so F.2 pays."""
+    result = grade(reference_source + BLANK_PLOT, name="blank_plot", parts={"E", "F"})
+    parts = {p.part: p for p in result.parts}
+    assert parts["E"].score < parts["E"].max_score
+    assert parts["F"].score == parts["F"].max_score, losses(result)
+    notes = {c.message for c in result.checks if c.task == "F.2"}
+    assert notes == {"correct given your Part E; that mistake is charged in E.1"}, notes
+
+
+def test_a_check_whose_every_component_is_wrong_pays_nothing(grade, reference_source):
+    """A wrong block and a wrong plot_attention: F.2 has nothing of the student's left (0, said
+    so); F.1 and F.3 still pay through the student's own attention in a trusted block shell."""
+    source = apply(reference_source, MUTANTS["block_pre_norm"]) + BLANK_PLOT
+    result = grade(source, name="pre_norm_blank_plot", parts={"D", "E", "F"})
+    f2 = [c for c in result.checks if c.task == "F.2"]
+    assert f2 and all(c.points == 0 and c.message_key == "scoring_nothing_own" for c in f2), [c.message for c in f2]
+    assert "AttentionBlock (D.1) / plot_attention (E.1)" in f2[0].message
+    others = [c for c in result.checks if c.task in ("F.1", "F.3")]
+    assert others and all(c.passed for c in others), losses(result)
+
+
+EXAMPLES = sorted(p for p in (Path(__file__).resolve().parents[1] / "examples" / "submissions").iterdir() if p.suffix in (".py", ".ipynb"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_a_demo_example_loses_points_only_in_its_own_part(path, grade):
+    """`make demo`'s score table: a buggy example loses points in one part, the part of the mistake
+    it is named for; an example in another correct style loses none."""
+    result = grade(path, name=path.stem)
+    lost = sorted(p.part for p in result.parts if p.score < p.max_score)
+    if not path.stem.startswith("bug_"):
+        assert not lost, f"{path.name} lost points in {lost}: {losses(result)}"
+        return
+    assert len(lost) == 1, f"{path.name} lost points in parts {lost}: {losses(result)}"
+    named = {MISTAKES[c.mistake].task.split(".")[0] for c in result.checks if c.part == lost[0] and c.mistake in MISTAKES}
+    assert lost[0] in named, f"{path.name} lost points in {lost[0]} without a mistake of that part named: {losses(result)}"

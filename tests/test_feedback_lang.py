@@ -140,3 +140,40 @@ def test_an_unreadable_figure_is_explained_in_chinese(grade, reference_source, t
     assert keys == {"plot_no_heatmap"}, keys
     page = render_markdown(result, "zh")
     assert "上没有热力图" in page and not english_runs(markdown_prose(page)), english_runs(markdown_prose(page))
+
+
+NO_AXES_PLOT = '''
+
+_own_plot = plot_attention
+
+
+def plot_attention(weights, *args, **kwargs):  # draws, but returns no Axes
+    _own_plot(weights, *args, **kwargs)
+'''
+ZEROS_PLOT = '''
+
+_own_plot = plot_attention
+
+
+def plot_attention(weights, *args, **kwargs):  # draws zeros, not the weights
+    return _own_plot(torch.as_tensor(weights) * 0, *args, **kwargs)
+'''
+
+
+@pytest.mark.parametrize("name,bug,plot", [("pre_norm_zeros_plot", "block_pre_norm", ZEROS_PLOT), ("no_norm_no_axes", "block_no_norm", NO_AXES_PLOT)])
+def test_part_f_failures_are_told_in_chinese(name, bug, plot, grade, reference_source):
+    """Part F graded alone (no earlier results, so no stand-ins): the block's and the drawing's
+    own failures are keyed messages, shown in Chinese with their numbers and the mistake named."""
+    result = grade(apply(reference_source, MUTANTS[bug]) + plot, name=name, parts={"F"})
+    failed = [c for c in result.checks if not c.passed]
+    assert {c.task for c in failed} >= {"F.1", "F.2"}, [c.message for c in failed]
+    unkeyed = [c.message for c in failed if c.message_key not in MESSAGES]
+    assert not unkeyed, f"Part F messages with no Chinese text: {unkeyed}"
+    page = render_markdown(result, "zh")
+    section = page[page.index("### F"):]
+    for check in failed:
+        assert render_message(check.message_key, check.message_args, "zh") in section, check.message_key
+    assert bug in {c.mistake for c in failed}, "the block's mistake is named in F when its maps match it"
+    assert not english_runs(markdown_prose(page)), english_runs(markdown_prose(page))
+    if plot is NO_AXES_PLOT:
+        assert "plot_attention 没有返回它所画的 Axes" in section

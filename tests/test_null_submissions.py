@@ -72,4 +72,6 @@ def test_a_null_submission_scores_next_to_nothing(strategy, grade, reference_sou
     assert not paid, f"{strategy}: points for checks that are not shape checks: {paid}"
     parts = {p.part: p.score for p in result.parts}
     assert parts["F"] == 0, f"{strategy}: part F gave {parts['F']} points"
+    nothing_own = [c.check_id for c in result.checks if c.part == "F" and c.message_key != "scoring_nothing_own"]
+    assert not nothing_own, f"{strategy}: F checks that do not say every component they lean on is charged elsewhere: {nothing_own}"
     assert result.score <= NULL_TOTAL_MAX, f"{strategy}: {result.score}/100 ({parts})"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from types import ModuleType
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
@@ -27,10 +28,7 @@ def reference() -> ModuleType:
 A_TASKS = ("A.1", "A.2", "A.3", "A.4")
 C_TASKS = ("C.1", "C.2", "C.3")
 # task -> the other tasks whose functions its checks call (earlier tasks, and the partner of a
-# pair of inverse functions). F.1 (the maps and output of the student's block with the reference
-# weights) and F.3 (the patterns in those maps) look at the block itself, so the block is not
-# replaced there and a Part D bug costs their points too; F.2 grades how the student's
-# plot_attention draws the trained maps, so it may use a trusted block.
+# pair of inverse functions).
 EARLIER: dict[str, tuple[str, ...]] = {
     "A.3": ("A.1", "A.2"),  # scaled_dot_product_attention is built from scores and softmax
     "B.1": A_TASKS,
@@ -38,14 +36,22 @@ EARLIER: dict[str, tuple[str, ...]] = {
     "C.2": ("C.1",),  # merge_heads undoes split_heads
     "C.3": A_TASKS + ("C.1", "C.2"),
     "D.1": A_TASKS + C_TASKS,
-    "F.1": A_TASKS + C_TASKS,
-    "F.2": A_TASKS + C_TASKS + ("D.1",),
-    "F.3": A_TASKS + C_TASKS,
+    "F.1": A_TASKS + C_TASKS + ("D.1",),
+    "F.2": A_TASKS + C_TASKS + ("D.1", "E.1"),
+    "F.3": A_TASKS + C_TASKS + ("D.1",),
 }
+# Part F has nothing new to write: each task grades components of earlier parts. Its failing check
+# is graded again with stand-ins for the earlier tasks that failed (not for all of them, as B-D
+# are), and pays only when the result still comes through one of these components of the
+# student's own: C's attention or D's block for the trained maps (F.1, F.3), D's block or E's
+# plot_attention for the drawn ones (F.2). A wrong block stands in as a shell around the student's
+# own attention when C.3 is right (block_shell), as a trusted block when it is not.
+LEANS_ON: dict[str, tuple[str, ...]] = {"F.1": ("C.3", "D.1"), "F.2": ("D.1", "E.1"), "F.3": ("C.3", "D.1")}
+COMPONENTS = {"C.3": "MultiHeadAttention", "D.1": "AttentionBlock", "E.1": "plot_attention"}
 STAND_INS: dict[str, tuple[str, ...]] = {
     "A.1": ("attention_scores",), "A.2": ("masked_softmax",), "A.3": ("scaled_dot_product_attention",),
     "A.4": ("causal_mask",), "C.1": ("split_heads",), "C.2": ("merge_heads",), "C.3": ("MultiHeadAttention",),
-    "D.1": ("AttentionBlock",),
+    "D.1": ("AttentionBlock",), "E.1": ("plot_attention",),
 }
 PROJECTION_PARAMS = tuple(f"{layer}.{kind}" for layer in ("W_q", "W_k", "W_v", "W_o") for kind in ("weight", "bias"))
 MAX_DIMS = 6
@@ -57,6 +63,40 @@ def earlier_tasks(task: str) -> tuple[str, ...]:
 
 def stand_in_names(tasks: tuple[str, ...]) -> list[str]:
     return [name for task in tasks for name in STAND_INS.get(task, ())]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a failing check of `task` is graded again: `names` replaced by stand-ins; `leaned_on`,
+    the components of the student's own it must still come through (empty: no such rule)."""
+
+    task: str
+    names: tuple[str, ...]
+    replaced: tuple[str, ...]  # the earlier tasks whose functions are replaced
+    leaned_on: tuple[str, ...] = ()
+
+    @property
+    def nothing_own(self) -> bool:
+        """Every component the check leans on is a stand-in: a pass would say nothing of the student."""
+        return bool(self.leaned_on) and set(self.leaned_on) <= set(self.replaced)
+
+
+def plan(task: str, failed: set[str]) -> Plan:
+    """The stand-ins for a failing check of `task`, given the earlier tasks that lost points."""
+    earlier = earlier_tasks(task)
+    if task not in LEANS_ON:
+        return Plan(task, tuple(stand_in_names(earlier)), earlier)
+    replaced = tuple(t for t in earlier if t in failed)
+    names = [name for t in replaced if t != "D.1" for name in STAND_INS.get(t, ())]
+    if "D.1" in replaced:
+        names.append("AttentionBlock" if "C.3" in replaced else "block_shell")
+    return Plan(task, tuple(names), replaced, LEANS_ON[task])
+
+
+def nothing_own_note(plan: Plan) -> tuple[str, dict[str, str]]:
+    """(message key, arguments) of a check whose every component is a stand-in: it pays nothing."""
+    parts = " / ".join(f"{COMPONENTS[t]} ({t})" for t in plan.leaned_on)
+    return "scoring_nothing_own", {"components": parts, "tasks": ", ".join(t for t in plan.replaced if t in plan.leaned_on)}
 
 
 def carried_note(charged: list[str], tasks: tuple[str, ...]) -> tuple[str, dict[str, str]]:
@@ -176,6 +216,36 @@ def _block(options: dict, x: torch.Tensor, mask: torch.Tensor | None, *params: t
     return _run_module(module, state, training, seed, x, mask)  # (B, S, E), (B, H, S, S)
 
 
+class _Given(torch.nn.Module):
+    """Stands for the student's attention inside the reference block: its output is the buffer
+    `attended`, which functional_call fills in for each call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("attended", torch.zeros(0))
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, None]:
+        return self.attended, None
+
+
+@functools.cache
+def _shell_module(embed_dim: int, dropout: float) -> torch.nn.Module:
+    with torch.random.fork_rng(devices=[]):
+        block = reference().AttentionBlock(embed_dim, 1, dropout)
+    block.attn = _Given()
+    return block
+
+
+def _shell(options: dict, x: torch.Tensor, attended: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """The reference block's residual, dropout and norm around the student's attention output."""
+    _floats(x, attended, weight, bias)
+    if attended.shape != x.shape:
+        raise StandInRefused("the attention output must have the shape of x (B, S, E)")
+    dropout, training, seed = _dropout_options(options)
+    state = {"attn.attended": attended, "norm.weight": weight, "norm.bias": bias}
+    return _run_module(_shell_module(x.size(-1), dropout), state, training, seed, x)[0]  # (B, S, E)
+
+
 TRUSTED: dict[str, tuple[int, Callable[..., Any]]] = {  # name -> (number of tensors, function)
     "attention_scores": (2, _scores),
     "masked_softmax": (2, _softmax),
@@ -185,6 +255,7 @@ TRUSTED: dict[str, tuple[int, Callable[..., Any]]] = {  # name -> (number of ten
     "merge_heads": (1, _merge),
     "MultiHeadAttention": (4 + len(PROJECTION_PARAMS), _mha),
     "AttentionBlock": (2 + len(PROJECTION_PARAMS) + 2, _block),
+    "block_shell": (4, _shell),
 }
 
 

@@ -11,7 +11,8 @@ generator, and turns each test's outcome into a CheckResult. It also enforces th
   names the values checks that gate it (`gate=`); it pays only when they passed.
 - Error carried forward. When a check of a later task fails, it runs again with the submission's
   earlier functions replaced by trusted stand-ins (autograder.checks.carried); if it passes then,
-  its points are given with a note that says where the mistake is charged.
+  its points are given with a note that says where the mistake is charged. Part F's checks lean
+  on earlier components only: they pay only while one of those is still the student's own.
 """
 from __future__ import annotations
 
@@ -197,16 +198,22 @@ class AttnkitPlugin:
         Passing then: no error, and a note naming where the mistake is charged. Failing then: the
         failure of this task's own code (the second run's), unless it says less than the first.
         """
-        from autograder.checks.carried import carried_note, earlier_tasks, stand_in_names, trusted_answer
+        from autograder.checks.carried import carried_note, earlier_tasks, nothing_own_note, plan, trusted_answer
 
         info = check_info(item)
         tasks = earlier_tasks(info.task)
+        failed = {r.task for r in self.results if r.task in tasks and not r.passed}
+        how = plan(info.task, failed)
+        if how.nothing_own:  # every component it leans on is charged elsewhere: nothing of theirs to pay for
+            key, args = nothing_own_note(how)
+            return CheckFailure(english(key, **args), key=key, values=args), None
+        if not how.names:
+            return error, None
         kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
-        with self._student.stand_ins(stand_in_names(tasks), trusted_answer):
+        with self._student.stand_ins(list(how.names), trusted_answer):
             second = _outcome(function, kwargs)
         if second is None:
-            charged = sorted({r.task for r in self.results if r.task in tasks and not r.passed})
-            return None, carried_note(charged, tasks)
+            return None, carried_note(sorted(failed), tasks)
         if isinstance(second, CheckFailure) or (isinstance(second, StudentError) and not isinstance(error, CheckFailure)):
             return second, None
         return error, None

@@ -13,6 +13,14 @@ on exactly the input the reference block saw (embedding + positions of the probe
     cell is its antecedent; in the verb's column it is its subject or object, not "the" or "a".
 Orientation and labels of a drawing are Part E's to grade: F accepts any flip or transposition.
 
+Part F has nothing new to write, so a failing check is graded again with trusted stand-ins for the
+earlier tasks that failed (autograder.checks.carried.plan): a wrong AttentionBlock becomes a
+trusted shell (residual, dropout, norm; the contract's layer names) around the student's own
+MultiHeadAttention, or a trusted block when that is wrong too; a wrong plot_attention becomes the
+kit's renderer, here in the grader (the maps are here already). It pays only while the result
+still comes through one of the student's own components: C's attention or D's block for F.1 and
+F.3, D's block or E's plot_attention for F.2.
+
 The student's block runs once per submission (`_ran`) and each map is drawn once (`_drawn`);
 every check reads those runs, or the failure they ended in.
 """
@@ -30,14 +38,16 @@ import torch
 from autograder.checks.module_support import load_weights
 from autograder.checks.plugin import PROPERTY, CheckFailure, check
 from autograder.checks.support import expect_pair, expect_tensor
+from autograder.checks.texts import english, key_of_english
 from autograder.errors import AttnkitError
 from autograder.grading.heatmap import (
     Render, UnreadablePlot, figure_similarity, max_abs_difference, orientations, read_heatmap, render,
 )
-from autograder.mistakes import MISTAKES, diagnose
+from autograder.mistakes import diagnose
 from autograder.feedback.results import Artifact
 from autograder.grading.worker.client import Student, StudentError
 from autograder.grading.worker.protocol import Handle
+from autograder.grading.worker.standins import GRADER_SIDE
 
 MAP_ATOL = 1e-4  # float32 maps: a correct block in another style differs by ~1e-7
 LOGIT_ATOL = 1e-3
@@ -51,6 +61,8 @@ SAME_PICTURE_ATOL = 1e-6  # maps this close get the same colours from an 8-bit c
 FIGURE_SIMILARITY_THRESHOLD = 0.999
 PATTERN_MIN_SHARE = 0.9  # the reference model: the right key is the darkest cell in every sentence
 PATTERN_MARGIN = 1e-3  # "darkest" means darker than every other cell by at least this much
+MAP_NOT_FINITE = english("map_not_finite")  # drawing problems: their keys give them in Chinese
+NO_AXES = english("plot_no_axes")
 _ran: dict[str, Any] = {}
 _drawn: dict[str, Any] = {}
 
@@ -108,10 +120,10 @@ def reference() -> Reference:
     )
 
 
-def fail(message: str, mistake: str = "") -> CheckFailure:
-    if mistake:
-        return CheckFailure(f"{message}: {MISTAKES[mistake].en}", mistake, MISTAKES[mistake].en)
-    return CheckFailure(message)
+def problem_args(problem: str) -> dict[str, str]:
+    """A drawing problem as message arguments: its English text, and its key when it has one
+    (so that a Chinese page shows it in Chinese, or leaves it out)."""
+    return {"problem": problem, "problem_key": key_of_english(problem)}
 
 
 def load_into_student(student: Student) -> Handle:
@@ -124,10 +136,14 @@ def load_into_student(student: Student) -> Handle:
     return handle
 
 
-def once(cache: dict[str, Any], student: Student, compute: Any) -> Any:
+def once(cache: dict[str, Any], student: Student, compute: Any, in_worker_only: bool = False) -> Any:
     """compute() once per submission: its value, or the failure it raised, is kept in `cache`
-    and given to every check that asks (a broken block or plot is not run again)."""
-    mode = getattr(student, "stand_ins_active", ())  # a run with trusted stand-ins (error carried forward) has its own
+    and given to every check that asks (a broken block or plot is not run again).
+    A run with trusted stand-ins (error carried forward) has its own; `in_worker_only`: the
+    grader-side stand-ins do not change what compute() gives."""
+    mode = tuple(getattr(student, "stand_ins_active", ()))
+    if in_worker_only:
+        mode = tuple(name for name in mode if name not in GRADER_SIDE)
     if cache.get("student") is not student or cache.get("mode") != mode:
         cache.clear()
         try:
@@ -151,7 +167,7 @@ def run_block(student: Student) -> tuple[torch.Tensor, torch.Tensor]:
         weights = expect_tensor(value[1], "AttentionBlock.forward (weights)", (n, ref.num_heads, s, s))
         return y, weights
 
-    return once(_ran, student, run)
+    return once(_ran, student, run, in_worker_only=True)
 
 
 # -------------------------------------------------------------------------- buggy variants (trusted)
@@ -189,11 +205,11 @@ def output_variants() -> dict[str, torch.Tensor]:
     }
 
 
-def maps_differ(weights: torch.Tensor, message: str) -> CheckFailure:
-    """trained_maps_differ, naming the Part C/D mistake whose maps match when one does."""
-    key = diagnose(weights.double(), {k: v.double() for k, v in map_variants().items()})
-    detail = f" Your maps match a known mistake: {MISTAKES[key].en}" if key else ""
-    return CheckFailure(f"{message}: {MISTAKES['trained_maps_differ'].en}{detail}", "trained_maps_differ", MISTAKES["trained_maps_differ"].en)
+def maps_differ(weights: torch.Tensor, key: str, **args: Any) -> CheckFailure:
+    """The message `key`, naming the Part C/D mistake whose maps match when one does, and
+    trained_maps_differ when none does."""
+    like = diagnose(weights.double(), {k: v.double() for k, v in map_variants().items()})
+    return CheckFailure.keyed(key, like or "trained_maps_differ", **args)
 
 
 # --------------------------------------------------------------------------------------------- drawing
@@ -226,13 +242,16 @@ def map_title(sentence: int, head: int) -> str:
 
 def _figure(student: Student, matrix: torch.Tensor, sentence: int, head: int) -> tuple[bytes, torch.Tensor | None, str]:
     """(png, the (S, S) map the figure shows oriented like `matrix` or None, problem) of
-    plot_attention(matrix, words, words, title=...)."""
+    plot_attention(matrix, words, words, title=...); with plot_attention's stand-in (a wrong
+    Part E), the kit's renderer draws it here, and shows exactly `matrix`."""
     words = reference().words[sentence]
+    if "plot_attention" in getattr(student, "stand_ins_active", ()):
+        return render(matrix.double(), words, words, map_title(sentence, head)).png, matrix.double(), ""
     description = student.plot("plot_attention", matrix, list(words), list(words), title=map_title(sentence, head))
     png = description.get("png") if isinstance(description, dict) else None
     png_bytes = png.numpy().tobytes() if isinstance(png, torch.Tensor) and png.dtype == torch.uint8 else b""
     if not isinstance(description, dict) or description.get("returned") not in ("Axes", "AxesSubplot"):
-        return png_bytes, None, "plot_attention did not return the Axes it drew on"
+        return png_bytes, None, NO_AXES
     try:
         heatmap = read_heatmap(description)
     except UnreadablePlot as error:
@@ -261,7 +280,7 @@ def draw_map(student: Student, sentence: int, head: int) -> Drawn:
     _, weights = run_block(student)
     ours, theirs = weights[sentence, head].to(torch.float32), reference().weights[sentence, head]  # (S, S)
     if not torch.isfinite(ours).all():
-        return Drawn(sentence, head, ours, theirs, b"", None, b"", False, "the map holds NaN or inf: nothing to draw", None)
+        return Drawn(sentence, head, ours, theirs, b"", None, b"", False, MAP_NOT_FINITE, None)
     png, shown, problem = _figure(student, ours, sentence, head)
     reference_png, reference_shown, score = b"", None, None
     if not problem and shown is not None:
@@ -321,11 +340,11 @@ def zero_difference_render(sentence: int, head: int) -> bytes:
 
 def drawing_problem(item: Drawn) -> CheckFailure | None:
     """Why the figure of one map cannot be graded (None when it can); Part E grades the drawing."""
-    where = f"your heatmap of sentence {item.sentence + 1}, head {item.head}"
+    where = {"sentence": item.sentence + 1, "head": item.head}
     if item.problem:
-        return fail(f"{where} could not be read: {item.problem} (see Part E)")
+        return CheckFailure.keyed("trained_heatmap_unreadable", **where, **problem_args(item.problem))
     if item.shown is None:
-        return fail(f"{where} does not show the weights plot_attention was given (see Part E)")
+        return CheckFailure.keyed("trained_heatmap_not_the_map", **where)
     return None
 
 
@@ -336,7 +355,7 @@ def test_trained_maps_match(student):
     ref = reference()
     error = max_abs_difference(weights, ref.weights)
     if error > MAP_ATOL:
-        raise maps_differ(weights, f"the attention maps differ from the reference model's (largest difference {error:.3g})")
+        raise maps_differ(weights, "trained_maps_differ_by", error=f"{error:.3g}")
 
 
 @check("F.1", 1, "trained model: the whole model's output matches")
@@ -349,8 +368,7 @@ def test_pronoun_model_output(student):
     if error <= LOGIT_ATOL:
         return
     key = diagnose(logits.double(), {k: v.double() for k, v in output_variants().items()}, rtol=1e-3, atol=1e-3)
-    message = f"with the reference weights, the model's predictions built on your block differ from the reference model's (largest logit difference {error:.3g})"
-    raise fail(message, key) if key else fail(message, "trained_maps_differ")
+    raise CheckFailure.keyed("trained_output_differs", key or "trained_maps_differ", error=f"{error:.3g}")
 
 
 # --------------------------------------------------------------------------------------------- F.2
@@ -366,7 +384,7 @@ def test_trained_heatmaps_match(student, artifacts):
             raise problem
         error = max_abs_difference(item.shown, item.theirs)
         if error > MAP_ATOL:
-            raise maps_differ(weights, f"your heatmap of sentence {item.sentence + 1}, head {item.head} shows weights that differ from the reference model's (largest difference {error:.3g})")
+            raise maps_differ(weights, "trained_heatmap_differs", sentence=item.sentence + 1, head=item.head, error=f"{error:.3g}")
 
 
 @check("F.2", 1, "trained model: your heatmaps look like the reference model's heatmaps", kind=PROPERTY, gate="trained_heatmaps_match")
@@ -378,11 +396,11 @@ def test_trained_heatmaps_look_alike(student):
         if problem is not None:
             raise problem
         if not item.reference_shows:
-            raise fail(f"your plot_attention's figure of the reference map of sentence {item.sentence + 1}, head {item.head} does not show the weights it was given (see Part E)")
+            raise CheckFailure.keyed("trained_reference_figure_not_the_map", sentence=item.sentence + 1, head=item.head)
     worst = min(drawn, key=lambda item: item.similarity if item.similarity is not None else -1.0)
     score = worst.similarity if worst.similarity is not None else 0.0
     if score < FIGURE_SIMILARITY_THRESHOLD:
-        raise maps_differ(weights, f"your heatmap of sentence {worst.sentence + 1}, head {worst.head} does not look like the reference model's drawn by the same plot_attention (similarity {score:.3f}, at least {FIGURE_SIMILARITY_THRESHOLD} needed)")
+        raise maps_differ(weights, "trained_heatmap_unlike", sentence=worst.sentence + 1, head=worst.head, score=f"{score:.3f}", threshold=FIGURE_SIMILARITY_THRESHOLD)
 
 
 # --------------------------------------------------------------------------------------------- F.3
@@ -408,7 +426,7 @@ def test_pronoun_attends_to_antecedent(student):
     batch = reference().batch
     head, share = darkest_share(weights, batch.pronoun, batch.antecedent)
     if share < PATTERN_MIN_SHARE:
-        raise maps_differ(weights, f"with the reference weights, the pronoun's darkest cell is its antecedent in only {share:.0%} of the sentences in your best head ({head}); the reference model: every sentence")
+        raise maps_differ(weights, "pronoun_pattern_missing", share=f"{share:.0%}", head=head)
 
 
 @check("F.3", 1, "trained model: the verb attends to its subject or object, not to 'the' or 'a'")
@@ -417,4 +435,4 @@ def test_verb_attends_to_its_arguments(student):
     batch = reference().batch
     head, share = darkest_share(weights, batch.verb, batch.subject, batch.object)
     if share < PATTERN_MIN_SHARE:
-        raise maps_differ(weights, f"with the reference weights, the verb's darkest cell is its subject or object in only {share:.0%} of the sentences in your best head ({head}); the reference model: every sentence")
+        raise maps_differ(weights, "verb_pattern_missing", share=f"{share:.0%}", head=head)

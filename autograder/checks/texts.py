@@ -297,7 +297,52 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "correct with trusted versions of your functions from {tasks}; they are graded in their own tasks",
         "zh": "换用 {tasks} 中函数的可信版本后是正确的；这些函数在各自的任务中评分",
     },
+    "scoring_nothing_own": {
+        "en": "no points: this check grades your {components}, and each has a mistake charged in {tasks}; with trusted versions of all of them nothing of yours is left to grade here (fix them, and this check is graded again)",
+        "zh": "不计分：这项检查评的是你的 {components}，而它们都有错误（已在 {tasks} 中扣分）；全部换成可信版本后，这里就没有你自己的代码可评了（改正它们后，这项检查会重新评分）",
+    },
+    # Part F (autograder/checks/test_part_f.py)
+    "trained_maps_differ_by": {
+        "en": "the attention maps differ from the reference model's (largest difference {error})",
+        "zh": "注意力图与参考模型的不同（最大差 {error}）",
+    },
+    "trained_output_differs": {
+        "en": "with the reference weights, the model's predictions built on your block differ from the reference model's (largest logit difference {error})",
+        "zh": "使用参考权重时，基于你的模块的模型预测与参考模型不同（logit 最大差 {error}）",
+    },
+    "trained_heatmap_differs": {
+        "en": "your heatmap of sentence {sentence}, head {head} shows weights that differ from the reference model's (largest difference {error})",
+        "zh": "你画的第 {sentence} 句、第 {head} 个头的热力图显示的权重与参考模型的不同（最大差 {error}）",
+    },
+    "trained_heatmap_unlike": {
+        "en": "your heatmap of sentence {sentence}, head {head} does not look like the reference model's drawn by the same plot_attention (similarity {score}, at least {threshold} needed)",
+        "zh": "你画的第 {sentence} 句、第 {head} 个头的热力图与同一个 plot_attention 画出的参考模型热力图不相似（相似度 {score}，至少需要 {threshold}）",
+    },
+    "trained_heatmap_unreadable": {
+        "en": "your heatmap of sentence {sentence}, head {head} could not be read: {problem} (see Part E)",
+        "zh": "无法读取你画的第 {sentence} 句、第 {head} 个头的热力图：{problem}（见 E 部分）",
+    },
+    "trained_heatmap_not_the_map": {
+        "en": "your heatmap of sentence {sentence}, head {head} does not show the weights plot_attention was given (see Part E)",
+        "zh": "你画的第 {sentence} 句、第 {head} 个头的热力图没有显示传给 plot_attention 的权重（见 E 部分）",
+    },
+    "trained_reference_figure_not_the_map": {
+        "en": "your plot_attention's figure of the reference map of sentence {sentence}, head {head} does not show the weights it was given (see Part E)",
+        "zh": "你的 plot_attention 画出的第 {sentence} 句、第 {head} 个头的参考注意力图没有显示传给它的权重（见 E 部分）",
+    },
+    "pronoun_pattern_missing": {
+        "en": "with the reference weights, the pronoun's darkest cell is its antecedent in only {share} of the sentences in your best head ({head}); the reference model: every sentence",
+        "zh": "使用参考权重时，在你最好的注意力头（{head}）里，代词那一列最深的格子是其先行词的句子只占 {share}；参考模型：每一句都是",
+    },
+    "verb_pattern_missing": {
+        "en": "with the reference weights, the verb's darkest cell is its subject or object in only {share} of the sentences in your best head ({head}); the reference model: every sentence",
+        "zh": "使用参考权重时，在你最好的注意力头（{head}）里，动词那一列最深的格子是其主语或宾语的句子只占 {share}；参考模型：每一句都是",
+    },
+    # why a trained map could not be drawn or read (test_part_f.py; matched by their English text)
+    "map_not_finite": {"en": "the map holds NaN or inf: nothing to draw", "zh": "注意力图里有 NaN 或 inf：无法画出"},
+    "plot_no_axes": {"en": "plot_attention did not return the Axes it drew on", "zh": "plot_attention 没有返回它所画的 Axes"},
 }
+
 
 # The words after the code part of a `where`, as the checks write them (module constants included).
 WHERE_WORDS: dict[str, str] = {
@@ -377,6 +422,9 @@ def localise_args(args: dict[str, object], lang: str) -> dict[str, object]:
             shown[name] = WHAT_WORDS.get(str(value), "")
         elif name == "which" and lang != DEFAULT_LANG:
             shown[name] = AXIS_WORDS.get(str(value), "")
+        elif name == "problem_key":  # why a drawing cannot be read, in `lang` (left out when unknown)
+            if lang != DEFAULT_LANG:
+                shown["problem"] = render_message(str(value), {}, lang) if value in MESSAGES else ""
         elif name == "gate_ids":  # the gating checks' names, in `lang` (scoring_gated)
             if lang != DEFAULT_LANG:
                 shown["gate"] = "；".join(check_name(gate, gate, lang) for gate in str(value).split(","))

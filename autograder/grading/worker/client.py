@@ -28,7 +28,7 @@ from autograder.grading.worker import sandbox
 from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template  # noqa: F401  (TEMPLATE_ENV: re-exported)
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
-from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInRefused
+from autograder.grading.worker.standins import GRADER_SIDE, MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInError, StandInRefused
 
 SIGNAL_NAMES = {  # how a worker killed by a signal ended, in words (autograder.feedback.i18n "ended.*")
     signal.SIGKILL: t("ended.killed"), signal.SIGSEGV: t("ended.segfault"), signal.SIGXCPU: t("ended.cpu_limit"),
@@ -427,8 +427,9 @@ class Student:
     @contextlib.contextmanager
     def stand_ins(self, names: list[str], trusted: Callable[[Any], Any]) -> Iterator[None]:
         """Within the block, every request runs with `names` replaced by stand-ins in the worker;
-        their callbacks are answered by `trusted` (grader side; the reference never leaves it)."""
-        unknown = sorted(set(names) - set(STAND_IN_NAMES))
+        their callbacks are answered by `trusted` (grader side; the reference never leaves it).
+        GRADER_SIDE names stay here: the check that calls them draws in the grader instead."""
+        unknown = sorted(set(names) - set(STAND_IN_NAMES) - set(GRADER_SIDE))
         if unknown:
             raise ValueError(f"no stand-in for {', '.join(unknown)}")
         saved = self._stand_ins, self._trusted
@@ -457,8 +458,9 @@ class Student:
         self._check_total()
         if where in self._hung:  # one hang costs one timeout, not one per check
             raise WorkerFailure(t("note.not_called_again", reason=self._hung[where]))
-        if self._stand_ins:
-            message = {**message, "stand_ins": list(self._stand_ins)}
+        in_worker = [name for name in self._stand_ins if name not in GRADER_SIDE]
+        if in_worker:
+            message = {**message, "stand_ins": in_worker}
         self._ensure_worker()
         value = self._request(message, where)
         return _reject_refused(value, where)
@@ -538,6 +540,8 @@ class Student:
         return self.request(message, where or "backward()")
 
     def plot(self, name: str, *args: Any, **kwargs: Any) -> dict:
+        if name in self._stand_ins:  # a grader-side stand-in: the submission's own must not answer
+            raise StandInError(f"{name} is a grader-side stand-in now; draw in the grader")
         return self.request({"op": "plot", "name": name, "args": list(args), "kwargs": kwargs}, name)
 
 

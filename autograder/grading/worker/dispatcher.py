@@ -147,10 +147,11 @@ class Dispatcher:
             raise ValueError("unknown stand-ins requested")
         key = tuple(sorted(names))
         if key not in self._stand_in_sets:  # built once: a stand-in class keeps its identity
-            self._stand_in_sets[key] = standins.build(list(key), self._stand_in_call)
+            self._stand_in_sets[key] = standins.build(list(key), self._stand_in_call, lambda name: self.namespace.get(name))
         missing = object()
-        saved = {name: self.namespace.get(name, missing) for name in key}
-        self.namespace.update(self._stand_in_sets[key])
+        replaced = self._stand_in_sets[key]  # the submission's name -> its stand-in
+        saved = {name: self.namespace.get(name, missing) for name in replaced}
+        self.namespace.update(replaced)
         self._active, self._callbacks = key, 0
         try:
             yield

@@ -8,6 +8,12 @@ Gradients go the same way: the backward of a stand-in is a second callback.
 
 The callback's fields: kind ("forward" or "backward"), name (one of STAND_IN_NAMES), tensors
 (the inputs, None where absent), options (ints, floats, bools), grads (backward only).
+
+"block_shell" stands for AttentionBlock around the submission's own MultiHeadAttention (Part F
+grades a wrong block again that way when the attention is right): the student's attention runs
+here, and the residual, dropout and norm are the grader's (one callback). GRADER_SIDE names
+stand-ins that never reach the worker: plot_attention's is the kit's renderer, in the grader,
+which already holds the maps it draws.
 """
 from __future__ import annotations
 
@@ -18,8 +24,10 @@ import torch.nn as nn
 
 STAND_IN_NAMES = (
     "attention_scores", "masked_softmax", "scaled_dot_product_attention", "causal_mask",
-    "split_heads", "merge_heads", "MultiHeadAttention", "AttentionBlock",
+    "split_heads", "merge_heads", "MultiHeadAttention", "AttentionBlock", "block_shell",
 )
+REPLACES = {"block_shell": "AttentionBlock"}  # stand-in -> the submission's name it replaces (default: its own)
+GRADER_SIDE = ("plot_attention",)
 MAX_CALLBACKS_PER_REQUEST = 512  # gradcheck of a module makes ~40 forward calls, each a request
 MAX_CALLBACK_ELEMENTS = 1 << 22  # tensor elements in one callback (F's block input is ~10^5)
 MAX_SEQUENCE = 4096  # largest size a stand-in causal_mask may be asked for
@@ -69,8 +77,9 @@ def _remote(channel: Channel, name: str, options: dict, *tensors: torch.Tensor |
     return _Remote.apply(channel, name, options, *tensors)
 
 
-def build(names: list[str], channel: Channel) -> dict[str, Any]:
-    """The stand-ins for `names`, each calling the grader through `channel`."""
+def build(names: list[str], channel: Channel, lookup: Callable[[str], Any] = lambda name: None) -> dict[str, Any]:
+    """The stand-ins for `names`, by the submission's name each replaces, each calling the grader
+    through `channel`; `lookup(name)` is the submission's own object of that name (block_shell)."""
 
     def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
         return _remote(channel, "attention_scores", {}, q, k)
@@ -135,13 +144,37 @@ def build(names: list[str], channel: Channel) -> dict[str, Any]:
             params = [p for layer in layers for p in (layer.weight, layer.bias)] + [self.norm.weight, self.norm.bias]
             return _remote(channel, "AttentionBlock", options, x, mask, *params)
 
+    class BlockShell(nn.Module):
+        """AttentionBlock's structure (attn, norm, dropout) around the submission's own
+        MultiHeadAttention, which runs here; norm(x + dropout(attended)) is the grader's."""
+
+        def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0):
+            super().__init__()
+            own = lookup("MultiHeadAttention")
+            if not isinstance(own, type) or not issubclass(own, nn.Module):
+                raise NameError("MultiHeadAttention (an nn.Module class) is not defined in your file")
+            self.attn = own(embed_dim, num_heads, dropout)
+            self.norm = nn.LayerNorm(embed_dim)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+            attended, weights = self.attn(x, mask=mask)  # (B, S, E), (B, H, S, S): the submission's
+            dropping = self.training and self.dropout.p > 0
+            seed = int(torch.randint(0, 2**31 - 1, ())) if dropping else 0
+            options = {"dropout": float(self.dropout.p), "training": dropping, "seed": seed}
+            y = _remote(channel, "block_shell", options, x, attended, self.norm.weight, self.norm.bias)  # (B, S, E)
+            return y, weights
+
     made: dict[str, Any] = {
         "attention_scores": attention_scores, "masked_softmax": masked_softmax,
         "scaled_dot_product_attention": scaled_dot_product_attention, "causal_mask": causal_mask,
         "split_heads": split_heads, "merge_heads": merge_heads, "MultiHeadAttention": MultiHeadAttention,
-        "AttentionBlock": AttentionBlock,
+        "AttentionBlock": AttentionBlock, "block_shell": BlockShell,
     }
     unknown = sorted(set(names) - set(made))
     if unknown:
         raise StandInError(f"no stand-in for {', '.join(unknown)}")
-    return {name: made[name] for name in names}
+    replaced = [REPLACES.get(name, name) for name in names]
+    if len(set(replaced)) != len(replaced):
+        raise StandInError(f"two stand-ins for one name in {', '.join(names)}")
+    return {REPLACES.get(name, name): made[name] for name in names}
