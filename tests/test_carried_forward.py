@@ -290,7 +290,7 @@ def test_a_block_shell_runs_the_students_own_attention_inside_a_trusted_block(fa
 
     from autograder.checks.carried import trusted_answer
     from autograder.checks.module_support import block_state, build_reference
-    from autograder.worker.client import Student
+    from autograder.grading.worker.client import Student
 
     gen = torch.Generator().manual_seed(4)
     state = block_state(gen, 6)
