@@ -44,10 +44,14 @@ def _parts(args: argparse.Namespace) -> frozenset[str] | None:
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
+    from autograder.mutants import write_examples
+    from autograder.paths import EXAMPLES_DIR, SOLUTION_DIR
     from autograder.release import release
 
     files = release()
     print(f"wrote {len(files)} files of the student release")
+    examples = write_examples(SOLUTION_DIR / "attention.py", EXAMPLES_DIR)
+    print(f"wrote {len(examples)} buggy example submissions into {EXAMPLES_DIR} (autograder/mutants.py)")
     return 0
 
 
@@ -404,7 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG)")
         p.add_argument("--integrity", choices=INTEGRITY_MODES, default="record", help="record: integrity flags only show to the instructor; strict: a flagged part scores 0")
 
-    p = sub.add_parser("release", help="generate assignments/ from solutions/")
+    p = sub.add_parser("release", help="generate assignments/ and examples/submissions/bug_*.py from solutions/")
     p.set_defaults(func=_cmd_release)
 
     p = sub.add_parser("grade", help="grade one submission (.py, .ipynb, folder or .zip)")

@@ -9,12 +9,12 @@ import string
 from pathlib import Path
 
 import pytest
-from mutants import MUTANTS, apply
 
 from autograder.checks.plugin import CheckFailure, check_info
 from autograder.checks.texts import CHECK_TEXTS, MESSAGES, hint_tiers, render_message
 from autograder.formats.html import render_html
 from autograder.formats.markdown import render_markdown
+from autograder.mutants import MUTANTS, apply
 from autograder.results import CheckResult, SubmissionResult
 
 REPO = Path(__file__).resolve().parents[1]
