@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import fnmatch
 import hashlib
 import html
 import io
@@ -10,6 +11,7 @@ import re
 import struct
 import subprocess
 import sys
+import tomllib
 import types
 import warnings
 from dataclasses import replace
@@ -20,11 +22,13 @@ import numpy as np
 import pytest
 
 from autograder import plotting
+from autograder.docker import GRADER_TREES
 from autograder.errors import AttnkitError
+from autograder.export import _source_files, _tree_files
 from autograder.hints import first_tier
 from autograder.formats.csvfile import grades_csv
 from autograder.formats.dashboard import render_dashboard, render_summary
-from autograder.formats.html import render_html
+from autograder.formats.html import TEMPLATES, render_html
 from autograder.formats.markdown import render_markdown
 from autograder.i18n import ENV_VAR, LANGS, STRINGS, resolve_lang, t
 from autograder.report import write_report
@@ -44,6 +48,8 @@ from sample_results import (
 )
 
 SECRETS = ("SECRET-MESSAGE", "SECRET-HINT", "SECRET-MISTAKE", "hidden_only_mistake")
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def png_chunks(data: bytes) -> list[bytes]:
@@ -267,7 +273,7 @@ def bob_dir(tmp_path: Path) -> Path:
 def test_html_escapes_everything_the_student_wrote(bob_dir: Path) -> None:
     page = render_html(buggy_result(), bob_dir)
     assert "<script" not in page.lower()
-    assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt;" in page
+    assert "&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;" in page  # Jinja2's escape (markupsafe) spells ' as &#39;
     assert "&lt;b&gt;bold?&lt;/b&gt; &amp; done" in page
 
 
@@ -326,6 +332,18 @@ def test_html_in_chinese(bob_dir: Path) -> None:
 def test_html_for_a_submission_that_could_not_be_graded(tmp_path: Path) -> None:
     page = render_html(errored_result(), tmp_path)
     assert "Your submission could not be graded: the zip archive has a path that escapes it" in page
+
+
+def test_every_template_ships_with_the_package_and_every_export() -> None:
+    templates = sorted(TEMPLATES.iterdir())
+    assert {p.name for p in templates} >= {"base.html", "feedback.html", "dashboard.html", "style.css"}
+    with open(REPO / "pyproject.toml", "rb") as handle:
+        package_data = tomllib.load(handle)["tool"]["setuptools"]["package-data"]["*"]
+    unshipped = [p.name for p in templates if not any(fnmatch.fnmatch(p.name, pattern) for pattern in package_data)]
+    assert not unshipped, f"add them to [tool.setuptools.package-data] in pyproject.toml: {unshipped}"
+    for export, files in (("gradescope", _source_files()), ("prairielearn and grade --docker", _tree_files(REPO, GRADER_TREES))):
+        missing = sorted(set(templates) - {p.resolve() for p in files})
+        assert not missing, f"{export} leaves out {missing}"
 
 
 # --- csv ------------------------------------------------------------------------------------------
