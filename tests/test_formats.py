@@ -2,18 +2,18 @@
 from __future__ import annotations
 
 import csv
-import fnmatch
 import hashlib
 import html
 import io
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
-import tomllib
 import types
 import warnings
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -334,13 +334,18 @@ def test_html_for_a_submission_that_could_not_be_graded(tmp_path: Path) -> None:
     assert "Your submission could not be graded: the zip archive has a path that escapes it" in page
 
 
-def test_every_template_ships_with_the_package_and_every_export() -> None:
+@pytest.mark.slow
+def test_every_template_ships_in_the_wheel_and_every_export(tmp_path: Path) -> None:
     templates = sorted(TEMPLATES.iterdir())
     assert {p.name for p in templates} >= {"base.html", "feedback.html", "dashboard.html", "style.css"}
-    with open(REPO / "pyproject.toml", "rb") as handle:
-        package_data = tomllib.load(handle)["tool"]["setuptools"]["package-data"]["*"]
-    unshipped = [p.name for p in templates if not any(fnmatch.fnmatch(p.name, pattern) for pattern in package_data)]
-    assert not unshipped, f"add them to [tool.setuptools.package-data] in pyproject.toml: {unshipped}"
+    source = tmp_path / "source"
+    shutil.copytree(REPO / "autograder", source / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", source)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path)],
+                   check=True, capture_output=True, cwd=tmp_path)
+    with zipfile.ZipFile(next(tmp_path.glob("attnkit-*.whl"))) as wheel:
+        unshipped = sorted({f"autograder/formats/templates/{p.name}" for p in templates} - set(wheel.namelist()))
+    assert not unshipped, f"not in the wheel (pyproject.toml [tool.setuptools.package-data]): {unshipped}"
     for export, files in (("gradescope", _source_files()), ("prairielearn and grade --docker", _tree_files(REPO, GRADER_TREES))):
         missing = sorted(set(templates) - {p.resolve() for p in files})
         assert not missing, f"{export} leaves out {missing}"
