@@ -10,11 +10,14 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from autograder.errors import AttnkitError
 from autograder.integrity.flags import INTEGRITY_MODES
 from autograder.worker.launch import signals_deferred
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 
 def _lang(args: argparse.Namespace) -> str:
@@ -262,7 +265,7 @@ class BatchProgress:
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self._stream = stream or sys.stderr
-        self._bar = None
+        self._bar: tqdm | None = None
 
     def __call__(self, count: int, total: int, result) -> None:
         status = "could not grade" if result.grader_error else f"{result.score:g}/{result.max_score:g}"
