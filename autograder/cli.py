@@ -10,10 +10,14 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from autograder.errors import AttnkitError
 from autograder.grading.integrity.flags import INTEGRITY_MODES
 from autograder.grading.worker.launch import signals_deferred
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 
 def _lang(args: argparse.Namespace) -> str:
@@ -43,10 +47,14 @@ def _parts(args: argparse.Namespace) -> frozenset[str] | None:
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
+    from autograder.mutants import write_examples
+    from autograder.paths import EXAMPLES_DIR, SOLUTION_DIR
     from autograder.authoring.release import release
 
     files = release()
     print(f"wrote {len(files)} files of the student release")
+    examples = write_examples(SOLUTION_DIR / "attention.py", EXAMPLES_DIR)
+    print(f"wrote {len(examples)} buggy example submissions into {EXAMPLES_DIR} (autograder/mutants.py)")
     return 0
 
 
@@ -242,7 +250,9 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
     shard = Shard.parse(args.shard) if args.shard else None
     if shard and args.seed is None:
         raise AttnkitError("--shard needs --seed N: every shard must draw the same random inputs (e.g. --seed 2024)")
-    result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args, _parts(args)), progress=_progress, shard=shard)
+    with BatchProgress() as progress:
+        result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force,
+                             options=_options(args, _parts(args)), progress=progress, shard=shard)
     if shard:  # other shards are still writing: the class report comes once all are done
         _print_scores(result)
         print(f"shard {shard}: {len(result.submissions)} submissions graded into {args.out}; when every shard is done: attnkit report {args.out}")
@@ -251,11 +261,33 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(count: int, total: int, result) -> None:
-    width = 24
-    filled = int(width * count / max(total, 1))
-    status = "could not grade" if result.grader_error else f"{result.score:g}/{result.max_score:g}"
-    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {count}/{total} {result.submission}: {status} ({result.execution_time:.1f} s)", file=sys.stderr)
+class BatchProgress:
+    """grade-batch's progress: a tqdm bar with one line per submission on a terminal; on a pipe or
+    in a log, the same lines alone (no bar, no carriage returns)."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self._stream = stream or sys.stderr
+        self._bar: tqdm | None = None
+
+    def __call__(self, count: int, total: int, result) -> None:
+        status = "could not grade" if result.grader_error else f"{result.score:g}/{result.max_score:g}"
+        line = f"{result.submission}: {status} ({result.execution_time:.1f} s)"
+        if not self._stream.isatty():
+            print(f"{count}/{total} {line}", file=self._stream, flush=True)
+            return
+        if self._bar is None:
+            from tqdm import tqdm  # lazy: only a batch on a terminal draws a bar
+
+            self._bar = tqdm(total=total, file=self._stream, unit="submission", dynamic_ncols=True)
+        self._bar.write(line, file=self._stream)
+        self._bar.update(count - self._bar.n)
+
+    def __enter__(self) -> "BatchProgress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 def _finish_batch(batch, out_dir: Path, lang: str, roster=None) -> None:
@@ -291,7 +323,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         shutil.copytree(example, target) if example.is_dir() else shutil.copyfile(example, target)
     from autograder.grading.session import grade_batch
 
-    batch = grade_batch(inbox, out / "results", jobs=args.jobs, force=True, options=_options(args), progress=_progress)
+    with BatchProgress() as progress:
+        batch = grade_batch(inbox, out / "results", jobs=args.jobs, force=True, options=_options(args), progress=progress)
     _finish_batch(batch, out / "results", _lang(args))
     print(f"Gradescope package (not built by the demo): attnkit export gradescope --out {out / 'autograder.zip'}")
     print(f"PrairieLearn question (not built by the demo): attnkit export prairielearn --out {out / 'pl-question'}"
@@ -380,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG)")
         p.add_argument("--integrity", choices=INTEGRITY_MODES, default="record", help="record: integrity flags only show to the instructor; strict: a flagged part scores 0")
 
-    p = sub.add_parser("release", help="generate assignments/ from solutions/")
+    p = sub.add_parser("release", help="generate assignments/ and examples/submissions/bug_*.py from solutions/")
     p.set_defaults(func=_cmd_release)
 
     p = sub.add_parser("grade", help="grade one submission (.py, .ipynb, folder or .zip)")

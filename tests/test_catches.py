@@ -1,14 +1,14 @@
 """Checks that catch their bugs, and name only what they can tell apart (issue 11, item 4).
 
-Each bug is planted into the reference (text replacements, as in tests/mutants.py) and graded on
+Each bug is planted into the reference (text replacements, as in autograder/mutants.py) and graded on
 its own part: the part must lose points in the check that proves the rule, and no check may name
 a mistake the submission did not make.
 """
 from __future__ import annotations
 
 import pytest
-from mutants import Mutant, apply
 
+from autograder.mutants import Mutant, apply
 from autograder.feedback.results import SubmissionResult
 
 MHA_DROPOUT = "heads = self.dropout(weights) @ v  # (B, H, Lq, Dh)"

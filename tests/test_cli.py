@@ -1,12 +1,14 @@
 """The CLI, called as main([...]) the way a user runs it."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
-from autograder.cli import main
+from autograder.cli import BatchProgress, main
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
@@ -59,8 +61,27 @@ def test_grade_batch_is_resumable_and_force_regrades(tmp_path, capsys):
     assert done.stat().st_mtime_ns != stamp
     rows = (out / "grades.csv").read_text().splitlines()
     assert len(rows) == 3
-    printed = capsys.readouterr().out
-    assert "class dashboard:" in printed and "blank" in printed
+    captured = capsys.readouterr()
+    assert "class dashboard:" in captured.out and "blank" in captured.out
+    # progress on a pipe: one plain line per graded submission, no bar, no carriage return
+    assert "\r" not in captured.err
+    assert sum(line.startswith(("1/2 ", "2/2 ")) for line in captured.err.splitlines()) == 4  # first run + --force
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_on_a_terminal_draws_a_bar_and_names_each_submission():
+    stream = _Terminal()
+    done = [SimpleNamespace(submission=name, grader_error="", score=3.0, max_score=4.0, execution_time=1.25) for name in ("ann", "bob")]
+    with BatchProgress(stream) as progress:
+        for count, result in enumerate(done, start=1):
+            progress(count, len(done), result)
+    text = stream.getvalue()
+    assert "ann: 3/4 (1.2 s)" in text and "bob: 3/4 (1.2 s)" in text
+    assert "2/2" in text and "100%" in text  # tqdm's bar, finished
 
 
 def test_check_passes_reference_and_explains_blank(capsys):

@@ -9,13 +9,13 @@ import string
 from pathlib import Path
 
 import pytest
-from mutants import MUTANTS, apply
 
 from autograder.checks.plugin import CheckFailure, check_info
 from autograder.checks.texts import CHECK_TEXTS, MESSAGES, render_message
 from autograder.feedback.formats.html import render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.results import CheckResult, SubmissionResult
+from autograder.mutants import MUTANTS, apply
 
 REPO = Path(__file__).resolve().parents[1]
 CHECKS = REPO / "autograder" / "checks"

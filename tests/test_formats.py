@@ -7,11 +7,13 @@ import html
 import io
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
 import types
 import warnings
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,11 +22,13 @@ import numpy as np
 import pytest
 
 from autograder.grading import plotting
+from autograder.deployment.docker import GRADER_TREES
 from autograder.errors import AttnkitError
+from autograder.deployment.export import _source_files, _tree_files
 from autograder.feedback.hints import first_tier
 from autograder.feedback.formats.csvfile import grades_csv
 from autograder.feedback.formats.dashboard import render_dashboard, render_summary
-from autograder.feedback.formats.html import render_html
+from autograder.feedback.formats.html import TEMPLATES, render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.i18n import ENV_VAR, LANGS, STRINGS, resolve_lang, t
 from autograder.feedback.report import write_report
@@ -44,6 +48,8 @@ from sample_results import (
 )
 
 SECRETS = ("SECRET-MESSAGE", "SECRET-HINT", "SECRET-MISTAKE", "hidden_only_mistake")
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def png_chunks(data: bytes) -> list[bytes]:
@@ -267,7 +273,7 @@ def bob_dir(tmp_path: Path) -> Path:
 def test_html_escapes_everything_the_student_wrote(bob_dir: Path) -> None:
     page = render_html(buggy_result(), bob_dir)
     assert "<script" not in page.lower()
-    assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt;" in page
+    assert "&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;" in page  # Jinja2's escape (markupsafe) spells ' as &#39;
     assert "&lt;b&gt;bold?&lt;/b&gt; &amp; done" in page
 
 
@@ -326,6 +332,23 @@ def test_html_in_chinese(bob_dir: Path) -> None:
 def test_html_for_a_submission_that_could_not_be_graded(tmp_path: Path) -> None:
     page = render_html(errored_result(), tmp_path)
     assert "Your submission could not be graded: the zip archive has a path that escapes it" in page
+
+
+@pytest.mark.slow
+def test_every_template_ships_in_the_wheel_and_every_export(tmp_path: Path) -> None:
+    templates = sorted(TEMPLATES.iterdir())
+    assert {p.name for p in templates} >= {"base.html", "feedback.html", "dashboard.html", "style.css"}
+    source = tmp_path / "source"
+    shutil.copytree(REPO / "autograder", source / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", source)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path)],
+                   check=True, capture_output=True, cwd=tmp_path)
+    with zipfile.ZipFile(next(tmp_path.glob("attnkit-*.whl"))) as wheel:
+        unshipped = sorted({f"autograder/feedback/formats/templates/{p.name}" for p in templates} - set(wheel.namelist()))
+    assert not unshipped, f"not in the wheel (pyproject.toml [tool.setuptools.package-data]): {unshipped}"
+    for export, files in (("gradescope", _source_files()), ("prairielearn and grade --docker", _tree_files(REPO, GRADER_TREES))):
+        missing = sorted(set(templates) - {p.resolve() for p in files})
+        assert not missing, f"{export} leaves out {missing}"
 
 
 # --- csv ------------------------------------------------------------------------------------------

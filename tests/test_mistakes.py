@@ -1,8 +1,9 @@
 """Every catalogue mistake of Parts A-D, planted alone into the reference, loses points in its part
 and is named by a failing check; correct submissions in other styles lose nothing.
 
-The mutants live in tests/mutants.py. Each is graded on its own part (fast), plus the parts it
-cannot affect, which must keep full marks.
+The mutants live in autograder/mutants.py (`attnkit release` writes a few as the example
+submissions examples/submissions/bug_*.py). Each is graded on its own part (fast), plus the parts
+it cannot affect, which must keep full marks.
 """
 from __future__ import annotations
 
@@ -10,20 +11,20 @@ import py_compile
 from pathlib import Path
 
 import pytest
-from mutants import MUTANTS, Mutant, apply
 
 from autograder.mistakes import MISTAKES
+from autograder.mutants import EXAMPLES, FIGURE_MUTANTS, MUTANTS, Mutant, apply, mutant, write_examples
 from autograder.feedback.results import SubmissionResult
 
 REPO = Path(__file__).resolve().parents[1]
-EXAMPLES = REPO / "examples" / "submissions"
+EXAMPLES_DIR = REPO / "examples" / "submissions"
 GRADED = ("A", "B", "C", "D")
 # For a few mutants, parts whose checks never run the mutated code are graded too: they must keep
 # full marks (Part A is used by every later part; C by D; B by none).
 UNAFFECTED = {"selfattn_shared_projection": ("A", "C", "D"), "mha_no_output_projection": ("B",), "dropout_in_eval": ("A", "B"), "block_no_norm": ("C",)}
 NOT_YET_NAMED: dict[str, str] = {}  # key -> why a planted bug is not named yet (expected to fail)
 CORRECT_EXAMPLES = ("einsum_style.py", "permute_view_style.py", "notebook_style.ipynb")
-BUGGY_EXAMPLES = {
+BUGGY_EXAMPLES = {  # what examples/README.md says of each: name -> (part that loses points, mistake named)
     "bug_no_scaling.py": ("A", "scores_no_scaling"),
     "bug_softmax_axis.py": ("A", "softmax_wrong_axis"),
     "bug_mask_inverted.py": ("A", "mask_inverted"),
@@ -53,13 +54,21 @@ def _expect_named(result: SubmissionResult, part: str, key: str) -> None:
 def test_every_mistake_of_parts_a_to_d_has_a_mutant():
     catalogue = {key for key, m in MISTAKES.items() if m.task.split(".")[0] in GRADED}
     assert catalogue == set(MUTANTS), f"without a mutant: {sorted(catalogue - set(MUTANTS))}; mutant of no entry: {sorted(set(MUTANTS) - catalogue)}"
-    wrong_part = [k for k, m in MUTANTS.items() if MISTAKES[k].task.split(".")[0] != m.part]
+    wrong_part = [k for k, m in {**MUTANTS, **FIGURE_MUTANTS}.items() if MISTAKES[k].task.split(".")[0] != m.part]
     assert not wrong_part, f"mutants whose part differs from their catalogue entry's task: {wrong_part}"
 
 
-@pytest.mark.parametrize("key", sorted(MUTANTS))
+def test_checked_in_buggy_examples_equal_a_fresh_generation(tmp_path):
+    assert {name: (mutant(e.key).part, e.key) for name, e in EXAMPLES.items()} == BUGGY_EXAMPLES
+    written = write_examples(REPO / "solutions" / "attention" / "attention.py", tmp_path)
+    assert sorted(p.name for p in written) == sorted(p.name for p in EXAMPLES_DIR.glob("bug_*")), "run `attnkit release`"
+    stale = [p.name for p in written if p.read_bytes() != (EXAMPLES_DIR / p.name).read_bytes()]
+    assert not stale, f"out of date: {stale}; run `attnkit release`"
+
+
+@pytest.mark.parametrize("key", sorted({**MUTANTS, **FIGURE_MUTANTS}))
 def test_mutant_is_valid_python_and_differs(key, reference_source, tmp_path):
-    mutated = apply(reference_source, MUTANTS[key])
+    mutated = apply(reference_source, mutant(key))
     assert mutated != reference_source
     path = tmp_path / "attention.py"
     path.write_text(mutated, encoding="utf-8")
@@ -83,7 +92,7 @@ def test_planted_mistake_is_named_and_costs_points_only_in_its_part(mutant: Muta
 
 @pytest.mark.parametrize("name", ["reference", *CORRECT_EXAMPLES])
 def test_correct_submission_in_another_style_gets_full_marks(name, grade):
-    path = REPO / "solutions" / "attention" / "attention.py" if name == "reference" else EXAMPLES / name
+    path = REPO / "solutions" / "attention" / "attention.py" if name == "reference" else EXAMPLES_DIR / name
     result = grade(path, parts=set(GRADED))
     assert {p.part for p in result.parts} == set(GRADED)
     assert not _failures(result, GRADED), f"{name} lost points: {_failures(result, GRADED)}"
@@ -93,4 +102,4 @@ def test_correct_submission_in_another_style_gets_full_marks(name, grade):
 @pytest.mark.parametrize("name", sorted(BUGGY_EXAMPLES))
 def test_buggy_example_gets_its_mistake_named(name, grade):
     part, key = BUGGY_EXAMPLES[name]
-    _expect_named(grade(EXAMPLES / name, parts={part}), part, key)
+    _expect_named(grade(EXAMPLES_DIR / name, parts={part}), part, key)

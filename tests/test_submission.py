@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import re
 import zipfile
 from pathlib import Path
 
@@ -74,6 +75,19 @@ def test_invalid_notebook_is_a_clear_error(tmp_path):
     path = tmp_path / "broken.ipynb"
     path.write_text("{not json")
     with pytest.raises(SubmissionError, match="not a valid Jupyter notebook"):
+        load_submission(path)
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('{"nbformat": 3, "worksheets": [{"cells": []}]}', "is an nbformat 3 notebook"),
+    ("[1, 2]", "not a valid Jupyter notebook (AttributeError)"),
+    ('{"nbformat": 4, "cells": {"0": "x = 1"}}', "not a valid Jupyter notebook (cells)"),
+    ('[' * 100_000 + ']' * 100_000, "not a valid Jupyter notebook (RecursionError)"),
+])
+def test_notebook_of_an_old_version_or_wrong_shape_is_a_specific_error(tmp_path, text, said):
+    path = tmp_path / "old.ipynb"
+    path.write_text(text)
+    with pytest.raises(SubmissionError, match=re.escape(said)):
         load_submission(path)
 
 

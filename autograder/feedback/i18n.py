@@ -279,6 +279,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "submission.nul": {"en": "{file} is not a text file (it contains NUL bytes); submit your attention.py", "zh": "{file} 不是文本文件（含有 NUL 字节）；请提交你的 attention.py"},
     "submission.encoding": {"en": "{file} is not readable Python text ({error}); save it as UTF-8", "zh": "{file} 不是可读的 Python 文本（{error}）；请用 UTF-8 编码保存"},
     "submission.notebook": {"en": "{file} is not a valid Jupyter notebook ({error}); re-save it from Jupyter", "zh": "{file} 不是有效的 Jupyter 笔记本（{error}）；请在 Jupyter 中重新保存"},
+    "submission.notebook_old": {
+        "en": "{file} is an nbformat {version} notebook (Jupyter before 2015); open it in Jupyter and save it again (nbformat 4)",
+        "zh": "{file} 是 nbformat {version} 格式的笔记本（2015 年以前的 Jupyter）；请在 Jupyter 中打开并重新保存（nbformat 4）",
+    },
     "submission.cell_source": {
         "en": "{file}: cell {number} has a source that is not text ({kind}); re-save the notebook from Jupyter",
         "zh": "{file}：第 {number} 个单元格的内容不是文本（{kind}）；请在 Jupyter 中重新保存笔记本",

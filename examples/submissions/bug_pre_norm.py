@@ -1,6 +1,7 @@
 """Attention from scratch (注意力机制，从零实现) - my submission.
 
 Example of a realistic mistake: the block normalises before the attention (pre-norm, as in GPT-2).
+(Made by `attnkit release`: the reference solution with the catalogue mistake block_pre_norm planted.)
 
 Shape conventions used in every comment:
     B  batch size            S   sequence length (self-attention)
@@ -8,8 +9,13 @@ Shape conventions used in every comment:
     E  embedding size        H   number of heads      Dh  head size (E = H * Dh)
     d  size of a query/key vector                     dv  size of a value vector
 
-Masks are bool tensors: True = this query may attend to this key, False = blocked
-(the same convention as torch.nn.functional.scaled_dot_product_attention).
+Masks are bool tensors: True = this query may attend to this key, False = blocked.
+This is the convention of torch.nn.functional.scaled_dot_product_attention (attn_mask: True =
+attend). torch.nn.MultiheadAttention uses the OPPOSITE one (attn_mask, key_padding_mask: True =
+blocked): give it ~mask.
+
+New tensors follow the inputs' device: make them with device=x.device (or *_like(x), or
+x.new_*), so that the same code runs on a GPU. A mask made on the CPU next to CUDA inputs crashes.
 """
 import math
 
@@ -25,7 +31,6 @@ def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """Task A.1: scaled dot-product scores (注意力分数).
 
     q: (..., Lq, d) queries, k: (..., Lk, d) keys  ->  (..., Lq, Lk) with q·kᵀ / √d.
-    Hint: swap the last two axes of k, multiply, then divide by the square root of d = q.size(-1).
     """
     d = q.size(-1)
     return q @ k.transpose(-2, -1) / math.sqrt(d)  # (..., Lq, Lk)
@@ -38,8 +43,6 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     Returns weights of the same shape and dtype: each row sums to 1 over its allowed keys,
     blocked keys get exactly 0, and a row whose keys are all blocked is all zeros (never NaN).
     Do not call torch.softmax, F.softmax, log_softmax or nn.Softmax, and do not change `scores`.
-    Hint: subtract the row maximum before exp(); fill blocked scores with -inf first, and
-    make sure a row of only -inf neither produces NaN nor divides by zero.
     """
     if mask is not None:
         scores = scores.masked_fill(mask.logical_not(), float("-inf"))  # (..., Lq, Lk)
@@ -58,7 +61,6 @@ def scaled_dot_product_attention(
 
     q: (..., Lq, d), k: (..., Lk, d), v: (..., Lk, dv), mask: bool, broadcastable to (..., Lq, Lk).
     Returns (output (..., Lq, dv), weights (..., Lq, Lk)).
-    Hint: use your attention_scores and masked_softmax, then multiply the weights by v.
     """
     scores = attention_scores(q, k)  # (..., Lq, Lk)
     weights = masked_softmax(scores, mask)  # (..., Lq, Lk)
@@ -69,9 +71,9 @@ def scaled_dot_product_attention(
 def causal_mask(size_q: int, size_k: int | None = None, device=None) -> torch.Tensor:
     """Task A.4: the causal mask (因果掩码): query i may attend to keys 0..i only.
 
-    Returns a bool tensor (size_q, size_k), True where key position <= query position
-    (aligned top-left, like is_causal=True). size_k defaults to size_q.
-    Hint: torch.ones(..., dtype=torch.bool) and a lower triangle.
+    Returns a bool tensor (size_q, size_k) on `device` (None: the default device), True where
+    key position <= query position (aligned top-left, like is_causal=True). size_k defaults
+    to size_q.
     """
     size_k = size_q if size_k is None else size_k
     return torch.ones(size_q, size_k, dtype=torch.bool, device=device).tril()  # (Lq, Lk)
@@ -85,7 +87,6 @@ class SelfAttention(nn.Module):
 
     __init__(dim): three projections self.W_q, self.W_k, self.W_v, each nn.Linear(dim, dim).
     forward(x (B, S, dim), mask=None) -> (output (B, S, dim), weights (B, S, S)).
-    Hint: project x three times, then reuse scaled_dot_product_attention.
     """
 
     def __init__(self, dim: int):
@@ -108,7 +109,6 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """Task C.1: (B, S, H*Dh) -> (B, H, S, Dh); head i takes features [i*Dh, (i+1)*Dh).
 
     Must also work when x is not contiguous.
-    Hint: reshape the last axis into (H, Dh), then move the head axis in front of S.
     """
     B, S, E = x.shape
     if E % num_heads:
@@ -120,7 +120,6 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
     """Task C.2: the inverse of split_heads: (B, H, S, Dh) -> (B, S, H*Dh).
 
     Must also work when x is not contiguous.
-    Hint: move the head axis back next to Dh before you flatten them together.
     """
     B, H, S, Dh = x.shape
     return x.transpose(1, 2).reshape(B, S, H * Dh)  # (B, S, E)
@@ -135,9 +134,9 @@ class MultiHeadAttention(nn.Module):
     forward(query (B, Lq, E), key=None (B, Lk, E), value=None (B, Lk, E), mask=None)
       -> (output (B, Lq, E), weights (B, H, Lq, Lk)).
     key defaults to query and value to key; mask is bool, broadcastable to (B, H, Lq, Lk).
-    Scores are scaled by 1/√Dh. Dropout acts on the weights that multiply V (training mode only);
-    the weights you return are the ones before dropout.
-    Hint: project, split_heads, attention per head, merge_heads, then W_o.
+    Scores are scaled by 1/√Dh. Dropout: self.dropout acts on the attention weights, on the copy
+    that multiplies V (training mode only; nothing is dropped after .eval()); the weights you
+    return are the ones before dropout.
     """
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
@@ -169,11 +168,14 @@ class MultiHeadAttention(nn.Module):
 class AttentionBlock(nn.Module):
     """Task D.1: a post-norm residual attention block, as in the original Transformer.
 
-    __init__(embed_dim, num_heads, dropout=0.0): self.attn = MultiHeadAttention(...),
-    self.norm = nn.LayerNorm(embed_dim), self.dropout = nn.Dropout(dropout).
+    __init__(embed_dim, num_heads, dropout=0.0):
+      self.attn = MultiHeadAttention(embed_dim, num_heads, dropout): the block passes its dropout
+        on, so the attention weights are dropped inside self.attn (Task C.3);
+      self.dropout = nn.Dropout(dropout): the block's own dropout, on the attention output;
+      self.norm = nn.LayerNorm(embed_dim).
     forward(x (B, S, E), mask=None) -> (y (B, S, E), weights (B, H, S, S)),
-    y = norm(x + dropout(attention output)).
-    Hint: self-attention means query = key = value = x; keep the weights to return them.
+    y = norm(x + dropout(attention output)), self-attention (query = key = value = x), the mask
+    passed on to self.attn; weights are self.attn's (before dropout).
     """
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0):
@@ -183,8 +185,7 @@ class AttentionBlock(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None):
-        h = self.norm(x)  # normalise first, like GPT-2
-        attended, weights = self.attn(h, mask=mask)
+        attended, weights = self.attn(self.norm(x), mask=mask)
         return x + self.dropout(attended), weights
 
 
@@ -196,9 +197,11 @@ def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
 
     Horizontal axis (横轴) = query positions, labelled with query_tokens;
     vertical axis (纵轴) = key positions, labelled with key_tokens.
-    Colour range fixed to [0, 1], a colorbar, and axis labels. Draw on `ax` when given.
-    Hint: imshow draws rows top to bottom, so the matrix to show is weights transposed;
-    plt.imshow or seaborn.heatmap both work, then set_xticks/set_yticks with the tokens.
+    Darker = more weight: a light-to-dark colour map such as "Blues" (imshow's default, viridis,
+    and seaborn's default are dark-to-light). Colour range fixed to [0, 1], a colorbar, and axis
+    labels. When `ax` is given, draw on that Axes (not on the current one: ax.imshow, not
+    plt.imshow) and return it; otherwise make a new figure. When `title` is given, it is the
+    title of that Axes (ax.set_title(title), not fig.suptitle).
     """
     matrix = torch.as_tensor(weights).detach().to("cpu", torch.float64)  # (Lq, Lk)
     if ax is None:

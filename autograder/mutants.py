@@ -1,22 +1,36 @@
-"""One planted bug per catalogue mistake of Parts A-D: text replacements in the reference solution.
+"""The catalogue's mistakes planted into the reference solution: text replacements, one bug each.
 
-Each mutant is the reference solution with the replacements applied (every `old` text must occur
-exactly once). tests/test_mistakes.py grades each one and expects the check that fails to name
-the mutant's key.
+MUTANTS holds one mutant per catalogue mistake of Parts A-D (tests grade each alone and in pairs);
+FIGURE_MUTANTS the Part E ones. `attnkit release` writes EXAMPLES, a few of them, as the buggy
+example submissions examples/submissions/bug_*.py that `make demo` grades; tests/test_mistakes.py
+proves the checked-in files equal a fresh generation.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.errors import AttnkitError
+from autograder.release import BEGIN, END
+from autograder.results import write_atomic
 
 
 @dataclass(frozen=True)
 class Mutant:
     key: str  # the autograder.mistakes key this bug must be diagnosed as
-    part: str  # "A".."D": the part that must lose points
+    part: str  # the part that must lose points
     replacements: tuple[tuple[str, str], ...]
 
 
-class MutantError(ValueError):
+@dataclass(frozen=True)
+class Example:
+    """A buggy example submission: a mutant of the reference, and the one line that says what is wrong."""
+
+    key: str  # the mutant's key
+    says: str  # "Example of a realistic mistake: <says>."
+
+
+class MutantError(AttnkitError):
     pass
 
 
@@ -49,8 +63,8 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("scores_scaled_by_d", "A", ((SCORES_LINE, "return q @ k.transpose(-2, -1) / d"),)),
         Mutant("scores_wrong_transpose", "A", ((SCORES_LINE, "return q @ k.transpose(1, 2) / math.sqrt(d)"),)),
         Mutant("softmax_wrong_axis", "A", (
-            ("row_max = scores.amax(dim=-1, keepdim=True)", "row_max = scores.amax(dim=-2, keepdim=True)"),
-            ("total = exp.sum(dim=-1, keepdim=True)", "total = exp.sum(dim=-2, keepdim=True)"),
+            ("row_max = scores.amax(dim=-1, keepdim=True)  # (..., Lq, 1)", "row_max = scores.amax(dim=-2, keepdim=True)  # (..., 1, Lk)"),
+            ("total = exp.sum(dim=-1, keepdim=True)  # (..., Lq, 1)", "total = exp.sum(dim=-2, keepdim=True)  # (..., 1, Lk)"),
         )),
         Mutant("mask_inverted", "A", ((MASK_FILL, 'scores = scores.masked_fill(mask, float("-inf"))'),)),
         Mutant("mask_filled_with_zero", "A", ((MASK_FILL, "scores = scores.masked_fill(mask.logical_not(), 0.0)"),)),
@@ -76,7 +90,7 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("mha_no_output_projection", "C", (("return self.W_o(merge_heads(heads)), weights", "return merge_heads(heads), weights"),)),
         Mutant("mha_key_projection_for_values", "C", (("v = split_heads(self.W_v(value)", "v = split_heads(self.W_k(value)"),)),
         Mutant("mha_weights_after_dropout", "C", ((MHA_DROPOUT, "weights = self.dropout(weights)\n        heads = weights @ v"),)),
-        Mutant("dropout_in_eval", "C", ((MHA_DROPOUT, "heads = torch.nn.functional.dropout(weights, self.dropout.p, training=True) @ v"),)),
+        Mutant("dropout_in_eval", "C", ((MHA_DROPOUT, "heads = torch.nn.functional.dropout(weights, p=self.dropout.p) @ v  # (B, H, Lq, Dh)"),)),
         Mutant("mha_mask_ignored", "C", ((MHA_WEIGHTS, "weights = masked_softmax(attention_scores(q, k))"),)),
         # Part D
         Mutant("block_pre_norm", "D", (
@@ -87,3 +101,65 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("block_no_norm", "D", ((BLOCK_RETURN, "return x + self.dropout(attended), weights"),)),
     )
 }
+
+HEATMAP_LINES = (
+    '    image = ax.imshow(matrix.T.numpy(), cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")  # (Lk, Lq)\n'
+    '    ax.set_xticks(range(len(query_tokens)), labels=list(query_tokens), rotation=45, ha="right")\n'
+    "    ax.set_yticks(range(len(key_tokens)), labels=list(key_tokens))\n"
+    '    ax.set_xlabel("query position")\n'
+    '    ax.set_ylabel("key position")\n'
+)
+FIGURE_MUTANTS: dict[str, Mutant] = {
+    m.key: m
+    for m in (
+        Mutant("heatmap_transposed", "E", ((HEATMAP_LINES, (
+            '    image = ax.imshow(matrix.numpy(), cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto")  # one row per query\n'
+            '    ax.set_xticks(range(len(key_tokens)), labels=list(key_tokens), rotation=45, ha="right")\n'
+            "    ax.set_yticks(range(len(query_tokens)), labels=list(query_tokens))\n"
+            '    ax.set_xlabel("key position")\n'
+            '    ax.set_ylabel("query position")\n'
+        )),)),
+    )
+}
+
+# examples/submissions/<name>: what `make demo` grades and examples/README.md describes.
+EXAMPLES: dict[str, Example] = {
+    "bug_no_scaling.py": Example("scores_no_scaling", "the scores are never divided by sqrt(d)"),
+    "bug_softmax_axis.py": Example("softmax_wrong_axis", "the softmax normalises over the query axis (dim=-2)"),
+    "bug_mask_inverted.py": Example("mask_inverted", "blocked positions are where the mask is True"),
+    "bug_split_no_transpose.py": Example("split_no_transpose", "split_heads reshapes straight to (B, H, S, Dh)"),
+    "bug_dropout_in_eval.py": Example("dropout_in_eval", "F.dropout is called without training=self.training"),
+    "bug_pre_norm.py": Example("block_pre_norm", "the block normalises before the attention (pre-norm, as in GPT-2)"),
+    "bug_heatmap_transposed.py": Example("heatmap_transposed", "the heatmap puts the queries on the vertical axis"),
+}
+
+
+def mutant(key: str) -> Mutant:
+    found = MUTANTS.get(key) or FIGURE_MUTANTS.get(key)
+    if found is None:
+        raise MutantError(f"no mutant for mistake {key!r}")
+    return found
+
+
+def example_source(reference: str, name: str) -> str:
+    """examples/submissions/<name>: the reference without solution markers, one mutant planted,
+    and its docstring's first line saying which mistake it shows."""
+    example = EXAMPLES[name]
+    lines = [line for line in reference.splitlines() if line.strip() not in (BEGIN, END)]
+    first = lines[0].rstrip(".")
+    if not first.startswith('"""'):
+        raise MutantError(f"the reference must open with its docstring, not {lines[0]!r}")
+    lines[0] = f"{first} - my submission.\n\nExample of a realistic mistake: {example.says}."
+    lines.insert(1, f"(Made by `attnkit release`: the reference solution with the catalogue mistake {example.key} planted.)")
+    return apply("\n".join(lines) + "\n", mutant(example.key))
+
+
+def write_examples(solution_file: Path, examples_dir: Path) -> list[Path]:
+    """Write every EXAMPLES file into examples_dir (other files there are left alone)."""
+    reference = solution_file.read_text(encoding="utf-8")
+    examples_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in sorted(EXAMPLES):
+        write_atomic(examples_dir / name, example_source(reference, name))
+        written.append(examples_dir / name)
+    return written
