@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.errors import AttnkitError
-from autograder.release import BEGIN, END
-from autograder.results import write_atomic
+from autograder.authoring.release import BEGIN, END
+from autograder.feedback.results import write_atomic
 
 
 @dataclass(frozen=True)

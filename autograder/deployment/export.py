@@ -28,7 +28,7 @@ from autograder.deployment.docker import (
     DOCKER_DIR, GRADER_TREES, GRADESCOPE_TARGET, IMAGE, host_constraints, make_wheelhouse, wheelhouse_for,
 )
 from autograder.errors import AttnkitError
-from autograder.formats.html import render_page
+from autograder.feedback.formats.html import render_page
 from autograder.paths import REPO_ROOT
 from autograder.feedback.results import write_atomic
 
