@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.errors import AttnkitError
-from autograder.authoring.release import BEGIN, END
+from autograder.authoring.stubs import BEGIN, END
 from autograder.feedback.results import write_atomic
 
 
