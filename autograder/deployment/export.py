@@ -29,6 +29,7 @@ from autograder.deployment.docker import (
 )
 from autograder.errors import AttnkitError
 from autograder.paths import REPO_ROOT
+from autograder.settings import PRAIRIELEARN_TIMEOUT_SECONDS
 from autograder.feedback.results import write_atomic
 
 GRADESCOPE_DIR = DOCKER_DIR / "gradescope"
@@ -118,7 +119,7 @@ QUESTION_HTML = """<pl-question-panel>
 """
 
 
-def prairielearn_info(*, image: str = IMAGE, timeout: int = 300) -> dict:
+def prairielearn_info(*, image: str = IMAGE, timeout: int = PRAIRIELEARN_TIMEOUT_SECONDS) -> dict:
     """info.json of the question; a fresh uuid each time, so two copies in one course never collide."""
     return {
         "uuid": str(uuid.uuid4()),
@@ -137,7 +138,7 @@ def prairielearn_info(*, image: str = IMAGE, timeout: int = 300) -> dict:
     }
 
 
-def export_prairielearn(out: Path, *, image: str = IMAGE, timeout: int = 300) -> Path:
+def export_prairielearn(out: Path, *, image: str = IMAGE, timeout: int = PRAIRIELEARN_TIMEOUT_SECONDS) -> Path:
     """Write a PrairieLearn question folder (or .zip of it) graded by the attnkit runtime image.
 
     `image` is the name PrairieLearn pulls: push the (public, secret-free) grader image to a

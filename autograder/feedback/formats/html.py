@@ -13,9 +13,10 @@ from pathlib import Path
 from autograder.feedback.formats.view import FeedbackView, caption_text, feedback_view, hint_text, message_text, name_text, number, percent
 from autograder.feedback.i18n import DEFAULT_LANG, part_title, status_word, t
 from autograder.feedback.results import PASSED, Artifact, SubmissionResult
+from autograder.settings import HTML_MAX_IMAGE_BYTES
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-MAX_IMAGE_BYTES = 8 * 1024 * 1024
+MAX_IMAGE_BYTES = HTML_MAX_IMAGE_BYTES
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 

@@ -27,6 +27,7 @@ from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, lau
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
 from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInRefused
+from autograder.settings import CALL_SECONDS, IMPORT_SECONDS, SUBMISSION_SECONDS
 
 SIGNAL_NAMES = {signal.SIGKILL: "killed", signal.SIGSEGV: "crashed (segmentation fault)", signal.SIGXCPU: "killed: over the CPU time limit", signal.SIGABRT: "crashed (aborted)", signal.SIGBUS: "crashed (bus error)", signal.SIGFPE: "crashed (arithmetic fault)", signal.SIGILL: "crashed (illegal instruction)", signal.SIGXFSZ: "killed: over the file size limit"}
 
@@ -70,7 +71,8 @@ PRIVATE_MESSAGE_NOTE = "(the message is not shown: it was raised in a worker hol
 
 
 class WorkerFactory:
-    """Starts the template process (fork server). Create it before loading anything secret.
+    """Starts the template process (fork server). A grader gets one from grading/grader.py's
+    Grader, whose constructor starts it before anything secret is loaded.
 
     The template is a fresh interpreter, not a fork of the grader: it inherits none of the
     grader's memory (a caller may already hold the reference or the hidden checks), none of its
@@ -250,9 +252,9 @@ class WorkerProcess:
 class Budget:
     """Wall-clock limits: per call and for the whole submission."""
 
-    call_seconds: float = 10.0
-    import_seconds: float = 20.0
-    total_seconds: float = 180.0
+    call_seconds: float = CALL_SECONDS
+    import_seconds: float = IMPORT_SECONDS
+    total_seconds: float = SUBMISSION_SECONDS
 
 
 @dataclass
