@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from autograder.errors import AttnkitError
 from autograder.grading.integrity.flags import INTEGRITY_MODES
-from autograder.grading.worker.launch import signals_deferred
+from autograder.settings import DEFAULT_BASE_IMAGE, GRADES_CSV, IMAGE, LOCAL_BASE_IMAGE
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -66,57 +66,27 @@ def _existing(path: str) -> Path:
 
 def _cmd_grade(args: argparse.Namespace) -> int:
     from autograder.feedback.i18n import t
+    from autograder.settings import FEEDBACK_HTML
 
+    path = _existing(args.path)
     if args.docker:
         from autograder.deployment.docker import grade_in_docker
 
-        result = grade_in_docker(_existing(args.path), Path(args.out), image=args.image, seed=args.seed, lang=_lang(args), integrity=args.integrity)
-        _print_result(result, _lang(args))
-        print(t("grade.feedback", _lang(args), path=Path(args.out) / result.submission / "feedback.html"))
-        return 0
-    path = _existing(args.path)
-    factory = start_grader()
-    try:
-        from autograder.grading.session import grade_safely
-        from autograder.feedback.output import write_submission
-        from autograder.grading.submission import output_name
+        options = _options(args, _parts(args))
+        result = grade_in_docker(path, Path(args.out), options, image=args.image)
+        folder = Path(args.out) / result.submission
+    else:
+        from autograder.grading.grader import Grader
 
-        result, images = grade_safely(path, factory, _options(args, _parts(args)), output_name(path))
-    finally:
-        with signals_deferred():
-            factory.close()
-    folder = write_submission(result, images, Path(args.out), prairielearn=args.prairielearn)
+        with Grader() as grader:  # the worker template starts before this process imports torch
+            options = _options(args, _parts(args))
+            result, images = grader.grade(path, options)
+        from autograder.feedback.output import ResultStore
+
+        folder = ResultStore(Path(args.out)).write(result, images, prairielearn=options.prairielearn)
     _print_result(result, _lang(args))
-    print(t("grade.feedback", _lang(args), path=folder / "feedback.html"))
+    print(t("grade.feedback", _lang(args), path=folder / FEEDBACK_HTML))
     return 0
-
-
-def start_grader(render: bool = True):
-    """The worker template first (before torch, the checks or the reference are imported here),
-    then the grader warms up while the template starts: one cold start, both at once. `render`:
-    warm the renderer and the template up too (not for check: it renders only what a wrong map
-    needs and forks its workers at once)."""
-    from autograder.grading.worker.launch import launch_template
-
-    launched = factory = None
-    try:
-        with signals_deferred():
-            launched = launch_template(warm=render)
-        from autograder.grading.worker.client import WorkerFactory
-
-        factory = WorkerFactory(launched)
-        from autograder.grading.session import warm_grader
-
-        warm_grader(render)
-    except BaseException:  # interrupted while starting (Ctrl-C): the template must not outlive us
-        with signals_deferred():
-            if factory is not None:
-                factory.close()
-            elif launched is not None:
-                launched.process.kill()
-                launched.process.wait()
-        raise
-    return factory
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -128,14 +98,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
     path = _existing(args.path)
     from dataclasses import replace
 
-    factory = start_grader(render=False)
-    try:
+    from autograder.grading.grader import Grader
+
+    with Grader(render=False) as grader:
         from autograder.grading.session import grade_submission
 
-        result, _ = grade_submission(path, factory, replace(_options(args, parts), visible_only=True, images=False))
-    finally:
-        with signals_deferred():
-            factory.close()
+        result, _ = grade_submission(path, grader.factory, replace(_options(args, parts), visible_only=True, images=False))
     lines, done = render_check(result, lang, selection)
     print("\n".join(lines))
     return 0 if done else 1
@@ -153,9 +121,11 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 
     lang = _lang(args)
     stop = _StopOnSignal()
-    factory = None
+    grader = None
     try:
-        factory = start_grader()
+        from autograder.grading.grader import Grader
+
+        grader = Grader()
         from autograder.feedback.formats.watchview import render_view
         from autograder.grading.session import new_seed
         from autograder.grading.watch import watch
@@ -167,15 +137,14 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         def show(step) -> None:
             print(clear + render_view(step, path, options.seed, options.lang) + ("" if clear else "\n"), flush=True)
 
-        watch(path, factory, options, show)
+        watch(path, grader.factory, options, show)
     except (KeyboardInterrupt, AttnkitError):
         if not stop.signalled:
             raise
         print(t("watch.stopped", lang), flush=True)
     finally:
-        if factory is not None:
-            with signals_deferred():
-                factory.close()
+        if grader is not None:
+            grader.close()
         stop.restore()
     return 0
 
@@ -231,28 +200,20 @@ def _print_result(result, lang: str = "en") -> None:
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
     roster = _roster(args)  # read first: a bad roster fails before any grading
-    if args.shard and (args.docker or args.container_per_submission):
-        raise AttnkitError("--shard runs inside the grader image, not with --docker: docker run ... attnkit-grader grade-batch --shard K/N (README: Sharding)")
-    if args.docker or args.container_per_submission:
-        from autograder.deployment.docker import grade_batch_in_docker
-
-        if args.parts:
-            raise AttnkitError("--parts works without --docker only: a container grades every part")
-
-        result = grade_batch_in_docker(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force,
-                                       container_per_submission=args.container_per_submission,
-                                       image=args.image, seed=args.seed, lang=_lang(args), integrity=args.integrity)
-        _finish_batch(result, Path(args.out), _lang(args), roster)
-        return 0
-    from autograder.grading.session import grade_batch
+    from autograder.grading.batch import grade_batch
     from autograder.grading.shard import Shard
 
     shard = Shard.parse(args.shard) if args.shard else None
     if shard and args.seed is None:
         raise AttnkitError("--shard needs --seed N: every shard must draw the same random inputs (e.g. --seed 2024)")
+    runner = None
+    if args.docker or args.container_per_submission:
+        from autograder.deployment.docker import DockerRunner
+
+        runner = DockerRunner(image=args.image, jobs=args.jobs, per_submission=args.container_per_submission)
     with BatchProgress() as progress:
-        result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force,
-                             options=_options(args, _parts(args)), progress=progress, shard=shard)
+        result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args, _parts(args)),
+                             progress=progress, shard=shard, runner=runner)
     if shard:  # other shards are still writing: the class report comes once all are done
         _print_scores(result)
         print(f"shard {shard}: {len(result.submissions)} submissions graded into {args.out}; when every shard is done: attnkit report {args.out}")
@@ -295,7 +256,7 @@ def _finish_batch(batch, out_dir: Path, lang: str, roster=None) -> None:
 
     index = write_report(out_dir, lang, roster=roster)
     _print_scores(batch)
-    print(f"grades: {out_dir / 'grades.csv'}")
+    print(f"grades: {out_dir / GRADES_CSV}")
     print(f"class dashboard: {index}")
     print(f"feedback pages: {out_dir}/<submission>/feedback.html")
 
@@ -321,14 +282,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     for example in sorted(EXAMPLES_DIR.iterdir()):
         target = inbox / example.name
         shutil.copytree(example, target) if example.is_dir() else shutil.copyfile(example, target)
-    from autograder.grading.session import grade_batch
+    from autograder.grading.batch import grade_batch
 
     with BatchProgress() as progress:
         batch = grade_batch(inbox, out / "results", jobs=args.jobs, force=True, options=_options(args), progress=progress)
     _finish_batch(batch, out / "results", _lang(args))
     print(f"Gradescope package (not built by the demo): attnkit export gradescope --out {out / 'autograder.zip'}")
     print(f"PrairieLearn question (not built by the demo): attnkit export prairielearn --out {out / 'pl-question'}"
-          " --image <registry>/attnkit-grader:latest")
+          f" --image <registry>/{IMAGE}")
     return 0
 
 
@@ -367,7 +328,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise AttnkitError(f"--lms {args.lms} needs --roster FILE: the LMS's student list that says whose each submission is")
     index = write_report(Path(args.out_dir), _lang(args), show_after_due=args.show_after_due, roster=roster)
     print(f"class dashboard: {index}")
-    print(f"grades:          {index.parent / 'grades.csv'}")
+    print(f"grades:          {index.parent / GRADES_CSV}")
     if args.lms:
         path, book = write_gradebook(Path(args.out_dir), roster, args.lms, args.assignment)
         print(f"{args.lms} import: {path}")
@@ -421,7 +382,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="out", help="results folder (default: out)")
     p.add_argument("--docker", action="store_true", help="grade in a fresh container of the grader image")
     p.add_argument("--prairielearn", action="store_true", help="also write PrairieLearn's results file (prairielearn.json)")
-    p.add_argument("--image", default="attnkit-grader:latest", help="grader image (attnkit docker build)")
+    p.add_argument("--parts", default=None, help="grade only these parts, e.g. A,B (default: all)")
+    p.add_argument("--image", default=IMAGE, help="grader image (attnkit docker build)")
     common(p)
     p.set_defaults(func=_cmd_grade)
 
@@ -436,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parts", default=None, help="grade only these parts, e.g. A,B (default: all)")
     p.add_argument("--roster", default=None, help="CSV mapping submissions to students (an LMS export): fills grades.csv's student_id")
     p.add_argument("--shard", default=None, metavar="K/N", help="grade only share K (0..N-1) of N, stable by submission name; needs --seed; then attnkit report OUT")
-    p.add_argument("--image", default="attnkit-grader:latest", help="grader image (attnkit docker build)")
+    p.add_argument("--image", default=IMAGE, help="grader image (attnkit docker build)")
     common(p)
     p.set_defaults(func=_cmd_grade_batch)
 
@@ -490,15 +452,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("docker", help="the grader image")
     dsub = p.add_subparsers(dest="docker_command", required=True)
     q = dsub.add_parser("build", help="build the grader image offline (pip download on the host, docker build --network none)")
-    q.add_argument("--base-image", default=None, help="default python:3.11-slim (or ATTNKIT_BASE_IMAGE); attnkit-base:bookworm from docker/build-base.sh needs no registry")
-    q.add_argument("--tag", default="attnkit-grader:latest")
+    q.add_argument("--base-image", default=None, help=f"default {DEFAULT_BASE_IMAGE} (or ATTNKIT_BASE_IMAGE); {LOCAL_BASE_IMAGE} from docker/build-base.sh needs no registry")
+    q.add_argument("--tag", default=IMAGE)
     q.add_argument("--no-download", action="store_true", help="build from docker/wheelhouse/ as it is (air-gapped)")
     q.set_defaults(func=_cmd_docker_build)
 
     p = sub.add_parser("export", help="package the grader for Gradescope or PrairieLearn")
     p.add_argument("platform", choices=("gradescope", "prairielearn"))
     p.add_argument("--out", required=True, help="gradescope: autograder.zip; prairielearn: a question folder (or .zip)")
-    p.add_argument("--image", default="attnkit-grader:latest", help="prairielearn: the image name PrairieLearn pulls")
+    p.add_argument("--image", default=IMAGE, help="prairielearn: the image name PrairieLearn pulls")
     p.add_argument("--no-download", action="store_true", help="gradescope: bundle docker/wheelhouse/cp311-x86_64/ as it is")
     p.add_argument("--online", action="store_true", help="gradescope: a small zip without wheels; setup.sh installs from PyPI")
     p.set_defaults(func=_cmd_export)

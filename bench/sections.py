@@ -232,9 +232,10 @@ def watch_rows(ctx: Context, saves: int) -> list[Row]:
 # --- 3. Docker: one container for the batch, or one per submission --------------------------------
 
 DOCKER_FALLBACK = (
-    "import sys; from pathlib import Path; from autograder.deployment.docker import grade_batch_in_docker; "
-    "grade_batch_in_docker(Path(sys.argv[1]), Path(sys.argv[2]), jobs=int(sys.argv[3]), "
-    "container_per_submission=sys.argv[4] == '1', force=True, seed=int(sys.argv[5]))"
+    "import sys; from pathlib import Path; from autograder.deployment.docker import DockerRunner; "
+    "from autograder.grading.batch import grade_batch; from autograder.grading.session import GradeOptions; "
+    "grade_batch(Path(sys.argv[1]), Path(sys.argv[2]), force=True, options=GradeOptions(seed=int(sys.argv[5])), "
+    "runner=DockerRunner(jobs=int(sys.argv[3]), per_submission=sys.argv[4] == '1'))"
 )
 
 
@@ -280,7 +281,7 @@ def docker(ctx: Context, count: int) -> Section:
     notes = ["Peak memory is not sampled here: the containers' processes belong to the Docker daemon, "
              "outside the measured process tree.",
              "Through the CLI (`attnkit grade-batch --docker`)." if cli else
-             "Through autograder.deployment.docker.grade_batch_in_docker (the CLI had no `--docker` option yet)."]
+             "Through grading.batch.grade_batch with deployment.docker.DockerRunner (the CLI had no `--docker` option yet)."]
     return Section("docker", tuple(rows), notes=tuple(notes), load_start=load_start, load_end=load_average())
 
 

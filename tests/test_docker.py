@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from autograder.deployment.docker import (
-    LOCAL_BASE_IMAGE, Limits, build_image, engine_problem, grade_batch_in_docker, grade_in_docker, image_exists,
+    DockerRunner, LOCAL_BASE_IMAGE, Limits, build_image, engine_problem, grade_in_docker, image_exists,
     run_command,
 )
 from autograder.errors import AttnkitError
@@ -33,6 +33,8 @@ from autograder.deployment.export import export_gradescope, export_prairielearn
 from autograder.feedback.formats.prairielearn import to_prairielearn
 from autograder.feedback.hints import first_tier
 from autograder.feedback.results import CheckResult, SubmissionResult
+from autograder.grading.batch import grade_batch
+from autograder.grading.session import GradeOptions
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
@@ -66,9 +68,9 @@ def test_grading_container_has_no_network_limits_read_only_root_and_one_writable
 
 def test_grading_a_missing_submission_says_which_path(tmp_path):
     with pytest.raises(AttnkitError, match="nowhere.py: no such submission"):
-        grade_in_docker(tmp_path / "nowhere.py", tmp_path / "out", image=TEST_IMAGE)
+        grade_in_docker(tmp_path / "nowhere.py", tmp_path / "out", GradeOptions(), image=TEST_IMAGE)
     with pytest.raises(AttnkitError, match="not a folder of submissions"):
-        grade_batch_in_docker(tmp_path / "nowhere", tmp_path / "out")
+        grade_batch(tmp_path / "nowhere", tmp_path / "out", runner=DockerRunner(image=TEST_IMAGE))
 
 
 def _result(points: list[tuple[float, float]], **extra) -> SubmissionResult:
@@ -353,7 +355,7 @@ def batch(image, listener, tmp_path_factory):
     hosts = ["127.0.0.1", _bridge_gateway(), "host.docker.internal"]
     (inbox / "netprobe.py").write_text(blank + _net_probe(listener.port, hosts))
     out = root / "out"
-    result = grade_batch_in_docker(inbox, out, jobs=2, seed=11, image=image)
+    result = grade_batch(inbox, out, options=GradeOptions(seed=11), runner=DockerRunner(image=image, jobs=2))
     return {r.submission: r for r in result.submissions}, out, inbox
 
 
@@ -475,7 +477,7 @@ def test_integrity_strict_reaches_the_grading_container(image, tmp_path):
     """A correct softmax by a library route (softmin): recorded, and its part zeroed under strict."""
     bypass = tmp_path / "softmin.py"
     bypass.write_text(REFERENCE.read_text() + "\n\n" + (REPO / "tests" / "bypass" / "softmin.py").read_text())
-    result = grade_in_docker(bypass, tmp_path / "out", image=image, seed=0, integrity="strict")
+    result = grade_in_docker(bypass, tmp_path / "out", GradeOptions(seed=0, integrity="strict"), image=image)
     parts = {p.part: p.score for p in result.parts}
     assert result.flags and parts["A"] == 0 and parts["B"] > 0
 
@@ -488,7 +490,7 @@ def test_container_per_submission_matches_the_one_container_batch(batch, image, 
     small.mkdir()
     for name in ("reference.py", "blank.py"):
         shutil.copyfile(inbox / name, small / name)
-    each = grade_batch_in_docker(small, tmp_path / "out", jobs=2, seed=11, container_per_submission=True, image=image)
+    each = grade_batch(small, tmp_path / "out", options=GradeOptions(seed=11), runner=DockerRunner(image=image, jobs=2, per_submission=True))
     scores = {r.submission: r.score for r in each.submissions}
     assert scores == {"reference": results["reference"].score, "blank": 0}
 
@@ -745,3 +747,49 @@ def test_prairielearn_ungradable_submissions_cost_no_attempt_and_exit_0(image, q
     code, results, log = _prairielearn_run(image, grade)
     assert code == 0, log
     assert results["gradable"] is False and says in " ".join(results["format_errors"]), results
+
+
+# --------------------------------------------------------------------------------------------
+# every grading path honours the same options (one batch loop, options forwarded to containers)
+# --------------------------------------------------------------------------------------------
+PATHS = {
+    "grade": ["grade", "{inbox}/reference.py"],
+    "grade-batch": ["grade-batch", "{inbox}"],
+    "grade --docker": ["grade", "{inbox}/reference.py", "--docker", "--image", TEST_IMAGE],
+    "grade-batch --docker": ["grade-batch", "{inbox}", "--docker", "--image", TEST_IMAGE],
+    "grade-batch --container-per-submission": ["grade-batch", "{inbox}", "--docker", "--container-per-submission", "--image", TEST_IMAGE],
+}
+
+
+def _grade_with_flags(how: str, tmp_path: Path) -> Path:
+    from autograder.cli import main
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copyfile(REFERENCE, inbox / "reference.py")
+    out = tmp_path / "out"
+    argv = [arg.format(inbox=inbox) for arg in PATHS[how]]
+    assert main([*argv, "--out", str(out), "--prairielearn", "--parts", "A", "--seed", "3", "--lang", "zh"]) == 0
+    return out / "reference"
+
+
+def _assert_flags_honoured(folder: Path) -> None:
+    result = SubmissionResult.from_dict(json.loads((folder / "attnkit.json").read_text()))
+    assert {c.task.split(".")[0] for c in result.checks} == {"A"}  # --parts A
+    assert result.seed == 3 and result.lang == "zh"  # --seed, --lang
+    assert result.score == result.max_score > 0
+    pl = json.loads((folder / "prairielearn.json").read_text())  # --prairielearn
+    assert pl["gradable"] is True and pl["score"] == 1.0
+
+
+@pytest.mark.parametrize("how", ["grade", "grade-batch"])
+def test_every_flag_works_on_the_local_paths(how, tmp_path):
+    _assert_flags_honoured(_grade_with_flags(how, tmp_path))
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["grade --docker", "grade-batch --docker", "grade-batch --container-per-submission"])
+def test_every_flag_works_in_grading_containers(how, image, tmp_path):
+    """`grade --docker --prairielearn` wrote no prairielearn.json once: a container gets the same options."""
+    _assert_flags_honoured(_grade_with_flags(how, tmp_path))

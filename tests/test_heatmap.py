@@ -491,3 +491,22 @@ def test_similarity_of_identical_renders_is_one_and_layouts_must_match():
     assert math.isclose(similarity(a, render(W * 0.5, Q, K, "t")), similarity(render(W * 0.5, Q, K, "t"), a))
     with pytest.raises(ValueError, match="different layouts"):
         similarity(a, render(W, Q, [f"much-longer-key-{k}" for k in K], "t"))
+
+
+def test_every_reason_a_figure_cannot_be_read_has_a_translated_message():
+    """heatmap.py raises UnreadablePlot with English texts; checks/texts.py translates them by their
+    English text, so each argument-free one must be there word for word."""
+    import ast
+    import inspect
+
+    from autograder.checks.texts import key_of_english
+    from autograder.grading import heatmap
+
+    reasons = [heatmap.TOO_LARGE, heatmap.TOO_MANY_DRAWINGS, heatmap.BAD_EDGES]
+    for node in ast.walk(ast.parse(inspect.getsource(heatmap))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "UnreadablePlot" and node.args:
+            if isinstance(node.args[0], ast.Constant):
+                reasons.append(node.args[0].value)
+    assert len(reasons) >= 8
+    missing = [text for text in reasons if not key_of_english(text)]
+    assert not missing

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.session import GradeOptions, grade_batch, grade_submission
+from autograder.grading.batch import grade_batch
+from autograder.grading.session import GradeOptions, grade_submission
 from autograder.feedback.output import write_submission
 from autograder.feedback.results import SubmissionResult
 from autograder.grading.worker.client import Budget, WorkerFactory

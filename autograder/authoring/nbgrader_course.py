@@ -14,12 +14,13 @@ from autograder.errors import AttnkitError
 from autograder.authoring.notebook import NOTEBOOK_NAME, build_nbgrader_source
 from autograder.grading.inprocess import part_points
 from autograder.paths import ASSIGNMENT, PACKAGE_DIR, SOLUTION_DIR
+from autograder.settings import NBGRADER_CELL_TIMEOUT_SECONDS
 
 COURSE_ID = "attnkit-attention"
 # The files next to the notebook that it imports; nbgrader releases them with the notebook and
 # copies the instructor's version over the student's before autograding.
 PUBLIC_HELPERS = ("public_checks.py", "pronoun_task.py")
-CELL_TIMEOUT_S = 300  # nbgrader's default of 30 s per cell is too short for Part F's training
+CELL_TIMEOUT_S = NBGRADER_CELL_TIMEOUT_SECONDS  # nbgrader's default of 30 s per cell is too short for Part F's training
 
 CONFIG_TEMPLATE = '''\
 """nbgrader configuration of the attnkit attention course (written by `attnkit nbgrader init`).

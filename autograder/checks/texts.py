@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from autograder.grading import heatmap
+from autograder.settings import PLOT_MAX_CELLS, PLOT_MAX_DRAWINGS, PLOT_MAX_SIDE
 
 DEFAULT_LANG = "en"
 
@@ -245,9 +245,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "plot_grid_mismatch": {"en": "the heatmap's cells and its grid do not agree", "zh": "热力图的格子与它的网格不一致"},
     "plot_malformed": {"en": "the description of your figure is malformed", "zh": "你的图的描述格式不正确"},
-    "plot_too_large": {"en": heatmap.TOO_LARGE, "zh": f"热力图太大，无法读取：最多 {heatmap.MAX_SIDE} 行或列、{heatmap.MAX_CELLS} 个格子"},
-    "plot_too_many_drawings": {"en": heatmap.TOO_MANY_DRAWINGS, "zh": f"这个 Axes 上的图像和网格超过 {heatmap.MAX_DRAWINGS} 个：热力图只画一次"},
-    "plot_bad_edges": {"en": heatmap.BAD_EDGES, "zh": f"热力图的格子边界格式不正确或超过 {heatmap.MAX_SIDE + 1} 个"},
+    "plot_too_large": {
+        "en": f"the heatmap is too large to read: at most {PLOT_MAX_SIDE} rows or columns and {PLOT_MAX_CELLS} cells",
+        "zh": f"热力图太大，无法读取：最多 {PLOT_MAX_SIDE} 行或列、{PLOT_MAX_CELLS} 个格子",
+    },
+    "plot_too_many_drawings": {
+        "en": f"the Axes holds more than {PLOT_MAX_DRAWINGS} images and meshes: draw the heatmap once",
+        "zh": f"这个 Axes 上的图像和网格超过 {PLOT_MAX_DRAWINGS} 个：热力图只画一次",
+    },
+    "plot_bad_edges": {
+        "en": f"the heatmap's cell edges are malformed or more than {PLOT_MAX_SIDE + 1}",
+        "zh": f"热力图的格子边界格式不正确或超过 {PLOT_MAX_SIDE + 1} 个",
+    },
     # the plugin (autograder/checks/plugin.py)
     "student_raised": {"en": "{where} raised {kind}: {text}", "zh": "{where} 抛出了 {kind}：{text}"},
     "student_failed": {"en": "{text}", "zh": "调用你的代码没有得到结果：{text}"},

@@ -9,25 +9,30 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 import shutil
 import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autograder.errors import AttnkitError
 from autograder.paths import REPO_ROOT
-from autograder.feedback.results import BatchResult, SubmissionResult, load_submission_result
-from autograder.grading.submission import output_name, output_names
+from autograder.feedback.results import SubmissionResult, load_submission_result
+from autograder.grading.submission import output_name
+from autograder.settings import (
+    CONTAINER_CPUS, CONTAINER_MEMORY, CONTAINER_PIDS, CONTAINER_SECONDS, CONTAINER_TMPFS, DEFAULT_BASE_IMAGE, IMAGE, LOCAL_BASE_IMAGE,
+    RESULT_FILE,
+)
 
-IMAGE = "attnkit-grader:latest"
-DEFAULT_BASE_IMAGE = "python:3.11-slim"
-LOCAL_BASE_IMAGE = "attnkit-base:bookworm"
+if TYPE_CHECKING:  # torch comes with these; grading through a container needs none of it here
+    from autograder.grading.session import BatchJob, GradeOptions
+
 DOCKER_DIR = REPO_ROOT / "docker"
 DOCKERFILE = DOCKER_DIR / "Dockerfile"
 REQUIREMENTS = DOCKER_DIR / "requirements.txt"
@@ -49,11 +54,11 @@ IN_OUT = "/srv/attnkit/out"
 class Limits:
     """Resource limits of one grading container."""
 
-    memory: str = "4g"
-    cpus: float = 2.0
-    pids: int = 512
-    tmpfs: str = "1g"  # size of the /tmp scratch
-    timeout: float = 600.0  # seconds per submission before the container is killed
+    memory: str = CONTAINER_MEMORY
+    cpus: float = CONTAINER_CPUS
+    pids: int = CONTAINER_PIDS
+    tmpfs: str = CONTAINER_TMPFS  # size of the /tmp scratch
+    timeout: float = CONTAINER_SECONDS  # seconds per submission before the container is killed
 
 
 @dataclass(frozen=True)
@@ -275,13 +280,6 @@ def _run_container(args: list[str], name: str, timeout: float) -> subprocess.Com
         raise AttnkitError(f"grading container {name} ran past {timeout:g} s and was killed") from error
 
 
-def _grade_options(seed: int | None, lang: str, integrity: str) -> list[str]:
-    options = ["--lang", lang, "--integrity", integrity]
-    if seed is not None:
-        options += ["--seed", str(seed)]
-    return options
-
-
 def _check_image(image: str) -> None:
     problem = engine_problem()
     if problem:
@@ -303,23 +301,22 @@ def _failure(what: str, done: subprocess.CompletedProcess[str]) -> AttnkitError:
     return AttnkitError(f"{what} (container exit code {done.returncode}):\n{tail}")
 
 
-def _grade_one(path: Path, out_dir: Path, *, image: str, seed: int | None, lang: str,
-               limits: Limits, integrity: str = "record") -> SubmissionResult:
-    result_file = out_dir / output_name(path) / "attnkit.json"
+def _grade_one(path: Path, out_dir: Path, *, image: str, limits: Limits, options: GradeOptions) -> SubmissionResult:
+    result_file = out_dir / output_name(path) / RESULT_FILE
     before = _mtime(result_file)
     inside = f"{IN_SUBMISSIONS}/{path.name}"
     container = _container_name("grade")
     args = run_command(image=image, limits=limits, name=container,
                        mounts=[(path, inside, False), (out_dir, IN_OUT, True)],
-                       command=["grade", inside, "--out", IN_OUT, *_grade_options(seed, lang, integrity)])
+                       command=["grade", inside, "--out", IN_OUT, *options.cli_arguments()])
     done = _run_container(args, container, limits.timeout)
     if done.returncode != 0 or _mtime(result_file) in (None, before):
         raise _failure(f"grading {path} in a container wrote no new {result_file}", done)
     return load_submission_result(result_file)
 
 
-def grade_in_docker(path: Path, out_dir: Path, *, image: str = IMAGE, seed: int | None = None,
-                    lang: str = "en", limits: Limits = Limits(), integrity: str = "record") -> SubmissionResult:
+def grade_in_docker(path: Path, out_dir: Path, options: GradeOptions, *, image: str = IMAGE,
+                    limits: Limits = Limits()) -> SubmissionResult:
     """Grade one submission (.py, .ipynb, .zip or folder) in a fresh container; results in out_dir/<name>/."""
     path = Path(path)
     if not path.exists():
@@ -327,60 +324,47 @@ def grade_in_docker(path: Path, out_dir: Path, *, image: str = IMAGE, seed: int 
     _check_image(image)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return _grade_one(path, out_dir, image=image, seed=seed, lang=lang, limits=limits, integrity=integrity)
+    return _grade_one(path, out_dir, image=image, limits=limits, options=options)
 
 
-def list_submissions(directory: Path) -> list[Path]:
-    """The submissions of a batch folder, as `attnkit grade-batch` sees them (hidden entries skipped)."""
-    return sorted(p for p in Path(directory).iterdir() if not p.name.startswith("."))
+@dataclass(frozen=True)
+class DockerRunner:
+    """A runner of the batch loop (grading/batch.py) that grades in containers of `image`.
 
-
-def grade_batch_in_docker(directory: Path, out_dir: Path, *, jobs: int = 1,
-                          container_per_submission: bool = False, force: bool = False,
-                          image: str = IMAGE, seed: int | None = None, lang: str = "en",
-                          limits: Limits = Limits(), integrity: str = "record") -> BatchResult:
-    """Grade every submission of `directory`.
-
-    By default one container runs `attnkit grade-batch` (the grader's own per-submission worker
-    isolation inside it). With container_per_submission, each submission gets a fresh container,
-    `jobs` of them at a time.
+    By default one container runs `attnkit grade-batch` over the batch folder (the grader's own
+    per-submission worker isolation inside it; the same loop decides there what is left to
+    grade). With per_submission, each submission gets a fresh container, `jobs` of them at a time.
     """
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise AttnkitError(f"{directory}: not a folder of submissions")
-    submissions = list_submissions(directory)
-    if not submissions:
-        raise AttnkitError(f"{directory}: no submissions in it (.py, .ipynb or .zip files, or folders)")
-    if jobs < 1:
-        raise AttnkitError(f"--jobs {jobs}: must be at least 1")
-    _check_image(image)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    names = output_names(submissions)  # the folders grade-batch writes (collision-free)
-    if container_per_submission:
-        seed = seed if seed is not None else secrets.randbelow(2**31)  # one seed for the batch
 
-        def grade(path: Path) -> SubmissionResult:
-            existing = out_dir / names[path] / "attnkit.json"
-            if existing.is_file() and not force:  # resumable, like grade-batch
-                return load_submission_result(existing)
-            return _grade_one(path, out_dir, image=image, seed=seed, lang=lang, limits=limits, integrity=integrity)
+    image: str = IMAGE
+    limits: Limits = Limits()
+    jobs: int = 1
+    per_submission: bool = False
+    lock_tag: str = "docker"  # the container's grade-batch holds OUT's own lock
 
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            return BatchResult(tuple(pool.map(grade, submissions)))
-    container = _container_name("batch")
-    command = ["grade-batch", IN_SUBMISSIONS, "--out", IN_OUT, "--jobs", str(jobs),
-               *_grade_options(seed, lang, integrity), *(["--force"] if force else [])]
-    args = run_command(image=image, limits=limits, name=container, command=command,
-                       mounts=[(directory, IN_SUBMISSIONS, False), (out_dir, IN_OUT, True)])
-    rounds = -(-len(submissions) // jobs)
-    done = _run_container(args, container, limits.timeout * rounds + 120)
-    missing = [path.name for path in submissions
-               if not (out_dir / names[path] / "attnkit.json").is_file()]
-    if done.returncode != 0 or missing:
-        raise _failure(f"the batch container did not grade {', '.join(missing) or 'everything'}", done)
-    return BatchResult(tuple(load_submission_result(out_dir / names[path] / "attnkit.json")
-                             for path in submissions))
+    def run(self, job: BatchJob) -> Iterator[tuple[Path, SubmissionResult]]:
+        _check_image(self.image)
+        job.out_dir.mkdir(parents=True, exist_ok=True)
+        if self.per_submission:
+            def grade(path: Path) -> SubmissionResult:
+                return _grade_one(path, job.out_dir, image=self.image, limits=self.limits, options=job.options)
+
+            paths = [path for path, _ in job.todo]
+            with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+                yield from zip(paths, pool.map(grade, paths))
+            return
+        container = _container_name("batch")
+        command = ["grade-batch", IN_SUBMISSIONS, "--out", IN_OUT, "--jobs", str(self.jobs), *job.options.cli_arguments(),
+                   *(["--force"] if job.force else []), *(["--shard", str(job.shard)] if job.shard else [])]
+        args = run_command(image=self.image, limits=self.limits, name=container, command=command,
+                           mounts=[(job.directory, IN_SUBMISSIONS, False), (job.out_dir, IN_OUT, True)])
+        rounds = -(-len(job.todo) // self.jobs)
+        done = _run_container(args, container, self.limits.timeout * rounds + 120)
+        missing = [path.name for path, name in job.todo if not (job.out_dir / name / RESULT_FILE).is_file()]
+        if done.returncode != 0 or missing:
+            raise _failure(f"the batch container did not grade {', '.join(missing) or 'everything'}", done)
+        for path, name in job.todo:
+            yield path, load_submission_result(job.out_dir / name / RESULT_FILE)
 
 
 def describe(report: BuildReport) -> str:

@@ -30,6 +30,7 @@ from autograder.deployment.docker import (
 from autograder.errors import AttnkitError
 from autograder.feedback.formats.html import render_page
 from autograder.paths import REPO_ROOT
+from autograder.settings import PRAIRIELEARN_TIMEOUT_SECONDS
 from autograder.feedback.results import write_atomic
 
 GRADESCOPE_DIR = DOCKER_DIR / "gradescope"
@@ -106,7 +107,7 @@ def export_gradescope(out: Path, *, wheelhouse: Path | None = None, download: bo
     return out
 
 
-def prairielearn_info(*, image: str = IMAGE, timeout: int = 300) -> dict:
+def prairielearn_info(*, image: str = IMAGE, timeout: int = PRAIRIELEARN_TIMEOUT_SECONDS) -> dict:
     """info.json of the question; a fresh uuid each time, so two copies in one course never collide."""
     return {
         "uuid": str(uuid.uuid4()),
@@ -125,7 +126,7 @@ def prairielearn_info(*, image: str = IMAGE, timeout: int = 300) -> dict:
     }
 
 
-def export_prairielearn(out: Path, *, image: str = IMAGE, timeout: int = 300) -> Path:
+def export_prairielearn(out: Path, *, image: str = IMAGE, timeout: int = PRAIRIELEARN_TIMEOUT_SECONDS) -> Path:
     """Write a PrairieLearn question folder (or .zip of it) graded by the attnkit runtime image.
 
     `image` is the name PrairieLearn pulls: push the (public, secret-free) grader image to a

@@ -1,38 +1,100 @@
-"""Writing one submission's results: Gradescope JSON, the full model, Markdown and HTML feedback."""
+"""The result store: one grading run's results in OUT/<name>/ (Gradescope JSON, the full model,
+Markdown and HTML feedback, PrairieLearn JSON on request), written atomically, attnkit.json last.
+
+`ResultStore` owns the file names, the rule for "already graded", loading, writing, and the lock
+that lets one batch at a time write into OUT. Every grading path (local, pooled, Docker) and
+`attnkit report` go through it.
+"""
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
+from collections.abc import Iterator
 from pathlib import Path
 
-from autograder.errors import OutputError
-
+from autograder.errors import AttnkitError, OutputError
 from autograder.feedback.formats.gradescope import to_gradescope
+from autograder.feedback.formats.html import render_html
+from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.formats.prairielearn import to_prairielearn
-from autograder.feedback.results import SubmissionResult, write_atomic, write_json_atomic
+from autograder.feedback.results import SubmissionResult, load_submission_result, write_atomic, write_json_atomic
+from autograder.settings import (
+    BATCH_LOCK_FILE, FEEDBACK_HTML, FEEDBACK_MD, GRADESCOPE_FILE, PARTIAL_SUFFIX, PRAIRIELEARN_FILE, RESULT_FILE,
+)
+
+
+class ResultStore:
+    """The results of a grading run under `out_dir`: one folder per submission."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = Path(out_dir)
+
+    def folder(self, name: str) -> Path:
+        return self.out_dir / name
+
+    def result_file(self, name: str) -> Path:
+        return self.folder(name) / RESULT_FILE
+
+    def is_done(self, path: Path, name: str) -> bool:
+        """Whether OUT/<name>/ holds a complete result of this very submission (same entry name)."""
+        try:
+            return Path(load_submission_result(self.result_file(name)).source).name == Path(path).name
+        except (OSError, ValueError, TypeError, KeyError):
+            return False
+
+    def load(self, name: str) -> SubmissionResult:
+        return load_submission_result(self.result_file(name))
+
+    def write(self, result: SubmissionResult, images: dict[str, bytes], *, prairielearn: bool = False) -> Path:
+        """Write everything for one submission into OUT/<name>/ (each file atomically).
+
+        attnkit.json comes last: a folder without it is not a result (a resumed batch grades it
+        again). Raises OutputError naming the folder when the files cannot be written (a full disk).
+        """
+        folder = self.folder(result.submission)
+        try:
+            for relative, data in images.items():
+                write_atomic(folder / relative, data)
+            write_json_atomic(folder / GRADESCOPE_FILE, to_gradescope(result, result_dir=folder))
+            if prairielearn:
+                write_json_atomic(folder / PRAIRIELEARN_FILE, to_prairielearn(result, result_dir=folder))
+            write_feedback(result, folder)
+            write_json_atomic(folder / RESULT_FILE, result.to_dict())  # last: its presence means "done"
+        except OSError as error:
+            raise OutputError(cannot_write(folder, error)) from None
+        return folder
+
+    @contextlib.contextmanager
+    def lock(self, tag: str = "", folders: list[str] | None = None) -> Iterator[None]:
+        """One batch at a time in OUT (one per shard, `tag` "K-of-N": the shards of a batch share
+        OUT); the kernel releases the lock when its holder dies, so a killed batch never blocks
+        the next one. Holding it, partial files of a killed writer are removed (write_atomic's
+        temporaries: nothing else writes them); a shard removes only those in its own `folders`."""
+        lock = f"{BATCH_LOCK_FILE}.{tag}" if tag else BATCH_LOCK_FILE
+        try:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            handle = open(self.out_dir / lock, "a")
+        except OSError as error:
+            raise OutputError(cannot_write(self.out_dir, error)) from None
+        with handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise AttnkitError(f"another grade-batch is writing into {self.out_dir}: wait for it to finish, or give another --out") from None
+            roots = [self.out_dir] if not tag else [self.folder(name) for name in folders or ()]
+            for partial in (p for root in roots for p in root.rglob(f"*{PARTIAL_SUFFIX}")):
+                partial.unlink(missing_ok=True)
+            yield
 
 
 def result_dir(out_dir: Path, result: SubmissionResult) -> Path:
-    return Path(out_dir) / result.submission
+    return ResultStore(out_dir).folder(result.submission)
 
 
 def write_submission(result: SubmissionResult, images: dict[str, bytes], out_dir: Path, *, prairielearn: bool = False) -> Path:
-    """Write everything for one submission into out_dir/<name>/ (each file atomically).
-
-    attnkit.json comes last: a folder without it is not a result (a resumed batch grades it
-    again). Raises OutputError naming the folder when the files cannot be written (a full disk).
-    """
-    folder = result_dir(out_dir, result)
-    try:
-        for relative, data in images.items():
-            write_atomic(folder / relative, data)
-        write_json_atomic(folder / "results.json", to_gradescope(result, result_dir=folder))
-        if prairielearn:
-            write_json_atomic(folder / "prairielearn.json", to_prairielearn(result, result_dir=folder))
-        write_feedback(result, folder)
-        write_json_atomic(folder / "attnkit.json", result.to_dict())  # last: its presence means "done"
-    except OSError as error:
-        raise OutputError(cannot_write(folder, error)) from None
-    return folder
+    """ResultStore(out_dir).write(...): everything for one submission, attnkit.json last."""
+    return ResultStore(out_dir).write(result, images, prairielearn=prairielearn)
 
 
 def cannot_write(folder: Path, error: OSError) -> str:
@@ -42,8 +104,5 @@ def cannot_write(folder: Path, error: OSError) -> str:
 
 
 def write_feedback(result: SubmissionResult, folder: Path) -> None:
-    from autograder.feedback.formats.html import render_html
-    from autograder.feedback.formats.markdown import render_markdown
-
-    write_atomic(folder / "feedback.md", render_markdown(result, result.lang))
-    write_atomic(folder / "feedback.html", render_html(result, folder, result.lang))
+    write_atomic(folder / FEEDBACK_MD, render_markdown(result, result.lang))
+    write_atomic(folder / FEEDBACK_HTML, render_html(result, folder, result.lang))

@@ -16,10 +16,9 @@ from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.i18n import check_lang
 from autograder.feedback.output import cannot_write
 from autograder.feedback.results import RESULT_SCHEMA, BatchResult, SubmissionResult, load_submission_result, write_atomic
-from autograder.grading.submission import BATCH_FILES
+from autograder.settings import BATCH_FILES, FEEDBACK_HTML, FEEDBACK_MD, RESULT_FILE
 from autograder.deployment.roster import Roster
 
-RESULT_FILE = "attnkit.json"
 
 
 def load_result(path: Path) -> SubmissionResult:
@@ -52,8 +51,8 @@ def load_results(out_dir: Path) -> list[tuple[str, SubmissionResult]]:
 
 def write_feedback(result_dir: Path, result: SubmissionResult, lang: str, *, show_after_due: bool = False) -> None:
     """feedback.html and feedback.md beside the result."""
-    write_atomic(result_dir / "feedback.html", render_html(result, result_dir, lang, show_after_due=show_after_due))
-    write_atomic(result_dir / "feedback.md", render_markdown(result, lang, show_after_due=show_after_due))
+    write_atomic(result_dir / FEEDBACK_HTML, render_html(result, result_dir, lang, show_after_due=show_after_due))
+    write_atomic(result_dir / FEEDBACK_MD, render_markdown(result, lang, show_after_due=show_after_due))
 
 
 def refresh_similarity(out_dir: Path, batch: BatchResult) -> list:

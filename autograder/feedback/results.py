@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from autograder.grading.integrity.flags import Flag
+from autograder.settings import PARTIAL_SUFFIX
 
 RESULT_SCHEMA = 1
-PARTIAL_SUFFIX = ".attnkit-partial"  # a file being written by write_atomic (left only by a killed writer)
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 VISIBILITIES = ("visible", "hidden", "after_due_date")
 PART_TITLES = {

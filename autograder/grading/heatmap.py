@@ -29,17 +29,17 @@ import numpy as np
 import torch
 
 from autograder.errors import AttnkitError
+from autograder.grading.worker.protocol import NEW_AXES  # noqa: F401  (checks ask for a fresh Axes with it)
+from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS
+from autograder.settings import PLOT_MAX_DRAWINGS as MAX_DRAWINGS
+from autograder.settings import PLOT_MAX_LABEL_CHARS as MAX_LABEL_CHARS
+from autograder.settings import PLOT_MAX_PNG_BYTES as MAX_PNG_BYTES  # noqa: F401  (the checks keep at most this)
+from autograder.settings import PLOT_MAX_SIDE as MAX_SIDE
+from autograder.settings import PLOT_MAX_TICKS as MAX_TICKS
 
-NEW_AXES = "__attnkit_new_axes__"  # a plot keyword value the worker replaces by a fresh Axes (plotdata.plot_call)
 CELL_TOLERANCE = 0.25  # a tick belongs to a column/row when within this fraction of a cell of its centre
 SSIM_SIZE = 128  # the cells of both renders are resampled to SSIM_SIZE x SSIM_SIZE grayscale
 SSIM_WINDOW = 7
-MAX_TICKS = 1000  # ticks read per axis (a heatmap of attention has a few dozen)
-MAX_SIDE = 1000  # rows or columns read (worker/plotdata.py sends at most MAX_CELLS cells)
-MAX_CELLS = 1 << 16  # cells of one drawing
-MAX_DRAWINGS = 64  # images + meshes on one Axes
-MAX_LABEL_CHARS = 200  # characters kept of one tick label
-MAX_PNG_BYTES = 4 << 20  # the student's own figure, stored with the feedback
 # Why a figure past the bounds cannot be read (argument-free: checks/texts.py translates them).
 TOO_LARGE = f"the heatmap is too large to read: at most {MAX_SIDE} rows or columns and {MAX_CELLS} cells"
 TOO_MANY_DRAWINGS = f"the Axes holds more than {MAX_DRAWINGS} images and meshes: draw the heatmap once"

@@ -1,37 +1,33 @@
-"""Grading: one submission (pytest + plugin against a worker), and batches of them.
+"""Grading one submission: pytest with the attnkit plugin runs the hidden checks against a worker.
 
-Order matters for safety: a grader process starts its WorkerFactory (the template that student
-workers fork from) before it loads the hidden checks or the reference solution, so nothing
-secret is ever in a worker's memory.
+The worker factory comes from a started `grader.Grader` (its constructor is the safety order);
+batches are grading/batch.py's loop.
 """
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import io
-import multiprocessing
-import multiprocessing.queues
 import secrets
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Protocol
 
 import pytest
 import torch
 
 from autograder.grading.devicecheck import device_notes
-from autograder.errors import AttnkitError, OutputError, SubmissionError
 from autograder.feedback.i18n import t
+from autograder.errors import AttnkitError, SubmissionError
 from autograder.grading.integrity import record
 from autograder.grading.integrity.flags import Flag
 from autograder.grading.integrity.static import analyze
-from autograder.paths import CHECKS_DIR
-from autograder.feedback.results import ERROR, FAILED, PARTIAL_SUFFIX, Artifact, BatchResult, CheckResult, SubmissionResult
 from autograder.grading.shard import Shard
-from autograder.grading.submission import Submission, load_submission, output_names, submission_name
-from autograder.grading.worker.client import Budget, Student, WorkerFactory, remove_stale_scratch
-from autograder.grading.worker.launch import LaunchedTemplate, launch_template
+from autograder.paths import CHECKS_DIR
+from autograder.feedback.results import ERROR, FAILED, Artifact, CheckResult, SubmissionResult
+from autograder.grading.submission import load_submission, submission_name
+from autograder.grading.worker.client import Budget, Student, WorkerFactory
 from autograder.grading.worker.sandbox import SandboxConfig
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
@@ -64,6 +60,40 @@ class GradeOptions:
     visible_only: bool = False  # only the checks a student sees before the due date
     images: bool = True  # feedback images (heatmaps, differences); `check` shows none
 
+    def cli_arguments(self) -> list[str]:
+        """The `attnkit grade` / `grade-batch` options that ask for these options (a grading
+        container gets them: seed, language, integrity mode, PrairieLearn file, parts). The
+        budget, sandbox and task selection have no option: a container uses the defaults."""
+        arguments = ["--lang", self.lang, "--integrity", self.integrity]
+        if self.seed is not None:
+            arguments += ["--seed", str(self.seed)]
+        if self.prairielearn:
+            arguments.append("--prairielearn")
+        if self.parts:
+            arguments += ["--parts", ",".join(sorted(self.parts))]
+        return arguments
+
+
+@dataclass(frozen=True)
+class BatchJob:
+    """What a runner grades: `todo` (path, folder name) of the batch in `directory`, into `out_dir`."""
+
+    directory: Path
+    out_dir: Path
+    todo: list[tuple[Path, str]]
+    options: GradeOptions  # the batch's seed is set
+    force: bool = False
+    shard: Shard | None = None
+
+
+class Runner(Protocol):
+    """Grades a batch's `todo` into its out_dir (a ResultStore's layout); yields (path, result) as each is done."""
+
+    lock_tag: str  # "" locks OUT as grade-batch does; a runner whose own grade-batch locks OUT inside takes another
+
+    def run(self, job: BatchJob) -> Iterator[tuple[Path, SubmissionResult]]:
+        ...
+
 
 def new_seed() -> int:
     return secrets.randbelow(2**31)
@@ -80,7 +110,7 @@ def warm_grader(render: bool = True) -> None:
     """Load what the first checks would load (the reference, autograd's shape helpers, the
     renderer unless `render` is False) while the worker template is still starting in its own
     process."""
-    from autograder.checks.support import reference
+    from autograder.checks.carried import reference
 
     torch.set_num_threads(1)  # tiny tensors: extra threads only spin against the worker (~10x slower on a busy machine)
     reference()
@@ -211,36 +241,6 @@ class _Unreadable:
         return fail
 
 
-# ---------------------------------------------------------------------------------------------
-# batches
-# ---------------------------------------------------------------------------------------------
-def list_submissions(directory: Path) -> list[Path]:
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise AttnkitError(f"{directory} is not a folder of submissions")
-    return sorted(p for p in directory.iterdir() if not p.name.startswith("."))
-
-
-_FACTORY: WorkerFactory | None = None
-
-
-def _pool_init(template: LaunchedTemplate, clients: multiprocessing.queues.SimpleQueue) -> None:
-    """A pool process: forked from the warm parent, it talks to the shared template through a
-    control socket of its own."""
-    global _FACTORY
-    torch.set_num_threads(1)
-    _FACTORY = WorkerFactory(template, client=clients.get())
-
-
-def _pool_grade(task: tuple[str, str, str, GradeOptions]) -> dict:
-    path, name, out_dir, options = task
-    from autograder.feedback.output import write_submission
-
-    result, images = grade_safely(Path(path), _FACTORY, options, name)
-    write_submission(result, images, Path(out_dir), prairielearn=options.prairielearn)
-    return result.to_dict()
-
-
 def grade_safely(path: Path, factory: WorkerFactory | None, options: GradeOptions, name: str) -> tuple[SubmissionResult, dict[str, bytes]]:
     """grade_submission, with a grader failure on one submission turned into that submission's
     result (a batch goes on; `attnkit grade` still writes a result that says what happened)."""
@@ -252,106 +252,3 @@ def grade_safely(path: Path, factory: WorkerFactory | None, options: GradeOption
     except Exception as error:  # noqa: BLE001 - whatever it was, it is reported, not raised
         reason = t("note.internal_error", kind=type(error).__name__, text=str(error)[:500])
         return SubmissionResult(submission=name, source=str(path), seed=options.seed or 0, grader_error=reason, lang=options.lang), {}
-
-
-LOCK_FILE = ".attnkit-batch.lock"
-STALL_MARGIN_SECONDS = 120.0  # start-up (import torch, the template) and the grader's own work
-
-
-def stall_seconds(budget: Budget) -> float:
-    """How long a batch waits for the next result before it calls a grader process stuck: a
-    submission ends within its total budget plus one import and one call that were under way."""
-    return budget.total_seconds + budget.import_seconds + budget.call_seconds + STALL_MARGIN_SECONDS
-
-
-@contextlib.contextmanager
-def batch_lock(out_dir: Path, shard: Shard | None = None, folders: list[str] | None = None) -> Iterator[None]:
-    """One batch at a time in an output folder (one per shard: the shards of a batch share it);
-    the kernel releases the lock when its holder dies, so a killed batch never blocks the next
-    one. Holding it, partial files of a killed writer are removed (write_atomic's temporaries:
-    nothing else writes them); a shard removes only those in its own submissions' `folders`."""
-    out_dir = Path(out_dir)
-    lock = LOCK_FILE if shard is None else f"{LOCK_FILE}.{shard.index}-of-{shard.count}"
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        handle = open(out_dir / lock, "a")
-    except OSError as error:
-        from autograder.feedback.output import cannot_write
-
-        raise OutputError(cannot_write(out_dir, error)) from None
-    with handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise AttnkitError(f"another grade-batch is writing into {out_dir}: wait for it to finish, or give another --out") from None
-        roots = [out_dir] if shard is None else [out_dir / folder for folder in folders or ()]
-        for partial in (p for root in roots for p in root.rglob(f"*{PARTIAL_SUFFIX}")):
-            partial.unlink(missing_ok=True)
-        yield
-
-
-def is_done(path: Path, result_file: Path) -> bool:
-    """Whether result_file is a complete result of this very submission (same entry name)."""
-    from autograder.feedback.results import load_submission_result
-
-    try:
-        return Path(load_submission_result(result_file).source).name == path.name
-    except (OSError, ValueError, TypeError, KeyError):
-        return False
-
-
-def grade_batch(
-    directory: Path, out_dir: Path, *, jobs: int = 1, force: bool = False, options: GradeOptions = GradeOptions(),
-    progress: Callable[[int, int, SubmissionResult], None] | None = None, shard: Shard | None = None,
-) -> BatchResult:
-    """Grade every submission in a folder (only `shard`'s share of them when given: see
-    autograder/grading/shard.py) into out_dir/<name>/ (submission.output_names); resumable unless force:
-    a submission whose complete result is there is not graded again."""
-    from autograder.feedback.results import load_submission_result
-
-    paths = list_submissions(directory)
-    names = output_names(paths)  # from the whole folder: every shard names a submission alike
-    if shard is not None:
-        paths = [p for p in paths if shard.holds(names[p])]
-    seed = options.seed if options.seed is not None else new_seed()
-    options = replace(options, seed=seed)
-    done: dict[str, SubmissionResult] = {}
-    with batch_lock(out_dir, shard, [names[p] for p in paths]):
-        remove_stale_scratch()  # a killed run's folders go even when nothing is left to grade
-        todo = []
-        for path in paths:
-            existing = Path(out_dir) / names[path] / "attnkit.json"
-            if not force and existing.is_file() and is_done(path, existing):
-                done[str(path)] = load_submission_result(existing)
-            else:
-                todo.append(path)
-        tasks = [(str(p), names[p], str(out_dir), options) for p in todo]
-        if tasks:
-            # One template for the whole pool, started before the grader warms up (once, here):
-            # the pool processes are forked warm and share it, each through its own control socket.
-            processes = max(1, min(jobs, len(tasks)))
-            template = launch_template(clients=processes)
-            try:
-                warm_grader()
-                context = multiprocessing.get_context("fork")  # children share the parent's imported torch
-                clients = context.SimpleQueue()
-                for client in range(processes):
-                    clients.put(client)
-                stalled = stall_seconds(options.budget)
-                with context.Pool(processes, initializer=_pool_init, initargs=(template, clients)) as pool:
-                    results = pool.imap_unordered(_pool_grade, tasks)
-                    for count in range(1, len(tasks) + 1):
-                        try:
-                            data = results.next(timeout=stalled)
-                        except multiprocessing.TimeoutError:
-                            raise AttnkitError(
-                                f"no submission finished in {stalled:.0f} s: a grader process is stuck or died. "
-                                f"Run the same command again: the {len(done)} results written are kept and the rest are graded"
-                            ) from None
-                        result = SubmissionResult.from_dict(data)
-                        done[result.source] = result
-                        if progress:
-                            progress(count, len(tasks), result)
-            finally:
-                template.close()
-    return BatchResult(tuple(done[str(p)] for p in paths if str(p) in done))

@@ -18,11 +18,13 @@ from pathlib import Path, PurePosixPath
 
 from autograder.errors import SubmissionError
 from autograder.feedback.i18n import t
+from autograder.settings import BATCH_FILES  # noqa: F401  (names a submission folder may not take)
+from autograder.settings import SUBMISSION_MAX_FILE_BYTES as MAX_FILE_BYTES
+from autograder.settings import SUBMISSION_MAX_FILES as MAX_FILES
+from autograder.settings import SUBMISSION_MAX_TOTAL_BYTES as MAX_TOTAL_BYTES
+from autograder.settings import SUBMISSION_MAX_ZIP_BYTES as MAX_ZIP_BYTES
+from autograder.settings import SUBMISSION_MAX_ZIP_ENTRIES as MAX_ZIP_ENTRIES
 
-MAX_FILE_BYTES = 2 << 20
-MAX_TOTAL_BYTES = 8 << 20
-MAX_FILES = 200
-MAX_ZIP_BYTES = 32 << 20
 ENTRY_NAMES = ("attention.py", "attention.ipynb", "attention.zh.ipynb")  # the release's files a student writes in
 STUB_MARK = b"raise NotImplementedError"  # what a task the student has not written still holds
 ANSWER_TAGS = {"attnkit:answer", "attnkit:setup"}
@@ -50,7 +52,6 @@ def submission_name(path: Path) -> str:
 
 
 # Files and folders that a batch writes into its output folder beside the submissions' folders.
-BATCH_FILES = ("grades.csv", "summary.md", "index.html")
 
 
 def output_names(paths: list[Path]) -> dict[Path, str]:
@@ -211,8 +212,8 @@ def _read_zip(path: Path) -> dict[str, bytes]:
         raise SubmissionError(t("submission.bad_zip", file=path.name, error=error)) from None
     with archive:
         members = archive.infolist()
-        if len(members) > 10 * MAX_FILES:
-            raise SubmissionError(t("submission.zip_entries", file=path.name, count=len(members), limit=10 * MAX_FILES))
+        if len(members) > MAX_ZIP_ENTRIES:
+            raise SubmissionError(t("submission.zip_entries", file=path.name, count=len(members), limit=MAX_ZIP_ENTRIES))
         for info in members:
             name = PurePosixPath(info.filename.replace("\\", "/"))
             if name.is_absolute() or ".." in name.parts or re.match(r"^[A-Za-z]:", info.filename):
@@ -278,3 +279,21 @@ def _find_entry(name: str, files: dict[str, bytes]) -> str:
     if len(candidates) == 1:
         return candidates[0]
     raise SubmissionError(t("submission.not_found", file=name, files=", ".join(sorted(files)) or "none"))
+
+
+def split_chunks(source: str) -> list[tuple[int, str]]:
+    """Top-level statements grouped into chunks (first line number, text).
+
+    Used when the whole file does not compile: each chunk is compiled on its own, so a syntax
+    error in one function does not take the others down.
+    """
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for index, line in enumerate(lines[1:], start=1):
+        stripped = line.lstrip()
+        opens_statement = line[:1] not in (" ", "\t", "\n", "\r", "#", "") and not line.startswith(("else", "elif", "except", "finally", ")", "]", "}"))
+        if opens_statement and stripped and not lines[index - 1].rstrip().endswith("\\"):
+            if line.startswith("@") or not lines[index - 1].startswith("@"):
+                starts.append(index)
+    starts.append(len(lines))
+    return [(a + 1, "".join(lines[a:b])) for a, b in zip(starts, starts[1:]) if "".join(lines[a:b]).strip()]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.errors import AttnkitError, SubmissionError
-from autograder.feedback.results import CheckResult
+from autograder.feedback.formats.watchview import Pass, Progress
 from autograder.grading.worker.launch import STOP_SIGNALS, signals_deferred
 
 if TYPE_CHECKING:  # torch comes with these: imported when checking, after the template started
@@ -53,47 +53,6 @@ def default_path(cwd: Path) -> Path:
         if found:
             return max(found, key=lambda p: p.stat().st_mtime_ns)
     raise AttnkitError(f"no {' or '.join(STUDENT_FILES)} here or in {RELEASE_DIR}: give the file to watch (attnkit watch PATH)")
-
-
-@dataclass(frozen=True)
-class Progress:
-    """What the student sees: the latest result of every visible check, in the checks' order."""
-
-    checks: tuple[CheckResult, ...] = ()
-    notes: tuple[str, ...] = ()  # the file could not be read, or part of it could not run
-    count: int = 0  # how many saves were checked
-
-    @property
-    def tasks(self) -> dict[str, tuple[CheckResult, ...]]:
-        by_task: dict[str, list[CheckResult]] = {}
-        for check in self.checks:
-            by_task.setdefault(check.task, []).append(check)
-        return {task: tuple(checks) for task, checks in by_task.items()}
-
-    @property
-    def done(self) -> list[str]:
-        return [task for task, checks in self.tasks.items() if all(c.passed for c in checks)]
-
-    @property
-    def focus(self) -> str | None:
-        """The first task not yet right (the one being worked on), None when all are."""
-        return next((task for task, checks in self.tasks.items() if not all(c.passed for c in checks)), None)
-
-    def merged(self, checks: list[CheckResult]) -> Progress:
-        """These results in place of the same checks' earlier ones (new checks at the end)."""
-        fresh = {(c.task, c.check_id): c for c in checks}
-        kept = [fresh.pop((c.task, c.check_id), c) for c in self.checks]
-        return replace(self, checks=(*kept, *fresh.values()))
-
-
-@dataclass
-class Pass:
-    """One redraw: the progress so far, and what has been checked since the save."""
-
-    progress: Progress
-    checked: str  # "A.2", or "" for every task
-    seconds: float  # since the save was noticed
-    more: bool  # another pass follows (the other tasks)
 
 
 @dataclass

@@ -25,11 +25,12 @@ from autograder.errors import AttnkitError
 from autograder.feedback.formats.prairielearn import not_gradable, to_prairielearn
 from autograder.feedback.i18n import DEFAULT_LANG, LANGS, t
 from autograder.feedback.results import load_submission_result, write_json_atomic
+from autograder.settings import PRAIRIELEARN_GRADE_SECONDS, PRAIRIELEARN_RESULTS_FILE, RESULT_FILE
 
 PARAM_PREFIX = "attnkit_"
 SEED_PARAM, LANG_PARAM = "attnkit_seed", "attnkit_lang"
 MAX_SEED = 2**31 - 1
-GRADE_TIMEOUT = 280.0  # seconds; below the question's default 300 s container timeout
+GRADE_TIMEOUT = PRAIRIELEARN_GRADE_SECONDS  # below the question's container timeout
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def grade(grade_root: Path) -> dict:
             done = subprocess.run(command, capture_output=True, text=True, timeout=GRADE_TIMEOUT)
         except subprocess.TimeoutExpired:
             done = None
-        result_file = Path(out) / student.name / "attnkit.json"
+        result_file = Path(out) / student.name / RESULT_FILE
         if done is None or not result_file.is_file():
             tail = "" if done is None else (done.stdout + done.stderr)[-2000:]
             print(f"attnkit grade wrote no {result_file}:\n{tail}", file=sys.stderr)
@@ -113,7 +114,7 @@ def grade(grade_root: Path) -> dict:
 def run(grade_root: Path) -> Path:
     """Grade grade_root/student and write grade_root/results/results.json; returns its path."""
     grade_root = Path(grade_root)
-    results = grade_root / "results" / "results.json"
+    results = grade_root / "results" / PRAIRIELEARN_RESULTS_FILE
     try:
         payload = grade(grade_root)
     except Exception as error:  # noqa: BLE001 - PrairieLearn must get a results file whatever happened

@@ -6,41 +6,18 @@ with the student's heatmaps embedded as data URLs, within a size budget.
 """
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.formats.view import check_views
+from autograder.feedback.formats.view import heatmap_images
 from autograder.feedback.i18n import t
-from autograder.feedback.results import PASSED, Artifact, SubmissionResult
+from autograder.feedback.results import PASSED, SubmissionResult
+from autograder.settings import GRADESCOPE_MAX_IMAGE_BYTES, GRADESCOPE_MAX_OUTPUT_CHARS
 
 STATUS = {PASSED: "passed"}
-MAX_IMAGE_BYTES = 400_000  # all embedded images together (base64), so results.json stays well under 1 MB
-MAX_OUTPUT_CHARS = 200_000  # the Markdown text, before images
-
-
-def _caption(artifact: Artifact, lang: str) -> str:
-    """The checks write captions in English; another language gets its own words and the image's name."""
-    if lang == "en":
-        return artifact.caption or artifact.name
-    return f"{t('feedback.heatmap_student', lang)} · {artifact.name}"
-
-
-def heatmap_images(result: SubmissionResult, result_dir: Path | None, budget: int) -> list[tuple[str, str]]:
-    """(caption, data URL) of the student's heatmap PNGs, in order, while they fit in `budget` bytes."""
-    if result_dir is None:
-        return []
-    images = []
-    for artifact in result.artifacts:
-        path = Path(result_dir) / artifact.student if artifact.student else None
-        if path is None or path.suffix.lower() != ".png" or not path.is_file():
-            continue
-        encoded = base64.b64encode(path.read_bytes()).decode("ascii")
-        if len(encoded) > budget:
-            continue
-        budget -= len(encoded)
-        images.append((_caption(artifact, result.lang), f"data:image/png;base64,{encoded}"))
-    return images
+MAX_IMAGE_BYTES = GRADESCOPE_MAX_IMAGE_BYTES  # all embedded images together (base64)
+MAX_OUTPUT_CHARS = GRADESCOPE_MAX_OUTPUT_CHARS  # the Markdown text, before images
 
 
 def _summary(result: SubmissionResult, result_dir: Path | None) -> str:

@@ -23,9 +23,10 @@ from autograder.feedback.formats.view import (
 )
 from autograder.feedback.i18n import part_title, status_word, t
 from autograder.feedback.results import Artifact, SubmissionResult
+from autograder.settings import HTML_MAX_IMAGE_BYTES
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-MAX_IMAGE_BYTES = 8 * 1024 * 1024
+MAX_IMAGE_BYTES = HTML_MAX_IMAGE_BYTES
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
 
 TEMPLATES = Path(__file__).with_name("templates")  # Jinja2 templates and the pages' CSS (style.css)

@@ -14,12 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from autograder.feedback.formats.gradescope import heatmap_images
 from autograder.feedback.formats.view import CheckView, check_views, note_text, number
+from autograder.feedback.formats.view import heatmap_images, message_text, number
 from autograder.feedback.i18n import t
 from autograder.feedback.results import SubmissionResult
+from autograder.settings import PRAIRIELEARN_MAX_IMAGE_BYTES
 
-MAX_IMAGE_BYTES = 600_000  # all embedded images together (base64), well below PrairieLearn's 1 MB cap
+MAX_IMAGE_BYTES = PRAIRIELEARN_MAX_IMAGE_BYTES  # all embedded images together (base64)
 SHOWN = "visible"  # the only visibility whose message PrairieLearn may show before the due date
 
 

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import re
+import base64
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterable
+from pathlib import Path
 
 from autograder.checks.texts import GENERIC, MESSAGES, check_name, render_message, where_text
 from autograder.feedback.hints import first_tier, fold
@@ -221,3 +223,27 @@ def number(value: float) -> str:
 
 def percent(score: float, max_score: float) -> float:
     return round(100.0 * score / max_score, 2) if max_score > 0 else 0.0
+
+
+def _image_caption(artifact: Artifact, lang: str) -> str:
+    """The checks write captions in English; another language gets its own words and the image's name."""
+    if lang == "en":
+        return artifact.caption or artifact.name
+    return f"{t('feedback.heatmap_student', lang)} · {artifact.name}"
+
+
+def heatmap_images(result: SubmissionResult, result_dir: Path | None, budget: int) -> list[tuple[str, str]]:
+    """(caption, data URL) of the student's heatmap PNGs, in order, while they fit in `budget` bytes."""
+    if result_dir is None:
+        return []
+    images = []
+    for artifact in result.artifacts:
+        path = Path(result_dir) / artifact.student if artifact.student else None
+        if path is None or path.suffix.lower() != ".png" or not path.is_file():
+            continue
+        encoded = base64.b64encode(path.read_bytes()).decode("ascii")
+        if len(encoded) > budget:
+            continue
+        budget -= len(encoded)
+        images.append((_image_caption(artifact, result.lang), f"data:image/png;base64,{encoded}"))
+    return images

@@ -2,6 +2,7 @@
 diagnosed mistake and hint, and a line per task. Plain text (no colour), one language."""
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.checks.texts import check_name
@@ -10,9 +11,49 @@ from autograder.feedback.formats.view import note_text
 from autograder.feedback.hints import first_tier
 from autograder.feedback.i18n import t
 from autograder.feedback.results import CheckResult
-from autograder.grading.watch import Pass
 
 TASK_NAME_WIDTH = 28
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the student sees: the latest result of every visible check, in the checks' order."""
+
+    checks: tuple[CheckResult, ...] = ()
+    notes: tuple[str, ...] = ()  # the file could not be read, or part of it could not run
+    count: int = 0  # how many saves were checked
+
+    @property
+    def tasks(self) -> dict[str, tuple[CheckResult, ...]]:
+        by_task: dict[str, list[CheckResult]] = {}
+        for check in self.checks:
+            by_task.setdefault(check.task, []).append(check)
+        return {task: tuple(checks) for task, checks in by_task.items()}
+
+    @property
+    def done(self) -> list[str]:
+        return [task for task, checks in self.tasks.items() if all(c.passed for c in checks)]
+
+    @property
+    def focus(self) -> str | None:
+        """The first task not yet right (the one being worked on), None when all are."""
+        return next((task for task, checks in self.tasks.items() if not all(c.passed for c in checks)), None)
+
+    def merged(self, checks: list[CheckResult]) -> Progress:
+        """These results in place of the same checks' earlier ones (new checks at the end)."""
+        fresh = {(c.task, c.check_id): c for c in checks}
+        kept = [fresh.pop((c.task, c.check_id), c) for c in self.checks]
+        return replace(self, checks=(*kept, *fresh.values()))
+
+
+@dataclass
+class Pass:
+    """One redraw: the progress so far, and what has been checked since the save."""
+
+    progress: Progress
+    checked: str  # "A.2", or "" for every task
+    seconds: float  # since the save was noticed
+    more: bool  # another pass follows (the other tasks)
 
 
 def task_name(checks: tuple[CheckResult, ...]) -> str:

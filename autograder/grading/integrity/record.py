@@ -8,6 +8,7 @@ from autograder.grading.integrity.flags import (
 )
 from autograder.grading.integrity.static import SourceFacts
 from autograder.feedback.results import CheckResult
+from autograder.settings import GRADES_CSV, GRADESCOPE_FILE, PRAIRIELEARN_FILE, RESULT_FILE
 
 # The part each top-level name of the assignment belongs to (a finding inside it touches that part).
 PART_OF = {
@@ -17,7 +18,7 @@ PART_OF = {
 }
 SOURCE_CODES = (EVASION, GRADER_REFERENCE, LIBRARY_PATCH, FILE_ACCESS, NETWORK, PROCESS, SIGNAL)
 LIMIT_WORDS = ("timed out", "memory limit", "CPU time limit", "file size limit", "time budget", "killed")
-RESULT_FILE_NAMES = ("results.json", "prairielearn.json", "attnkit.json", "grades.csv")
+RESULT_FILE_NAMES = (GRADESCOPE_FILE, PRAIRIELEARN_FILE, RESULT_FILE, GRADES_CSV)
 
 
 def source_flags(facts: SourceFacts) -> list[Flag]:

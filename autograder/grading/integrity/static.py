@@ -26,6 +26,7 @@ import tokenize
 from dataclasses import dataclass
 
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
+from autograder.grading.submission import split_chunks
 
 SOFTMAX_NAMES = frozenset({
     "softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "gumbel_softmax",
@@ -302,8 +303,6 @@ class _Scanner(ast.NodeVisitor):
 
 def _pieces(source: str, first_line: int) -> list[tuple[int, str]]:
     """The source as the worker compiles it: whole, or in top-level chunks when it does not parse."""
-    from autograder.grading.worker.dispatcher import split_chunks
-
     try:
         ast.parse(source)
         return [(first_line, source)]

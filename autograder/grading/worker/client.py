@@ -29,6 +29,7 @@ from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, lau
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
 from autograder.grading.worker.standins import GRADER_SIDE, MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInError, StandInRefused
+from autograder.settings import CALL_SECONDS, IMPORT_SECONDS, SUBMISSION_SECONDS
 
 SIGNAL_NAMES = {  # how a worker killed by a signal ended, in words (autograder.feedback.i18n "ended.*")
     signal.SIGKILL: t("ended.killed"), signal.SIGSEGV: t("ended.segfault"), signal.SIGXCPU: t("ended.cpu_limit"),
@@ -77,7 +78,8 @@ PRIVATE_MESSAGE_NOTE = t("note.private_message")
 
 
 class WorkerFactory:
-    """Starts the template process (fork server). Create it before loading anything secret.
+    """Starts the template process (fork server). A grader gets one from grading/grader.py's
+    Grader, whose constructor starts it before anything secret is loaded.
 
     The template is a fresh interpreter, not a fork of the grader: it inherits none of the
     grader's memory (a caller may already hold the reference or the hidden checks), none of its
@@ -259,9 +261,9 @@ class WorkerProcess:
 class Budget:
     """Wall-clock limits: per call and for the whole submission."""
 
-    call_seconds: float = 10.0
-    import_seconds: float = 20.0
-    total_seconds: float = 180.0
+    call_seconds: float = CALL_SECONDS
+    import_seconds: float = IMPORT_SECONDS
+    total_seconds: float = SUBMISSION_SECONDS
 
 
 @dataclass

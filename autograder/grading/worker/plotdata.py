@@ -23,7 +23,8 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
 from matplotlib.image import AxesImage  # noqa: E402
 
-from autograder.grading.heatmap import MAX_CELLS, NEW_AXES  # noqa: E402  (plain data; the grader reads no more)
+from autograder.grading.worker.protocol import NEW_AXES  # noqa: E402
+from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS  # noqa: E402  (the grader reads no more)
 
 MAX_PIXELS = 4_000_000
 PNG_DPI = 72

@@ -23,6 +23,8 @@ from typing import Any
 
 import torch
 
+from autograder.settings import WIRE_MAX_BLOBS, WIRE_MAX_DEPTH, WIRE_MAX_JSON_BYTES, WIRE_MAX_PAYLOAD_BYTES
+
 MAGIC = b"ATK1"
 HEADER = struct.Struct("!4sIQI")
 BLOB_LEN = struct.Struct("!Q")
@@ -39,14 +41,15 @@ DTYPES: dict[str, torch.dtype] = {
     "int64": torch.int64,
 }
 DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
+NEW_AXES = "__attnkit_new_axes__"  # a plot keyword value the worker replaces by a fresh Axes (plotdata.plot_call)
 
 
 @dataclass(frozen=True)
 class Limits:
-    max_json: int = 8 << 20
-    max_payload: int = 256 << 20
-    max_blobs: int = 4096
-    max_depth: int = 32
+    max_json: int = WIRE_MAX_JSON_BYTES
+    max_payload: int = WIRE_MAX_PAYLOAD_BYTES
+    max_blobs: int = WIRE_MAX_BLOBS
+    max_depth: int = WIRE_MAX_DEPTH
 
 
 DEFAULT_LIMITS = Limits()

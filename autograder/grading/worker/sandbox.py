@@ -21,6 +21,8 @@ import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder import settings
+
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -43,13 +45,13 @@ except (ImportError, RuntimeError, OSError):  # not Linux, or no libseccomp.so.2
 class SandboxConfig:
     """Limits for one worker. Sizes in bytes, times in seconds."""
 
-    memory_bytes: int = 2 << 30
-    cpu_seconds: int = 120
-    max_processes: int = 64
-    max_file_bytes: int = 16 << 20
-    max_open_files: int = 128
-    scratch_bytes: int = 64 << 20
-    output_bytes: int = 64 << 10
+    memory_bytes: int = settings.WORKER_MEMORY_BYTES
+    cpu_seconds: int = settings.WORKER_CPU_SECONDS
+    max_processes: int = settings.WORKER_PROCESSES
+    max_file_bytes: int = settings.WORKER_FILE_BYTES
+    max_open_files: int = settings.WORKER_OPEN_FILES
+    scratch_bytes: int = settings.WORKER_SCRATCH_BYTES
+    output_bytes: int = settings.WORKER_OUTPUT_BYTES
     isolate: bool = True  # namespaces + chroot + uid drop when running as root
     hidden: tuple[str, ...] = ()  # folders the worker must never see (checked against the allow-list)
     extra_paths: tuple[str, ...] = field(default_factory=tuple)

@@ -1,7 +1,7 @@
 """The template process: a fork server that has imported torch and holds nothing secret.
 
-The grader starts it first (before it loads any hidden check or reference), so `import torch` is
-paid once per grader. Each spawn request carries two file descriptors (the worker's data socket
+grading/grader.py's Grader starts it first (before it loads any hidden check or reference), so
+`import torch` is paid once per grader. Each spawn request carries two file descriptors (the worker's data socket
 and a status pipe) and forks:
 
     template ─fork→ keeper (setsid; new pid namespace as root) ─fork→ worker (pid 1 inside)

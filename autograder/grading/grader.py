@@ -1,0 +1,88 @@
+"""The grading session: `with Grader() as grader: grader.grade(path, options)`.
+
+The constructor is the safety order. It starts the worker template (the fork server student
+workers come from) first, before this process has imported torch, the hidden checks or the
+reference solution, so nothing secret is ever in a worker's memory; only then does the grader
+warm up (the reference, autograd, the renderer) while the template is still starting. There is
+no other way to get a worker factory for grading, so the order cannot be got wrong.
+
+This module imports no torch at import time: `attnkit check` starts the template before it pays
+for torch, and both start at once.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autograder.grading.worker.launch import LaunchedTemplate, launch_template, signals_deferred
+
+if TYPE_CHECKING:  # torch comes with these: imported after the template started
+    from autograder.feedback.results import SubmissionResult
+    from autograder.grading.session import GradeOptions
+    from autograder.grading.worker.client import WorkerFactory
+
+
+class Grader:
+    """A started grader: the worker template, then the warmed-up grader process.
+
+    clients: how many processes share the template (a grading pool forks its processes from this
+    one after the warm-up; each takes a factory with `factory_for(client)`). With one client the
+    grader holds its own factory (`grader.factory`). render: warm the renderer up too (`check`
+    renders only what a wrong map needs, so it does not).
+    """
+
+    def __init__(self, *, clients: int = 1, render: bool = True) -> None:
+        self.template: LaunchedTemplate | None = None
+        self.factory: WorkerFactory | None = None
+        try:
+            with signals_deferred():
+                self.template = launch_template(clients=clients, warm=render)  # first: nothing secret is loaded yet
+            if clients == 1:
+                from autograder.grading.worker.client import WorkerFactory
+
+                self.factory = WorkerFactory(self.template)
+            from autograder.grading.session import warm_grader
+
+            warm_grader(render)  # loads the reference: only now
+        except BaseException:  # interrupted while starting (Ctrl-C): the template must not outlive us
+            self._abort()
+            raise
+
+    def factory_for(self, client: int) -> WorkerFactory:
+        """The factory of one process of a pool (forked after the warm-up): its own control socket."""
+        from autograder.grading.worker.client import WorkerFactory
+
+        assert self.template is not None, "the grader is closed"
+        return WorkerFactory(self.template, client=client)
+
+    def grade(self, path: Path, options: GradeOptions, name: str = "") -> tuple[SubmissionResult, dict[str, bytes]]:
+        """Grade one submission with this grader's factory; a bad submission or a grader failure
+        on it becomes its result (session.grade_safely)."""
+        from autograder.grading import session
+        from autograder.grading.submission import output_name
+
+        return session.grade_safely(Path(path), self.factory, options, name or output_name(Path(path)))
+
+    def close(self) -> None:
+        """Stop the template (after its keepers have ended); signals wait until it is done."""
+        with signals_deferred():
+            if self.factory is not None:
+                self.factory.close()
+            elif self.template is not None:
+                self.template.close()
+            self.factory = self.template = None
+
+    def _abort(self) -> None:
+        with signals_deferred():
+            if self.factory is not None:
+                self.factory.close()
+            elif self.template is not None:  # it may still be warming up: no need to wait for that
+                self.template.process.kill()
+                self.template.process.wait()
+            self.factory = self.template = None
+
+    def __enter__(self) -> Grader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
