@@ -26,7 +26,7 @@ import tokenize
 from dataclasses import dataclass
 
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
-from autograder.grading.submission import split_chunks
+from autograder.grading.chunks import split_chunks
 
 SOFTMAX_NAMES = frozenset({
     "softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "gumbel_softmax",

@@ -23,7 +23,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from autograder.grading.worker import standins
 from autograder.grading.worker.devicetrace import DeviceTracer  # here: a worker cannot import after isolation
-from autograder.grading.submission import split_chunks
+from autograder.grading.chunks import split_chunks
 from autograder.grading.worker.protocol import Handle, Refused
 
 STUDENT_MODULE = "attention"
