@@ -434,7 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train-reference", help="train the Part F reference model and write its weights")
     p.add_argument("--seed", type=int, default=None, help="training seed (default: pronoun_task.REFERENCE_SEED, the shipped weights)")
-    p.add_argument("--out", default=None, help="folder for pronoun_model.pt and pronoun_metrics.json (default autograder/reference)")
+    p.add_argument("--out", default=None, help="folder for pronoun_model.pt and pronoun_metrics.json (default autograder/assignments/attention/reference)")
     p.set_defaults(func=_cmd_train_reference)
 
     p = sub.add_parser("nbgrader", help="the assignment as an nbgrader course")

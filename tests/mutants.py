@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Mutant:
-    key: str  # the autograder.mistakes key this bug must be diagnosed as
+    key: str  # the autograder.assignments.attention.mistakes key this bug must be diagnosed as
     part: str  # "A".."D": the part that must lose points
     replacements: tuple[tuple[str, str], ...]
 

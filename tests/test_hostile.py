@@ -669,7 +669,7 @@ def test_batch_of_hostile_submissions_completes_and_grades_the_correct_ones(fact
     (inbox / "grader_memory.py").write_text(  # reach for the grader's modules in the worker's memory
         "import sys\n"
         "def attention_scores(q, k):\n"
-        "    return sys.modules['autograder.checks.support'].reference().attention_scores(q, k)\n",
+        "    return sys.modules['autograder.assignments.attention.checks.support'].reference().attention_scores(q, k)\n",
         encoding="utf-8",
     )
     hostile["grader_memory"] = "KeyError"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from mutants import MUTANTS, Mutant, apply
 
-from autograder.mistakes import MISTAKES
+from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import SubmissionResult
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """Part F reference weights: the PronounModel trained with the reference AttentionBlock.
 
-`attnkit train-reference` writes, atomically, into autograder/reference/:
+`attnkit train-reference` writes, atomically, into autograder/assignments/attention/reference/:
   pronoun_model.pt      the model's state_dict (torch.save; load with weights_only=True)
   pronoun_metrics.json  how it was trained and how well it does (accuracy, attention on targets)
 Training is deterministic: the same seed gives the same weights on the same machine.

@@ -10,11 +10,11 @@ import re
 from dataclasses import dataclass
 
 from autograder.errors import AttnkitError
-from autograder.checks.texts import check_name
+from autograder.assignments.attention.texts import check_name
 from autograder.feedback.formats.view import message_text
 from autograder.feedback.hints import CRASH_RE, first_tier, fold
 from autograder.feedback.i18n import t
-from autograder.mistakes import MISTAKES
+from autograder.assignments.attention.mistakes import MISTAKES
 
 TASK_ID_RE = re.compile(r"^[A-Z]\.\d+$")
 NOT_IMPLEMENTED_RE = re.compile(r"NotImplementedError|not implemented yet")
@@ -75,7 +75,7 @@ def message(check, lang: str) -> str:
     if raised and lang != "en":
         return t("check.raised", lang, kind=raised.group(1), said=raised.group(2))
     if lang != "en" and (check.message_key or CJK_RE.search(check.message)):
-        return message_text(check, lang)  # the check's keyed message, in lang (autograder.checks.texts)
+        return message_text(check, lang)  # the check's keyed message, in lang (autograder.assignments.attention.texts)
     if lang != "en":
         return t("check.failed_generic", lang)
     return check.message

@@ -47,11 +47,11 @@ class CheckResult:
     status: str  # PASSED / FAILED / ERROR
     message: str = ""  # what went wrong, in the student's words (empty when passed)
     hint: str = ""
-    mistake: str = ""  # key of the diagnosed mistake in autograder.mistakes, if any
+    mistake: str = ""  # key of the diagnosed mistake in autograder.assignments.attention.mistakes, if any
     mistake_message: str = ""
     visibility: str = "visible"
     duration: float = 0.0
-    message_key: str = ""  # the message in autograder.checks.texts.MESSAGES ("" for English-only text)
+    message_key: str = ""  # the message in autograder.assignments.attention.texts.MESSAGES ("" for English-only text)
     message_args: dict[str, Any] = field(default_factory=dict)  # plain data the message is made from
 
     @property

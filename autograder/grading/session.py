@@ -77,7 +77,7 @@ def warm_grader(render: bool = True) -> None:
     """Load what the first checks would load (the reference, autograd's shape helpers, the
     renderer unless `render` is False) while the worker template is still starting in its own
     process."""
-    from autograder.checks.support import reference
+    from autograder.assignments.attention.checks.support import reference
     from autograder.grading.plotting import render_heatmap
 
     torch.set_num_threads(1)  # tiny tensors: extra threads only spin against the worker (~10x slower on a busy machine)
@@ -99,10 +99,10 @@ AUTOLOAD_OFF = ["--disable-plugin-autoload"] if pytest.version_tuple >= (8, 4) e
 
 
 def check_files(parts: frozenset[str] | None, tasks: frozenset[str] | None) -> list[str]:
-    """The check files to collect: those of the selected parts (test_part_a.py for "A" or "A.2")
+    """The check files to collect: those of the selected parts (part_a.py for "A" or "A.2")
     when each has one, else the whole folder (collecting one file instead of six saves ~0.05 s)."""
     wanted = set(parts or ()) | {task.split(".")[0] for task in tasks or ()}
-    files = [CHECKS_DIR / f"test_part_{part.lower()}.py" for part in sorted(wanted)]
+    files = [CHECKS_DIR / f"part_{part.lower()}.py" for part in sorted(wanted)]
     if not wanted or not all(f.is_file() for f in files):
         return [str(CHECKS_DIR)]
     return [str(f) for f in files]
@@ -114,14 +114,14 @@ def run_checks(
 ) -> list[CheckResult]:
     """Run the hidden checks (pytest, in this process) against a student proxy; with no sink,
     checks render no feedback images."""
-    from autograder.checks.plugin import AttnkitPlugin
+    from autograder.grading.checks.plugin import AttnkitPlugin
 
     plugin = AttnkitPlugin(student, seed, set(parts) if parts else None, sink, tasks=set(tasks) if tasks is not None else None, visible_only=visible_only)
     # Only the plugins the checks use; no entry-point plugins (anyio's costs ~1 s to import), no
     # assertion rewriting (checks raise CheckFailure; rewriting cost ~1 s per grader process).
     quiet = [f"-pno:{name}" for name in UNUSED_PYTEST_PLUGINS]
     fast = [*AUTOLOAD_OFF, "--assert=plain"]
-    args = [*check_files(parts, tasks), *quiet, *fast, "--rootdir", str(CHECKS_DIR), "-c", str(CHECKS_DIR / "pytest.ini")]
+    args = [*check_files(parts, tasks), *quiet, *fast, "--rootdir", str(CHECKS_DIR), "-c", str(Path(__file__).parent / "checks" / "pytest.ini")]
     with contextlib.redirect_stdout(io.StringIO()):
         code = pytest.main(args, plugins=[plugin])
     if code == pytest.ExitCode.NO_TESTS_COLLECTED and (parts or tasks is not None or visible_only):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from autograder.checks.texts import check_name
+from autograder.assignments.attention.texts import check_name
 from autograder.feedback.formats.classstats import ClassStats, class_stats
 from autograder.feedback.formats.html import bar, esc, page, png_data_uri
 from autograder.feedback.formats.markdown import inline

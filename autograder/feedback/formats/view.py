@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.checks.texts import GENERIC, MESSAGES, check_name, hint_tiers, render_message
+from autograder.assignments.attention.texts import GENERIC, MESSAGES, check_name, hint_tiers, render_message
 from autograder.feedback.hints import first_tier
 from autograder.feedback.i18n import DEFAULT_LANG, t
 from autograder.feedback.results import Artifact, CheckResult, SubmissionResult
@@ -36,9 +36,9 @@ def check_view(check: CheckResult, show_after_due: bool) -> CheckView | None:
 def mistake_text(key: str, fallback: str, lang: str) -> str:
     """The catalogue's plain-words text for `key` in `lang`; the message stored in the result otherwise."""
     try:
-        from autograder.mistakes import MISTAKES  # the lead's catalogue; optional until it exists
+        from autograder.assignments.attention.mistakes import MISTAKES  # the lead's catalogue; optional until it exists
     except ModuleNotFoundError as error:
-        if error.name != "autograder.mistakes":
+        if error.name != "autograder.assignments.attention.mistakes":
             raise  # the catalogue exists but is broken: say so instead of hiding it
         return fallback or key
     entry = MISTAKES.get(key)

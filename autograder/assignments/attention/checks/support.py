@@ -9,10 +9,10 @@ from typing import Any
 
 import torch
 
-from autograder.checks.plugin import CheckFailure
+from autograder.grading.checks.plugin import CheckFailure
 from autograder.grading.integrity.rules import Rule, judge
 from autograder.grading.integrity.static import SourceFacts, analyze
-from autograder.mistakes import MISTAKES, diagnose
+from autograder.assignments.attention.mistakes import MISTAKES, diagnose
 from autograder.paths import SOLUTION_DIR
 
 # All-distinct sizes, so that a wrong transpose or a swapped axis shows up as a wrong shape.
@@ -91,7 +91,7 @@ def fail_with(message: str, key: str) -> CheckFailure:
 
 
 def raise_keyed_with_diagnosis(actual: torch.Tensor, candidates: dict[str, torch.Tensor] | None, key: str, **args: Any) -> None:
-    """A keyed failure (autograder.checks.texts.MESSAGES), naming a mistake when one matches."""
+    """A keyed failure (autograder.assignments.attention.texts.MESSAGES), naming a mistake when one matches."""
     raise CheckFailure.keyed(key, diagnose(actual, candidates or {}), **args)
 
 

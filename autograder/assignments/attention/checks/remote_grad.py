@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from autograder.checks.plugin import CheckFailure
+from autograder.grading.checks.plugin import CheckFailure
 
 # torch's fast gradcheck compares u·J·v for random u, v instead of the whole Jacobian: a few worker
 # round trips instead of one per input element (10x less time); the same bugs fail (measured on

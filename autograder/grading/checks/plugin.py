@@ -9,7 +9,7 @@ generator, and turns each test's outcome into a CheckResult. It also enforces th
   "property" (no in-place change, invariances, dtype, gradients, rules...). A property check
   names the values checks that gate it (`gate=`); it pays only when they passed.
 - Error carried forward. When a check of a later task fails, it runs again with the submission's
-  earlier functions replaced by trusted stand-ins (autograder.checks.carried); if it passes then,
+  earlier functions replaced by trusted stand-ins (autograder.assignments.attention.checks.carried); if it passes then,
   its points are given with a note that says where the mistake is charged.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any, Callable
 import pytest
 import torch
 
-from autograder.checks.texts import english
+from autograder.assignments.attention.texts import english
 from autograder.feedback.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
 from autograder.grading.worker.client import NotImplementedYet, Student, StudentError, StudentException
 
@@ -38,7 +38,7 @@ SHAPE_SHARE = 0.1  # shape checks carry at most this share of a part's points
 class CheckFailure(AssertionError):
     """A check failed; `message` is for the student, `mistake` names a catalogue entry.
 
-    `key` and `values` name the message in autograder.checks.texts.MESSAGES and its arguments, so
+    `key` and `values` name the message in autograder.assignments.attention.texts.MESSAGES and its arguments, so
     that a page can show it in any language; `message` is its English text (plus the mistake's,
     when one is named). (Not `args`: BaseException owns that name.)
     """
@@ -55,7 +55,7 @@ class CheckFailure(AssertionError):
     @classmethod
     def keyed(cls, key: str, mistake: str = "", **args: Any) -> CheckFailure:
         """A failure whose message is MESSAGES[key] (English here), naming `mistake` when given."""
-        from autograder.mistakes import MISTAKES
+        from autograder.assignments.attention.mistakes import MISTAKES
 
         text = english(key, **args)
         if mistake:
@@ -184,7 +184,7 @@ class AttnkitPlugin:
 
     # -- error carried forward ---------------------------------------------------------------
     def _may_carry(self, item: pytest.Function, error: Exception) -> bool:
-        from autograder.checks.carried import earlier_tasks
+        from autograder.assignments.attention.checks.carried import earlier_tasks
 
         trusted_kind = isinstance(error, (CheckFailure, StudentError, AssertionError))
         return trusted_kind and isinstance(self._student, Student) and bool(earlier_tasks(check_info(item).task))
@@ -195,7 +195,7 @@ class AttnkitPlugin:
         Passing then: no error, and a note naming where the mistake is charged. Failing then: the
         failure of this task's own code (the second run's), unless it says less than the first.
         """
-        from autograder.checks.carried import carried_note, earlier_tasks, stand_in_names, trusted_answer
+        from autograder.assignments.attention.checks.carried import carried_note, earlier_tasks, stand_in_names, trusted_answer
 
         info = check_info(item)
         tasks = earlier_tasks(info.task)

@@ -131,7 +131,7 @@ GENERIC = {
 }
 
 MESSAGES: dict[str, dict[str, str]] = {
-    # shared helpers (autograder/checks/support.py, module_support.py)
+    # shared helpers (autograder/assignments/attention/checks/support.py, module_support.py)
     "not_a_tensor": {"en": "{where} returned {kind}, expected a torch.Tensor", "zh": "{where} 返回了 {kind}，应返回 torch.Tensor"},
     "wrong_shape": {"en": "{where} returned shape {got}, expected {expected}", "zh": "{where} 返回的形状是 {got}，应为 {expected}"},
     "wrong_shape_permuted": {
@@ -250,7 +250,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "plot_too_large": {"en": heatmap.TOO_LARGE, "zh": f"热力图太大，无法读取：最多 {heatmap.MAX_SIDE} 行或列、{heatmap.MAX_CELLS} 个格子"},
     "plot_too_many_drawings": {"en": heatmap.TOO_MANY_DRAWINGS, "zh": f"这个 Axes 上的图像和网格超过 {heatmap.MAX_DRAWINGS} 个：热力图只画一次"},
     "plot_bad_edges": {"en": heatmap.BAD_EDGES, "zh": f"热力图的格子边界格式不正确或超过 {heatmap.MAX_SIDE + 1} 个"},
-    # the plugin (autograder/checks/plugin.py)
+    # the plugin (autograder/grading/checks/plugin.py)
     "student_raised": {"en": "{where} raised {kind}: {text}", "zh": "{where} 抛出了 {kind}：{text}"},
     "student_failed": {"en": "{text}", "zh": "调用你的代码没有得到结果：{text}"},
     "not_implemented": {"en": "{where}: not implemented yet{detail}", "zh": "{where} 还没有实现"},
@@ -286,7 +286,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the title given as title= is not the Axes title: the task asks for ax.set_title(title)",
         "zh": "传入的 title= 没有作为 Axes 的标题：题目要求 ax.set_title(title)",
     },
-    # the scoring policy (autograder/checks/plugin.py, autograder/checks/carried.py)
+    # the scoring policy (autograder/checks/plugin.py, autograder/assignments/attention/checks/carried.py)
     "scoring_gated": {
         "en": "not counted: this property earns points only when the values are right, and “{gate}” failed",
         "zh": "未计分：只有数值正确时这项性质检查才计分，而“{gate}”未通过",

@@ -17,16 +17,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.checks.texts import key_of_english
-from autograder.checks.support import source_facts
+from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
+from autograder.assignments.attention.texts import key_of_english
+from autograder.assignments.attention.checks.support import source_facts
 from autograder.grading.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
 from autograder.grading.integrity.figure import figure_problem
 from autograder.grading.integrity.flags import TAMPER, Flag
 from autograder.grading.integrity.rules import figure_verdict
-from autograder.mistakes import MISTAKES
+from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import Artifact
 from autograder.grading.worker.client import Student
 

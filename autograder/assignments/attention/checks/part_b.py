@@ -5,11 +5,11 @@ import math
 
 import torch
 
-from autograder.checks.module_support import (
+from autograder.assignments.attention.checks.module_support import (
     Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, vjp_checked,
 )
-from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.checks.support import B, DH, LK, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
+from autograder.assignments.attention.checks.support import B, DH, LK, expect_rule, expect_tensor, randn, random_mask, reference
 from autograder.grading.integrity.rules import SELF_ATTENTION_OWN
 
 D, S = DH, LK  # (B, S, D) = (2, 5, 7): all sizes distinct

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import torch
 
-from autograder.checks.support import reference
+from autograder.assignments.attention.checks.support import reference
 from autograder.grading.worker.standins import MAX_CALLBACK_ELEMENTS, MAX_SEQUENCE, StandInRefused
 
 A_TASKS = ("A.1", "A.2", "A.3", "A.4")

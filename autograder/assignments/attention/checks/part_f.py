@@ -1,7 +1,7 @@
 """Hidden checks, Part F: the trained pronoun model, run with the student's AttentionBlock and
 drawn with the student's plot_attention.
 
-The reference PronounModel (autograder/reference/pronoun_model.pt) was trained with the reference
+The reference PronounModel (autograder/assignments/attention/reference/pronoun_model.pt) was trained with the reference
 AttentionBlock. Its block parameters are loaded into the student's AttentionBlock, which then runs
 on exactly the input the reference block saw (embedding + positions of the probe sentences and of
 128 held-out sentences). What is graded, each for its own points:
@@ -27,14 +27,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from autograder.checks.module_support import load_weights
-from autograder.checks.plugin import PROPERTY, CheckFailure, check
-from autograder.checks.support import expect_pair, expect_tensor
+from autograder.assignments.attention.checks.module_support import load_weights
+from autograder.grading.checks.plugin import PROPERTY, CheckFailure, check
+from autograder.assignments.attention.checks.support import expect_pair, expect_tensor
 from autograder.errors import AttnkitError
 from autograder.grading.heatmap import (
     Render, UnreadablePlot, figure_similarity, max_abs_difference, orientations, read_heatmap, render,
 )
-from autograder.mistakes import MISTAKES, diagnose
+from autograder.assignments.attention.mistakes import MISTAKES, diagnose
 from autograder.feedback.results import Artifact
 from autograder.grading.worker.client import Student, StudentError
 from autograder.grading.worker.protocol import Handle

@@ -6,11 +6,11 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from autograder.checks.module_support import (
+from autograder.assignments.attention.checks.module_support import (
     PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, mha, vjp_checked,
 )
-from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.checks.support import fail_with, B, E, H, LK, expect_tensor, randn, random_mask
+from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
+from autograder.assignments.attention.checks.support import fail_with, B, E, H, LK, expect_tensor, randn, random_mask
 from autograder.grading.worker.protocol import Handle
 
 S = LK  # (B, S, E) = (2, 5, 21), weights (B, H, S, S) = (2, 3, 5, 5)

@@ -13,9 +13,9 @@ from typing import Any, Callable
 import torch
 import torch.nn.functional as F
 
-from autograder.checks.plugin import CheckFailure
-from autograder.checks.support import expect_close, expect_pair, expect_tensor, randn, reference
-from autograder.mistakes import MISTAKES, diagnose
+from autograder.grading.checks.plugin import CheckFailure
+from autograder.assignments.attention.checks.support import expect_close, expect_pair, expect_tensor, randn, reference
+from autograder.assignments.attention.mistakes import MISTAKES, diagnose
 from autograder.grading.worker.protocol import Handle
 
 PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
