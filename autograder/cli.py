@@ -33,12 +33,13 @@ def _parts(args: argparse.Namespace) -> frozenset[str] | None:
     """--parts A,C: grade only those parts (None: every part)."""
     if not getattr(args, "parts", None):
         return None
-    from autograder.feedback.results import PART_TITLES
+    from autograder.assignment import current
 
     parts = frozenset(p.strip().upper() for p in args.parts.split(",") if p.strip())
-    unknown = sorted(parts - set(PART_TITLES))
+    known = current().part_titles
+    unknown = sorted(parts - set(known))
     if unknown or not parts:
-        raise AttnkitError(f"--parts {args.parts}: unknown part {', '.join(unknown) or '(none given)'}; use letters among {', '.join(PART_TITLES)}")
+        raise AttnkitError(f"--parts {args.parts}: unknown part {', '.join(unknown) or '(none given)'}; use letters among {', '.join(known)}")
     return parts
 
 

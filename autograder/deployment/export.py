@@ -27,6 +27,7 @@ from pathlib import Path
 from autograder.deployment.docker import (
     DOCKER_DIR, GRADER_TREES, GRADESCOPE_TARGET, IMAGE, host_constraints, make_wheelhouse, wheelhouse_for,
 )
+from autograder.assignment import current
 from autograder.errors import AttnkitError
 from autograder.paths import REPO_ROOT
 from autograder.feedback.results import write_atomic
@@ -105,25 +106,13 @@ def export_gradescope(out: Path, *, wheelhouse: Path | None = None, download: bo
     return out
 
 
-QUESTION_HTML = """<pl-question-panel>
-  <p>Upload your <code>attention.py</code> (the attention assignment of attnkit). It is graded by the
-  attnkit autograder: hidden checks of every task, with feedback on each.</p>
-  <pl-file-upload file-names="attention.py"></pl-file-upload>
-</pl-question-panel>
-
-<pl-submission-panel>
-  <pl-external-grader-results></pl-external-grader-results>
-  <pl-file-preview></pl-file-preview>
-</pl-submission-panel>
-"""
-
-
 def prairielearn_info(*, image: str = IMAGE, timeout: int = 300) -> dict:
     """info.json of the question; a fresh uuid each time, so two copies in one course never collide."""
+    assignment = current()
     return {
         "uuid": str(uuid.uuid4()),
-        "title": "Attention in PyTorch (attnkit)",
-        "topic": "Attention",
+        "title": f"{assignment.title} (attnkit)",
+        "topic": assignment.topic or assignment.title,
         "tags": ["attnkit", "code"],
         "type": "v3",
         "singleVariant": True,
@@ -148,7 +137,7 @@ def export_prairielearn(out: Path, *, image: str = IMAGE, timeout: int = 300) ->
         raise AttnkitError(f"timeout {timeout}: PrairieLearn allows 1 to 600 seconds")
     files: dict[str, bytes] = {
         "info.json": (json.dumps(prairielearn_info(image=image, timeout=timeout), indent=2) + "\n").encode(),
-        "question.html": QUESTION_HTML.encode(),
+        "question.html": current().question_html.encode(),
     }
     for path in _tree_files(REPO_ROOT, GRADER_TREES):
         files[f"{PL_SOURCE}/{path.relative_to(REPO_ROOT).as_posix()}"] = path.read_bytes()

@@ -18,15 +18,13 @@ RESULT_SCHEMA = 1
 PARTIAL_SUFFIX = ".attnkit-partial"  # a file being written by write_atomic (left only by a killed writer)
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 VISIBILITIES = ("visible", "hidden", "after_due_date")
-PART_TITLES = {
-    "A": "Scaled dot-product attention",
-    "B": "Q/K/V projections",
-    "C": "Multi-head attention",
-    "D": "Attention block",
-    "E": "Attention heatmap",
-    "F": "Trained model analysis",
-    "S": "Rules",
-}
+
+
+def part_titles() -> dict[str, str]:
+    """{part letter: title}, in the assignment's order (its manifest.toml)."""
+    from autograder.assignment import current
+
+    return current().part_titles
 
 
 def total(checks: tuple[CheckResult, ...], field_name: str) -> float:
@@ -79,7 +77,7 @@ class PartResult:
 
     @property
     def title(self) -> str:
-        return PART_TITLES.get(self.part, self.part)
+        return part_titles().get(self.part, self.part)
 
     @property
     def score(self) -> float:

@@ -25,7 +25,7 @@ from autograder.errors import AttnkitError, OutputError, SubmissionError
 from autograder.grading.integrity import record
 from autograder.grading.integrity.flags import Flag
 from autograder.grading.integrity.static import analyze
-from autograder.paths import CHECKS_DIR
+from autograder.assignment import CHECK_FILE_PATTERN, current
 from autograder.feedback.results import ERROR, FAILED, PARTIAL_SUFFIX, Artifact, BatchResult, CheckResult, SubmissionResult
 from autograder.grading.shard import Shard
 from autograder.grading.submission import Submission, load_submission, output_names, submission_name
@@ -67,17 +67,17 @@ def new_seed() -> int:
 
 
 def hidden_paths() -> tuple[str, ...]:
-    """Folders a worker must never see: hidden checks, reference solution and weights, the repo."""
-    from autograder.paths import REFERENCE_DIR, REPO_ROOT, SOLUTION_DIR
+    """Folders a worker must never see: the assignment's checks, reference solution and weights, the repo."""
+    from autograder.paths import REPO_ROOT
 
-    return tuple(str(p) for p in (CHECKS_DIR, REFERENCE_DIR, SOLUTION_DIR, REPO_ROOT / "autograder", REPO_ROOT / "solutions"))
+    return tuple(str(p) for p in (*current().hidden_paths(), REPO_ROOT / "autograder", REPO_ROOT / "solutions"))
 
 
 def warm_grader(render: bool = True) -> None:
     """Load what the first checks would load (the reference, autograd's shape helpers, the
     renderer unless `render` is False) while the worker template is still starting in its own
     process."""
-    from autograder.assignments.attention.checks.support import reference
+    from autograder.assignment import reference
     from autograder.grading.plotting import render_heatmap
 
     torch.set_num_threads(1)  # tiny tensors: extra threads only spin against the worker (~10x slower on a busy machine)
@@ -99,12 +99,13 @@ AUTOLOAD_OFF = ["--disable-plugin-autoload"] if pytest.version_tuple >= (8, 4) e
 
 
 def check_files(parts: frozenset[str] | None, tasks: frozenset[str] | None) -> list[str]:
-    """The check files to collect: those of the selected parts (part_a.py for "A" or "A.2")
+    """The check files to collect (CHECK_FILE_PATTERN): those of the selected parts (part_a.py for "A" or "A.2")
     when each has one, else the whole folder (collecting one file instead of six saves ~0.05 s)."""
     wanted = set(parts or ()) | {task.split(".")[0] for task in tasks or ()}
-    files = [CHECKS_DIR / f"part_{part.lower()}.py" for part in sorted(wanted)]
+    manifest = current()
+    files = [manifest.check_file(part) for part in sorted(wanted)]
     if not wanted or not all(f.is_file() for f in files):
-        return [str(CHECKS_DIR)]
+        return [str(manifest.checks_dir)]
     return [str(f) for f in files]
 
 
@@ -121,7 +122,8 @@ def run_checks(
     # assertion rewriting (checks raise CheckFailure; rewriting cost ~1 s per grader process).
     quiet = [f"-pno:{name}" for name in UNUSED_PYTEST_PLUGINS]
     fast = [*AUTOLOAD_OFF, "--assert=plain"]
-    args = [*check_files(parts, tasks), *quiet, *fast, "--rootdir", str(CHECKS_DIR), "-c", str(Path(__file__).parent / "checks" / "pytest.ini")]
+    collect = ["-o", f"python_files={CHECK_FILE_PATTERN}"]  # the checks are part_*.py, not test_*.py
+    args = [*check_files(parts, tasks), *quiet, *fast, *collect, "--rootdir", str(current().checks_dir), "-c", str(Path(__file__).parent / "checks" / "pytest.ini")]
     with contextlib.redirect_stdout(io.StringIO()):
         code = pytest.main(args, plugins=[plugin])
     if code == pytest.ExitCode.NO_TESTS_COLLECTED and (parts or tasks is not None or visible_only):

@@ -25,6 +25,7 @@ from typing import Any, Callable
 import pytest
 import torch
 
+from autograder.assignment import current
 from autograder.assignments.attention.texts import english
 from autograder.feedback.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
 from autograder.grading.worker.client import NotImplementedYet, Student, StudentError, StudentException
@@ -127,7 +128,7 @@ class AttnkitPlugin:
                 config.hook.pytest_deselected(items=dropped)
                 items[:] = kept
         self._infos = {check_id(i): check_info(i) for i in items}
-        problems = policy_problems(self._infos)  # over whole parts, before a task/visibility selection
+        problems = policy_problems(self._infos) + manifest_problems(self._infos, current().part_points)  # whole parts, before a task/visibility selection
         if problems:
             raise pytest.UsageError("the hidden checks break the scoring policy: " + "; ".join(problems))
         dropped = [i for i in items if not self._selected(check_info(i))]
@@ -302,4 +303,17 @@ def policy_problems(infos: dict[str, CheckInfo]) -> list[str]:
                 problems.append(f"{cid}: gate {gate!r} is not a values check of task {info.task}")
             elif info.visibility == "visible" and target.visibility != "visible":
                 problems.append(f"{cid}: its gate {gate!r} is not visible, but its message names it")
+    return problems
+
+
+def manifest_problems(infos: dict[str, CheckInfo], points: dict[str, float]) -> list[str]:
+    """Where the checks disagree with the manifest: a part it does not name, or a part whose
+    checks add up to other points than it says (every collected part is whole here)."""
+    problems = []
+    for part in sorted({i.part for i in infos.values()}):
+        total = round(sum(i.points for i in infos.values() if i.part == part), 6)
+        if part not in points:
+            problems.append(f"part {part}: not in the assignment's manifest (parts: {', '.join(points)})")
+        elif abs(total - points[part]) > 1e-9:
+            problems.append(f"part {part}: its checks carry {total:g} points, the manifest says {points[part]:g}")
     return problems

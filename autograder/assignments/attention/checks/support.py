@@ -1,33 +1,20 @@
 """Helpers the hidden checks share: the trusted reference, and expectations with clear messages."""
 from __future__ import annotations
 
-import functools
-import importlib.util
 import math
-from types import ModuleType
 from typing import Any
 
 import torch
 
+from autograder.assignment import reference  # noqa: F401 - the engine's reference loader, for the checks
 from autograder.grading.checks.plugin import CheckFailure
 from autograder.grading.integrity.rules import Rule, judge
 from autograder.grading.integrity.static import SourceFacts, analyze
 from autograder.assignments.attention.mistakes import MISTAKES, diagnose
-from autograder.paths import SOLUTION_DIR
 
 # All-distinct sizes, so that a wrong transpose or a swapped axis shows up as a wrong shape.
 B, H, LQ, LK, DH, DV = 2, 3, 4, 5, 7, 6
 E = H * DH
-
-
-@functools.cache
-def reference() -> ModuleType:
-    """The reference solution, loaded in the grader process (never sent to a worker)."""
-    path = SOLUTION_DIR / "attention.py"
-    spec = importlib.util.spec_from_file_location("attnkit_reference_attention", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def randn(gen: torch.Generator, *shape: int, dtype: torch.dtype = torch.float64, scale: float = 1.0) -> torch.Tensor:

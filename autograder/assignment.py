@@ -1,0 +1,151 @@
+"""An assignment as content: a folder with a manifest.toml, read by the engine.
+
+The folder holds the hidden checks (`part_<letter>.py`, one per part), the reference weights and
+the PrairieLearn question text; the manifest gives the parts (title, points, the names students
+must define), the file students submit and where the reference solution is. The engine reads
+names, parts, points and titles from here, never from its own constants.
+
+ATTNKIT_ASSIGNMENT selects the assignment: a folder holding a manifest.toml, or the name of one
+under autograder/assignments/ (default: "attention").
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from autograder.errors import AttnkitError
+from autograder.paths import PACKAGE_DIR
+
+ASSIGNMENTS_DIR = PACKAGE_DIR / "assignments"
+DEFAULT_ASSIGNMENT = "attention"
+MANIFEST_NAME = "manifest.toml"
+ENV_VAR = "ATTNKIT_ASSIGNMENT"
+CHECK_FILE_PATTERN = "part_*.py"  # also in autograder/grading/checks/pytest.ini (python_files)
+
+
+class ManifestError(AttnkitError):
+    """A manifest that cannot be read or says something impossible; the text says where and what."""
+
+
+@dataclass(frozen=True)
+class Part:
+    letter: str
+    title: str
+    points: float
+    names: tuple[str, ...] = ()  # what students must define for this part
+
+
+@dataclass(frozen=True)
+class Manifest:
+    name: str
+    title: str
+    folder: Path
+    student_file: str
+    solution: Path
+    checks_dir: Path
+    reference_dir: Path
+    parts: tuple[Part, ...]
+    topic: str = ""
+    lms_name: str = ""
+    question_html: str = ""
+
+    @property
+    def part_titles(self) -> dict[str, str]:
+        return {part.letter: part.title for part in self.parts}
+
+    @property
+    def part_points(self) -> dict[str, float]:
+        return {part.letter: part.points for part in self.parts}
+
+    @property
+    def max_points(self) -> float:
+        return sum(part.points for part in self.parts)
+
+    def check_file(self, letter: str) -> Path:
+        return self.checks_dir / f"part_{letter.lower()}.py"
+
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """What a worker must never see: the folder (checks, weights) and the reference solution."""
+        return (self.folder, self.checks_dir, self.reference_dir, self.solution)
+
+
+def load_manifest(folder: Path) -> Manifest:
+    """Read `folder`/manifest.toml; a missing field or a wrong type says which and where."""
+    folder = Path(folder).resolve()
+    path = folder / MANIFEST_NAME
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"{path} is missing: an assignment folder needs a {MANIFEST_NAME}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ManifestError(f"{path} is not valid TOML: {error}") from None
+
+    def text(key: str, default: str | None = None) -> str:
+        value = data.get(key, default)
+        if not isinstance(value, str) or (default is None and not value):
+            raise ManifestError(f"{path}: `{key}` must be a non-empty string (got {value!r})")
+        return value
+
+    parts_table = data.get("parts")
+    if not isinstance(parts_table, dict) or not parts_table:
+        raise ManifestError(f"{path}: needs at least one [parts.<letter>] table")
+    parts = []
+    for letter, table in parts_table.items():
+        if not (isinstance(table, dict) and isinstance(table.get("title"), str) and isinstance(table.get("points"), (int, float))):
+            raise ManifestError(f"{path}: [parts.{letter}] needs title (a string) and points (a number)")
+        names = table.get("names", [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ManifestError(f"{path}: [parts.{letter}] names must be a list of strings")
+        parts.append(Part(letter, table["title"], float(table["points"]), tuple(names)))
+    question = text("question_html", "")
+    return Manifest(
+        name=text("name"), title=text("title"), folder=folder, student_file=text("student_file"),
+        solution=(folder / text("solution")).resolve(), checks_dir=folder / text("checks", "checks"),
+        reference_dir=folder / text("reference", "reference"), parts=tuple(parts), topic=text("topic", ""),
+        lms_name=text("lms_name", ""), question_html=(folder / question).read_text(encoding="utf-8") if question else "",
+    )
+
+
+def assignment_folder(selector: str | None = None) -> Path:
+    """The folder `selector` names (a path, or a name under autograder/assignments/); default:
+    $ATTNKIT_ASSIGNMENT, else the attention assignment."""
+    chosen = selector or os.environ.get(ENV_VAR) or DEFAULT_ASSIGNMENT
+    folder = Path(chosen)
+    if not (folder / MANIFEST_NAME).is_file():
+        folder = ASSIGNMENTS_DIR / chosen
+    if not (folder / MANIFEST_NAME).is_file():
+        known = sorted(p.parent.name for p in ASSIGNMENTS_DIR.glob(f"*/{MANIFEST_NAME}"))
+        raise ManifestError(f"no assignment {chosen!r} ({ENV_VAR}): give a folder with a {MANIFEST_NAME} or one of {', '.join(known)}")
+    return folder.resolve()
+
+
+def current() -> Manifest:
+    """The assignment this process grades (read once per folder)."""
+    return _cached(assignment_folder())
+
+
+@functools.cache
+def _cached(folder: Path) -> Manifest:
+    return load_manifest(folder)
+
+
+@functools.cache
+def reference_module(solution: Path) -> ModuleType:
+    """The reference solution, loaded in the grader process (never sent to a worker): the one
+    reference loader every assignment's checks share."""
+    spec = importlib.util.spec_from_file_location(f"attnkit_reference_{solution.stem}", solution)
+    if spec is None or spec.loader is None:
+        raise ManifestError(f"cannot load the reference solution {solution}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def reference() -> ModuleType:
+    """The current assignment's reference solution."""
+    return reference_module(current().solution)
