@@ -29,6 +29,7 @@ from autograder.assignment import CHECK_FILE_PATTERN, current
 from autograder.feedback.results import ERROR, FAILED, PARTIAL_SUFFIX, Artifact, BatchResult, CheckResult, SubmissionResult
 from autograder.grading.shard import Shard
 from autograder.grading.submission import Submission, load_submission, output_names, submission_name
+from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.client import Budget, Student, WorkerFactory, remove_stale_scratch
 from autograder.grading.worker.launch import LaunchedTemplate, launch_template
 from autograder.grading.worker.sandbox import SandboxConfig
@@ -110,7 +111,7 @@ def check_files(parts: frozenset[str] | None, tasks: frozenset[str] | None) -> l
 
 
 def run_checks(
-    student: Student | object, seed: int, parts: frozenset[str] | None = None, sink: ArtifactSink | None = None, *,
+    student: StudentAPI, seed: int, parts: frozenset[str] | None = None, sink: ArtifactSink | None = None, *,
     tasks: frozenset[str] | None = None, visible_only: bool = False,
 ) -> list[CheckResult]:
     """Run the hidden checks (pytest, in this process) against a student proxy; with no sink,

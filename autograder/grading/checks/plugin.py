@@ -28,6 +28,7 @@ import torch
 from autograder.assignment import current
 from autograder.assignments.attention.texts import english
 from autograder.feedback.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
+from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.client import NotImplementedYet, Student, StudentError, StudentException
 
 MARKER = "attnkit_check"
@@ -105,7 +106,7 @@ def check_id(item: pytest.Item) -> str:
 class AttnkitPlugin:
     """One instance per graded submission."""
 
-    def __init__(self, student: Any, seed: int, parts: set[str] | None = None, sink: Any = None, *, tasks: set[str] | None = None, visible_only: bool = False):
+    def __init__(self, student: StudentAPI, seed: int, parts: set[str] | None = None, sink: Any = None, *, tasks: set[str] | None = None, visible_only: bool = False):
         self._student = student
         self._seed = seed
         self.parts = parts
@@ -142,7 +143,7 @@ class AttnkitPlugin:
 
     # -- fixtures --------------------------------------------------------------------------
     @pytest.fixture
-    def student(self) -> Any:
+    def student(self) -> StudentAPI:
         return self._student
 
     @pytest.fixture
