@@ -28,7 +28,7 @@ from autograder.grading.integrity.static import analyze
 from autograder.assignment import CHECK_FILE_PATTERN, current
 from autograder.feedback.results import ERROR, FAILED, PARTIAL_SUFFIX, Artifact, BatchResult, CheckResult, SubmissionResult
 from autograder.grading.shard import Shard
-from autograder.grading.submission import Submission, load_submission, output_names, submission_name
+from autograder.grading.submission import load_submission, output_names, submission_name
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.client import Budget, Student, WorkerFactory, remove_stale_scratch
 from autograder.grading.worker.launch import LaunchedTemplate, launch_template
@@ -199,6 +199,8 @@ class _Unreadable:
 
     def __init__(self, reason: str):
         self.reason = reason
+        self.chunks: list[tuple[int, str]] = []  # StudentAPI's source fields: nothing was read
+        self.files: dict[str, str] = {}
 
     def __getattr__(self, name: str) -> Callable:
         from autograder.grading.worker.client import WorkerFailure

@@ -148,7 +148,9 @@ def _check_table(head: str, rows: list[str]) -> str:
 
 
 def _checks(view: FeedbackView, lang: str) -> str:
-    blocks, rows, current = [], [], None
+    blocks: list[str] = []
+    rows: list[str] = []
+    current = None
     head = (
         f"<tr><th>{esc(t('feedback.status', lang))}</th><th>{esc(t('feedback.check', lang))}</th>"
         f"<th class=\"num\">{esc(t('feedback.points', lang))}</th></tr>"

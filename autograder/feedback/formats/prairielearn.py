@@ -50,9 +50,9 @@ def to_prairielearn(result: SubmissionResult, *, result_dir: Path | None = None)
     """The results.json object PrairieLearn expects; result_dir (optional) embeds heatmap images."""
     lang = result.lang
     if result.grader_error:
-        payload = not_gradable([t("feedback.grader_error", lang, error=result.grader_error)], output=result.output)
-        payload["seed"] = result.seed
-        return payload
+        failure = not_gradable([t("feedback.grader_error", lang, error=result.grader_error)], output=result.output)
+        failure["seed"] = result.seed
+        return failure
     said: set[str] = set()
     tests = [
         {

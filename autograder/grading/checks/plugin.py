@@ -20,7 +20,7 @@ import time
 import traceback
 import zlib
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import pytest
 import torch
@@ -214,7 +214,7 @@ class AttnkitPlugin:
     def _fresh(self, item: pytest.Function, name: str) -> Any:
         """A fixture's value for the second run: the same seed, a fresh generator, no artifacts."""
         if name == "gen":
-            return torch.Generator().manual_seed(item.funcargs["seed"])
+            return torch.Generator().manual_seed(cast(int, item.funcargs["seed"]))
         if name == "artifacts":
             return None
         return item.funcargs[name]
@@ -244,7 +244,7 @@ class AttnkitPlugin:
     def _result(self, item: pytest.Item, error: BaseException | None) -> CheckResult:
         info = check_info(item)
         duration = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
-        base = dict(check_id=check_id(item), name=info.name, part=info.part, task=info.task, max_points=info.points, hint=info.hint, visibility=info.visibility, duration=round(duration, 4))
+        base: dict[str, Any] = dict(check_id=check_id(item), name=info.name, part=info.part, task=info.task, max_points=info.points, hint=info.hint, visibility=info.visibility, duration=round(duration, 4))
         if error is None:
             return CheckResult(points=info.points, status=PASSED, **base)
         if isinstance(error, CheckFailure):

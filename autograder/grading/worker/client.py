@@ -355,7 +355,7 @@ class Student:
                 send_message(worker.sock, message)
             worker.sock.settimeout(timeout)
             response = recv_message(worker.sock)
-        except socket.timeout:
+        except TimeoutError:
             self._discard_worker(f"timed out after {timeout:.0f} s in {where}")
             self._hung[where] = f"timed out after {timeout:.0f} s in {where}"
             raise WorkerFailure(self._hung[where]) from None
@@ -431,7 +431,7 @@ class Student:
             refusal = f"more than {MAX_CALLBACKS_PER_REQUEST} calls to trusted stand-ins in one request"
         elif self._trusted is None or not isinstance(callback, dict) or callback.get("name") not in self._stand_ins:
             refusal = "that trusted stand-in is not in use now"
-        if not refusal:
+        if not refusal and self._trusted is not None:  # (refusal is set when there is none)
             try:
                 return {"op": "callback_reply", "status": "ok", "value": self._trusted(callback)}
             except StandInRefused as error:
