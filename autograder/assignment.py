@@ -11,6 +11,7 @@ under autograder/assignments/ (default: "attention").
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.util
 import os
 import tomllib
@@ -53,6 +54,11 @@ class Manifest:
     topic: str = ""
     lms_name: str = ""
     question_html: str = ""
+    carried: str = ""  # the module of error carried forward (earlier_tasks, stand_in_names, trusted_answer, carried_note); "" for none
+
+    def carried_module(self) -> ModuleType | None:
+        """The assignment's error-carried-forward module, or None when it has none."""
+        return importlib.import_module(self.carried) if self.carried else None
 
     @property
     def part_titles(self) -> dict[str, str]:
@@ -107,7 +113,7 @@ def load_manifest(folder: Path) -> Manifest:
         name=text("name"), title=text("title"), folder=folder, student_file=text("student_file"),
         solution=(folder / text("solution")).resolve(), checks_dir=folder / text("checks", "checks"),
         reference_dir=folder / text("reference", "reference"), parts=tuple(parts), topic=text("topic", ""),
-        lms_name=text("lms_name", ""), question_html=(folder / question).read_text(encoding="utf-8") if question else "",
+        lms_name=text("lms_name", ""), carried=text("carried", ""), question_html=(folder / question).read_text(encoding="utf-8") if question else "",
     )
 
 

@@ -16,13 +16,21 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from autograder.assignment import current
 from autograder.errors import SubmissionError
 
 MAX_FILE_BYTES = 2 << 20
 MAX_TOTAL_BYTES = 8 << 20
 MAX_FILES = 200
 MAX_ZIP_BYTES = 32 << 20
-ENTRY_NAMES = ("attention.py", "attention.ipynb")
+
+
+def entry_names() -> tuple[str, str]:
+    """The file a student submits, as a .py and as a notebook (the assignment's manifest)."""
+    student_file = current().student_file
+    return student_file, f"{PurePosixPath(student_file).stem}.ipynb"
+
+
 ANSWER_TAGS = {"attnkit:answer", "attnkit:setup"}
 MAGIC_LINE = re.compile(r"^\s*(%|!)")
 
@@ -93,7 +101,7 @@ def output_name(path: Path) -> str:
 def decode_python(data: bytes, where: str) -> str:
     """Decode Python source honouring its coding declaration (PEP 263)."""
     if b"\x00" in data:
-        raise SubmissionError(f"{where} is not a text file (it contains NUL bytes); submit your attention.py")
+        raise SubmissionError(f"{where} is not a text file (it contains NUL bytes); submit your {entry_names()[0]}")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         return data.decode(encoding)
@@ -236,7 +244,7 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
     notes: tuple[str, ...] = ()
     if entry.endswith(".ipynb"):
         chunks, notes = _notebook(data, entry)
-        filename = "attention.py"
+        filename = entry_names()[0]
     else:
         chunks = ((1, decode_python(data, entry)),)
         filename = PurePosixPath(entry).name
@@ -251,11 +259,11 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
 
 
 def _find_entry(name: str, files: dict[str, bytes]) -> str:
-    for wanted in ENTRY_NAMES:
+    for wanted in entry_names():
         matches = [f for f in files if PurePosixPath(f).name == wanted]
         if matches:
             return min(matches, key=lambda f: f.count("/"))
     candidates = [f for f in files if "/" not in f]
     if len(candidates) == 1:
         return candidates[0]
-    raise SubmissionError(f"{name}: found no attention.py or attention.ipynb (files: {', '.join(sorted(files)) or 'none'})")
+    raise SubmissionError(f"{name}: found no {' or '.join(entry_names())} (files: {', '.join(sorted(files)) or 'none'})")

@@ -9,7 +9,7 @@ generator, and turns each test's outcome into a CheckResult. It also enforces th
   "property" (no in-place change, invariances, dtype, gradients, rules...). A property check
   names the values checks that gate it (`gate=`); it pays only when they passed.
 - Error carried forward. When a check of a later task fails, it runs again with the submission's
-  earlier functions replaced by trusted stand-ins (autograder.assignments.attention.checks.carried); if it passes then,
+  earlier functions replaced by trusted stand-ins (the module the manifest names as `carried`); if it passes then,
   its points are given with a note that says where the mistake is charged.
 """
 from __future__ import annotations
@@ -186,10 +186,9 @@ class AttnkitPlugin:
 
     # -- error carried forward ---------------------------------------------------------------
     def _may_carry(self, item: pytest.Function, error: Exception) -> bool:
-        from autograder.assignments.attention.checks.carried import earlier_tasks
-
+        carried = current().carried_module()
         trusted_kind = isinstance(error, (CheckFailure, StudentError, AssertionError))
-        return trusted_kind and isinstance(self._student, Student) and bool(earlier_tasks(check_info(item).task))
+        return carried is not None and trusted_kind and isinstance(self._student, Student) and bool(carried.earlier_tasks(check_info(item).task))
 
     def _carried(self, item: pytest.Function, function: Callable, error: Exception) -> tuple[Exception | None, tuple[str, dict] | None]:
         """Run the check again with trusted stand-ins for the earlier tasks' functions.
@@ -197,16 +196,16 @@ class AttnkitPlugin:
         Passing then: no error, and a note naming where the mistake is charged. Failing then: the
         failure of this task's own code (the second run's), unless it says less than the first.
         """
-        from autograder.assignments.attention.checks.carried import carried_note, earlier_tasks, stand_in_names, trusted_answer
-
+        carried = current().carried_module()
+        assert carried is not None  # _may_carry said yes
         info = check_info(item)
-        tasks = earlier_tasks(info.task)
+        tasks = carried.earlier_tasks(info.task)
         kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
-        with self._student.stand_ins(stand_in_names(tasks), trusted_answer):
+        with self._student.stand_ins(carried.stand_in_names(tasks), carried.trusted_answer):
             second = _outcome(function, kwargs)
         if second is None:
             charged = sorted({r.task for r in self.results if r.task in tasks and not r.passed})
-            return None, carried_note(charged, tasks)
+            return None, carried.carried_note(charged, tasks)
         if isinstance(second, CheckFailure) or (isinstance(second, StudentError) and not isinstance(error, CheckFailure)):
             return second, None
         return error, None
