@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
 BLANK = REPO / "assignments" / "attention" / "attention.py"
 CHECKS = REPO / "autograder" / "assignments" / "attention" / "checks"
-WEIGHTS = REPO / "autograder" / "reference" / "pronoun_model.pt"
+WEIGHTS = REPO / "autograder" / "assignments" / "attention" / "reference" / "pronoun_model.pt"
 # The tag the tests build and use: their own, so that they never replace an image someone runs.
 TEST_IMAGE = os.environ.get("ATTNKIT_TEST_IMAGE", "attnkit-grader:test")
 
@@ -235,7 +235,7 @@ for _top, _dirs, _files in _os.walk("/", onerror=lambda error: None):
     _dirs[:] = [d for d in _dirs if _os.path.join(_top, d) not in ("/proc", "/sys", "/dev")
                 and d not in ("site-packages", "__pycache__")]
     _seen += len(_files)
-    _candidates += [_os.path.join(_top, f) for f in _files if f in _TARGETS or f.startswith("test_part_")
+    _candidates += [_os.path.join(_top, f) for f in _files if f in _TARGETS or f.startswith("part_")
                     or (_top.startswith("/srv") and f.endswith(".py"))]
 for _path in _candidates:
     try:
@@ -245,7 +245,7 @@ for _path in _candidates:
         _denied += 1
         continue
     _text = _data.decode("utf-8", "replace")
-    if _MARK in _text or _os.path.basename(_path).startswith("test_part_") or _path.endswith(".pt"):
+    if _MARK in _text or _os.path.basename(_path).startswith("part_") or _path.endswith(".pt"):
         _found.append(_path)
         print("STOLEN", _path, _text[:20000])
 print(f"THIEF-RAN seen={_seen} candidates={len(_candidates)} denied={_denied} found={len(_found)}")

@@ -44,7 +44,7 @@ NO_NETNS = "without root there is no network namespace"
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
-CHECKS = REPO / "autograder" / "checks"
+CHECKS = REPO / "autograder" / "assignments" / "attention" / "checks"
 FAST = Budget(call_seconds=3, import_seconds=5, total_seconds=60)
 PART_A = {"A"}
 A4 = "A.4"  # causal_mask: the function the snippets break
@@ -199,7 +199,7 @@ def spawned(factory, monkeypatch) -> Spawned:
 @pytest.fixture
 def grade_a(factory, tmp_path, spawned):
     """grade_a(text, name) -> SubmissionResult: Part A only, short budgets, containment checked."""
-    protected = (REPO / "solutions", CHECKS, REPO / "autograder" / "reference")
+    protected = (REPO / "solutions", CHECKS, REPO / "autograder" / "assignments" / "attention" / "reference")
     before = tree_digest(*protected)
 
     def run(text: str | bytes, name: str = "submission", suffix: str = ".py", budget: Budget = FAST, config: SandboxConfig = SandboxConfig()) -> SubmissionResult:
