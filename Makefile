@@ -18,6 +18,8 @@ demo: $(STAMP)
 	$(BIN)/attnkit demo --out demo-out
 
 test: $(STAMP)
+	$(BIN)/ruff check autograder tests/test_assignment.py tests/assignments
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 # The timing-sensitive tests (marker `timing`) with one CPU burner per core; PYTEST_ARGS narrows them.

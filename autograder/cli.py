@@ -37,12 +37,13 @@ def _parts(args: argparse.Namespace) -> frozenset[str] | None:
     """--parts A,C: grade only those parts (None: every part)."""
     if not getattr(args, "parts", None):
         return None
-    from autograder.feedback.results import PART_TITLES
+    from autograder.assignment import current
 
     parts = frozenset(p.strip().upper() for p in args.parts.split(",") if p.strip())
-    unknown = sorted(parts - set(PART_TITLES))
+    known = current().part_titles
+    unknown = sorted(parts - set(known))
     if unknown or not parts:
-        raise AttnkitError(f"--parts {args.parts}: unknown part {', '.join(unknown) or '(none given)'}; use letters among {', '.join(PART_TITLES)}")
+        raise AttnkitError(f"--parts {args.parts}: unknown part {', '.join(unknown) or '(none given)'}; use letters among {', '.join(known)}")
     return parts
 
 
@@ -243,7 +244,7 @@ class BatchProgress:
         self._bar.write(line, file=self._stream)
         self._bar.update(count - self._bar.n)
 
-    def __enter__(self) -> "BatchProgress":
+    def __enter__(self) -> BatchProgress:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -431,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train-reference", help="train the Part F reference model and write its weights")
     p.add_argument("--seed", type=int, default=None, help="training seed (default: pronoun_task.REFERENCE_SEED, the shipped weights)")
-    p.add_argument("--out", default=None, help="folder for pronoun_model.pt and pronoun_metrics.json (default autograder/reference)")
+    p.add_argument("--out", default=None, help="folder for pronoun_model.pt and pronoun_metrics.json (default autograder/assignments/attention/reference)")
     p.set_defaults(func=_cmd_train_reference)
 
     p = sub.add_parser("nbgrader", help="the assignment as an nbgrader course")

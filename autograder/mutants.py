@@ -17,7 +17,7 @@ from autograder.feedback.results import write_atomic
 
 @dataclass(frozen=True)
 class Mutant:
-    key: str  # the autograder.mistakes key this bug must be diagnosed as
+    key: str  # the autograder.assignments.attention.mistakes key this bug must be diagnosed as
     part: str  # the part that must lose points
     replacements: tuple[tuple[str, str], ...]
 

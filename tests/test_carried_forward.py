@@ -6,7 +6,7 @@ reference computes). Every catalogue mutant (autograder/mutants.py) alone, and p
 different parts, must lose points only in their own tasks, each named in its own part.
 
 Only the parts whose checks can call the mutated code are graded (the mutant's part and the
-parts that lean on it, autograder.checks.carried.EARLIER); the others cannot change. Part F
+parts that lean on it, autograder.assignments.attention.checks.carried.EARLIER); the others cannot change. Part F
 included: a wrong block is graded there as a trusted shell around the student's own attention.
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.checks.carried import EARLIER
-from autograder.mistakes import MISTAKES
 from autograder.mutants import MUTANTS, Mutant, MutantError, apply
+from autograder.assignments.attention.checks.carried import EARLIER
+from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import SubmissionResult
 from autograder.grading.worker.protocol import decode_value, encode_value
 
@@ -119,7 +119,7 @@ def test_stand_ins_are_proxies_and_refuse_what_is_not_in_use(factory, tmp_path):
     name outside the stand-in set is refused, and a call outside a carried-forward run fails."""
     import torch
 
-    from autograder.checks.carried import trusted_answer
+    from autograder.assignments.attention.checks.carried import trusted_answer
     from autograder.grading.worker.client import Student, StudentException
     from autograder.grading.worker.standins import StandInRefused
 
@@ -159,7 +159,7 @@ def test_stand_in_gradients_come_from_the_grader(factory):
     """A module built on a stand-in still trains: its backward is a vector-Jacobian callback."""
     import torch
 
-    from autograder.checks.carried import trusted_answer
+    from autograder.assignments.attention.checks.carried import trusted_answer
     from autograder.grading.worker.client import Student
 
     source = "import torch\n\ndef masked_softmax(scores, mask=None):\n    return scores * 0\n\ndef f(x):\n    return masked_softmax(x * 2.0)\n"
@@ -206,7 +206,7 @@ def flood(count):
 def test_forged_callbacks_are_refused_and_a_flood_ends_the_worker(factory):
     """Student code can reach the worker's channel (it is the same process); the grader answers
     only the stand-ins of the run in progress, and stops a worker that keeps calling."""
-    from autograder.checks.carried import trusted_answer
+    from autograder.assignments.attention.checks.carried import trusted_answer
     from autograder.grading.worker.client import Student, WorkerFailure
     from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST
 
@@ -237,8 +237,8 @@ def test_a_stand_in_block_loads_weights_and_matches_the_reference_with_gradients
     gradients come from the grader (ready for a part that leans on D.1)."""
     import torch
 
-    from autograder.checks.carried import trusted_answer
-    from autograder.checks.module_support import block_state, build_reference
+    from autograder.assignments.attention.checks.carried import trusted_answer
+    from autograder.assignments.attention.checks.module_support import block_state, build_reference
     from autograder.grading.worker.client import Student
 
     gen = torch.Generator().manual_seed(3)
@@ -288,8 +288,8 @@ def test_a_block_shell_runs_the_students_own_attention_inside_a_trusted_block(fa
     the reference block even though the student's own block is wrong."""
     import torch
 
-    from autograder.checks.carried import trusted_answer
-    from autograder.checks.module_support import block_state, build_reference
+    from autograder.assignments.attention.checks.carried import trusted_answer
+    from autograder.assignments.attention.checks.module_support import block_state, build_reference
     from autograder.grading.worker.client import Student
 
     gen = torch.Generator().manual_seed(4)
@@ -326,7 +326,7 @@ def test_a_block_shell_runs_the_students_own_attention_inside_a_trusted_block(fa
 
 
 def test_part_f_stands_in_only_for_failed_tasks_and_needs_one_own_component():
-    from autograder.checks.carried import plan
+    from autograder.assignments.attention.checks.carried import plan
 
     assert plan("F.1", {"D.1"}).names == ("block_shell",) and not plan("F.1", {"D.1"}).nothing_own
     assert plan("F.1", {"A.1", "D.1"}).names == ("attention_scores", "block_shell")

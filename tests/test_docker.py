@@ -39,8 +39,8 @@ from autograder.grading.session import GradeOptions
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
 BLANK = REPO / "assignments" / "attention" / "attention.py"
-CHECKS = REPO / "autograder" / "checks"
-WEIGHTS = REPO / "autograder" / "reference" / "pronoun_model.pt"
+CHECKS = REPO / "autograder" / "assignments" / "attention" / "checks"
+WEIGHTS = REPO / "autograder" / "assignments" / "attention" / "reference" / "pronoun_model.pt"
 # The tag the tests build and use: their own, so that they never replace an image someone runs.
 TEST_IMAGE = os.environ.get("ATTNKIT_TEST_IMAGE", "attnkit-grader:test")
 
@@ -197,7 +197,7 @@ def test_the_layer_scan_finds_a_planted_secret():
     """The control of the image scan: a layer holding the reference or a hidden check is caught."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as layer:
-        for path, name in ((REFERENCE, "opt/x/attention.py"), (CHECKS / "test_part_a.py", "opt/x/renamed.txt")):
+        for path, name in ((REFERENCE, "opt/x/attention.py"), (CHECKS / "part_a.py", "opt/x/renamed.txt")):
             data = path.read_bytes()
             info = tarfile.TarInfo(name)
             info.size = len(data)
@@ -229,15 +229,15 @@ import os as _os
 _MARK = "### BEGIN " + "SOLUTION"  # spelled so that this file itself does not carry it
 _TARGETS = ("attention.py", "mistakes.py", "plugin.py", "support.py", "pronoun_model.pt")
 _found, _denied, _seen = [], 0, 0
-_direct = ["/opt/attnkit/solutions/attention/attention.py", "/opt/attnkit/autograder/checks/test_part_a.py",
-           "/opt/attnkit/autograder/reference/pronoun_model.pt", "/srv/attnkit/submissions/reference.py",
+_direct = ["/opt/attnkit/solutions/attention/attention.py", "/opt/attnkit/autograder/assignments/attention/checks/part_a.py",
+           "/opt/attnkit/autograder/assignments/attention/reference/pronoun_model.pt", "/srv/attnkit/submissions/reference.py",
            "/proc/1/root/opt/attnkit/solutions/attention/attention.py"]
 _candidates = list(_direct)
 for _top, _dirs, _files in _os.walk("/", onerror=lambda error: None):
     _dirs[:] = [d for d in _dirs if _os.path.join(_top, d) not in ("/proc", "/sys", "/dev")
                 and d not in ("site-packages", "__pycache__")]
     _seen += len(_files)
-    _candidates += [_os.path.join(_top, f) for f in _files if f in _TARGETS or f.startswith("test_part_")
+    _candidates += [_os.path.join(_top, f) for f in _files if f in _TARGETS or f.startswith("part_")
                     or (_top.startswith("/srv") and f.endswith(".py"))]
 for _path in _candidates:
     try:
@@ -247,7 +247,7 @@ for _path in _candidates:
         _denied += 1
         continue
     _text = _data.decode("utf-8", "replace")
-    if _MARK in _text or _os.path.basename(_path).startswith("test_part_") or _path.endswith(".pt"):
+    if _MARK in _text or _os.path.basename(_path).startswith("part_") or _path.endswith(".pt"):
         _found.append(_path)
         print("STOLEN", _path, _text[:20000])
 print(f"THIEF-RAN seen={_seen} candidates={len(_candidates)} denied={_denied} found={len(_found)}")
@@ -502,10 +502,10 @@ def test_grading_container_root_is_read_only_and_secrets_are_root_only(image, tm
     out.mkdir()
     script = ("touch /opt/attnkit/x 2>/dev/null && echo ROOTFS-WRITABLE; touch /tmp/x && echo TMP-OK;"
               " touch /srv/attnkit/out/x && echo OUT-OK;"
-              " ls /srv/attnkit/grader/autograder/checks/test_part_a.py >/dev/null && echo SOURCE-MOUNTED;"
+              " ls /srv/attnkit/grader/autograder/assignments/attention/checks/part_a.py >/dev/null && echo SOURCE-MOUNTED;"
               " setpriv --reuid 10001 --regid 10001 --clear-groups sh -c"
               " 'cat /srv/attnkit/grader/solutions/attention/attention.py >/dev/null 2>&1 && echo SOLUTION-READABLE;"
-              "  ls /srv/attnkit/grader/autograder/checks >/dev/null 2>&1 && echo CHECKS-READABLE;"
+              "  ls /srv/attnkit/grader/autograder/assignments/attention/checks >/dev/null 2>&1 && echo CHECKS-READABLE;"
               "  ls /srv/attnkit >/dev/null 2>&1 && echo SRV-READABLE;"
               "  python -c \"import torch\" && echo STUDENT-PYTHON-OK'")
     args = run_command(image=image, limits=Limits(), mounts=[(out, "/srv/attnkit/out", True)],
@@ -544,7 +544,7 @@ for name in reference faker reference_zh; do
     ls -la /autograder/results /autograder/source >> /output/$name.log
 done
 for secret in /autograder/source/attnkit/solutions/attention/attention.py /opt/attnkit/solutions/attention/attention.py \
-        /opt/attnkit/autograder/checks/test_part_a.py; do
+        /opt/attnkit/autograder/assignments/attention/checks/part_a.py; do
     setpriv --reuid 10001 --regid 10001 --clear-groups cat "$secret" >/dev/null 2>&1 && echo "READABLE $secret"
 done
 setpriv --reuid 10001 --regid 10001 --clear-groups cat /opt/attnkit/assignments/attention/attention.py >/dev/null \
@@ -665,7 +665,7 @@ PRAIRIELEARN_LIMITS = ["--network", "none", "--memory", "1g", "--memory-swap", "
 PL_READER = '''
 
 # --- a hostile submission: read the question's tests/ folder, fake the results ---
-for _path in ("/grade/tests/attnkit/solutions/attention/attention.py", "/grade/tests/attnkit/autograder/checks/test_part_a.py",
+for _path in ("/grade/tests/attnkit/solutions/attention/attention.py", "/grade/tests/attnkit/autograder/assignments/attention/checks/part_a.py",
               "/grade/data/data.json"):
     try:
         print("STOLEN", _path, open(_path).read()[:2000])

@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from autograder.checks.plugin import CheckFailure, check_info
-from autograder.checks.texts import CHECK_TEXTS, MESSAGES, render_message
+from autograder.assignments.attention.texts import CHECK_TEXTS, MESSAGES, render_message
+from autograder.grading.checks.plugin import CheckFailure, check_info
+from autograder.assignments.attention.texts import CHECK_TEXTS, MESSAGES, hint_tiers, render_message
 from autograder.feedback.formats.html import render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.results import CheckResult, SubmissionResult
 from autograder.mutants import MUTANTS, apply
 
 REPO = Path(__file__).resolve().parents[1]
-CHECKS = REPO / "autograder" / "checks"
+CHECKS = REPO / "autograder" / "assignments" / "attention" / "checks"
 EXAMPLES = REPO / "examples" / "submissions"
 BLANK = REPO / "assignments" / "attention" / "attention.py"
 # A word of prose: lower case, perhaps capitalised ("the", "Blocked"); shape symbols (B, Lq) and
@@ -54,12 +55,12 @@ def html_prose(text: str) -> str:
 
 
 def _check_ids_and_infos() -> dict[str, object]:
-    """Every @check in autograder/checks/test_part_*.py: {check id: CheckInfo}."""
+    """Every @check in autograder/assignments/attention/checks/part_*.py: {check id: CheckInfo}."""
     import importlib
 
     found = {}
-    for path in sorted(CHECKS.glob("test_part_*.py")):
-        module = importlib.import_module(f"autograder.checks.{path.stem}")
+    for path in sorted(CHECKS.glob("part_*.py")):
+        module = importlib.import_module(f"autograder.assignments.attention.checks.{path.stem}")
         for name, function in vars(module).items():
             marks = [m for m in getattr(function, "pytestmark", []) if m.name == "attnkit_check"]
             if name.startswith("test_") and marks:
@@ -71,7 +72,7 @@ def test_every_check_has_a_chinese_name():
     infos = _check_ids_and_infos()
     assert len(infos) > 50
     missing = sorted(set(infos) - set(CHECK_TEXTS))
-    assert not missing, f"checks without Chinese text in autograder/checks/texts.py: {missing}"
+    assert not missing, f"checks without Chinese text in autograder/assignments/attention/texts.py: {missing}"
     stale = sorted(set(CHECK_TEXTS) - set(infos))
     assert not stale, f"Chinese text for checks that no longer exist: {stale}"
 

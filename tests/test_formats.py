@@ -429,9 +429,9 @@ def test_dashboard_uses_the_mistake_catalogue_when_there_is_one(monkeypatch: pyt
         def message(self, lang: str) -> str:
             return f"catalogue text in {lang}"
 
-    catalogue = types.ModuleType("autograder.mistakes")
+    catalogue = types.ModuleType("autograder.assignments.attention.mistakes")
     catalogue.MISTAKES = {"scale_by_d": Mistake()}  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "autograder.mistakes", catalogue)
+    monkeypatch.setitem(sys.modules, "autograder.assignments.attention.mistakes", catalogue)
     assert "catalogue text in zh" in render_dashboard(sample_batch(), "zh")
     assert "catalogue text in en" in render_summary(sample_batch())
 

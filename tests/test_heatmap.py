@@ -181,7 +181,7 @@ def test_new_axes_ignored_through_pyplot_is_reported():
 # --------------------------------------------------------------------------------------------- calibration
 @pytest.fixture(scope="module")
 def trained():
-    from autograder.checks import test_part_f
+    from autograder.assignments.attention.checks import part_f as test_part_f
 
     return test_part_f
 
@@ -223,7 +223,7 @@ def test_calibration_correct_maps_pass_and_wrong_maps_fail(trained, capsys):
 def test_calibration_other_styles_compare_only_after_reading_back(capsys):
     """A correct plot in another style (seaborn, viridis, another size) is not pixel-comparable
     with the kit's render; read back and re-rendered by the kit it is identical."""
-    from autograder.checks.test_part_e import read_matrix
+    from autograder.assignments.attention.checks.part_e import read_matrix
 
     reference = render(W, Q, K, "t")
 
@@ -499,7 +499,7 @@ def test_every_reason_a_figure_cannot_be_read_has_a_translated_message():
     import ast
     import inspect
 
-    from autograder.checks.texts import key_of_english
+    from autograder.assignments.attention.texts import key_of_english
     from autograder.grading import heatmap
 
     reasons = [heatmap.TOO_LARGE, heatmap.TOO_MANY_DRAWINGS, heatmap.BAD_EDGES]

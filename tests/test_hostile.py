@@ -43,7 +43,7 @@ SAME_UID = "without root the worker runs as your uid: it may signal, read and wr
 NO_CHROOT = "without root there is no chroot: the worker sees the file system as you do"
 NO_NETNS = "without root there is no network namespace"
 
-CHECKS = REPO / "autograder" / "checks"
+CHECKS = REPO / "autograder" / "assignments" / "attention" / "checks"
 FAST = Budget(call_seconds=3, import_seconds=5, total_seconds=60)
 PART_A = {"A"}
 A4 = "A.4"  # causal_mask: the function the snippets break
@@ -189,7 +189,7 @@ def spawned(factory, monkeypatch) -> Spawned:
 @pytest.fixture
 def grade_a(factory, tmp_path, spawned):
     """grade_a(text, name) -> SubmissionResult: Part A only, short budgets, containment checked."""
-    protected = (REPO / "solutions", CHECKS, REPO / "autograder" / "reference")
+    protected = (REPO / "solutions", CHECKS, REPO / "autograder" / "assignments" / "attention" / "reference")
     before = tree_digest(*protected)
 
     def run(text: str | bytes, name: str = "submission", suffix: str = ".py", budget: Budget = FAST, config: SandboxConfig = SandboxConfig()) -> SubmissionResult:
@@ -656,7 +656,7 @@ def test_batch_of_hostile_submissions_completes_and_grades_the_correct_ones(fact
     (inbox / "grader_memory.py").write_text(  # reach for the grader's modules in the worker's memory
         "import sys\n"
         "def attention_scores(q, k):\n"
-        "    return sys.modules['autograder.checks.support'].reference().attention_scores(q, k)\n",
+        "    return sys.modules['autograder.assignments.attention.checks.support'].reference().attention_scores(q, k)\n",
         encoding="utf-8",
     )
     hostile["grader_memory"] = "KeyError"

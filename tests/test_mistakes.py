@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.mistakes import MISTAKES
 from autograder.mutants import EXAMPLES, FIGURE_MUTANTS, MUTANTS, Mutant, apply, mutant, write_examples
+from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import SubmissionResult
 
 REPO = Path(__file__).resolve().parents[1]

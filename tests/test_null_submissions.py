@@ -8,7 +8,7 @@ import importlib
 import pytest
 from nulls import STRATEGIES, null_submission, reference_names
 
-from autograder.checks.plugin import PROPERTY, SHAPE, CheckInfo, policy_problems
+from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckInfo, policy_problems
 from autograder.paths import CHECKS_DIR
 
 NULL_TOTAL_MAX = 10.0  # of 100
@@ -17,8 +17,8 @@ NULL_TOTAL_MAX = 10.0  # of 100
 def all_checks() -> dict[str, CheckInfo]:
     """Every hidden check's CheckInfo, read from the check modules' pytest marks."""
     infos = {}
-    for path in sorted(CHECKS_DIR.glob("test_part_*.py")):
-        module = importlib.import_module(f"autograder.checks.{path.stem}")
+    for path in sorted(CHECKS_DIR.glob("part_*.py")):
+        module = importlib.import_module(f"autograder.assignments.attention.checks.{path.stem}")
         for name, function in vars(module).items():
             for mark in getattr(function, "pytestmark", []) if name.startswith("test_") else []:
                 if mark.name == "attnkit_check":

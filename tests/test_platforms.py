@@ -122,10 +122,10 @@ def test_prairielearn_export_carries_the_grader_source_in_tests_and_a_fresh_uuid
     uuids = {json.loads((q / "info.json").read_text())["uuid"] for q in (first, second)}
     assert len(uuids) == 2
     source = first / PL_SOURCE
-    assert (source / "autograder" / "checks" / "test_part_a.py").is_file()
+    assert (source / "autograder" / "assignments" / "attention" / "checks" / "part_a.py").is_file()
     assert (source / "solutions" / "attention" / "attention.py").is_file()
-    assert (source / "autograder" / "reference" / "pronoun_model.pt").read_bytes() == \
-        (REPO / "autograder" / "reference" / "pronoun_model.pt").read_bytes()
+    assert (source / "autograder" / "assignments" / "attention" / "reference" / "pronoun_model.pt").read_bytes() == \
+        (REPO / "autograder" / "assignments" / "attention" / "reference" / "pronoun_model.pt").read_bytes()
     outside = [p for p in first.rglob("*") if p.is_file() and PL_SOURCE not in p.as_posix()]
     assert sorted(p.name for p in outside) == ["info.json", "question.html"]
 

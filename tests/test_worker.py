@@ -270,9 +270,9 @@ def hang(seconds):
 SECRETS = [
     REPO / "solutions" / "attention" / "attention.py",
     REPO / "solutions",
-    REPO / "autograder" / "checks" / "test_part_a.py",
-    REPO / "autograder" / "checks",
-    REPO / "autograder" / "reference" / "pronoun_model.pt",
+    REPO / "autograder" / "assignments" / "attention" / "checks" / "part_a.py",
+    REPO / "autograder" / "assignments" / "attention" / "checks",
+    REPO / "autograder" / "assignments" / "attention" / "reference" / "pronoun_model.pt",
     Path("/root/.ssh"),
     Path("/root/.bashrc"),
     Path("/root/.npmrc"),
@@ -474,7 +474,7 @@ def test_the_image_makes_the_secrets_root_only():
     script = (REPO / "docker" / "install-grader.sh").read_text(encoding="utf-8")
     secrets_line = next(line for line in script.splitlines() if line.startswith("SECRETS="))
     covered = secrets_line.split("=", 1)[1].strip('"').split()
-    for secret in ("solutions", "autograder/checks", "autograder/reference"):
+    for secret in ("solutions", "autograder/assignments/attention/checks", "autograder/assignments/attention/reference"):
         assert any(secret == c or secret.startswith(c + "/") for c in covered), f"{secret} is not made root-only in the image"
     assert 'chmod -R go-rwx "$root/$secret"' in script
 

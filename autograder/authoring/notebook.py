@@ -31,7 +31,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.errors import AttnkitError
-from autograder.authoring.stubs import BEGIN, END, TASK_RE, stub_source
+from autograder.authoring.stubs import BEGIN, TASK_RE, stub_source
 
 NOTEBOOK_SOURCE = "notebook.md"
 SOLUTION_FILE = "attention.py"

@@ -1,6 +1,6 @@
 """Part F reference weights: the PronounModel trained with the reference AttentionBlock.
 
-`attnkit train-reference` writes, atomically, into autograder/reference/:
+`attnkit train-reference` writes, atomically, into autograder/assignments/attention/reference/:
   pronoun_model.pt      the model's state_dict (torch.save; load with weights_only=True)
   pronoun_metrics.json  how it was trained and how well it does (accuracy, attention on targets)
 Training is deterministic: the same seed gives the same weights on the same machine.
@@ -13,12 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.util
 import io
 import json
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -26,6 +22,7 @@ from typing import Any
 
 import torch
 
+from autograder.assignment import reference_module
 from autograder.errors import AttnkitError
 from autograder.paths import REFERENCE_DIR, SOLUTION_DIR
 from autograder.feedback.results import write_atomic, write_json_atomic
@@ -37,57 +34,12 @@ BLOCK_PREFIX = "block."
 HOW_TO_MAKE = "run `attnkit train-reference` to make them again"
 
 
-def _load_module(path: Path, name: str) -> ModuleType:
-    """Import a solution file by path, once per process, under a name no student module has."""
-    if name in sys.modules:
-        return sys.modules[name]
-    if not path.is_file():
-        raise AttnkitError(f"{path} is missing; the reference solution must be in {SOLUTION_DIR}")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the file runs
-    try:
-        with _deferred("matplotlib.pyplot"):
-            spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
-
-
-class _Deferred(ModuleType):
-    """Stands in for a module while the reference is loaded: the real one is imported on the
-    first attribute the reference reads (importlib's LazyLoader cannot: on Python 3.11 the
-    import statement itself reads the module's __spec__ and so loads it)."""
-
-    def __getattr__(self, attribute: str) -> Any:
-        if sys.modules.get(self.__name__) is self:  # read while the reference still loads
-            del sys.modules[self.__name__]
-        return getattr(importlib.import_module(self.__name__), attribute)
-
-
-@contextmanager
-def _deferred(name: str) -> Iterator[None]:
-    """`import name` inside the block binds a _Deferred, unless name is already imported. The
-    reference imports pyplot for plot_attention, which the grader calls only to train or draw
-    the reference: a cold `attnkit check` then never pays for pyplot in the grader (~0.6 s)."""
-    if name in sys.modules:
-        yield
-        return
-    stand_in = sys.modules[name] = _Deferred(name)
-    try:
-        yield
-    finally:
-        if sys.modules.get(name) is stand_in:
-            del sys.modules[name]
-
-
 def pronoun_task() -> ModuleType:
-    return _load_module(SOLUTION_DIR / "pronoun_task.py", "attnkit_reference_pronoun_task")
+    return reference_module(SOLUTION_DIR / "pronoun_task.py")
 
 
 def reference_attention() -> ModuleType:
-    return _load_module(SOLUTION_DIR / "attention.py", "attnkit_reference_attention")
+    return reference_module(SOLUTION_DIR / "attention.py")
 
 
 def state_sha256(state: dict[str, torch.Tensor]) -> str:

@@ -27,8 +27,8 @@ from pathlib import Path
 from autograder.deployment.docker import (
     DOCKER_DIR, GRADER_TREES, GRADESCOPE_TARGET, IMAGE, host_constraints, make_wheelhouse, wheelhouse_for,
 )
+from autograder.assignment import current
 from autograder.errors import AttnkitError
-from autograder.feedback.formats.html import render_page
 from autograder.paths import REPO_ROOT
 from autograder.settings import PRAIRIELEARN_TIMEOUT_SECONDS
 from autograder.feedback.results import write_atomic
@@ -109,10 +109,11 @@ def export_gradescope(out: Path, *, wheelhouse: Path | None = None, download: bo
 
 def prairielearn_info(*, image: str = IMAGE, timeout: int = PRAIRIELEARN_TIMEOUT_SECONDS) -> dict:
     """info.json of the question; a fresh uuid each time, so two copies in one course never collide."""
+    assignment = current()
     return {
         "uuid": str(uuid.uuid4()),
-        "title": "Attention in PyTorch (attnkit)",
-        "topic": "Attention",
+        "title": f"{assignment.title} (attnkit)",
+        "topic": assignment.topic or assignment.title,
         "tags": ["attnkit", "code"],
         "type": "v3",
         "singleVariant": True,
@@ -137,7 +138,7 @@ def export_prairielearn(out: Path, *, image: str = IMAGE, timeout: int = PRAIRIE
         raise AttnkitError(f"timeout {timeout}: PrairieLearn allows 1 to 600 seconds")
     files: dict[str, bytes] = {
         "info.json": (json.dumps(prairielearn_info(image=image, timeout=timeout), indent=2) + "\n").encode(),
-        "question.html": render_page("prairielearn_question.html", "en").encode(),
+        "question.html": current().question_html.encode(),
     }
     for path in _tree_files(REPO_ROOT, GRADER_TREES):
         files[f"{PL_SOURCE}/{path.relative_to(REPO_ROOT).as_posix()}"] = path.read_bytes()

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from autograder.errors import AttnkitError
+from autograder.assignments.attention.texts import check_name
 from autograder.feedback.i18n import t
 
 # texts, hints and mistakes import torch: loaded when rendering, after `check` has started the
@@ -62,7 +63,7 @@ def message(check, lang: str) -> str:
     otherwise the check's own message (English until the check messages have a Chinese text)."""
     from autograder.feedback.formats.view import message_text, note_text, translate_note
     from autograder.feedback.hints import CRASH_RE
-    from autograder.mistakes import MISTAKES
+    from autograder.assignments.attention.mistakes import MISTAKES
 
     if NOT_IMPLEMENTED_RE.search(check.message):
         return t("check.not_implemented", lang, task=check.task, name=TASK_NAMES.get(check.task, ""))
@@ -78,7 +79,7 @@ def message(check, lang: str) -> str:
     if raised and lang != "en":
         return t("check.raised", lang, kind=raised.group(1), said=raised.group(2))
     if lang != "en" and (check.message_key or CJK_RE.search(check.message)):
-        return message_text(check, lang)  # the check's keyed message, in lang (autograder.checks.texts)
+        return message_text(check, lang)  # the check's keyed message, in lang (autograder.assignments.attention.texts)
     if lang != "en" and translate_note(check.message, lang):
         return note_text(check.message, lang)  # the grader's note (a file that cannot be read, ...)
     if lang != "en":
@@ -123,7 +124,6 @@ def _summary(done: list[str], unfinished: list[str], count: int, lang: str) -> s
 
 
 def _task_lines(task: str, checks: list, lang: str) -> list[str]:
-    from autograder.checks.texts import check_name
     from autograder.feedback.hints import first_tier, fold
 
     passed = sum(c.passed for c in checks)

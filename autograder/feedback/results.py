@@ -18,15 +18,13 @@ from autograder.settings import PARTIAL_SUFFIX
 RESULT_SCHEMA = 1
 PASSED, FAILED, ERROR = "passed", "failed", "error"
 VISIBILITIES = ("visible", "hidden", "after_due_date")
-PART_TITLES = {
-    "A": "Scaled dot-product attention",
-    "B": "Q/K/V projections",
-    "C": "Multi-head attention",
-    "D": "Attention block",
-    "E": "Attention heatmap",
-    "F": "Trained model analysis",
-    "S": "Rules",
-}
+
+
+def part_titles() -> dict[str, str]:
+    """{part letter: title}, in the assignment's order (its manifest.toml)."""
+    from autograder.assignment import current
+
+    return current().part_titles
 
 
 def total(checks: tuple[CheckResult, ...], field_name: str) -> float:
@@ -47,11 +45,11 @@ class CheckResult:
     status: str  # PASSED / FAILED / ERROR
     message: str = ""  # what went wrong, in the student's words (empty when passed)
     hint: str = ""
-    mistake: str = ""  # key of the diagnosed mistake in autograder.mistakes, if any
+    mistake: str = ""  # key of the diagnosed mistake in autograder.assignments.attention.mistakes, if any
     mistake_message: str = ""
     visibility: str = "visible"
     duration: float = 0.0
-    message_key: str = ""  # the message in autograder.checks.texts.MESSAGES ("" for English-only text)
+    message_key: str = ""  # the message in autograder.assignments.attention.texts.MESSAGES ("" for English-only text)
     message_args: dict[str, Any] = field(default_factory=dict)  # plain data the message is made from
 
     @property
@@ -79,7 +77,7 @@ class PartResult:
 
     @property
     def title(self) -> str:
-        return PART_TITLES.get(self.part, self.part)
+        return part_titles().get(self.part, self.part)
 
     @property
     def score(self) -> float:

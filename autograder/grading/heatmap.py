@@ -60,7 +60,7 @@ BAD_EDGES = f"the heatmap's cell edges are malformed or more than {MAX_SIDE + 1}
 # pixels with the kit's render: a correct figure in another style scores only 0.12-0.20 against it
 # (whole-image SSIM), below the transposed map, so Part E grades what the figure holds instead.
 # Part F compares a student's figure with the same plot_attention's figure of the reference map
-# (figure_similarity; its threshold and calibration are in autograder/checks/test_part_f.py).
+# (figure_similarity; its threshold and calibration are in autograder/assignments/attention/checks/part_f.py).
 SIMILARITY_THRESHOLD = 0.997
 
 

@@ -23,11 +23,12 @@ from autograder.errors import AttnkitError, SubmissionError
 from autograder.grading.integrity import record
 from autograder.grading.integrity.flags import Flag
 from autograder.grading.integrity.static import analyze
+from autograder.assignment import CHECK_FILE_PATTERN, current
 from autograder.grading.shard import Shard
-from autograder.paths import CHECKS_DIR
 from autograder.feedback.results import ERROR, FAILED, Artifact, CheckResult, SubmissionResult
 from autograder.grading.submission import load_submission, submission_name
 from autograder.grading.worker.client import Budget, Student, WorkerFactory
+from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.sandbox import SandboxConfig
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
@@ -100,17 +101,17 @@ def new_seed() -> int:
 
 
 def hidden_paths() -> tuple[str, ...]:
-    """Folders a worker must never see: hidden checks, reference solution and weights, the repo."""
-    from autograder.paths import REFERENCE_DIR, REPO_ROOT, SOLUTION_DIR
+    """Folders a worker must never see: the assignment's checks, reference solution and weights, the repo."""
+    from autograder.paths import REPO_ROOT
 
-    return tuple(str(p) for p in (CHECKS_DIR, REFERENCE_DIR, SOLUTION_DIR, REPO_ROOT / "autograder", REPO_ROOT / "solutions"))
+    return tuple(str(p) for p in (*current().hidden_paths(), REPO_ROOT / "autograder", REPO_ROOT / "solutions"))
 
 
 def warm_grader(render: bool = True) -> None:
     """Load what the first checks would load (the reference, autograd's shape helpers, the
     renderer unless `render` is False) while the worker template is still starting in its own
     process."""
-    from autograder.checks.carried import reference
+    from autograder.assignment import reference
 
     torch.set_num_threads(1)  # tiny tensors: extra threads only spin against the worker (~10x slower on a busy machine)
     reference()
@@ -133,29 +134,31 @@ AUTOLOAD_OFF = ["--disable-plugin-autoload"] if pytest.version_tuple >= (8, 4) e
 
 
 def check_files(parts: frozenset[str] | None, tasks: frozenset[str] | None) -> list[str]:
-    """The check files to collect: those of the selected parts (test_part_a.py for "A" or "A.2")
+    """The check files to collect (CHECK_FILE_PATTERN): those of the selected parts (part_a.py for "A" or "A.2")
     when each has one, else the whole folder (collecting one file instead of six saves ~0.05 s)."""
     wanted = set(parts or ()) | {task.split(".")[0] for task in tasks or ()}
-    files = [CHECKS_DIR / f"test_part_{part.lower()}.py" for part in sorted(wanted)]
+    manifest = current()
+    files = [manifest.check_file(part) for part in sorted(wanted)]
     if not wanted or not all(f.is_file() for f in files):
-        return [str(CHECKS_DIR)]
+        return [str(manifest.checks_dir)]
     return [str(f) for f in files]
 
 
 def run_checks(
-    student: Student | object, seed: int, parts: frozenset[str] | None = None, sink: ArtifactSink | None = None, *,
+    student: StudentAPI, seed: int, parts: frozenset[str] | None = None, sink: ArtifactSink | None = None, *,
     tasks: frozenset[str] | None = None, visible_only: bool = False,
 ) -> list[CheckResult]:
     """Run the hidden checks (pytest, in this process) against a student proxy; with no sink,
     checks render no feedback images."""
-    from autograder.checks.plugin import AttnkitPlugin
+    from autograder.grading.checks.plugin import AttnkitPlugin
 
     plugin = AttnkitPlugin(student, seed, set(parts) if parts else None, sink, tasks=set(tasks) if tasks is not None else None, visible_only=visible_only)
     # Only the plugins the checks use; no entry-point plugins (anyio's costs ~1 s to import), no
     # assertion rewriting (checks raise CheckFailure; rewriting cost ~1 s per grader process).
     quiet = [f"-pno:{name}" for name in UNUSED_PYTEST_PLUGINS]
     fast = [*AUTOLOAD_OFF, "--assert=plain"]
-    args = [*check_files(parts, tasks), *quiet, *fast, "--rootdir", str(CHECKS_DIR), "-c", str(CHECKS_DIR / "pytest.ini")]
+    collect = ["-o", f"python_files={CHECK_FILE_PATTERN}"]  # the checks are part_*.py, not test_*.py
+    args = [*check_files(parts, tasks), *quiet, *fast, *collect, "--rootdir", str(current().checks_dir), "-c", str(Path(__file__).parent / "checks" / "pytest.ini")]
     with contextlib.redirect_stdout(io.StringIO()):
         code = pytest.main(args, plugins=[plugin])
     if code == pytest.ExitCode.NO_TESTS_COLLECTED and (parts or tasks is not None or visible_only):
@@ -231,6 +234,8 @@ class _Unreadable:
 
     def __init__(self, reason: str):
         self.reason = reason
+        self.chunks: list[tuple[int, str]] = []  # StudentAPI's source fields: nothing was read
+        self.files: dict[str, str] = {}
 
     def __getattr__(self, name: str) -> Callable:
         from autograder.grading.worker.client import WorkerFailure

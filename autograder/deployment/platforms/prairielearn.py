@@ -104,8 +104,8 @@ def grade(grade_root: Path) -> dict:
         result = load_submission_result(result_file)
         broken = syntax_error(student)
         if broken and result.score == 0:
-            file_name, error = broken
-            payload = not_gradable([t("platform.syntax_error", params.lang, file=file_name, error=error)])
+            file_name, problem = broken
+            payload = not_gradable([t("platform.syntax_error", params.lang, file=file_name, error=problem)])
             payload["seed"] = result.seed
             return payload
         return to_prairielearn(result, result_dir=result_file.parent)

@@ -5,7 +5,7 @@ import statistics
 from dataclasses import dataclass
 
 from autograder.feedback.formats.view import mistake_text, percent
-from autograder.feedback.results import PART_TITLES, BatchResult, SubmissionResult
+from autograder.feedback.results import BatchResult, SubmissionResult, part_titles
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class ClassStats:
 
 
 def _part_order(part: str) -> tuple[int, str]:
-    known = list(PART_TITLES)
+    known = list(part_titles())
     return (known.index(part), part) if part in known else (len(known), part)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from autograder.checks.texts import check_name
+from autograder.assignments.attention.texts import check_name
 from autograder.feedback.formats.view import (
     CheckView, caption_text, event_notes, feedback_view, note_text, number, output_text, percent,
 )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.feedback.formats.view import CheckView, check_views, note_text, number
-from autograder.feedback.formats.view import heatmap_images, message_text, number
+from autograder.feedback.formats.view import heatmap_images
 from autograder.feedback.i18n import t
 from autograder.feedback.results import SubmissionResult
 from autograder.settings import PRAIRIELEARN_MAX_IMAGE_BYTES
@@ -50,9 +50,9 @@ def to_prairielearn(result: SubmissionResult, *, result_dir: Path | None = None)
     """The results.json object PrairieLearn expects; result_dir (optional) embeds heatmap images."""
     lang = result.lang
     if result.grader_error:
-        payload = not_gradable([t("feedback.grader_error", lang, error=note_text(result.grader_error, lang))], output=result.output)
-        payload["seed"] = result.seed
-        return payload
+        failure = not_gradable([t("feedback.grader_error", lang, error=note_text(result.grader_error, lang))], output=result.output)
+        failure["seed"] = result.seed
+        return failure
     said: set[str] = set()
     views = check_views(result.checks, lang, lambda check: check.visibility == SHOWN)  # folded as on every page
     tests = [

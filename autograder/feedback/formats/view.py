@@ -4,11 +4,11 @@ from __future__ import annotations
 import re
 import base64
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Callable, Iterable
 from pathlib import Path
 
-from autograder.checks.texts import GENERIC, MESSAGES, check_name, render_message, where_text
+from autograder.assignments.attention.texts import GENERIC, MESSAGES, check_name, render_message, where_text
 from autograder.feedback.hints import first_tier, fold
 from autograder.feedback.i18n import DEFAULT_LANG, NOTE_PARTS, STRINGS, t
 from autograder.feedback.results import Artifact, CheckResult, SubmissionResult
@@ -69,9 +69,9 @@ def check_views(checks: Iterable[CheckResult], lang: str, details: Callable[[Che
 def mistake_text(key: str, fallback: str, lang: str) -> str:
     """The catalogue's plain-words text for `key` in `lang`; the message stored in the result otherwise."""
     try:
-        from autograder.mistakes import MISTAKES  # the lead's catalogue; optional until it exists
+        from autograder.assignments.attention.mistakes import MISTAKES  # the lead's catalogue; optional until it exists
     except ModuleNotFoundError as error:
-        if error.name != "autograder.mistakes":
+        if error.name != "autograder.assignments.attention.mistakes":
             raise  # the catalogue exists but is broken: say so instead of hiding it
         return fallback or key
     entry = MISTAKES.get(key)
@@ -116,7 +116,7 @@ NOTE_PREFIXES = ("note.", "ended.", "load.", "refused.", "submission.")
 _FIELD = re.compile(r"\{(\w+)[^}]*\}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _note_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(key, the English template as a regex with a named group per argument), longest first."""
     patterns = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.checks.texts import check_name
+from autograder.assignments.attention.texts import check_name
 from autograder.feedback.checkview import message as check_message
 from autograder.feedback.formats.view import note_text
 from autograder.feedback.hints import first_tier

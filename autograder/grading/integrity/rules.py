@@ -86,7 +86,7 @@ class Verdict:
     message: str = ""
     flags: tuple[Flag, ...] = field(default_factory=tuple)
     used: str = ""  # the library functions or operators used (the message is then "{where} uses {used}: {advice}")
-    key: str = ""  # the message's key in autograder.checks.texts.MESSAGES, and its values
+    key: str = ""  # the message's key in autograder.assignments.attention.texts.MESSAGES, and its values
     values: dict = field(default_factory=dict)
 
 

@@ -372,7 +372,7 @@ class Student:
                 send_message(worker.sock, message)
             worker.sock.settimeout(timeout)
             response = recv_message(worker.sock)
-        except socket.timeout:
+        except TimeoutError:
             self._hung[where] = t("note.timed_out", seconds=f"{timeout:.0f}", where=where)
             self._discard_worker(self._hung[where])
             raise WorkerFailure(self._hung[where]) from None
@@ -449,7 +449,7 @@ class Student:
             refusal = f"more than {MAX_CALLBACKS_PER_REQUEST} calls to trusted stand-ins in one request"
         elif self._trusted is None or not isinstance(callback, dict) or callback.get("name") not in self._stand_ins:
             refusal = "that trusted stand-in is not in use now"
-        if not refusal:
+        if not refusal and self._trusted is not None:  # (refusal is set when there is none)
             try:
                 return {"op": "callback_reply", "status": "ok", "value": self._trusted(callback)}
             except StandInRefused as error:

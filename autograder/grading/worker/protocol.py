@@ -178,7 +178,7 @@ def _encodable(text: str) -> str:
 
 
 def _decode_tensor(body: dict, blobs: list[bytes]) -> torch.Tensor:
-    dtype = DTYPES.get(body.get("dtype"))
+    dtype = DTYPES.get(str(body.get("dtype")))
     shape = body.get("shape")
     index = body.get("blob")
     if dtype is None or type(shape) is not list or not all(type(s) is int and s >= 0 for s in shape):

@@ -17,18 +17,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.checks.texts import key_of_english
-from autograder.checks.support import source_facts
+from autograder.grading.worker.api import StudentAPI
+from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
+from autograder.assignments.attention.texts import key_of_english
+from autograder.assignments.attention.checks.support import source_facts
 from autograder.grading.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
 from autograder.grading.integrity.figure import figure_problem
 from autograder.grading.integrity.flags import TAMPER, Flag
 from autograder.grading.integrity.rules import figure_verdict
-from autograder.mistakes import MISTAKES
+from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import Artifact
-from autograder.grading.worker.client import Student
 
 QUERY_TOKENS = ("the", "cat", "sat", "down")  # Lq = 4: the horizontal axis
 KEY_TOKENS = ("a", "big", "red", "dog", "ran")  # Lk = 5: the vertical axis
@@ -53,14 +53,14 @@ def fail(message: str, mistake: str = "") -> CheckFailure:
     return CheckFailure(message)
 
 
-def expect_trusted_figure(student: Student) -> None:
+def expect_trusted_figure(student: StudentAPI) -> None:
     """A figure's description earns points only when the source cannot have forged it."""
     verdict = figure_verdict(source_facts(student))
     if not verdict.passed:
         raise CheckFailure(verdict.message, key=verdict.key, values=verdict.values, flags=verdict.flags)
 
 
-def drawing(student: Student) -> dict:
+def drawing(student: StudentAPI) -> dict:
     """plot_attention(probe, query tokens, key tokens, title=TITLE) described; once per submission."""
     if _drawn.get("student") is not student:
         _drawn.clear()
@@ -69,7 +69,7 @@ def drawing(student: Student) -> dict:
     return _drawn["value"]
 
 
-def draw(student: Student) -> tuple[dict, Heatmap]:
+def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     """The probe's drawing and the heatmap read from it; a CheckFailure when there is none."""
     description = drawing(student)
     returned = description.get("returned") if isinstance(description, dict) else None
@@ -88,7 +88,7 @@ def draw(student: Student) -> tuple[dict, Heatmap]:
     return description, heatmap
 
 
-def drawn(student: Student) -> tuple[dict, Heatmap]:
+def drawn(student: StudentAPI) -> tuple[dict, Heatmap]:
     """Like draw(), but only for a drawing that holds the weights it was given.
 
     Nothing for nothing: the points for returning the Axes, the ticks, the colorbar, the colour
@@ -124,7 +124,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
 
 # --------------------------------------------------------------------------------------------- E.1
 @check("E.1", 0.5, "plot_attention: returns the Axes with a heatmap on it", kind=SHAPE)
-def test_plot_attention_returns_axes(student, artifacts):
+def test_plot_attention_returns_axes(student: StudentAPI, artifacts):
     description = drawing(student)
     png = description.get("png") if isinstance(description, dict) else None
     if artifacts is not None and isinstance(png, torch.Tensor) and png.dtype == torch.uint8 and 0 < png.numel() <= MAX_PNG_BYTES:
@@ -185,7 +185,7 @@ def add_plot_artifact(artifacts: Any, png: bytes, heatmap: Heatmap | None, weigh
 
 
 @check("E.1", 2, "plot_attention: queries across (x tick labels), keys down (y tick labels)", kind=PROPERTY, gate="plot_attention_cell_values")
-def test_plot_attention_tick_labels(student):
+def test_plot_attention_tick_labels(student: StudentAPI):
     _, heatmap = drawn(student)
     problem = label_problem(heatmap)
     if problem is not None:
@@ -198,7 +198,7 @@ def test_plot_attention_tick_labels(student):
 
 
 @check("E.1", 2, "plot_attention: the cell under (query, key) shows that pair's weight")
-def test_plot_attention_cell_values(student):
+def test_plot_attention_cell_values(student: StudentAPI):
     weights = probe_weights()  # (Lq, Lk)
     _, heatmap = draw(student)
     expected = weights.T.numpy()  # (Lk, Lq): rows = keys, columns = queries
@@ -216,14 +216,14 @@ def test_plot_attention_cell_values(student):
 
 
 @check("E.1", 1, "plot_attention: has a colorbar", kind=PROPERTY, gate="plot_attention_cell_values")
-def test_plot_attention_colorbar(student):
+def test_plot_attention_colorbar(student: StudentAPI):
     _, heatmap = drawn(student)
     if not heatmap.colorbar:
         raise fail("the heatmap has no colorbar", "heatmap_no_colorbar")
 
 
 @check("E.1", 1, "plot_attention: colour range fixed to [0, 1]", kind=PROPERTY, gate="plot_attention_cell_values")
-def test_plot_attention_color_range(student):
+def test_plot_attention_color_range(student: StudentAPI):
     weights = probe_weights()
     _, heatmap = drawn(student)
     low, high = heatmap.clim
@@ -257,7 +257,7 @@ def colour_ends(description: dict) -> tuple[float, float] | None:
 
 
 @check("E.1", 1, "plot_attention: darker means more weight (a light-to-dark colour map)", kind=PROPERTY, gate="plot_attention_cell_values")
-def test_plot_attention_light_to_dark(student):
+def test_plot_attention_light_to_dark(student: StudentAPI):
     description, heatmap = draw(student)
     ends = colour_ends(description)
     if ends is None:
@@ -268,7 +268,7 @@ def test_plot_attention_light_to_dark(student):
 
 
 @check("E.1", 1, "plot_attention: both axes have a label", kind=PROPERTY, gate="plot_attention_cell_values")
-def test_plot_attention_axis_labels(student):
+def test_plot_attention_axis_labels(student: StudentAPI):
     description, _ = drawn(student)
     axes = target_axes(description)
     missing = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if not str(axes.get(key, "")).strip()]
@@ -277,7 +277,7 @@ def test_plot_attention_axis_labels(student):
 
 
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", kind=PROPERTY, gate="plot_attention_cell_values")
-def test_plot_attention_uses_given_axes(student):
+def test_plot_attention_uses_given_axes(student: StudentAPI):
     drawn(student)
     expect_trusted_figure(student)
     description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES)
@@ -290,7 +290,7 @@ def test_plot_attention_uses_given_axes(student):
 
 
 @check("E.1", 0.5, "plot_attention: shows the title= it is given", kind=PROPERTY, gate="plot_attention_cell_values")
-def test_plot_attention_title(student):
+def test_plot_attention_title(student: StudentAPI):
     description, _ = drawn(student)
     shown = str(target_axes(description).get("title", ""))
     if shown.strip() != TITLE:

@@ -129,7 +129,7 @@ GENERIC = {
 }
 
 MESSAGES: dict[str, dict[str, str]] = {
-    # shared helpers (autograder/checks/support.py, module_support.py)
+    # shared helpers (autograder/assignments/attention/checks/support.py, module_support.py)
     "not_a_tensor": {"en": "{where} returned {kind}, expected a torch.Tensor", "zh": "{where} 返回了 {kind}，应返回 torch.Tensor"},
     "wrong_shape": {"en": "{where} returned shape {got}, expected {expected}", "zh": "{where} 返回的形状是 {got}，应为 {expected}"},
     "wrong_shape_permuted": {
@@ -257,7 +257,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": f"the heatmap's cell edges are malformed or more than {PLOT_MAX_SIDE + 1}",
         "zh": f"热力图的格子边界格式不正确或超过 {PLOT_MAX_SIDE + 1} 个",
     },
-    # the plugin (autograder/checks/plugin.py)
+    # the plugin (autograder/grading/checks/plugin.py)
     "student_raised": {"en": "{where} raised {kind}: {text}", "zh": "{where} 抛出了 {kind}：{text}"},
     "student_failed": {"en": "{text}", "zh": "调用你的代码没有得到结果：{text}"},
     "not_implemented": {"en": "{where}: not implemented yet{detail}", "zh": "{where} 还没有实现"},
@@ -293,7 +293,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the title given as title= is not the Axes title: the task asks for ax.set_title(title)",
         "zh": "传入的 title= 没有作为 Axes 的标题：题目要求 ax.set_title(title)",
     },
-    # the scoring policy (autograder/checks/plugin.py, autograder/checks/carried.py)
+    # the scoring policy (autograder/grading/checks/plugin.py, autograder/assignments/attention/checks/carried.py)
     "scoring_gated": {
         "en": "not counted: this property earns points only when the values are right, and “{gate}” failed",
         "zh": "未计分：只有数值正确时这项性质检查才计分，而“{gate}”未通过",
@@ -310,7 +310,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "no points: this check grades your {components}, and each has a mistake charged in {tasks}; with trusted versions of all of them nothing of yours is left to grade here (fix them, and this check is graded again)",
         "zh": "不计分：这项检查评的是你的 {components}，而它们都有错误（已在 {tasks} 中扣分）；全部换成可信版本后，这里就没有你自己的代码可评了（改正它们后，这项检查会重新评分）",
     },
-    # Part F (autograder/checks/test_part_f.py)
+    # Part F (autograder/assignments/attention/checks/part_f.py)
     "trained_maps_differ_by": {
         "en": "the attention maps differ from the reference model's (largest difference {error})",
         "zh": "注意力图与参考模型的不同（最大差 {error}）",

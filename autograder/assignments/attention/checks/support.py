@@ -6,11 +6,12 @@ from typing import Any
 
 import torch
 
-from autograder.checks.carried import reference  # noqa: F401  (the checks' one reference loader)
-from autograder.checks.plugin import CheckFailure
+from autograder.assignment import reference  # noqa: F401  (the checks' one reference loader)
+from autograder.grading.worker.api import StudentAPI
+from autograder.grading.checks.plugin import CheckFailure
 from autograder.grading.integrity.rules import Rule, judge
 from autograder.grading.integrity.static import SourceFacts, analyze
-from autograder.mistakes import MISTAKES, diagnose
+from autograder.assignments.attention.mistakes import MISTAKES, diagnose
 
 # All-distinct sizes, so that a wrong transpose or a swapped axis shows up as a wrong shape.
 B, H, LQ, LK, DH, DV = 2, 3, 4, 5, 7, 6
@@ -26,6 +27,13 @@ def random_mask(gen: torch.Generator, *shape: int, p_keep: float = 0.6) -> torch
     mask = torch.rand(*shape, generator=gen) < p_keep
     first = torch.randint(0, shape[-1], shape[:-1], generator=gen)
     return mask | torch.nn.functional.one_hot(first, shape[-1]).bool()
+
+
+def grad_of(leaf: torch.Tensor) -> torch.Tensor:
+    """The gradient a backward left on a trusted leaf (the reference side always has one)."""
+    if leaf.grad is None:
+        raise RuntimeError("the reference backward left no gradient")
+    return leaf.grad
 
 
 def fmt_shape(shape: Any) -> str:
@@ -78,7 +86,7 @@ def fail_with(message: str, key: str) -> CheckFailure:
 
 
 def raise_keyed_with_diagnosis(actual: torch.Tensor, candidates: dict[str, torch.Tensor] | None, key: str, **args: Any) -> None:
-    """A keyed failure (autograder.checks.texts.MESSAGES), naming a mistake when one matches."""
+    """A keyed failure (autograder.assignments.attention.texts.MESSAGES), naming a mistake when one matches."""
     raise CheckFailure.keyed(key, diagnose(actual, candidates or {}), **args)
 
 
@@ -89,14 +97,14 @@ def raise_with_diagnosis(message: str, actual: torch.Tensor, candidates: dict[st
     raise CheckFailure(message)
 
 
-def source_facts(student: Any) -> SourceFacts:
+def source_facts(student: StudentAPI) -> SourceFacts:
     """The static pass over the source the student's worker runs (read in the grader)."""
     chunks = getattr(student, "chunks", ())
     files = getattr(student, "files", {})
     return analyze(chunks if isinstance(chunks, (list, tuple)) else (), files if isinstance(files, dict) else {})
 
 
-def expect_rule(student: Any, rule: Rule, traced: Any) -> None:
+def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:
     """The rule must hold by the trace of the call and by the source (autograder.grading.integrity.rules)."""
     verdict = judge(rule, traced if isinstance(traced, dict) else {}, source_facts(student), rule.task.split(".")[0])
     if verdict.used:  # the catalogue's message, in the page's language

@@ -5,12 +5,13 @@ from typing import Any
 
 import torch
 
-from autograder.checks.module_support import (
+from autograder.grading.worker.api import StudentAPI
+from autograder.assignments.attention.checks.module_support import (
     PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_no_transpose, mha, mha_variants, split_correct, split_interleaved, split_no_transpose, vjp_checked,
 )
-from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.checks.remote_grad import FAST_MODE
-from autograder.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
+from autograder.assignments.attention.checks.remote_grad import FAST_MODE
+from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_rule, expect_tensor, randn, random_mask, reference
 from autograder.grading.integrity.rules import MHA_OWN
 from autograder.grading.worker.client import StudentException
 from autograder.grading.worker.protocol import Handle
@@ -24,7 +25,7 @@ def _split_variants(x: torch.Tensor, heads: int) -> list[tuple[str, torch.Tensor
     return [("split_no_transpose", split_no_transpose(x, heads)), ("split_interleaved", split_interleaved(x, heads))]
 
 
-def _mha(student: Any, gen: torch.Generator, seed: int, dropout: float = 0.0, bias: bool = True, training: bool = False) -> tuple[dict, Handle]:
+def _mha(student: StudentAPI, gen: torch.Generator, seed: int, dropout: float = 0.0, bias: bool = True, training: bool = False) -> tuple[dict, Handle]:
     state = attention_state(gen, E, bias=bias)
     kwargs = {"dropout": dropout} if dropout else {}
     if not bias:
@@ -34,25 +35,25 @@ def _mha(student: Any, gen: torch.Generator, seed: int, dropout: float = 0.0, bi
 
 # --------------------------------------------------------------------------------------------- C.1
 @check("C.1", 1, "split_heads: (B, S, H·Dh) -> (B, H, S, Dh)", kind=SHAPE)
-def test_split_heads_shape(student, gen):
+def test_split_heads_shape(student: StudentAPI, gen):
     expect_tensor(student.call("split_heads", randn(gen, B, LQ, E), H), "split_heads", (B, H, LQ, DH))
 
 
 @check("C.1", 1, "split_heads: head i holds the features [i·Dh, (i+1)·Dh)")
-def test_split_heads_values(student, gen):
+def test_split_heads_values(student: StudentAPI, gen):
     x = randn(gen, B, LQ, E)
     expect_match(student.call("split_heads", x, H), reference().split_heads(x, H), "split_heads", _split_variants(x, H))
 
 
 @check("C.1", 1, "split_heads: other sizes, one head, many heads")
-def test_split_heads_other_sizes(student, gen):
+def test_split_heads_other_sizes(student: StudentAPI, gen):
     for shape, heads in (((1, 6, 12), 4), ((3, 2, 10), 1), ((2, 3, 8), 8)):
         x = randn(gen, *shape)
         expect_match(student.call("split_heads", x, heads), reference().split_heads(x, heads), f"split_heads on {shape} with {heads} heads", _split_variants(x, heads))
 
 
 @check("C.1", 1, "split_heads and merge_heads: work on non-contiguous inputs")
-def test_split_merge_noncontiguous(student, gen):
+def test_split_merge_noncontiguous(student: StudentAPI, gen):
     x = randn(gen, B, LQ, E)
     expect_match(student.call("split_heads", x, H, noncontiguous=(0,)), reference().split_heads(x, H), "split_heads on a non-contiguous x", _split_variants(x, H))
     y = randn(gen, B, H, LQ, DH)
@@ -61,7 +62,7 @@ def test_split_merge_noncontiguous(student, gen):
 
 # --------------------------------------------------------------------------------------------- C.2
 @check("C.2", 2, "merge_heads: (B, H, S, Dh) -> (B, S, H·Dh) with heads side by side")
-def test_merge_heads_values(student, gen):
+def test_merge_heads_values(student: StudentAPI, gen):
     x = randn(gen, B, H, LQ, DH)
     merged = student.call("merge_heads", x)
     expect_tensor(merged, "merge_heads", (B, LQ, E))
@@ -69,7 +70,7 @@ def test_merge_heads_values(student, gen):
 
 
 @check("C.2", 1, "merge_heads undoes split_heads, and split_heads undoes merge_heads", kind=PROPERTY, gate="merge_heads_values")
-def test_split_merge_inverse(student, gen):
+def test_split_merge_inverse(student: StudentAPI, gen):
     x = randn(gen, B, LK, E)
     split = expect_tensor(student.call("split_heads", x, H), "split_heads", (B, H, LK, DH))
     expect_match(student.call("merge_heads", split), x, "merge_heads(split_heads(x))")
@@ -80,7 +81,7 @@ def test_split_merge_inverse(student, gen):
 
 # --------------------------------------------------------------------------------------------- C.3
 @check("C.3", 1, "MultiHeadAttention: W_q, W_k, W_v, W_o are nn.Linear(E, E), and self.dropout", kind=PROPERTY, gate="mha_values")
-def test_mha_parameters(student, seed):
+def test_mha_parameters(student: StudentAPI, seed):
     handle = student.new("MultiHeadAttention", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting MultiHeadAttention")
     if not info.get("module"):
@@ -98,7 +99,7 @@ def test_mha_parameters(student, seed):
 
 
 @check("C.3", 1, "MultiHeadAttention: bias=False gives projections without bias", kind=PROPERTY, gate="mha_values")
-def test_mha_no_bias(student, seed):
+def test_mha_no_bias(student: StudentAPI, seed):
     handle = student.new("MultiHeadAttention", E, H, bias=False, seed=seed)
     info = student.describe(handle, "inspecting MultiHeadAttention(bias=False)")
     biases = sorted(name for name in info.get("parameters", {}) if name in {f"{p}.bias" for p in PROJECTIONS})  # extra parameters are the student's own
@@ -110,7 +111,7 @@ def test_mha_no_bias(student, seed):
 
 
 @check("C.3", 1, "MultiHeadAttention: ValueError when embed_dim is not divisible by num_heads", kind=PROPERTY, gate="mha_values")
-def test_mha_value_error(student, seed):
+def test_mha_value_error(student: StudentAPI, seed):
     try:
         student.new("MultiHeadAttention", 10, 3, seed=seed)
     except StudentException as error:
@@ -121,14 +122,14 @@ def test_mha_value_error(student, seed):
 
 
 @check("C.3", 1, "MultiHeadAttention: output (B, Lq, E), weights per head (B, H, Lq, Lk)", kind=SHAPE)
-def test_mha_shapes(student, gen, seed):
+def test_mha_shapes(student: StudentAPI, gen, seed):
     _, handle = _mha(student, gen, seed)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
     forward_checked(student, handle, MHA, OUT, WEIGHTS, query, key, key)
 
 
 @check("C.3", 3, "MultiHeadAttention: self-attention equals the reference with the same weights")
-def test_mha_values(student, gen, seed):
+def test_mha_values(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
     x = randn(gen, B, LQ, E)
     output, weights = forward_checked(student, handle, MHA, OUT, SELF_WEIGHTS, x)
@@ -137,7 +138,7 @@ def test_mha_values(student, gen, seed):
 
 
 @check("C.3", 2, "MultiHeadAttention: cross-attention (key/value of another length); key defaults to query, value to key")
-def test_mha_cross_and_defaults(student, gen, seed):
+def test_mha_cross_and_defaults(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
     reference_module = build_reference("MultiHeadAttention", (E, H), state)
     query, key, value = randn(gen, B, LQ, E), randn(gen, B, LK, E), randn(gen, B, LK, E)
@@ -148,7 +149,7 @@ def test_mha_cross_and_defaults(student, gen, seed):
 
 
 @check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk) and (B, 1, Lq, Lk) broadcast over heads")
-def test_mha_mask(student, gen, seed):
+def test_mha_mask(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
     reference_module = build_reference("MultiHeadAttention", (E, H), state)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
@@ -159,7 +160,7 @@ def test_mha_mask(student, gen, seed):
 
 
 @check("C.3", 2, "MultiHeadAttention: agrees with torch's nn.MultiheadAttention given the same weights", visibility="after_due_date")
-def test_mha_matches_torch(student, gen, seed):
+def test_mha_matches_torch(student: StudentAPI, gen, seed):
     torch_mha = torch.nn.MultiheadAttention(E, H, batch_first=True, dtype=torch.float64).eval()
     with torch.no_grad():
         for parameter in torch_mha.parameters():
@@ -179,7 +180,7 @@ def test_mha_matches_torch(student, gen, seed):
 
 
 @check("C.3", 2, "MultiHeadAttention: dropout is off in eval mode")
-def test_mha_eval_dropout_off(student, gen, seed):
+def test_mha_eval_dropout_off(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed, dropout=0.5)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
     first, weights = forward_checked(student, handle, f"{MHA} in eval mode", OUT, WEIGHTS, query, key, seed=seed)
@@ -191,7 +192,7 @@ def test_mha_eval_dropout_off(student, gen, seed):
 
 
 @check("C.3", 2, "MultiHeadAttention: in training mode dropout changes the output, and the returned weights are from before dropout")
-def test_mha_train_dropout(student, gen, seed):
+def test_mha_train_dropout(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed, dropout=0.5, training=True)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
     output, weights = forward_checked(student, handle, f"{MHA} in training mode", OUT, WEIGHTS, query, key, seed=seed)
@@ -227,7 +228,7 @@ def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor
 
 
 @check("C.3", 1, "MultiHeadAttention: gradients reach W_q, W_k, W_v and W_o")
-def test_mha_gradients(student, gen, seed):
+def test_mha_gradients(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
     grad_out = randn(gen, B, LQ, E)
@@ -255,7 +256,7 @@ class _RemoteForward(torch.autograd.Function):
 
 
 @check("C.3", 1, "MultiHeadAttention: gradients pass torch.autograd.gradcheck", visibility="hidden", kind=PROPERTY, gate="mha_values")
-def test_mha_gradcheck(student, gen, seed):
+def test_mha_gradcheck(student: StudentAPI, gen, seed):
     small_e, small_h = 6, 2
     state = attention_state(gen, small_e)
     handle = build_student(student, "MultiHeadAttention", (small_e, small_h), state, seed)
@@ -269,7 +270,7 @@ def test_mha_gradcheck(student, gen, seed):
 
 
 @check("C.3", 1, "MultiHeadAttention: permuting query positions permutes the output; batch elements are independent", visibility="hidden", kind=PROPERTY, gate="mha_values")
-def test_mha_invariances(student, gen, seed):
+def test_mha_invariances(student: StudentAPI, gen, seed):
     _, handle = _mha(student, gen, seed)
     x = randn(gen, B, LQ, E)
     perm = torch.randperm(LQ, generator=gen)
@@ -286,7 +287,7 @@ def test_mha_invariances(student, gen, seed):
 
 
 @check("C.3", 1, "MultiHeadAttention: built from your functions, not the library's attention", kind=PROPERTY, gate="mha_values")
-def test_mha_no_library(student, gen, seed):
+def test_mha_no_library(student: StudentAPI, gen, seed):
     _, handle = _mha(student, gen, seed)
     result = student.method(handle, "forward", randn(gen, B, LQ, E), where=MHA, trace=True)
     expect_rule(student, MHA_OWN, result)

@@ -1,7 +1,7 @@
 """Hidden checks, Part F: the trained pronoun model, run with the student's AttentionBlock and
 drawn with the student's plot_attention.
 
-The reference PronounModel (autograder/reference/pronoun_model.pt) was trained with the reference
+The reference PronounModel (autograder/assignments/attention/reference/pronoun_model.pt) was trained with the reference
 AttentionBlock. Its block parameters are loaded into the student's AttentionBlock, which then runs
 on exactly the input the reference block saw (embedding + positions of the probe sentences and of
 128 held-out sentences). What is graded, each for its own points:
@@ -14,7 +14,7 @@ on exactly the input the reference block saw (embedding + positions of the probe
 Orientation and labels of a drawing are Part E's to grade: F accepts any flip or transposition.
 
 Part F has nothing new to write, so a failing check is graded again with trusted stand-ins for the
-earlier tasks that failed (autograder.checks.carried.plan): a wrong AttentionBlock becomes a
+earlier tasks that failed (autograder.assignments.attention.checks.carried.plan): a wrong AttentionBlock becomes a
 trusted shell (residual, dropout, norm; the contract's layer names) around the student's own
 MultiHeadAttention, or a trusted block when that is wrong too; a wrong plot_attention becomes the
 kit's renderer, here in the grader (the maps are here already). It pays only while the result
@@ -35,15 +35,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from autograder.checks.module_support import load_weights
-from autograder.checks.plugin import PROPERTY, CheckFailure, check
-from autograder.checks.support import expect_pair, expect_tensor
-from autograder.checks.texts import english, key_of_english
+from autograder.assignments.attention.texts import english, key_of_english
+from autograder.assignments.attention.checks.module_support import load_weights
+from autograder.grading.checks.plugin import PROPERTY, CheckFailure, check
+from autograder.assignments.attention.checks.support import expect_pair, expect_tensor
 from autograder.errors import AttnkitError
 from autograder.grading.heatmap import (
     Render, UnreadablePlot, figure_similarity, max_abs_difference, orientations, read_heatmap, render,
 )
-from autograder.mistakes import diagnose
+from autograder.assignments.attention.mistakes import diagnose
 from autograder.feedback.results import Artifact
 from autograder.grading.worker.client import Student, StudentError
 from autograder.grading.worker.protocol import Handle

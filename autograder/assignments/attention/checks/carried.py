@@ -9,20 +9,13 @@ known name, tensors only where tensors go, bounded sizes, plain options.
 from __future__ import annotations
 
 import functools
-from types import ModuleType
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
 
 from autograder.grading.worker.standins import MAX_CALLBACK_ELEMENTS, MAX_SEQUENCE, StandInRefused
-from autograder.authoring.train_reference import reference_attention
-
-
-@functools.cache
-def reference() -> ModuleType:
-    """The reference solution, loaded in the grader process (never sent to a worker)."""
-    return reference_attention()  # one load per process, shared with Part F's reference model
+from autograder.assignment import reference
 
 
 A_TASKS = ("A.1", "A.2", "A.3", "A.4")

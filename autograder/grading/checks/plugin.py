@@ -10,7 +10,7 @@ generator, and turns each test's outcome into a CheckResult. It also enforces th
   "property" (no in-place change, invariances, dtype, gradients, rules...). A property check
   names the values checks that gate it (`gate=`); it pays only when they passed.
 - Error carried forward. When a check of a later task fails, it runs again with the submission's
-  earlier functions replaced by trusted stand-ins (autograder.checks.carried); if it passes then,
+  earlier functions replaced by trusted stand-ins (the module the manifest names as `carried`); if it passes then,
   its points are given with a note that says where the mistake is charged. Part F's checks lean
   on earlier components only: they pay only while one of those is still the student's own.
 """
@@ -22,14 +22,16 @@ import time
 import traceback
 import zlib
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import pytest
 import torch
 
-from autograder.checks.texts import english
 from autograder.feedback.hints import first_tier
+from autograder.assignment import current
+from autograder.assignments.attention.texts import english
 from autograder.feedback.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
+from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.client import NotImplementedYet, Student, StudentError, StudentException
 
 MARKER = "attnkit_check"
@@ -41,7 +43,7 @@ SHAPE_SHARE = 0.1  # shape checks carry at most this share of a part's points
 class CheckFailure(AssertionError):
     """A check failed; `message` is for the student, `mistake` names a catalogue entry.
 
-    `key` and `values` name the message in autograder.checks.texts.MESSAGES and its arguments, so
+    `key` and `values` name the message in autograder.assignments.attention.texts.MESSAGES and its arguments, so
     that a page can show it in any language; `message` is its English text (plus the mistake's,
     when one is named). (Not `args`: BaseException owns that name.)
     """
@@ -58,7 +60,7 @@ class CheckFailure(AssertionError):
     @classmethod
     def keyed(cls, key: str, mistake: str = "", **args: Any) -> CheckFailure:
         """A failure whose message is MESSAGES[key] (English here), naming `mistake` when given."""
-        from autograder.mistakes import MISTAKES
+        from autograder.assignments.attention.mistakes import MISTAKES
 
         text = english(key, **args)
         if mistake:
@@ -106,7 +108,7 @@ def check_id(item: pytest.Item) -> str:
 class AttnkitPlugin:
     """One instance per graded submission."""
 
-    def __init__(self, student: Any, seed: int, parts: set[str] | None = None, sink: Any = None, *, tasks: set[str] | None = None, visible_only: bool = False):
+    def __init__(self, student: StudentAPI, seed: int, parts: set[str] | None = None, sink: Any = None, *, tasks: set[str] | None = None, visible_only: bool = False):
         self._student = student
         self._seed = seed
         self.parts = parts
@@ -129,7 +131,7 @@ class AttnkitPlugin:
                 config.hook.pytest_deselected(items=dropped)
                 items[:] = kept
         self._infos = {check_id(i): check_info(i) for i in items}
-        problems = policy_problems(self._infos)  # over whole parts, before a task/visibility selection
+        problems = policy_problems(self._infos) + manifest_problems(self._infos, current().part_points)  # whole parts, before a task/visibility selection
         if problems:
             raise pytest.UsageError("the hidden checks break the scoring policy: " + "; ".join(problems))
         dropped = [i for i in items if not self._selected(check_info(i))]
@@ -143,7 +145,7 @@ class AttnkitPlugin:
 
     # -- fixtures --------------------------------------------------------------------------
     @pytest.fixture
-    def student(self) -> Any:
+    def student(self) -> StudentAPI:
         return self._student
 
     @pytest.fixture
@@ -187,10 +189,9 @@ class AttnkitPlugin:
 
     # -- error carried forward ---------------------------------------------------------------
     def _may_carry(self, item: pytest.Function, error: Exception) -> bool:
-        from autograder.checks.carried import earlier_tasks
-
+        carried = current().carried_module()
         trusted_kind = isinstance(error, (CheckFailure, StudentError, AssertionError))
-        return trusted_kind and isinstance(self._student, Student) and bool(earlier_tasks(check_info(item).task))
+        return carried is not None and trusted_kind and isinstance(self._student, Student) and bool(carried.earlier_tasks(check_info(item).task))
 
     def _carried(self, item: pytest.Function, function: Callable, error: Exception) -> tuple[Exception | None, tuple[str, dict] | None]:
         """Run the check again with trusted stand-ins for the earlier tasks' functions.
@@ -198,22 +199,22 @@ class AttnkitPlugin:
         Passing then: no error, and a note naming where the mistake is charged. Failing then: the
         failure of this task's own code (the second run's), unless it says less than the first.
         """
-        from autograder.checks.carried import carried_note, earlier_tasks, nothing_own_note, plan, trusted_answer
-
+        carried = current().carried_module()
+        assert carried is not None  # _may_carry said yes
         info = check_info(item)
-        tasks = earlier_tasks(info.task)
+        tasks = carried.earlier_tasks(info.task)
         failed = {r.task for r in self.results if r.task in tasks and not r.passed}
-        how = plan(info.task, failed)
+        how = carried.plan(info.task, failed)
         if how.nothing_own:  # every component it leans on is charged elsewhere: nothing of theirs to pay for
-            key, args = nothing_own_note(how)
+            key, args = carried.nothing_own_note(how)
             return CheckFailure(english(key, **args), key=key, values=args), None
         if not how.names:
             return error, None
         kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
-        with self._student.stand_ins(list(how.names), trusted_answer):
+        with self._student.stand_ins(list(how.names), carried.trusted_answer):
             second = _outcome(function, kwargs)
         if second is None:
-            return None, carried_note(sorted(failed), tasks)
+            return None, carried.carried_note(sorted(failed), tasks)
         if isinstance(second, CheckFailure) or (isinstance(second, StudentError) and not isinstance(error, CheckFailure)):
             return second, None
         return error, None
@@ -221,7 +222,7 @@ class AttnkitPlugin:
     def _fresh(self, item: pytest.Function, name: str) -> Any:
         """A fixture's value for the second run: the same seed, a fresh generator, no artifacts."""
         if name == "gen":
-            return torch.Generator().manual_seed(item.funcargs["seed"])
+            return torch.Generator().manual_seed(cast(int, item.funcargs["seed"]))
         if name == "artifacts":
             return None
         return item.funcargs[name]
@@ -251,7 +252,7 @@ class AttnkitPlugin:
     def _result(self, item: pytest.Item, error: BaseException | None) -> CheckResult:
         info = check_info(item)
         duration = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
-        base = dict(check_id=check_id(item), name=info.name, part=info.part, task=info.task, max_points=info.points, hint=first_tier(check_id(item), info.task), visibility=info.visibility, duration=round(duration, 4))
+        base: dict[str, Any] = dict(check_id=check_id(item), name=info.name, part=info.part, task=info.task, max_points=info.points, hint=first_tier(check_id(item), info.task), visibility=info.visibility, duration=round(duration, 4))
         if error is None:
             return CheckResult(points=info.points, status=PASSED, **base)
         if isinstance(error, CheckFailure):
@@ -311,4 +312,17 @@ def policy_problems(infos: dict[str, CheckInfo]) -> list[str]:
                 problems.append(f"{cid}: gate {gate!r} is not a values check of task {info.task}")
             elif info.visibility == "visible" and target.visibility != "visible":
                 problems.append(f"{cid}: its gate {gate!r} is not visible, but its message names it")
+    return problems
+
+
+def manifest_problems(infos: dict[str, CheckInfo], points: dict[str, float]) -> list[str]:
+    """Where the checks disagree with the manifest: a part it does not name, or a part whose
+    checks add up to other points than it says (every collected part is whole here)."""
+    problems = []
+    for part in sorted({i.part for i in infos.values()}):
+        total = round(sum(i.points for i in infos.values() if i.part == part), 6)
+        if part not in points:
+            problems.append(f"part {part}: not in the assignment's manifest (parts: {', '.join(points)})")
+        elif abs(total - points[part]) > 1e-9:
+            problems.append(f"part {part}: its checks carry {total:g} points, the manifest says {points[part]:g}")
     return problems

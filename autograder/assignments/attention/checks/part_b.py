@@ -5,18 +5,19 @@ import math
 
 import torch
 
-from autograder.checks.module_support import (
+from autograder.grading.worker.api import StudentAPI
+from autograder.assignments.attention.checks.module_support import (
     Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, vjp_checked,
 )
-from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.checks.support import B, DH, LK, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
+from autograder.assignments.attention.checks.support import B, DH, LK, expect_rule, expect_tensor, randn, random_mask, reference
 from autograder.grading.integrity.rules import SELF_ATTENTION_OWN
 
 D, S = DH, LK  # (B, S, D) = (2, 5, 7): all sizes distinct
 NAMES = ("W_q", "W_k", "W_v")
 
 
-def _setup(student, gen, seed, mask: bool = False):
+def _setup(student: StudentAPI, gen, seed, mask: bool = False):
     state = attention_state(gen, D, NAMES)
     handle = build_student(student, "SelfAttention", (D,), state, seed)
     x = randn(gen, B, S, D)
@@ -47,7 +48,7 @@ def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None) -> list[tup
     return variants
 
 
-def _expect_reference(student, handle, state, x, mask, where: str) -> None:
+def _expect_reference(student: StudentAPI, handle, state, x, mask, where: str) -> None:
     output, weights = forward_checked(student, handle, where, (B, S, D), (B, S, S), x, mask)
     expected = build_reference("SelfAttention", (D,), state)(x, mask)
     variants = _variants(state, x, mask)
@@ -56,7 +57,7 @@ def _expect_reference(student, handle, state, x, mask, where: str) -> None:
 
 
 @check("B.1", 1, "SelfAttention: three projections W_q, W_k, W_v, each nn.Linear(dim, dim)", kind=PROPERTY, gate="self_attention_values")
-def test_self_attention_parameters(student, seed):
+def test_self_attention_parameters(student: StudentAPI, seed):
     handle = student.new("SelfAttention", D, seed=seed)
     info = student.describe(handle, "inspecting SelfAttention")
     if not info.get("module"):
@@ -71,25 +72,25 @@ def test_self_attention_parameters(student, seed):
 
 
 @check("B.1", 1, "SelfAttention: returns (output (B, S, dim), weights (B, S, S))", kind=SHAPE)
-def test_self_attention_shapes(student, gen, seed):
+def test_self_attention_shapes(student: StudentAPI, gen, seed):
     _, handle, x, _ = _setup(student, gen, seed)
     forward_checked(student, handle, "SelfAttention.forward", (B, S, D), (B, S, S), x)
 
 
 @check("B.1", 3, "SelfAttention: output and weights equal the reference with the same weights")
-def test_self_attention_values(student, gen, seed):
+def test_self_attention_values(student: StudentAPI, gen, seed):
     state, handle, x, _ = _setup(student, gen, seed)
     _expect_reference(student, handle, state, x, None, "SelfAttention.forward")
 
 
 @check("B.1", 2, "SelfAttention: the mask is used (True = may attend)")
-def test_self_attention_mask(student, gen, seed):
+def test_self_attention_mask(student: StudentAPI, gen, seed):
     state, handle, x, mask = _setup(student, gen, seed, mask=True)
     _expect_reference(student, handle, state, x, mask, "SelfAttention.forward with a mask")
 
 
 @check("B.1", 1, "SelfAttention: gradients reach W_q, W_k and W_v")
-def test_self_attention_gradients(student, gen, seed):
+def test_self_attention_gradients(student: StudentAPI, gen, seed):
     state, handle, x, _ = _setup(student, gen, seed)
     grad_out = randn(gen, B, S, D)
     result = vjp_checked(student, handle, "SelfAttention.forward", [x], grad_out, (B, S, S), wrt=[0])
@@ -101,7 +102,7 @@ def test_self_attention_gradients(student, gen, seed):
 
 
 @check("B.1", 1, "SelfAttention: permuting positions permutes the result; batch elements are independent", visibility="hidden", kind=PROPERTY, gate="self_attention_values")
-def test_self_attention_invariances(student, gen, seed):
+def test_self_attention_invariances(student: StudentAPI, gen, seed):
     _, handle, x, _ = _setup(student, gen, seed)
     perm = torch.randperm(S, generator=gen)
     where = "SelfAttention.forward"
@@ -114,7 +115,7 @@ def test_self_attention_invariances(student, gen, seed):
 
 
 @check("B.1", 1, "SelfAttention: built from your functions, not the library's attention", kind=PROPERTY, gate="self_attention_values")
-def test_self_attention_no_library(student, gen, seed):
+def test_self_attention_no_library(student: StudentAPI, gen, seed):
     _, handle, x, _ = _setup(student, gen, seed)
     result = student.method(handle, "forward", x, where="SelfAttention.forward", trace=True)
     expect_rule(student, SELF_ATTENTION_OWN, result)

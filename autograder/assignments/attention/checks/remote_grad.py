@@ -10,7 +10,8 @@ from typing import Any
 
 import torch
 
-from autograder.checks.plugin import CheckFailure
+from autograder.grading.worker.api import StudentAPI
+from autograder.grading.checks.plugin import CheckFailure
 
 # torch's fast gradcheck compares u·J·v for random u, v instead of the whole Jacobian: a few worker
 # round trips instead of one per input element (10x less time); the same bugs fail (measured on
@@ -38,7 +39,7 @@ class _Remote(torch.autograd.Function):
         return (None, None, None, *grads)
 
 
-def remote_gradcheck(student: Any, name: str, inputs: list[torch.Tensor], **kwargs: Any) -> None:
+def remote_gradcheck(student: StudentAPI, name: str, inputs: list[torch.Tensor], **kwargs: Any) -> None:
     """Raise CheckFailure unless the student's analytic gradients match finite differences."""
     leaves = [i.detach().to(torch.float64).requires_grad_(True) for i in inputs]
     try:

@@ -8,19 +8,20 @@ are computed from the same weights with the functions below.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import torch
 import torch.nn.functional as F
 
-from autograder.checks.plugin import CheckFailure
-from autograder.checks.support import expect_close, expect_pair, expect_tensor, randn, reference
-from autograder.mistakes import MISTAKES, diagnose
+from autograder.grading.worker.api import StudentAPI
+from autograder.grading.checks.plugin import CheckFailure
+from autograder.assignments.attention.checks.support import expect_close, expect_pair, expect_tensor, grad_of, randn, reference
+from autograder.assignments.attention.mistakes import MISTAKES, diagnose
 from autograder.grading.worker.protocol import Handle
 
 PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
 Params = dict[str, torch.Tensor]
-Variants = list[tuple[str, Any]]
+Variants = Sequence[tuple[str, Any]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -53,7 +54,7 @@ def block_state(gen: torch.Generator, dim: int) -> Params:
 # ---------------------------------------------------------------------------------------------
 # modules on both sides of the boundary
 # ---------------------------------------------------------------------------------------------
-def build_student(student: Any, cls: str, args: tuple, state: Params, seed: int, kwargs: dict | None = None, training: bool = False) -> Handle:
+def build_student(student: StudentAPI, cls: str, args: tuple, state: Params, seed: int, kwargs: dict | None = None, training: bool = False) -> Handle:
     """The student's module, in float64, with `state` loaded, in eval mode unless `training`."""
     call = f"{cls}({', '.join(repr(a) for a in args)}{''.join(f', {k}={v!r}' for k, v in (kwargs or {}).items())})"
     handle = student.new(cls, *args, seed=seed, **(kwargs or {}))
@@ -65,7 +66,7 @@ def build_student(student: Any, cls: str, args: tuple, state: Params, seed: int,
     return handle
 
 
-def load_weights(student: Any, handle: Handle, state: Params, owner: str, names: tuple[str, ...], private: bool = False) -> None:
+def load_weights(student: StudentAPI, handle: Handle, state: Params, owner: str, names: tuple[str, ...], private: bool = False) -> None:
     """Load `state` (the contract's parameter names) into the student's module.
 
     Only names in `state` that the module lacks fail: extra parameters, buffers or submodules the
@@ -93,17 +94,17 @@ def build_reference(cls: str, args: tuple, state: Params, kwargs: dict | None = 
     return module.eval()
 
 
-def forward_pair(student: Any, handle: Handle, where: str, *args: Any, seed: int | None = None, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+def forward_pair(student: StudentAPI, handle: Handle, where: str, *args: Any, seed: int | None = None, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
     value = student.method(handle, "forward", *args, where=where, seed=seed, **kwargs)
     return expect_pair(value, where)
 
 
-def forward_checked(student: Any, handle: Handle, where: str, out_shape: tuple, w_shape: tuple, *args: Any, seed: int | None = None, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+def forward_checked(student: StudentAPI, handle: Handle, where: str, out_shape: tuple, w_shape: tuple | None, *args: Any, seed: int | None = None, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
     output, weights = forward_pair(student, handle, where, *args, seed=seed, **kwargs)
     return expect_tensor(output, f"{where} (output)", out_shape), expect_tensor(weights, f"{where} (weights)", w_shape)
 
 
-def vjp_checked(student: Any, handle: Handle, where: str, args: list, grad_output: torch.Tensor, w_shape: tuple, wrt: list[int]) -> dict:
+def vjp_checked(student: StudentAPI, handle: Handle, where: str, args: list, grad_output: torch.Tensor, w_shape: tuple, wrt: list[int]) -> dict:
     """Gradients of sum(output * grad_output) w.r.t. args[wrt] and every parameter, once the
     forward's (output, weights) have the right shapes."""
     result = student.vjp(handle, args, [grad_output, None], wrt=wrt, where=f"{where} backward", params=True)
@@ -121,7 +122,7 @@ def expect_parameter_gradients(result: dict, module: torch.nn.Module, names: Any
         grad = got.get(name)
         if not isinstance(grad, torch.Tensor):
             raise CheckFailure.keyed("no_gradient", where=owner, name=name)
-        expect_match(grad, expected[name].grad, f"the gradient of {name}", what="gradients")
+        expect_match(grad, grad_of(expected[name]), f"the gradient of {name}", what="gradients")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,11 +6,12 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from autograder.checks.module_support import (
+from autograder.grading.worker.api import StudentAPI
+from autograder.assignments.attention.checks.module_support import (
     PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, mha, vjp_checked,
 )
-from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.checks.support import fail_with, B, E, H, LK, expect_tensor, randn, random_mask
+from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
+from autograder.assignments.attention.checks.support import fail_with, grad_of, B, E, H, LK, expect_tensor, randn, random_mask
 from autograder.grading.worker.protocol import Handle
 
 S = LK  # (B, S, E) = (2, 5, 21), weights (B, H, S, S) = (2, 3, 5, 5)
@@ -18,7 +19,7 @@ OUT, WEIGHTS = (B, S, E), (B, H, S, S)
 BLOCK = "AttentionBlock.forward"
 
 
-def _block(student: Any, gen: torch.Generator, seed: int, dropout: float = 0.0, training: bool = False) -> tuple[Params, Handle]:
+def _block(student: StudentAPI, gen: torch.Generator, seed: int, dropout: float = 0.0, training: bool = False) -> tuple[Params, Handle]:
     state = block_state(gen, E)
     return state, build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": dropout} if dropout else {}, training)
 
@@ -50,7 +51,7 @@ def _expect_reference(output: torch.Tensor, weights: torch.Tensor, state: Params
 
 
 @check("D.1", 1, "AttentionBlock: self.attn (MultiHeadAttention), self.norm (nn.LayerNorm(E)) and self.dropout", kind=PROPERTY, gate="block_values")
-def test_block_parameters(student, seed):
+def test_block_parameters(student: StudentAPI, seed):
     handle = student.new("AttentionBlock", E, H, 0.25, seed=seed)
     info = student.describe(handle, "inspecting AttentionBlock")
     if not info.get("module"):
@@ -71,13 +72,13 @@ def test_block_parameters(student, seed):
 
 
 @check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", kind=SHAPE)
-def test_block_shapes(student, gen, seed):
+def test_block_shapes(student: StudentAPI, gen, seed):
     _, handle = _block(student, gen, seed)
     forward_checked(student, handle, BLOCK, OUT, WEIGHTS, randn(gen, B, S, E))
 
 
 @check("D.1", 4, "AttentionBlock: y = norm(x + dropout(attn(x))), equal to the reference with the same weights")
-def test_block_values(student, gen, seed):
+def test_block_values(student: StudentAPI, gen, seed):
     state, handle = _block(student, gen, seed)
     x = randn(gen, B, S, E)
     output, weights = forward_checked(student, handle, BLOCK, OUT, WEIGHTS, x)
@@ -85,7 +86,7 @@ def test_block_values(student, gen, seed):
 
 
 @check("D.1", 2, "AttentionBlock: the mask reaches the attention")
-def test_block_mask(student, gen, seed):
+def test_block_mask(student: StudentAPI, gen, seed):
     state, handle = _block(student, gen, seed)
     x = randn(gen, B, S, E)
     for mask in (torch.ones(S, S, dtype=torch.bool).tril(), random_mask(gen, B, 1, S, S)):
@@ -95,7 +96,7 @@ def test_block_mask(student, gen, seed):
 
 
 @check("D.1", 2, "AttentionBlock: dropout is off in eval mode and on in training mode; weights are from before dropout")
-def test_block_dropout(student, gen, seed):
+def test_block_dropout(student: StudentAPI, gen, seed):
     state, handle = _block(student, gen, seed, dropout=0.5)
     x = randn(gen, B, S, E)
     first, weights = forward_checked(student, handle, f"{BLOCK} in eval mode", OUT, WEIGHTS, x, seed=seed)
@@ -154,7 +155,7 @@ def _position_explained(u: torch.Tensor, dropped: torch.Tensor, kept: torch.Tens
 
 
 @check("D.1", 1, "AttentionBlock: gradients reach the attention and the LayerNorm")
-def test_block_gradients(student, gen, seed):
+def test_block_gradients(student: StudentAPI, gen, seed):
     state, handle = _block(student, gen, seed)
     x = randn(gen, B, S, E)
     grad_out = randn(gen, B, S, E)
@@ -163,11 +164,11 @@ def test_block_gradients(student, gen, seed):
     leaf = x.clone().requires_grad_(True)
     torch.autograd.backward(module(leaf)[0], grad_out)
     expect_parameter_gradients(result, module, state, "AttentionBlock")
-    expect_match(expect_tensor(result["grads"][0], "the gradient of x", OUT), leaf.grad, "the gradient of x", what="gradients")
+    expect_match(expect_tensor(result["grads"][0], "the gradient of x", OUT), grad_of(leaf), "the gradient of x", what="gradients")
 
 
 @check("D.1", 1, "AttentionBlock: with a causal mask, later positions do not change earlier outputs", visibility="hidden", kind=PROPERTY, gate=("block_values", "block_mask"))
-def test_block_causal_future_independence(student, gen, seed):
+def test_block_causal_future_independence(student: StudentAPI, gen, seed):
     _, handle = _block(student, gen, seed)
     x = randn(gen, B, S, E)
     changed = x.clone()

@@ -2,16 +2,18 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 import torch.nn.functional as F
 
-from autograder.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.checks.remote_grad import remote_gradcheck
+from autograder.grading.worker.api import StudentAPI
+from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
+from autograder.assignments.attention.checks.remote_grad import remote_gradcheck
 from autograder.grading.integrity.rules import SDPA_OWN, SOFTMAX_BY_HAND
-from autograder.checks.support import (
+from autograder.assignments.attention.checks.support import (
     B, DH, DV, H, LK, LQ, expect_close, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask,
-    raise_keyed_with_diagnosis, reference,
+    grad_of, raise_keyed_with_diagnosis, reference,
 )
 from autograder.grading.worker.client import StudentError, StudentException
 
@@ -22,7 +24,7 @@ def _scores_variants(q: torch.Tensor, k: torch.Tensor) -> dict[str, torch.Tensor
     return {"scores_no_scaling": raw, "scores_scaled_by_d": raw / q.size(-1)}
 
 
-def _softmax_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[str, torch.Tensor]:
+def _softmax_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[str, Any]:
     ref = reference().masked_softmax
     variants = {"softmax_wrong_axis": ref(scores.transpose(-2, -1)).transpose(-2, -1) if mask is None else None}
     if mask is not None:
@@ -33,7 +35,7 @@ def _softmax_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[s
 
 
 # --------------------------------------------------------------------------------------------- A.1
-def _scores(student, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+def _scores(student: StudentAPI, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """The student's scores; a crash on inputs that are not 3-D but not on 3-D ones names the
     mistake of transposing fixed axes (k.transpose(1, 2)) instead of the last two."""
     try:
@@ -51,27 +53,27 @@ def _scores(student, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
 
 
 @check("A.1", 1, "attention_scores: output shape for batched, multi-head inputs", kind=SHAPE)
-def test_attention_scores_shape(student, gen):
+def test_attention_scores_shape(student: StudentAPI, gen):
     q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
     expect_tensor(_scores(student, q, k), "attention_scores", (B, H, LQ, LK))
 
 
 @check("A.1", 3, "attention_scores: values equal q·kᵀ/√d")
-def test_attention_scores_values(student, gen):
+def test_attention_scores_values(student: StudentAPI, gen):
     q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
     expected = reference().attention_scores(q, k)
     expect_close(student.call("attention_scores", q, k), expected, "attention_scores", _scores_variants(q, k))
 
 
 @check("A.1", 1, "attention_scores: works for 2-D and 5-D inputs")
-def test_attention_scores_any_leading_dims(student, gen):
+def test_attention_scores_any_leading_dims(student: StudentAPI, gen):
     for shape_q, shape_k in (((LQ, DH), (LK, DH)), ((2, B, H, LQ, DH), (2, B, H, LK, DH))):
         q, k = randn(gen, *shape_q), randn(gen, *shape_k)
         expect_close(_scores(student, q, k), reference().attention_scores(q, k), f"attention_scores on {len(shape_q)}-D inputs", _scores_variants(q, k))
 
 
 @check("A.1", 1, "attention_scores: keeps float32 and float16", kind=PROPERTY, gate="attention_scores_values")
-def test_attention_scores_dtype(student, gen):
+def test_attention_scores_dtype(student: StudentAPI, gen):
     for dtype in (torch.float32, torch.float16):
         q, k = randn(gen, B, LQ, DH, dtype=dtype), randn(gen, B, LK, DH, dtype=dtype)
         expect_tensor(student.call("attention_scores", q, k), "attention_scores", (B, LQ, LK), dtype)
@@ -79,7 +81,7 @@ def test_attention_scores_dtype(student, gen):
 
 # --------------------------------------------------------------------------------------------- A.2
 @check("A.2", 2, "masked_softmax: values without a mask, rows sum to 1")
-def test_masked_softmax_values(student, gen):
+def test_masked_softmax_values(student: StudentAPI, gen):
     scores = randn(gen, B, H, LQ, LK, scale=3.0)
     weights = student.call("masked_softmax", scores)
     expect_close(weights, reference().masked_softmax(scores), "masked_softmax", _softmax_variants(scores, None))
@@ -88,7 +90,7 @@ def test_masked_softmax_values(student, gen):
 
 
 @check("A.2", 2, "masked_softmax: blocked keys get exactly 0, the rest sum to 1")
-def test_masked_softmax_mask(student, gen):
+def test_masked_softmax_mask(student: StudentAPI, gen):
     scores = randn(gen, B, H, LQ, LK)
     mask = random_mask(gen, B, H, LQ, LK)
     weights = expect_tensor(student.call("masked_softmax", scores, mask), "masked_softmax", (B, H, LQ, LK))
@@ -99,14 +101,14 @@ def test_masked_softmax_mask(student, gen):
 
 
 @check("A.2", 1, "masked_softmax: a mask that broadcasts (Lq, Lk) over (B, H, Lq, Lk)")
-def test_masked_softmax_broadcast_mask(student, gen):
+def test_masked_softmax_broadcast_mask(student: StudentAPI, gen):
     scores = randn(gen, B, H, LQ, LK)
     mask = random_mask(gen, LQ, LK)
     expect_close(student.call("masked_softmax", scores, mask), reference().masked_softmax(scores, mask), "masked_softmax with a broadcast mask", _softmax_variants(scores, mask.expand(B, H, LQ, LK)))
 
 
 @check("A.2", 1, "masked_softmax: a fully blocked row is all zeros, never NaN")
-def test_masked_softmax_fully_blocked(student, gen):
+def test_masked_softmax_fully_blocked(student: StudentAPI, gen):
     scores = randn(gen, LQ, LK)
     mask = random_mask(gen, LQ, LK)
     mask[1] = False
@@ -122,7 +124,7 @@ def test_masked_softmax_fully_blocked(student, gen):
 
 
 @check("A.2", 1, "masked_softmax: finite gradients through a fully blocked row")
-def test_masked_softmax_fully_blocked_gradient(student, gen):
+def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
     scores = randn(gen, LQ, LK)
     mask = random_mask(gen, LQ, LK)
     mask[2] = False
@@ -133,11 +135,11 @@ def test_masked_softmax_fully_blocked_gradient(student, gen):
         raise fail_with("masked_softmax: the gradient is NaN or infinite when a row is fully blocked", "fully_masked_nan")
     leaf = scores.clone().requires_grad_(True)
     torch.autograd.backward(reference().masked_softmax(leaf, mask), grad_out)
-    expect_close(grad, leaf.grad, "the gradient of masked_softmax", what="gradients")
+    expect_close(grad, grad_of(leaf), "the gradient of masked_softmax", what="gradients")
 
 
 @check("A.2", 1, "masked_softmax: large scores (×300) stay finite and correct")
-def test_masked_softmax_large_logits(student, gen):
+def test_masked_softmax_large_logits(student: StudentAPI, gen):
     scores = randn(gen, B, LQ, LK, scale=300.0)
     weights = student.call("masked_softmax", scores.float())
     expected = reference().masked_softmax(scores.float())
@@ -147,7 +149,7 @@ def test_masked_softmax_large_logits(student, gen):
 
 
 @check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32 without overflow")
-def test_masked_softmax_dtypes(student, gen):
+def test_masked_softmax_dtypes(student: StudentAPI, gen):
     for dtype in (torch.float16, torch.bfloat16, torch.float32):
         scores = randn(gen, B, LQ, LK, scale=20.0).to(dtype)
         mask = random_mask(gen, B, LQ, LK)
@@ -158,7 +160,7 @@ def test_masked_softmax_dtypes(student, gen):
 
 
 @check("A.2", 1, "masked_softmax: does not modify its input", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
-def test_masked_softmax_no_inplace(student, gen):
+def test_masked_softmax_no_inplace(student: StudentAPI, gen):
     scores = randn(gen, B, LQ, LK)
     mask = random_mask(gen, B, LQ, LK)
     _, (scores_after, mask_after) = student.echo_call("masked_softmax", scores, mask)
@@ -169,14 +171,14 @@ def test_masked_softmax_no_inplace(student, gen):
 
 
 @check("A.2", 1, "masked_softmax: gradients pass torch.autograd.gradcheck", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
-def test_masked_softmax_gradcheck(student, gen):
+def test_masked_softmax_gradcheck(student: StudentAPI, gen):
     scores = randn(gen, 2, 3, LK)
     mask = random_mask(gen, 2, 3, LK)
     remote_gradcheck(student, "masked_softmax", [scores], mask=mask)
 
 
 @check("A.2", 1, "masked_softmax: adding a constant to a row changes nothing", kind=PROPERTY, gate="masked_softmax_values")
-def test_masked_softmax_row_shift(student, gen):
+def test_masked_softmax_row_shift(student: StudentAPI, gen):
     scores = randn(gen, B, LQ, LK)
     shift = randn(gen, B, LQ, 1, scale=50.0)
     a, b = student.call("masked_softmax", scores), student.call("masked_softmax", scores + shift)
@@ -184,7 +186,7 @@ def test_masked_softmax_row_shift(student, gen):
 
 
 @check("A.2", 2, "masked_softmax: written by hand (no torch.softmax / F.softmax / log_softmax / nn.Softmax)", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
-def test_masked_softmax_by_hand(student, gen):
+def test_masked_softmax_by_hand(student: StudentAPI, gen):
     scores = randn(gen, B, LQ, LK)
     weights, traced = student.traced_call("masked_softmax", scores, random_mask(gen, B, LQ, LK))
     expect_tensor(weights, "masked_softmax", (B, LQ, LK))
@@ -193,7 +195,7 @@ def test_masked_softmax_by_hand(student, gen):
 
 # --------------------------------------------------------------------------------------------- A.3
 @check("A.3", 1, "scaled_dot_product_attention: returns (output, weights) with the right shapes", kind=SHAPE)
-def test_sdpa_shapes(student, gen):
+def test_sdpa_shapes(student: StudentAPI, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
     output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v), "scaled_dot_product_attention")
     expect_tensor(output, "scaled_dot_product_attention (output)", (B, H, LQ, DV))
@@ -201,7 +203,7 @@ def test_sdpa_shapes(student, gen):
 
 
 @check("A.3", 2, "scaled_dot_product_attention: values with and without a mask")
-def test_sdpa_values(student, gen):
+def test_sdpa_values(student: StudentAPI, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
     for mask in (None, random_mask(gen, B, H, LQ, LK)):
         output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v, mask), "scaled_dot_product_attention")
@@ -212,7 +214,7 @@ def test_sdpa_values(student, gen):
 
 
 @check("A.3", 2, "scaled_dot_product_attention: agrees with torch's F.scaled_dot_product_attention")
-def test_sdpa_matches_torch(student, gen):
+def test_sdpa_matches_torch(student: StudentAPI, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DV + 1)[..., :DH], randn(gen, B, H, LK, DV)
     mask = random_mask(gen, B, H, LQ, LK)
     output, _ = expect_pair(student.call("scaled_dot_product_attention", q, k, v, mask), "scaled_dot_product_attention")
@@ -220,7 +222,7 @@ def test_sdpa_matches_torch(student, gen):
 
 
 @check("A.3", 1, "scaled_dot_product_attention: with a causal mask, the future does not matter", kind=PROPERTY, gate="sdpa_values")
-def test_sdpa_causal_future_independence(student, gen):
+def test_sdpa_causal_future_independence(student: StudentAPI, gen):
     L = LK
     q, k, v = randn(gen, B, L, DH), randn(gen, B, L, DH), randn(gen, B, L, DV)
     mask = torch.ones(L, L, dtype=torch.bool).tril()
@@ -232,7 +234,7 @@ def test_sdpa_causal_future_independence(student, gen):
 
 
 @check("A.3", 1, "scaled_dot_product_attention: permuting keys with their values changes nothing; batches are independent", kind=PROPERTY, gate="sdpa_values")
-def test_sdpa_invariances(student, gen):
+def test_sdpa_invariances(student: StudentAPI, gen):
     q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
     perm = torch.randperm(LK, generator=gen)
     base, _ = expect_pair(student.call("scaled_dot_product_attention", q, k, v), "scaled_dot_product_attention")
@@ -245,7 +247,7 @@ def test_sdpa_invariances(student, gen):
 
 
 @check("A.3", 1, "scaled_dot_product_attention: built from your functions, not the library's attention", kind=PROPERTY, gate="sdpa_values")
-def test_sdpa_no_library(student, gen):
+def test_sdpa_no_library(student: StudentAPI, gen):
     q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
     value, traced = student.traced_call("scaled_dot_product_attention", q, k, v)
     expect_pair(value, "scaled_dot_product_attention")
@@ -254,7 +256,7 @@ def test_sdpa_no_library(student, gen):
 
 # --------------------------------------------------------------------------------------------- A.4
 @check("A.4", 2, "causal_mask: square and rectangular masks, True where key ≤ query")
-def test_causal_mask_values(student, gen):
+def test_causal_mask_values(student: StudentAPI, gen):
     for args in ((LQ,), (LQ, LK), (LK, LQ)):
         mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool, "mask_dtype")
         expected = reference().causal_mask(*args)
@@ -268,14 +270,14 @@ def test_causal_mask_values(student, gen):
 
 
 @check("A.4", 1, "causal_mask: matches is_causal=True of F.scaled_dot_product_attention")
-def test_causal_mask_matches_torch(student, gen):
+def test_causal_mask_matches_torch(student: StudentAPI, gen):
     q, k, v = randn(gen, 1, LQ, DH), randn(gen, 1, LK, DH), randn(gen, 1, LK, DV)
     mask = expect_tensor(student.call("causal_mask", LQ, LK), "causal_mask", (LQ, LK), torch.bool, "mask_dtype")
     expect_close(F.scaled_dot_product_attention(q, k, v, attn_mask=mask), F.scaled_dot_product_attention(q, k, v, is_causal=True), "attention with your causal_mask vs is_causal=True")
 
 
 @check("A.4", 1, "causal_mask: makes the mask on the device it is given", kind=PROPERTY, gate="causal_mask_values")
-def test_causal_mask_device(student, gen):
+def test_causal_mask_device(student: StudentAPI, gen):
     expect_tensor(student.call("causal_mask", 3, 4, device="cpu"), "causal_mask(3, 4, device='cpu')", (3, 4), torch.bool, "mask_dtype")
     # The "meta" device holds shapes without values: any device= that is passed on reaches it, a
     # mask made on the default device does not. (A causal mask needs no value-dependent branch.)

@@ -1,0 +1,199 @@
+"""An assignment as content: a folder with a manifest.toml, read by the engine.
+
+The folder holds the hidden checks (`part_<letter>.py`, one per part), the reference weights and
+the PrairieLearn question text; the manifest gives the parts (title, points, the names students
+must define), the file students submit and where the reference solution is. The engine reads
+names, parts, points and titles from here, never from its own constants.
+
+ATTNKIT_ASSIGNMENT selects the assignment: a folder holding a manifest.toml, or the name of one
+under autograder/assignments/ (default: "attention").
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import os
+import sys
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from autograder.errors import AttnkitError
+from autograder.paths import PACKAGE_DIR
+
+ASSIGNMENTS_DIR = PACKAGE_DIR / "assignments"
+DEFAULT_ASSIGNMENT = "attention"
+MANIFEST_NAME = "manifest.toml"
+ENV_VAR = "ATTNKIT_ASSIGNMENT"
+CHECK_FILE_PATTERN = "part_*.py"  # also in autograder/grading/checks/pytest.ini (python_files)
+
+
+class ManifestError(AttnkitError):
+    """A manifest that cannot be read or says something impossible; the text says where and what."""
+
+
+@dataclass(frozen=True)
+class Part:
+    letter: str
+    title: str
+    points: float
+    names: tuple[str, ...] = ()  # what students must define for this part
+
+
+@dataclass(frozen=True)
+class Manifest:
+    name: str
+    title: str
+    folder: Path
+    student_file: str
+    solution: Path
+    checks_dir: Path
+    reference_dir: Path
+    parts: tuple[Part, ...]
+    topic: str = ""
+    lms_name: str = ""
+    question_html: str = ""
+    carried: str = ""  # the module of error carried forward (earlier_tasks, stand_in_names, trusted_answer, carried_note); "" for none
+
+    def carried_module(self) -> ModuleType | None:
+        """The assignment's error-carried-forward module, or None when it has none."""
+        return importlib.import_module(self.carried) if self.carried else None
+
+    @property
+    def part_titles(self) -> dict[str, str]:
+        return {part.letter: part.title for part in self.parts}
+
+    @property
+    def part_points(self) -> dict[str, float]:
+        return {part.letter: part.points for part in self.parts}
+
+    @property
+    def max_points(self) -> float:
+        return sum(part.points for part in self.parts)
+
+    def check_file(self, letter: str) -> Path:
+        return self.checks_dir / f"part_{letter.lower()}.py"
+
+    def hidden_paths(self) -> tuple[Path, ...]:
+        """What a worker must never see: the folder (checks, weights) and the reference solution."""
+        return (self.folder, self.checks_dir, self.reference_dir, self.solution)
+
+
+def load_manifest(folder: Path) -> Manifest:
+    """Read `folder`/manifest.toml; a missing field or a wrong type says which and where."""
+    folder = Path(folder).resolve()
+    path = folder / MANIFEST_NAME
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"{path} is missing: an assignment folder needs a {MANIFEST_NAME}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ManifestError(f"{path} is not valid TOML: {error}") from None
+
+    def text(key: str, default: str | None = None) -> str:
+        value = data.get(key, default)
+        if not isinstance(value, str) or (default is None and not value):
+            raise ManifestError(f"{path}: `{key}` must be a non-empty string (got {value!r})")
+        return value
+
+    parts_table = data.get("parts")
+    if not isinstance(parts_table, dict) or not parts_table:
+        raise ManifestError(f"{path}: needs at least one [parts.<letter>] table")
+    parts = []
+    for letter, table in parts_table.items():
+        if not (isinstance(table, dict) and isinstance(table.get("title"), str) and isinstance(table.get("points"), (int, float))):
+            raise ManifestError(f"{path}: [parts.{letter}] needs title (a string) and points (a number)")
+        names = table.get("names", [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ManifestError(f"{path}: [parts.{letter}] names must be a list of strings")
+        parts.append(Part(letter, table["title"], float(table["points"]), tuple(names)))
+    question = text("question_html", "")
+    return Manifest(
+        name=text("name"), title=text("title"), folder=folder, student_file=text("student_file"),
+        solution=(folder / text("solution")).resolve(), checks_dir=folder / text("checks", "checks"),
+        reference_dir=folder / text("reference", "reference"), parts=tuple(parts), topic=text("topic", ""),
+        lms_name=text("lms_name", ""), carried=text("carried", ""), question_html=(folder / question).read_text(encoding="utf-8") if question else "",
+    )
+
+
+def assignment_folder(selector: str | None = None) -> Path:
+    """The folder `selector` names (a path, or a name under autograder/assignments/); default:
+    $ATTNKIT_ASSIGNMENT, else the attention assignment."""
+    chosen = selector or os.environ.get(ENV_VAR) or DEFAULT_ASSIGNMENT
+    folder = Path(chosen)
+    if not (folder / MANIFEST_NAME).is_file():
+        folder = ASSIGNMENTS_DIR / chosen
+    if not (folder / MANIFEST_NAME).is_file():
+        known = sorted(p.parent.name for p in ASSIGNMENTS_DIR.glob(f"*/{MANIFEST_NAME}"))
+        raise ManifestError(f"no assignment {chosen!r} ({ENV_VAR}): give a folder with a {MANIFEST_NAME} or one of {', '.join(known)}")
+    return folder.resolve()
+
+
+def current() -> Manifest:
+    """The assignment this process grades (read once per folder)."""
+    return _cached(assignment_folder())
+
+
+@functools.cache
+def _cached(folder: Path) -> Manifest:
+    return load_manifest(folder)
+
+
+def reference_module(path: Path) -> ModuleType:
+    """A reference solution file, loaded in the grader process (never sent to a worker), once per
+    process, under a name no student module has: the one reference loader every assignment's
+    checks, and Part F's reference model, share."""
+    name = f"attnkit_reference_{path.stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    if not path.is_file():
+        raise ManifestError(f"{path} is missing: the assignment's reference solution must be there")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ManifestError(f"cannot load the reference solution {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the file runs
+    try:
+        with _deferred("matplotlib.pyplot"):
+            spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+class _Deferred(ModuleType):
+    """Stands in for a module while the reference is loaded: the real one is imported on the
+    first attribute the reference reads (importlib's LazyLoader cannot: on Python 3.11 the
+    import statement itself reads the module's __spec__ and so loads it)."""
+
+    def __getattr__(self, attribute: str) -> Any:
+        if sys.modules.get(self.__name__) is self:  # read while the reference still loads
+            del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), attribute)
+
+
+@contextmanager
+def _deferred(name: str) -> Iterator[None]:
+    """`import name` inside the block binds a _Deferred, unless name is already imported. The
+    reference imports pyplot for plot_attention, which the grader calls only to train or draw
+    the reference: a cold `attnkit check` then never pays for pyplot in the grader (~0.6 s)."""
+    if name in sys.modules:
+        yield
+        return
+    stand_in = sys.modules[name] = _Deferred(name)
+    try:
+        yield
+    finally:
+        if sys.modules.get(name) is stand_in:
+            del sys.modules[name]
+
+
+def reference() -> ModuleType:
+    """The current assignment's reference solution."""
+    return reference_module(current().solution)

@@ -1,0 +1,1 @@
+"""Assignments as content: one folder each, described by its manifest.toml (autograder/assignment.py)."""

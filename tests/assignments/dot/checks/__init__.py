@@ -1,0 +1,1 @@
+"""Hidden checks of the dot assignment."""

@@ -1,0 +1,82 @@
+"""The engine grades any assignment folder from its manifest: a tiny second assignment
+(tests/assignments/dot/: one function, two checks) graded in the worker, with the normal result files."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import ENV_VAR, ManifestError, current, load_manifest
+from autograder.grading.checks.plugin import CheckInfo, manifest_problems
+from autograder.grading.inprocess import InProcessStudent
+from autograder.grading.worker.api import StudentAPI
+
+DOT = Path(__file__).resolve().parent / "assignments" / "dot"
+CORRECT = "import torch\n\ndef dot(x, y):\n    return torch.einsum('...i,...i->...', x, y)\n"
+ONLY_VECTORS = "import torch\n\ndef dot(x, y):\n    return torch.dot(x, y)\n"  # fails on (..., n) batches
+
+
+@pytest.fixture
+def dot_assignment(monkeypatch):
+    monkeypatch.setenv(ENV_VAR, str(DOT))
+    return current()
+
+
+def _grade(factory, tmp_path: Path, source: str, name: str) -> dict:
+    from autograder.feedback.output import write_submission
+    from autograder.grading.session import GradeOptions, grade_submission
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    result, images = grade_submission(path, factory, GradeOptions(seed=3))
+    folder = write_submission(result, images, tmp_path / "out")
+    assert {"results.json", "attnkit.json", "feedback.md", "feedback.html"} <= {p.name for p in folder.iterdir()}
+    return json.loads((folder / "attnkit.json").read_text())
+
+
+def test_a_second_assignment_is_graded_by_the_same_engine_in_the_worker(dot_assignment, factory, tmp_path):
+    assert dot_assignment.name == "dot" and dot_assignment.max_points == 3
+    correct = _grade(factory, tmp_path, CORRECT, "alice")
+    assert [(c["check_id"], c["points"], c["status"]) for c in correct["checks"]] == [("dot_vectors", 2.0, "passed"), ("dot_batched", 1.0, "passed")]
+    buggy = _grade(factory, tmp_path, ONLY_VECTORS, "bob")
+    assert [(c["check_id"], c["points"]) for c in buggy["checks"]] == [("dot_vectors", 2.0), ("dot_batched", 0.0)]
+    batched = buggy["checks"][1]
+    assert batched["status"] == "failed" and batched["message_key"] == "student_raised" and "bob.py:4 in dot" in batched["message"]
+    gradescope = json.loads((tmp_path / "out" / "bob" / "results.json").read_text())
+    assert gradescope["score"] == 2.0
+
+
+def test_the_manifest_gives_the_parts_titles_and_points(dot_assignment):
+    from autograder.feedback.results import part_titles
+
+    assert part_titles() == {"A": "Dot product"} and dot_assignment.part_points == {"A": 3.0}
+    assert dot_assignment.check_file("A") == DOT / "checks" / "part_a.py"
+    assert DOT / "solution" / "dot.py" in dot_assignment.hidden_paths()  # the worker never sees the reference
+
+
+def test_the_attention_manifest_matches_its_checks():
+    attention = load_manifest(Path(__file__).resolve().parents[1] / "autograder" / "assignments" / "attention")
+    assert attention.part_points == {"A": 32, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8, "S": 0}
+    assert "MultiHeadAttention" in attention.parts[2].names and "attention.py" in attention.question_html
+
+
+def test_checks_that_disagree_with_the_manifest_are_refused():
+    infos = {"x": CheckInfo("A.1", 2, "x"), "y": CheckInfo("B.1", 1, "y")}
+    assert manifest_problems(infos, {"A": 2.0, "B": 1.0}) == []
+    assert manifest_problems(infos, {"A": 3.0}) == ["part A: its checks carry 2 points, the manifest says 3", "part B: not in the assignment's manifest (parts: A)"]
+
+
+def test_a_broken_manifest_says_where_and_what(tmp_path):
+    with pytest.raises(ManifestError, match="manifest.toml is missing"):
+        load_manifest(tmp_path)
+    (tmp_path / "manifest.toml").write_text('name = "x"\ntitle = "X"\nstudent_file = "x.py"\nsolution = "x.py"\n[parts.A]\ntitle = "A"\n')
+    with pytest.raises(ManifestError, match=r"\[parts.A\] needs title \(a string\) and points"):
+        load_manifest(tmp_path)
+
+
+def test_both_students_satisfy_the_typed_seam(factory):
+    from autograder.grading.worker.client import Student
+
+    assert isinstance(InProcessStudent({}), StudentAPI)
+    assert isinstance(Student(factory, [(1, "")]), StudentAPI)
