@@ -104,6 +104,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     with Grader(render=False) as grader:
         from autograder.grading.session import grade_submission
 
+        assert grader.factory is not None  # a Grader of one client holds its factory
         result, _ = grade_submission(path, grader.factory, replace(_options(args, parts), visible_only=True, images=False))
     lines, done = render_check(result, lang, selection)
     print("\n".join(lines))
@@ -138,6 +139,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         def show(step) -> None:
             print(clear + render_view(step, path, options.seed, options.lang) + ("" if clear else "\n"), flush=True)
 
+        assert grader.factory is not None  # a Grader of one client holds its factory
         watch(path, grader.factory, options, show)
     except (KeyboardInterrupt, AttnkitError):
         if not stop.signalled:

@@ -33,9 +33,9 @@ class SolutionBlock:
     where: str
 
 
-def _owner_docstrings(tree: ast.Module) -> list[tuple[ast.AST, str, str]]:
+def _owner_docstrings(tree: ast.Module) -> list[tuple[ast.FunctionDef, str, str]]:
     """(function node, qualified name, task id) for every function, methods included."""
-    found = []
+    found: list[tuple[ast.FunctionDef, str, str]] = []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             found.append((node, node.name, _task_of(node)))
@@ -47,7 +47,7 @@ def _owner_docstrings(tree: ast.Module) -> list[tuple[ast.AST, str, str]]:
     return found
 
 
-def _task_of(node: ast.AST) -> str:
+def _task_of(node: ast.FunctionDef | ast.ClassDef) -> str:
     match = TASK_RE.search(ast.get_docstring(node) or "")
     return match.group(1) if match else ""
 
@@ -66,7 +66,7 @@ def solution_blocks(source: str, filename: str = "<solution>") -> list[SolutionB
         elif line.strip() == END:
             if begin is None:
                 raise AttnkitError(f"{filename}:{number}: {END} without a {BEGIN} before it")
-            owner = [(name, task) for node, name, task in owners if node.lineno <= begin <= node.end_lineno]
+            owner = [(name, task) for node, name, task in owners if node.lineno <= begin <= (node.end_lineno or node.lineno)]
             if not owner or not owner[-1][1]:
                 raise AttnkitError(
                     f"{filename}:{begin}: a solution block outside a function whose docstring"

@@ -49,14 +49,14 @@ def grade_batch(
     unless given."""
     if jobs < 1:
         raise AttnkitError(f"--jobs {jobs}: must be at least 1")
-    runner = runner or PoolRunner(jobs)
+    chosen: Runner = runner if runner is not None else PoolRunner(jobs)
     paths = list_submissions(directory)
     names = output_names(paths)  # from the whole folder: every shard names a submission alike
     if shard is not None:
         paths = [p for p in paths if shard.holds(names[p])]
     options = replace(options, seed=options.seed if options.seed is not None else new_seed())  # one seed for the batch
     store = ResultStore(out_dir)
-    tag = ".".join(t for t in (runner.lock_tag, "" if shard is None else f"{shard.index}-of-{shard.count}") if t)
+    tag = ".".join(t for t in (chosen.lock_tag, "" if shard is None else f"{shard.index}-of-{shard.count}") if t)
     done: dict[Path, SubmissionResult] = {}
     with store.lock(tag, [names[p] for p in paths]):
         remove_stale_scratch()  # a killed run's folders go even when nothing is left to grade
@@ -68,7 +68,7 @@ def grade_batch(
                 todo.append((path, names[path]))
         if todo:
             job = BatchJob(Path(directory), Path(out_dir), todo, options, force, shard)
-            for count, (path, result) in enumerate(runner.run(job), start=1):
+            for count, (path, result) in enumerate(chosen.run(job), start=1):
                 done[path] = result
                 if progress:
                     progress(count, len(todo), result)

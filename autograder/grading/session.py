@@ -90,7 +90,9 @@ class BatchJob:
 class Runner(Protocol):
     """Grades a batch's `todo` into its out_dir (a ResultStore's layout); yields (path, result) as each is done."""
 
-    lock_tag: str  # "" locks OUT as grade-batch does; a runner whose own grade-batch locks OUT inside takes another
+    @property
+    def lock_tag(self) -> str:
+        """"" locks OUT as grade-batch does; a runner whose own grade-batch locks OUT inside takes another."""
 
     def run(self, job: BatchJob) -> Iterator[tuple[Path, SubmissionResult]]:
         ...

@@ -213,6 +213,8 @@ class _Given(torch.nn.Module):
     """Stands for the student's attention inside the reference block: its output is the buffer
     `attended`, which functional_call fills in for each call."""
 
+    attended: torch.Tensor
+
     def __init__(self) -> None:
         super().__init__()
         self.register_buffer("attended", torch.zeros(0))
