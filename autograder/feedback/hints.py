@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from autograder.errors import AttnkitError
-from autograder.feedback.results import CheckResult
 
 HINT_STATE_FILE = ".attnkit-hints.json"  # written next to the student's attention.py
 TIER_NAMES = {
@@ -263,8 +262,8 @@ def next_hint(task: str, student_file: Path, lang: str = "en", reset: bool = Fal
 class Entry:
     """A failed check as feedback shows it: with its hint, or folded under a diagnosed mistake."""
 
-    check: CheckResult
-    folded: tuple[CheckResult, ...] = ()  # the failures of the same task this one's mistake probably explains
+    check: object  # a CheckResult (feedback.results sits above this module)
+    folded: tuple = ()  # the failures of the same task this one's mistake probably explains
 
 
 CRASH_RE = re.compile(r"raised (\w+): .*\((\S+:\d+) in ")

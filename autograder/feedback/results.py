@@ -20,13 +20,6 @@ PASSED, FAILED, ERROR = "passed", "failed", "error"
 VISIBILITIES = ("visible", "hidden", "after_due_date")
 
 
-def part_titles() -> dict[str, str]:
-    """{part letter: title}, in the assignment's order (its manifest.toml)."""
-    from autograder.assignment import current
-
-    return current().part_titles
-
-
 def total(checks: tuple[CheckResult, ...], field_name: str) -> float:
     """The sum of one numeric field over checks, rounded so that 0.1 + 0.2 reads 0.3."""
     return round(sum(getattr(c, field_name) for c in checks), 6)
@@ -74,10 +67,6 @@ class Artifact:
 class PartResult:
     part: str
     checks: tuple[CheckResult, ...]
-
-    @property
-    def title(self) -> str:
-        return part_titles().get(self.part, self.part)
 
     @property
     def score(self) -> float:

@@ -5,7 +5,8 @@ import statistics
 from dataclasses import dataclass
 
 from autograder.feedback.formats.view import mistake_text, percent
-from autograder.feedback.results import BatchResult, SubmissionResult, part_titles
+from autograder.assignment import current
+from autograder.feedback.results import BatchResult, SubmissionResult
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class ClassStats:
 
 
 def _part_order(part: str) -> tuple[int, str]:
-    known = list(part_titles())
+    known = list(current().part_titles)
     return (known.index(part), part) if part in known else (len(known), part)
 
 

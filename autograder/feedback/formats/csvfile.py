@@ -11,7 +11,8 @@ import io
 from collections.abc import Mapping
 
 from autograder.feedback.formats.view import number, percent
-from autograder.feedback.results import BatchResult, SubmissionResult, part_titles
+from autograder.assignment import current
+from autograder.feedback.results import BatchResult, SubmissionResult
 
 LEAD_COLUMNS = ("submission", "student_id", "score", "max_score", "percent")
 TAIL_COLUMNS = ("status", "grader_error", "seed", "execution_time")
@@ -25,8 +26,8 @@ def part_column(part: str) -> str:
 
 def columns(batch: BatchResult) -> tuple[str, ...]:
     """Every known part always (stable for imports), then parts the model does not know, sorted."""
-    extra = sorted({c.part for s in batch.submissions for c in s.checks} - set(part_titles()))
-    parts = (*part_titles(), *extra)
+    extra = sorted({c.part for s in batch.submissions for c in s.checks} - set(current().part_titles))
+    parts = (*current().part_titles, *extra)
     return (*LEAD_COLUMNS, *(part_column(p) for p in parts), *TAIL_COLUMNS, *FLAG_COLUMNS)
 
 

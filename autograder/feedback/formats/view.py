@@ -5,7 +5,7 @@ import re
 import base64
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable, Iterable
+from typing import Callable, Iterable, cast
 from pathlib import Path
 
 from autograder.assignments.attention.texts import GENERIC, MESSAGES, check_name, render_message, where_text
@@ -53,7 +53,7 @@ def check_views(checks: Iterable[CheckResult], lang: str, details: Callable[[Che
     leader: dict[int, CheckResult] = {}
     for entry in fold(failed):
         for follower in entry.folded:
-            leader[id(follower)] = entry.check
+            leader[id(follower)] = cast(CheckResult, entry.check)
     views = []
     for check in checks:
         name = name_text(check, lang)
