@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments.attention.texts import CHECK_TEXTS, MESSAGES, render_message
-from autograder.grading.checks.plugin import CheckFailure, check_info
-from autograder.assignments.attention.texts import CHECK_TEXTS, MESSAGES, hint_tiers, render_message
+from autograder.grading.checks.plugin import CheckFailure
 from autograder.feedback.formats.html import render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.results import CheckResult, SubmissionResult

@@ -215,7 +215,6 @@ def test_nbgrader_source_marks_solutions_hidden_tests_points_and_locks():
 
 
 def test_nbgrader_source_points_default_to_attnkit_part_points(tmp_path):
-    from autograder.grading.inprocess import part_points
 
     path = build_nbgrader_source(SOLUTION_DIR, tmp_path / NOTEBOOK_NAME, part_points)
     nb = nbformat.read(path, as_version=4)
