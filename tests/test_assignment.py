@@ -75,6 +75,12 @@ def test_a_broken_manifest_says_where_and_what(tmp_path):
         load_manifest(tmp_path)
 
 
+def test_an_unknown_assignment_is_named_with_the_known_ones(monkeypatch):
+    monkeypatch.setenv(ENV_VAR, "no-such-assignment")
+    with pytest.raises(ManifestError, match=r"no assignment 'no-such-assignment' \(ATTNKIT_ASSIGNMENT\).*one of attention"):
+        current()
+
+
 def test_both_students_satisfy_the_typed_seam(factory):
     from autograder.grading.worker.client import Student
 
