@@ -124,7 +124,11 @@ def load_manifest(folder: Path) -> Manifest:
 def assignment_folder(selector: str | None = None) -> Path:
     """The folder `selector` names (a path, or a name under autograder/assignments/); default:
     $ATTNKIT_ASSIGNMENT, else the attention assignment."""
-    chosen = selector or os.environ.get(ENV_VAR) or DEFAULT_ASSIGNMENT
+    return _folder(selector or os.environ.get(ENV_VAR) or DEFAULT_ASSIGNMENT)
+
+
+@functools.cache
+def _folder(chosen: str) -> Path:
     folder = Path(chosen)
     if not (folder / MANIFEST_NAME).is_file():
         folder = ASSIGNMENTS_DIR / chosen

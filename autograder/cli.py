@@ -449,7 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--show-after-due", action="store_true", help="also show checks whose visibility is after_due_date")
     p.add_argument("--roster", default=None, help="CSV mapping submissions to students (an LMS export): fills grades.csv's student_id")
     p.add_argument("--lms", choices=("canvas", "prairielearn"), default=None, help="also write grades-<lms>.csv, the layout that LMS imports (needs --roster)")
-    p.add_argument("--assignment", default="attnkit attention", help="canvas: the assignment's column name, as in Canvas (e.g. 'Attention (4567)')")
+    p.add_argument("--assignment", default="", help="canvas: the assignment's column name, as in Canvas (e.g. 'Attention (4567)'; default: the manifest's lms_name)")
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("docker", help="the grader image")

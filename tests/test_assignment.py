@@ -75,8 +75,40 @@ def test_a_broken_manifest_says_where_and_what(tmp_path):
         load_manifest(tmp_path)
 
 
+def test_an_unknown_assignment_is_named_with_the_known_ones(monkeypatch):
+    monkeypatch.setenv(ENV_VAR, "no-such-assignment")
+    with pytest.raises(ManifestError, match=r"no assignment 'no-such-assignment' \(ATTNKIT_ASSIGNMENT\).*one of attention"):
+        current()
+
+
 def test_both_students_satisfy_the_typed_seam(factory):
     from autograder.grading.worker.client import Student
 
     assert isinstance(InProcessStudent({}), StudentAPI)
     assert isinstance(Student(factory, [(1, "")]), StudentAPI)
+
+
+# The engine modules that still import the attention assignment, each for a reason that
+# docs/DESIGN.md ("Assignments as content") gives; the list only shrinks.
+STILL_IMPORT_ATTENTION = {
+    "autograder/grading/checks/plugin.py": "texts.english, mistakes.MISTAKES (the engine's messages live in texts.py)",
+    "autograder/feedback/checkview.py": "texts.check_name, mistakes.MISTAKES",
+    "autograder/feedback/formats/dashboard.py": "texts.check_name",
+    "autograder/feedback/formats/view.py": "texts (messages, names, hints), mistakes",
+}
+
+
+def test_the_engine_imports_the_attention_assignment_only_where_listed():
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    importing = set()
+    for path in sorted((root / "autograder").rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("autograder/assignments/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if any(name.startswith("autograder.assignments.") for name in names):
+                importing.add(relative)
+    assert importing == set(STILL_IMPORT_ATTENTION)

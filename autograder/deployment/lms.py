@@ -23,7 +23,6 @@ from autograder.deployment.roster import Roster, Student
 LAYOUTS = ("canvas", "prairielearn")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 PRAIRIELEARN_COLUMNS = ("uid", "instance", "score_perc")
-DEFAULT_ASSIGNMENT = "attnkit attention"
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ def _write(header: tuple[str, ...], rows: list[dict[str, str]]) -> str:
     return buffer.getvalue()
 
 
-def canvas_csv(batch: BatchResult, roster: Roster, assignment: str = DEFAULT_ASSIGNMENT) -> Gradebook:
+def canvas_csv(batch: BatchResult, roster: Roster, assignment: str) -> Gradebook:
     best, unmatched = _best_by_student(batch, roster)
     header = (*CANVAS_COLUMNS, assignment)
     rows = []

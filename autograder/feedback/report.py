@@ -11,7 +11,8 @@ from autograder.errors import AttnkitError, OutputError
 from autograder.feedback.formats.csvfile import grades_csv
 from autograder.feedback.formats.dashboard import render_dashboard, render_summary
 from autograder.feedback.formats.html import render_html
-from autograder.deployment.lms import DEFAULT_ASSIGNMENT, Gradebook, canvas_csv, prairielearn_csv
+from autograder.assignment import current
+from autograder.deployment.lms import Gradebook, canvas_csv, prairielearn_csv
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.i18n import check_lang
 from autograder.feedback.output import cannot_write
@@ -96,11 +97,11 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
 
 
 
-def write_gradebook(out_dir: Path, roster: Roster, layout: str, assignment: str = DEFAULT_ASSIGNMENT) -> tuple[Path, Gradebook]:
+def write_gradebook(out_dir: Path, roster: Roster, layout: str, assignment: str = "") -> tuple[Path, Gradebook]:
     """OUT/grades-<layout>.csv, the file Canvas or PrairieLearn imports; returns it and the gradebook."""
     batch = BatchResult(tuple(result for _, result in load_results(Path(out_dir))))
     if layout == "canvas":
-        book = canvas_csv(batch, roster, assignment)
+        book = canvas_csv(batch, roster, assignment or current().lms_name)  # default: the manifest's lms_name
     elif layout == "prairielearn":
         book = prairielearn_csv(batch, roster)
     else:
