@@ -48,9 +48,7 @@ def test_a_second_assignment_is_graded_by_the_same_engine_in_the_worker(dot_assi
 
 
 def test_the_manifest_gives_the_parts_titles_and_points(dot_assignment):
-    from autograder.feedback.results import part_titles
-
-    assert part_titles() == {"A": "Dot product"} and dot_assignment.part_points == {"A": 3.0}
+    assert dot_assignment.part_titles == {"A": "Dot product"} and dot_assignment.part_points == {"A": 3.0}
     assert dot_assignment.check_file("A") == DOT / "checks" / "part_a.py"
     assert DOT / "solution" / "dot.py" in dot_assignment.hidden_paths()  # the worker never sees the reference
 
@@ -93,7 +91,6 @@ def test_both_students_satisfy_the_typed_seam(factory):
 STILL_IMPORT_ATTENTION = {
     "autograder/grading/checks/plugin.py": "texts.english, mistakes.MISTAKES (the engine's messages live in texts.py)",
     "autograder/feedback/checkview.py": "texts.check_name, mistakes.MISTAKES",
-    "autograder/feedback/formats/dashboard.py": "texts.check_name",
     "autograder/feedback/formats/view.py": "texts (messages, names, hints), mistakes",
 }
 

@@ -184,7 +184,7 @@ def test_watch_fails_loudly_when_its_folder_is_removed(tmp_path):
 def test_watch_raises_when_the_watcher_thread_dies(tmp_path, monkeypatch):
     import watchfiles
 
-    from autograder import watch as watching
+    from autograder.grading import watch as watching
 
     def broken(*_args, **_kwargs):
         raise OSError(28, "inotify watch limit reached")

@@ -17,9 +17,8 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from autograder.assignments.attention.texts import check_name
 from autograder.feedback.formats.view import (
-    CheckView, caption_text, event_notes, feedback_view, note_text, number, output_text, percent,
+    CheckView, caption_text, check_title, event_notes, feedback_view, note_text, number, output_text, percent,
 )
 from autograder.feedback.i18n import part_title, status_word, t
 from autograder.feedback.results import Artifact, SubmissionResult
@@ -57,7 +56,7 @@ def render_page(template: str, lang: str, **context: object) -> str:
         "t": lambda key, **values: t(key, lang, **values),
         "part_title": lambda part: part_title(part, lang),
         "status_word": lambda status: status_word(status, lang),
-        "check_name": lambda check_id, name: check_name(check_id, name, lang),
+        "check_name": lambda check_id, name: check_title(check_id, name, lang),
         "note_text": lambda text: note_text(text, lang),
         "output_text": lambda output: output_text(output, lang),
         "event_notes": lambda events: event_notes(events, lang),

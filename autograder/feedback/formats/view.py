@@ -81,7 +81,12 @@ def mistake_text(key: str, fallback: str, lang: str) -> str:
 
 
 def name_text(check: CheckResult, lang: str) -> str:
-    return check_name(check.check_id, check.name, lang)
+    return check_title(check.check_id, check.name, lang)
+
+
+def check_title(check_id: str, name: str, lang: str) -> str:
+    """A check's name in lang (the assignment's texts), by id: for rows that are not CheckResults."""
+    return check_name(check_id, name, lang)
 
 
 def hint_text(check: CheckResult, lang: str) -> str:

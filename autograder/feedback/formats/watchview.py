@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.assignments.attention.texts import check_name
 from autograder.feedback.checkview import message as check_message
-from autograder.feedback.formats.view import note_text
+from autograder.feedback.formats.view import name_text, note_text
 from autograder.feedback.hints import first_tier
 from autograder.feedback.i18n import t
 from autograder.feedback.results import CheckResult
@@ -80,7 +79,7 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
         failing = [c for c in checks if not c.passed]
         lines.append(t("watch.next", lang, task=focus, name=task_name(checks), passed=len(checks) - len(failing), total=len(checks)))
         first = failing[0]
-        lines.append(f"  ✗ {check_name(first.check_id, first.name, lang)}")
+        lines.append(f"  ✗ {name_text(first, lang)}")
         if lang == "en":
             message = first.message.removesuffix(f": {first.mistake_message}") if first.mistake else first.message
             lines.append(f"    {message}")
