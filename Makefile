@@ -35,8 +35,8 @@ release: $(STAMP)
 	$(BIN)/attnkit release
 
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
 	$(BIN)/python bench/integrity.py --n 500
+	$(BIN)/python bench/run.py
 
 docker: $(STAMP)
 	$(BIN)/attnkit docker build $(if $(BASE_IMAGE),--base-image $(BASE_IMAGE))

@@ -161,6 +161,9 @@ def run(settings: Settings, command: str) -> Path:
     profile = REPO / "bench" / "PROFILE.md"  # measured by hand (cProfile); kept across runs
     if profile.is_file():
         text = text.rstrip("\n") + "\n\n" + profile.read_text(encoding="utf-8")
+    integrity = REPO / "bench" / "INTEGRITY.md"  # bench/integrity.py --n 500, run first by `make bench`
+    if integrity.is_file():
+        text = text.rstrip("\n") + "\n\n" + integrity.read_text(encoding="utf-8")
     write_atomic(settings.out, text)
     return settings.out
 

@@ -7,6 +7,8 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from autograder.feedback.formats.csvfile import grades_csv
 from autograder.feedback.formats.dashboard import render_dashboard
 from autograder.feedback.formats.html import render_html
@@ -90,3 +92,27 @@ def test_the_worker_reports_what_student_code_did_and_scores_stay(grade, referen
     seen = {f.code: f.detail for f in result.flags if f.detail.startswith("seen running")}
     assert "/etc/hostname" in seen[FILE_ACCESS] and "127.0.0.1" in seen[NETWORK]
     assert result.score == reference.score and reference.flags == ()
+
+
+@pytest.mark.slow  # grades the demo's 13 submissions (about 90 s on two busy cores)
+def test_the_demo_dashboard_shows_the_integrity_flags_and_the_similarity_table(tmp_path, capsys) -> None:
+    """`make demo` (attnkit demo) grades examples/submissions; one of them copies another and calls
+    the library softmax under another name, so the class dashboard has a flag in its integrity
+    column and section, and pairs in its similarity table, with their passages side by side."""
+    from autograder.cli import main
+    from autograder.feedback.i18n import t
+
+    assert main(["demo", "--out", str(tmp_path), "--seed", "3"]) == 0
+    capsys.readouterr()
+    dashboard = (tmp_path / "results" / "index.html").read_text(encoding="utf-8")
+    integrity = dashboard[dashboard.index(t("dash.integrity")):dashboard.index(t("dash.similar"))]
+    assert "copied_with_library_softmax" in integrity and "library_call" in integrity
+    assert t("dash.no_flags") not in integrity
+    similar = dashboard[dashboard.index(t("dash.similar")):]
+    assert t("dash.no_similar") not in similar
+    assert re.search(r"<td>\s*0\.9\d", similar) or re.search(r"0\.9\d", similar)  # a pair above the threshold
+    assert "def masked_softmax" in similar  # the matching passages, side by side
+    assert t("dash.flags") in dashboard  # the column of every submission's flags
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "results" / "grades.csv").read_text(encoding="utf-8"))))
+    flagged_rows = {row["submission"]: row["integrity_flags"] for row in rows if row["integrity_flags"]}
+    assert flagged_rows == {"copied_with_library_softmax": "library_call(A)"}  # code(part)

@@ -105,9 +105,9 @@ def message_text(check: CheckResult, lang: str) -> str:
     if check.message_key == "student_failed":  # the worker's note: a timeout, a crash, a limit
         text = MESSAGES["student_failed"][lang].format(text=note_text(str(check.message_args.get("text", "")), lang))
         return f"{text}：{mistake}" if mistake else text
-    if check.message_key == "student_raised" and translate_note(str(check.message_args.get("text", "")), lang) and lang != DEFAULT_LANG:
-        args = {**check.message_args, "text": "…"}
-        return render_message("student_raised", args, lang).replace("`…`", translate_note(str(check.message_args["text"]), lang) or "")
+    raised_note = translate_note(str(check.message_args.get("text", "")), lang) if check.message_key == "student_raised" else None
+    if raised_note:  # the worker's words about the exception (a name not defined, a message withheld)
+        return render_message("student_raised", {**check.message_args, "text": "…"}, lang).replace("`…`", raised_note)
     if check.message_key in MESSAGES:
         text = render_message(check.message_key, check.message_args, lang)
         return f"{text}：{mistake}" if mistake else text
@@ -158,7 +158,7 @@ def translate_note(text: str, lang: str, prefixes: tuple[str, ...] = NOTE_PREFIX
                 args[name] = inner
             elif name == "where":
                 args[name] = stage_text(value, lang)
-            elif value.strip().isdigit() or re.fullmatch(r"[\d.]+", value.strip()):
+            elif re.fullmatch(r"[\d.]+", value.strip()):  # a number, as it is
                 args[name] = value
             else:
                 args[name] = f"`{value}`"
