@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from mutants import MUTANTS, Mutant, MutantError, apply
 
-from autograder.checks.carried import EARLIER
+from autograder.checks.carried import EARLIER, STAND_INS
 from autograder.mistakes import MISTAKES
 from autograder.results import SubmissionResult
 from autograder.worker.protocol import decode_value, encode_value
@@ -326,17 +326,26 @@ def test_a_block_shell_runs_the_students_own_attention_inside_a_trusted_block(fa
 
 
 def test_part_f_stands_in_only_for_failed_tasks_and_needs_one_own_component():
-    from autograder.checks.carried import plan
+    from autograder.checks.carried import EARLIER, nothing_own, plans
 
-    assert plan("F.1", {"D.1"}).names == ("block_shell",) and not plan("F.1", {"D.1"}).nothing_own
-    assert plan("F.1", {"A.1", "D.1"}).names == ("attention_scores", "block_shell")
-    assert plan("F.1", {"C.3"}).names == ("MultiHeadAttention",) and not plan("F.1", {"C.3"}).nothing_own
-    assert plan("F.3", {"C.3", "D.1"}).nothing_own  # both components it leans on are stand-ins
-    assert plan("F.2", {"C.3", "D.1"}).names == ("MultiHeadAttention", "AttentionBlock")
-    assert not plan("F.2", {"C.3", "D.1"}).nothing_own  # the student's plot_attention still draws
-    assert plan("F.2", {"E.1"}).names == ("plot_attention",) and not plan("F.2", {"E.1"}).nothing_own
-    assert plan("F.2", {"D.1", "E.1"}).nothing_own
-    assert plan("D.1", set()).names and not plan("D.1", set()).nothing_own  # B-D: every earlier function, as before
+    def names(task: str, failed: set[str], graded: set[str] | None = None) -> list[tuple[str, ...]]:
+        return [plan.names for plan in plans(task, failed, set(EARLIER[task]) if graded is None else graded)]
+
+    assert names("F.1", {"D.1"}) == [("block_shell",)]
+    assert names("F.1", {"A.1", "D.1"}) == [("attention_scores", "block_shell")]
+    assert names("F.1", {"C.3"}) == [("MultiHeadAttention",)]
+    assert names("F.1", set()) == []  # nothing earlier failed: nothing to try
+    assert nothing_own("F.3", {"C.3", "D.1"}) and names("F.3", {"C.3", "D.1"}) == []
+    assert names("F.2", {"C.3", "D.1"}) == [("MultiHeadAttention", "AttentionBlock")]  # their plot_attention draws
+    assert names("F.2", {"E.1"}) == [("plot_attention",)]
+    assert nothing_own("F.2", {"D.1", "E.1"}) and not nothing_own("F.2", {"C.3", "D.1"})
+    assert names("D.1", set()) == [tuple(n for t in EARLIER["D.1"] for n in STAND_INS[t])]  # B-D: every earlier function
+    # Part F graded alone (nbgrader grades one part at a time): what was not graded is replaced,
+    # except the components it leans on, tried both ways, the student's own first
+    a_and_c = ("attention_scores", "masked_softmax", "scaled_dot_product_attention", "causal_mask", "split_heads", "merge_heads")
+    assert names("F.1", set(), set()) == [a_and_c, (*a_and_c, "MultiHeadAttention"), (*a_and_c, "block_shell")]
+    assert names("F.2", set(), set())[:2] == [(*a_and_c, "MultiHeadAttention"), (*a_and_c, "MultiHeadAttention", "AttentionBlock")]
+    assert all("plot_attention" not in n or "AttentionBlock" not in n for n in names("F.2", set(), set()))
 
 
 BLANK_PLOT = '''
