@@ -232,6 +232,18 @@ def test_in_process_grading_carries_errors_forward_too(reference_source):
     assert grade_part("B", namespace, verbose=False) == 10
 
 
+def test_in_process_part_f_alone_pays_a_block_bug_through_the_students_attention(reference_source):
+    """nbgrader grades Part F in a run of its own: F tries the student's own attention in a
+    trusted block shell (nothing of the reference enters the namespace)."""
+    from autograder.inprocess import grade_part
+
+    namespace: dict = {"__name__": "attention"}
+    exec(compile(apply(reference_source, MUTANTS["block_pre_norm"]), "attention.py", "exec"), namespace)  # noqa: S102 - the student's side, in process
+    assert grade_part("D", namespace, verbose=False) < 12
+    assert grade_part("F", namespace, verbose=False) == 8
+    assert namespace["AttentionBlock"].__module__ == "attention"  # the stand-in is gone again
+
+
 def test_a_stand_in_block_loads_weights_and_matches_the_reference_with_gradients(factory):
     """AttentionBlock's stand-in has the contract's parameter names; values and parameter
     gradients come from the grader (ready for a part that leans on D.1)."""
