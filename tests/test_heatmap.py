@@ -485,11 +485,12 @@ BLOCK_RETURN = "return self.norm(x + self.dropout(attended)), weights  # (B, S, 
     ],
     ids=["uniform_weights", "zeros", "each_word_attends_to_itself"],
 )
-def test_a_block_that_does_not_attend_gets_nothing_in_f(grade, reference_source, body):
-    """Only the drawing checks (F.2) pay, re-graded with a trusted block: the plot_attention is right."""
+def test_a_block_that_does_not_attend_earns_nothing_of_its_own_in_f(grade, reference_source, body):
+    """Its own maps solve nothing: every F point is paid only through a stand-in for the block
+    (a trusted shell around the student's right MultiHeadAttention), with the block charged in D."""
     checks = _checks(grade(_planted(reference_source, (BLOCK_RETURN, body)), parts={"F"}))
-    paid = {name: c.message_key for name, c in checks.items() if c.points}
-    assert paid == {name: "scoring_carried_elsewhere" for name in ("trained_heatmaps_match", "trained_heatmaps_look_alike")}
+    notes = {name: (c.message_key, c.message_args.get("tasks", "")) for name, c in checks.items()}
+    assert all(key == "scoring_carried_elsewhere" and "D.1" in tasks for key, tasks in notes.values()), notes
 
 
 def test_similarity_of_identical_renders_is_one_and_layouts_must_match():
