@@ -85,7 +85,9 @@ def test_what_is_printed_or_raised_after_the_reference_weights_load_never_reache
     words, prints = LEAKS[name]
     assert ("reference weights is not shown" in result.output) == prints
     assert not [word for word in words if word in text]
-    assert result.score < result.max_score  # the payload really ran (and cost its points)
+    # the payload really ran: its checks failed, and were graded again with stand-ins (Part F
+    # graded alone tries a trusted block shell and the kit's renderer; the leak stays withheld)
+    assert any(c.message_key == "scoring_carried_elsewhere" for c in result.checks)
     values = [repr(v) for t in reference_block_state().values() for v in t.flatten()[:8].tolist() if abs(v) > 1e-3]
     assert values and not [v for v in values if v in text]
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from autograder.mutants import MUTANTS, Mutant, MutantError, apply
-from autograder.assignments.attention.checks.carried import EARLIER
 from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import SubmissionResult
 from autograder.grading.worker.protocol import decode_value, encode_value
+from autograder.assignments.attention.checks.carried import EARLIER, STAND_INS
 
 
 def task_of(key: str) -> str:
@@ -232,6 +232,18 @@ def test_in_process_grading_carries_errors_forward_too(reference_source):
     assert grade_part("B", namespace, verbose=False) == 10
 
 
+def test_in_process_part_f_alone_pays_a_block_bug_through_the_students_attention(reference_source):
+    """nbgrader grades Part F in a run of its own: F tries the student's own attention in a
+    trusted block shell (nothing of the reference enters the namespace)."""
+    from autograder.grading.inprocess import grade_part
+
+    namespace: dict = {"__name__": "attention"}
+    exec(compile(apply(reference_source, MUTANTS["block_pre_norm"]), "attention.py", "exec"), namespace)  # noqa: S102 - the student's side, in process
+    assert grade_part("D", namespace, verbose=False) < 12
+    assert grade_part("F", namespace, verbose=False) == 8
+    assert namespace["AttentionBlock"].__module__ == "attention"  # the stand-in is gone again
+
+
 def test_a_stand_in_block_loads_weights_and_matches_the_reference_with_gradients(factory):
     """AttentionBlock's stand-in has the contract's parameter names; values and parameter
     gradients come from the grader (ready for a part that leans on D.1)."""
@@ -326,17 +338,26 @@ def test_a_block_shell_runs_the_students_own_attention_inside_a_trusted_block(fa
 
 
 def test_part_f_stands_in_only_for_failed_tasks_and_needs_one_own_component():
-    from autograder.assignments.attention.checks.carried import plan
+    from autograder.assignments.attention.checks.carried import EARLIER, nothing_own, plans
 
-    assert plan("F.1", {"D.1"}).names == ("block_shell",) and not plan("F.1", {"D.1"}).nothing_own
-    assert plan("F.1", {"A.1", "D.1"}).names == ("attention_scores", "block_shell")
-    assert plan("F.1", {"C.3"}).names == ("MultiHeadAttention",) and not plan("F.1", {"C.3"}).nothing_own
-    assert plan("F.3", {"C.3", "D.1"}).nothing_own  # both components it leans on are stand-ins
-    assert plan("F.2", {"C.3", "D.1"}).names == ("MultiHeadAttention", "AttentionBlock")
-    assert not plan("F.2", {"C.3", "D.1"}).nothing_own  # the student's plot_attention still draws
-    assert plan("F.2", {"E.1"}).names == ("plot_attention",) and not plan("F.2", {"E.1"}).nothing_own
-    assert plan("F.2", {"D.1", "E.1"}).nothing_own
-    assert plan("D.1", set()).names and not plan("D.1", set()).nothing_own  # B-D: every earlier function, as before
+    def names(task: str, failed: set[str], graded: set[str] | None = None) -> list[tuple[str, ...]]:
+        return [plan.names for plan in plans(task, failed, set(EARLIER[task]) if graded is None else graded)]
+
+    assert names("F.1", {"D.1"}) == [("block_shell",)]
+    assert names("F.1", {"A.1", "D.1"}) == [("attention_scores", "block_shell")]
+    assert names("F.1", {"C.3"}) == [("MultiHeadAttention",)]
+    assert names("F.1", set()) == []  # nothing earlier failed: nothing to try
+    assert nothing_own("F.3", {"C.3", "D.1"}) and names("F.3", {"C.3", "D.1"}) == []
+    assert names("F.2", {"C.3", "D.1"}) == [("MultiHeadAttention", "AttentionBlock")]  # their plot_attention draws
+    assert names("F.2", {"E.1"}) == [("plot_attention",)]
+    assert nothing_own("F.2", {"D.1", "E.1"}) and not nothing_own("F.2", {"C.3", "D.1"})
+    assert names("D.1", set()) == [tuple(n for t in EARLIER["D.1"] for n in STAND_INS[t])]  # B-D: every earlier function
+    # Part F graded alone (nbgrader grades one part at a time): what was not graded is replaced,
+    # except the components it leans on, tried both ways, the student's own first
+    a_and_c = ("attention_scores", "masked_softmax", "scaled_dot_product_attention", "causal_mask", "split_heads", "merge_heads")
+    assert names("F.1", set(), set()) == [a_and_c, (*a_and_c, "MultiHeadAttention"), (*a_and_c, "block_shell")]
+    assert names("F.2", set(), set())[:2] == [(*a_and_c, "MultiHeadAttention"), (*a_and_c, "MultiHeadAttention", "AttentionBlock")]
+    assert all("plot_attention" not in n or "AttentionBlock" not in n for n in names("F.2", set(), set()))
 
 
 BLANK_PLOT = '''

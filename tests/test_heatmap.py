@@ -400,14 +400,14 @@ def _planted(source: str, *edits: tuple[str, str]) -> str:
 F_NUMBER_CHECKS = ("trained_maps_match", "trained_heatmaps_match", "trained_heatmaps_look_alike")
 
 
-def test_block_bug_loses_f_points_with_trained_maps_differ(grade, reference_source):
-    """A Part D bug: F.1 and F.3 look at the student's own block; F.2 (their plot_attention drawing
-    the trained maps) is re-graded with a trusted block (error carried forward) and keeps its points."""
+def test_a_block_bug_graded_alone_in_f_is_paid_through_the_students_own_attention(grade, reference_source):
+    """A Part D bug with Part F graded alone (as nbgrader grades, one part at a time): what F leans
+    on is tried both ways, the student's own first; a trusted block shell around the student's
+    own MultiHeadAttention gives the maps and the output, so F keeps its points (charged in D)."""
     checks = _checks(grade(_planted(reference_source, PRE_NORM, PRE_NORM_OUT), parts={"F"}))
-    assert checks["trained_maps_match"].points == 0 and checks["trained_maps_match"].mistake == "trained_maps_differ"
-    assert checks["pronoun_model_output"].points == 0
-    for name in ("trained_heatmaps_match", "trained_heatmaps_look_alike"):
-        assert checks[name].points == checks[name].max_points and checks[name].message_key == "scoring_carried_elsewhere", name
+    assert all(c.points == c.max_points for c in checks.values()), {n: c.message for n, c in checks.items() if not c.passed}
+    for name in ("trained_maps_match", "pronoun_model_output", *F_NUMBER_CHECKS[1:]):
+        assert checks[name].message_key == "scoring_carried_elsewhere" and "D.1" in checks[name].message_args["tasks"], name
 
 
 def test_an_earlier_bug_costs_nothing_in_f(grade, reference_source):
@@ -417,21 +417,24 @@ def test_an_earlier_bug_costs_nothing_in_f(grade, reference_source):
     assert checks["trained_maps_match"].message_key == "scoring_carried_elsewhere"
 
 
-def test_missing_residual_keeps_the_maps_but_not_the_output(grade, reference_source):
-    checks = _checks(grade(_planted(reference_source, NO_RESIDUAL), parts={"F"}))
+def test_missing_residual_keeps_the_maps_and_the_output_is_charged_in_d(grade, reference_source):
+    result = grade(_planted(reference_source, NO_RESIDUAL), parts={"D", "F"})
+    checks = _checks(result)
+    assert {c.mistake for c in result.checks if c.part == "D" and not c.passed} >= {"block_no_residual"}
     for name in (*F_NUMBER_CHECKS, "pronoun_attends_to_antecedent", "verb_attends_to_its_arguments"):
-        assert checks[name].points == checks[name].max_points, (name, checks[name].message)
-    assert checks["pronoun_model_output"].points == 0 and checks["pronoun_model_output"].mistake == "block_no_residual"
+        assert checks[name].points == checks[name].max_points and not checks[name].message, (name, checks[name].message)
+    assert checks["pronoun_model_output"].points == 1
+    assert checks["pronoun_model_output"].message == "correct given your Part D; that mistake is charged in D.1"
 
 
-def test_renamed_parameters_are_named_when_weights_do_not_load(grade, reference_source):
+def test_renamed_parameters_are_named_in_d_and_cost_nothing_in_f(grade, reference_source):
     source = reference_source.replace("self.norm", "self.ln")
-    checks = _checks(grade(source, parts={"F"}))
-    message = checks["trained_maps_match"].message
-    assert "ln.weight" in message and "norm.weight" in message
-    paid = {name for name, c in checks.items() if c.points}
-    assert paid <= {"trained_heatmaps_match", "trained_heatmaps_look_alike"}  # F.2: a trusted block, their plot
-    assert all(checks[name].message_key == "scoring_carried_elsewhere" for name in paid)
+    result = grade(source, parts={"D", "F"})
+    named = " ".join(c.message for c in result.checks if c.part == "D" and not c.passed)
+    assert "ln.weight" in named and "norm.weight" in named
+    f_checks = [c for c in result.checks if c.part == "F"]
+    assert all(c.passed for c in f_checks), [c.message for c in f_checks if not c.passed]
+    assert {c.message for c in f_checks if c.check_id in ("trained_maps_match", "pronoun_model_output")} == {"correct given your Part D; that mistake is charged in D.1"}
 
 
 def test_f_draws_with_the_students_own_plot_attention(grade, reference_source):
@@ -442,18 +445,22 @@ def test_f_draws_with_the_students_own_plot_attention(grade, reference_source):
     assert artifacts["probe-1-head-0"].similarity == 1.0
 
 
-def test_f_heatmap_checks_fail_when_plot_attention_ignores_its_weights(grade, reference_source):
-    blank = _plot(matrix="(weights * 0)")  # draws zeros, labelled and coloured right
+def test_f_heatmap_checks_are_paid_through_the_block_when_plot_attention_ignores_its_weights(grade, reference_source):
+    blank = _plot(matrix="(weights * 0)")  # draws zeros, labelled and coloured right: charged in E
     checks = _checks(grade(_with_plot(reference_source, blank), parts={"F"}))
     for name in ("trained_heatmaps_match", "trained_heatmaps_look_alike"):
-        assert checks[name].points == 0 and "does not show the weights" in checks[name].message, (name, checks[name].message)
+        assert checks[name].points == checks[name].max_points, (name, checks[name].message)
+        assert checks[name].message_key == "scoring_carried_elsewhere" and "E.1" in checks[name].message_args["tasks"], name
     for name in ("trained_maps_match", "pronoun_model_output", "pronoun_attends_to_antecedent", "verb_attends_to_its_arguments"):
-        assert checks[name].points == checks[name].max_points, name
+        assert checks[name].points == checks[name].max_points and not checks[name].message, name
 
 
 def test_f_heatmap_checks_fail_with_the_error_when_plot_attention_raises(grade, reference_source):
-    broken = "\ndef plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):\n    raise ValueError('no plot today')\n"
-    checks = _checks(grade(_with_plot(reference_source, broken), parts={"F"}))
+    # right in Part E, raising only on Part F's titles (“the king ...”, head 0): F's own failure
+    broken = _plot().replace("    if ax is None:", "    if title and title.startswith('“'):\n        raise ValueError('no plot today')\n    if ax is None:", 1)
+    result = grade(_with_plot(reference_source, broken), parts={"E", "F"})
+    checks = _checks(result)
+    assert all(c.passed for c in result.checks if c.part == "E"), [c.message for c in result.checks if c.part == "E" and not c.passed]
     # the worker that holds the reference weights shows no message (Part E shows this one)
     for name in ("trained_heatmaps_match", "trained_heatmaps_look_alike"):
         assert checks[name].points == 0 and "ValueError" in checks[name].message and "not shown" in checks[name].message, (name, checks[name].message)
@@ -478,11 +485,12 @@ BLOCK_RETURN = "return self.norm(x + self.dropout(attended)), weights  # (B, S, 
     ],
     ids=["uniform_weights", "zeros", "each_word_attends_to_itself"],
 )
-def test_a_block_that_does_not_attend_gets_nothing_in_f(grade, reference_source, body):
-    """Only the drawing checks (F.2) pay, re-graded with a trusted block: the plot_attention is right."""
+def test_a_block_that_does_not_attend_earns_nothing_of_its_own_in_f(grade, reference_source, body):
+    """Its own maps solve nothing: every F point is paid only through a stand-in for the block
+    (a trusted shell around the student's right MultiHeadAttention), with the block charged in D."""
     checks = _checks(grade(_planted(reference_source, (BLOCK_RETURN, body)), parts={"F"}))
-    paid = {name: c.message_key for name, c in checks.items() if c.points}
-    assert paid == {name: "scoring_carried_elsewhere" for name in ("trained_heatmaps_match", "trained_heatmaps_look_alike")}
+    notes = {name: (c.message_key, c.message_args.get("tasks", "")) for name, c in checks.items()}
+    assert all(key == "scoring_carried_elsewhere" and "D.1" in tasks for key, tasks in notes.values()), notes
 
 
 def test_similarity_of_identical_renders_is_one_and_layouts_must_match():

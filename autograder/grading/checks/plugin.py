@@ -194,27 +194,33 @@ class AttnkitPlugin:
         return carried is not None and trusted_kind and isinstance(self._student, Student) and bool(carried.earlier_tasks(check_info(item).task))
 
     def _carried(self, item: pytest.Function, function: Callable, error: Exception) -> tuple[Exception | None, tuple[str, dict] | None]:
-        """Run the check again with trusted stand-ins for the earlier tasks' functions.
+        """Run the check again with trusted stand-ins for the earlier tasks' functions, in each
+        way `carried.plans` gives (one for B-D; Part F tries the student's own components first).
 
         Passing then: no error, and a note naming where the mistake is charged. Failing then: the
         failure of this task's own code (the second run's), unless it says less than the first.
+        A Part F check whose every component lost points elsewhere fails without a second run.
         """
         carried = current().carried_module()
         assert carried is not None  # _may_carry said yes
+
         info = check_info(item)
         tasks = carried.earlier_tasks(info.task)
+        graded = {r.task for r in self.results if r.task in tasks}
         failed = {r.task for r in self.results if r.task in tasks and not r.passed}
-        how = carried.plan(info.task, failed)
-        if how.nothing_own:  # every component it leans on is charged elsewhere: nothing of theirs to pay for
-            key, args = carried.nothing_own_note(how)
+        if carried.nothing_own(info.task, failed):  # every component it leans on is charged elsewhere
+            key, args = carried.nothing_own_note(info.task)
             return CheckFailure(english(key, **args), key=key, values=args), None
-        if not how.names:
+        second: Exception | None = None
+        for number, how in enumerate(carried.plans(info.task, failed, graded)):
+            kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
+            with self._student.stand_ins(list(how.names), carried.trusted_answer):
+                outcome = _outcome(function, kwargs)
+            if outcome is None:
+                return None, carried.carried_note(sorted(failed), how.replaced)
+            second = outcome if number == 0 else second
+        if second is None:  # nothing to try
             return error, None
-        kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
-        with self._student.stand_ins(list(how.names), carried.trusted_answer):
-            second = _outcome(function, kwargs)
-        if second is None:
-            return None, carried.carried_note(sorted(failed), tasks)
         if isinstance(second, CheckFailure) or (isinstance(second, StudentError) and not isinstance(error, CheckFailure)):
             return second, None
         return error, None

@@ -9,6 +9,7 @@ known name, tensors only where tensors go, bounded sizes, plain options.
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -60,36 +61,56 @@ def stand_in_names(tasks: tuple[str, ...]) -> list[str]:
 
 @dataclass(frozen=True)
 class Plan:
-    """How a failing check of `task` is graded again: `names` replaced by stand-ins; `leaned_on`,
-    the components of the student's own it must still come through (empty: no such rule)."""
+    """One way to grade a failing check of `task` again: `names` replaced by stand-ins for the
+    earlier tasks `replaced`; `leaned_on`, the components one of which must stay the student's own."""
 
     task: str
     names: tuple[str, ...]
-    replaced: tuple[str, ...]  # the earlier tasks whose functions are replaced
+    replaced: tuple[str, ...]
     leaned_on: tuple[str, ...] = ()
 
-    @property
-    def nothing_own(self) -> bool:
-        """Every component the check leans on is a stand-in: a pass would say nothing of the student."""
-        return bool(self.leaned_on) and set(self.leaned_on) <= set(self.replaced)
 
+def plans(task: str, failed: set[str], graded: set[str]) -> list[Plan]:
+    """How to grade a failing check of `task` again, in order (the most of the student's own
+    first), given the earlier tasks graded in this run and those of them that lost points.
 
-def plan(task: str, failed: set[str]) -> Plan:
-    """The stand-ins for a failing check of `task`, given the earlier tasks that lost points."""
+    B-D: one plan, every earlier function replaced. Part F: the failed tasks are replaced; an
+    earlier task not graded in this run (a part graded alone, as nbgrader does) is replaced too,
+    except a component the check leans on, which is tried both ways. A plan that would replace
+    every component the check leans on is no plan: [] then means "nothing of theirs to pay for"
+    when `nothing_own(task, failed)`, else "nothing to try"."""
     earlier = earlier_tasks(task)
     if task not in LEANS_ON:
-        return Plan(task, tuple(stand_in_names(earlier)), earlier)
-    replaced = tuple(t for t in earlier if t in failed)
+        return [Plan(task, tuple(stand_in_names(earlier)), earlier)]
+    leaned = set(LEANS_ON[task])
+    unknown = [t for t in earlier if t not in graded]
+    always = {t for t in earlier if t in failed} | {t for t in unknown if t not in leaned}
+    optional = [t for t in unknown if t in leaned]
+    found = []
+    for count in range(len(optional) + 1):
+        for extra in itertools.combinations(optional, count):
+            replaced = tuple(t for t in earlier if t in always or t in extra)
+            if replaced and not leaned <= set(replaced):
+                found.append(_plan(task, replaced))
+    return found
+
+
+def _plan(task: str, replaced: tuple[str, ...]) -> Plan:
     names = [name for t in replaced if t != "D.1" for name in STAND_INS.get(t, ())]
     if "D.1" in replaced:
         names.append("AttentionBlock" if "C.3" in replaced else "block_shell")
     return Plan(task, tuple(names), replaced, LEANS_ON[task])
 
 
-def nothing_own_note(plan: Plan) -> tuple[str, dict[str, str]]:
+def nothing_own(task: str, failed: set[str]) -> bool:
+    """Every component `task` leans on lost points in its own task."""
+    return task in LEANS_ON and set(LEANS_ON[task]) <= failed
+
+
+def nothing_own_note(task: str) -> tuple[str, dict[str, str]]:
     """(message key, arguments) of a check whose every component is a stand-in: it pays nothing."""
-    parts = " / ".join(f"{COMPONENTS[t]} ({t})" for t in plan.leaned_on)
-    return "scoring_nothing_own", {"components": parts, "tasks": ", ".join(t for t in plan.replaced if t in plan.leaned_on)}
+    leaned = LEANS_ON[task]
+    return "scoring_nothing_own", {"components": " / ".join(f"{COMPONENTS[t]} ({t})" for t in leaned), "tasks": ", ".join(leaned)}
 
 
 def carried_note(charged: list[str], tasks: tuple[str, ...]) -> tuple[str, dict[str, str]]:
