@@ -585,3 +585,16 @@ def test_killing_the_grader_with_sigkill_takes_template_keeper_and_worker_with_i
     finally:
         grader.kill()
         grader.wait()
+
+
+def test_the_template_imports_seaborn_only_for_a_submission_that_imports_it():
+    fresh = WorkerFactory()  # its own template: the session's may have imported seaborn already
+    try:
+        plain = make_student(fresh, "import sys\ndef seaborn_loaded():\n    return 'seaborn' in sys.modules\n")
+        assert plain.call("seaborn_loaded") is False
+        plain.close()
+        user = make_student(fresh, "import sys\nBEFORE = 'seaborn' in sys.modules\nimport numpy, seaborn\ndef preloaded():\n    return BEFORE\n")
+        assert user.call("preloaded") is True
+        user.close()
+    finally:
+        fresh.close()

@@ -119,10 +119,13 @@ def warm_grader(render: bool = True) -> None:
     reference()
     x = torch.ones(2, requires_grad=True)
     torch.autograd.grad([x * 2], [x], [torch.ones(2)])  # grad_outputs: imports sympy once
-    if render:  # matplotlib is imported only here, or when a check renders
+    if render:  # matplotlib and SSIM are imported only here, or when a check renders or compares
+        from autograder.grading.heatmap import SSIM_WINDOW, ssim
         from autograder.grading.plotting import render_heatmap
 
         render_heatmap(torch.eye(2), ["a", "b"], ["c", "d"], "warm-up")
+        flat = torch.zeros(SSIM_WINDOW, SSIM_WINDOW, dtype=torch.float64).numpy()
+        ssim(flat, flat)  # scikit-image's SSIM imports scipy.ndimage (~1 s): once, not in a student's wrong map
 
 
 UNUSED_PYTEST_PLUGINS = (

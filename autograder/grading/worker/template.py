@@ -72,7 +72,7 @@ def _warm_autograd_imports() -> None:
 
 
 def _warm_layers() -> None:
-    """Run once what every worker will run (layers, a heatmap) so forks start warm.
+    """Run once what every worker will run (layers, the op tracer) so forks start warm.
 
     Only kit code runs here, single-threaded (fork-safe); the first forward calls and
     matplotlib's first renders cost ~1 s, which each worker would otherwise pay again.
@@ -114,8 +114,9 @@ WARM_UP = (_warm_autograd_imports, _warm_layers, _warm_plot)  # the first is alw
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the template's own interpreter: `python -c ... <control fds> <grader pid>`
-    (one control socket per client, comma-separated: the processes of a grading pool)."""
+    """Entry point of the template's own interpreter: `python -c ... warm|cold <control fds>
+    <grader pid>` (one control socket per client, comma-separated: the processes of a grading
+    pool; cold: warm up only the autograd imports, see launch_template)."""
     warm, control_fds, grader = (argv or sys.argv)[-3] != "cold", (argv or sys.argv)[-2].split(","), int((argv or sys.argv)[-1])
     sandbox.set_parent_death_signal()  # the grader dies (even by SIGKILL): the template dies too
     if os.getppid() != grader:  # it died before the signal was armed
