@@ -2,11 +2,16 @@
 
     python bench/soak.py [--n 1000] [--jobs 2] [--parts A,B] [--out bench/RESULTS.md | --no-write]
 
-Runs `attnkit grade-batch` once over N submissions and samples, every second, the resident memory
-of the grader's own processes (the batch process, its pool processes and their worker templates;
-not the short-lived keepers and workers). Afterwards it reports
-  - memory over time: the grader's RSS at 10 %, 50 %, 90 % of the batch and at its last sample
-    while the pool ran, and the growth from 10 % to that end (flat: a few MiB, no trend);
+Runs `attnkit grade-batch` once over N submissions and samples, every second, the memory of the
+grader's own processes (the batch process, its pool processes, their worker templates and whatever
+else they fork; not the keepers and workers, which run student code). Memory is the proportional
+set size (PSS: a page shared by k processes counts 1/k in each), so the sum is what they hold
+together. (A first version summed RSS, which counts a page shared by forks once per process, and
+took a fork swarm's children for the grader's while their worker was a zombie with no command
+line: up to 132 processes and 5.3 GiB on a batch of 12, against 4 processes and 604 MiB PSS.)
+Afterwards it reports
+  - memory over time: the grader's PSS at 10 %, 50 %, 90 % and 100 % of the results written, and
+    the growth from 10 % to 100 % (flat: a few MiB, no trend); the peak over the whole run;
   - open descriptors of the same processes at 10 % and at the end (a leak grows them);
   - time per submission: attnkit.json's execution_time, second tenth of the batch (the first
     holds the cold start) vs last tenth, in the order they finished; the throughput per quarter;
@@ -88,7 +93,7 @@ def make_inbox(inbox: Path, count: int, marker: Path) -> dict[str, int]:
 class Sample:
     seconds: float
     done: int
-    rss_mib: float  # the batch process + pool processes + templates
+    pss_mib: float  # the batch process + pool processes + templates (+ their short-lived forks)
     processes: int
     fds: int  # open descriptors of those processes
     load: float  # the machine's 1-minute load average
@@ -108,16 +113,22 @@ class Watch:
             tree = [self.root, *self.root.children(recursive=True)]
         except psutil.Error:
             return []
-        marked: dict[int, bool] = {}
+        commands: dict[int, str] = {}  # a zombie's command line is empty
         for process in tree:
             try:
-                marked[process.pid] = TEMPLATE_MARK in " ".join(process.cmdline())
+                commands[process.pid] = " ".join(process.cmdline())
             except psutil.Error:
                 continue
+
+        def forked(pid: int) -> bool:
+            """A template, keeper or worker (they carry the template's command line), or a zombie: a
+            worker that exited while its pid namespace is torn down leaves its children to count."""
+            return pid in commands and (not commands[pid] or TEMPLATE_MARK in commands[pid])
+
         kept = []
         for process in tree:
             try:  # a template's parent is a grader; a keeper's is a template; a worker's a keeper
-                if process.pid in marked and (not marked[process.pid] or not marked.get(process.ppid(), False)):
+                if commands.get(process.pid) and not (forked(process.pid) and forked(process.ppid())):
                     kept.append(process)
             except psutil.Error:
                 continue
@@ -126,10 +137,10 @@ class Watch:
     def run(self, started: float) -> None:
         while not self.stop.is_set():
             processes = self.grader_processes()
-            rss = fds = 0
+            pss = fds = 0
             for process in processes:
                 try:
-                    rss += process.memory_info().rss
+                    pss += process.memory_full_info().pss
                     fds += process.num_fds()
                     if TEMPLATE_MARK not in " ".join(process.cmdline()):
                         self.pids.add(process.pid)
@@ -137,7 +148,7 @@ class Watch:
                     continue
             done = sum(1 for _ in self.out.glob("*/attnkit.json"))
             if processes:
-                self.samples.append(Sample(round(time.monotonic() - started, 1), done, rss / 2**20, len(processes), fds, os.getloadavg()[0]))
+                self.samples.append(Sample(round(time.monotonic() - started, 1), done, pss / 2**20, len(processes), fds, os.getloadavg()[0]))
             self.stop.wait(SAMPLE_S)
 
 
@@ -177,17 +188,15 @@ def throughput(samples: list[Sample], total: int) -> list[float]:
 def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample], times: list[float], wall: float,
            left: list[str], stale: list[str], marker_hit: bool, code: int) -> str:
     total = args.n
-    pool = max(s.processes for s in samples)
-    grading = [s for s in samples if s.processes == pool] or samples  # while the pool ran (not the final report)
-    points = {share: at_progress(grading, share, total) for share in (0.1, 0.5, 0.9)}
-    points[1.0] = grading[-1]
+    points = {share: at_progress(samples, share, total) for share in (0.1, 0.5, 0.9, 1.0)}  # 1.0: the last result, before the report
     tenth = max(1, len(times) // 10)
     early, last = times[tenth : 2 * tenth] or times[:tenth], times[-tenth:]  # the first tenth holds the cold start
     first, last = statistics.mean(early), statistics.mean(last)
     loads = [s.load for s in samples]
     load = f"1-minute load average during the run {statistics.mean(loads):.1f} on average, {min(loads):.1f}–{max(loads):.1f}"
     rates = throughput(samples, total)
-    peak = max(s.rss_mib for s in samples)
+    peak = max(s.pss_mib for s in samples)
+    usual = statistics.mode(s.processes for s in samples)
     lines = [
         SECTION_START,
         "## Soak",
@@ -199,10 +208,10 @@ def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample
         "",
         "| measure | value |",
         "| --- | --- |",
-        "| grader RSS (batch + pool + templates) at 10 / 50 / 90 % of the batch and its last sample | "
-        + " / ".join(f"{points[s].rss_mib:.0f}" for s in (0.1, 0.5, 0.9, 1.0)) + f" MiB (peak {peak:.0f}) |",
-        f"| growth from 10 % to the end | {points[1.0].rss_mib - points[0.1].rss_mib:+.0f} MiB |",
-        f"| open descriptors of those processes at 10 % / at the end (peak) | {points[0.1].fds} / {points[1.0].fds} ({max(s.fds for s in grading)}) |",
+        f"| grader memory (PSS of the batch, pool and template processes: {usual} most of the time, up to {max(s.processes for s in samples)}) at 10 / 50 / 90 / 100 % of the results | "
+        + " / ".join(f"{points[s].pss_mib:.0f}" for s in (0.1, 0.5, 0.9, 1.0)) + f" MiB (peak {peak:.0f}) |",
+        f"| growth from 10 % to 100 % | {points[1.0].pss_mib - points[0.1].pss_mib:+.0f} MiB |",
+        f"| open descriptors of those processes at 10 % / 100 % (peak) | {points[0.1].fds} / {points[1.0].fds} ({max(s.fds for s in samples)}) |",
         f"| time per submission (attnkit.json), second tenth / last tenth of the batch | {first:.2f} s / {last:.2f} s (ratio {last / first:.2f}) |",
         "| throughput per quarter of the batch | " + " / ".join(f"{r:.1f}" for r in rates) + " submissions a minute |",
         f"| processes of the grader left after it exited | {len(left)} |",
