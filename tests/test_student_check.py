@@ -223,10 +223,13 @@ def test_hints_have_one_home():
     a result's hint is the first tier from autograder.feedback.hints."""
     import inspect
 
-    from autograder.checks import plugin, texts
+    from autograder.assignments.attention import texts
+    from autograder.grading.checks import plugin
 
     assert "hint" not in inspect.signature(plugin.check).parameters
     assert {f.name for f in __import__("dataclasses").fields(texts.CheckText)} == {"name_zh"}
     assert not hasattr(texts, "hint_tiers")
-    for path in sorted((REPO / "autograder" / "checks").glob("*.py")):
+    checks = sorted((REPO / "autograder" / "assignments" / "attention" / "checks").glob("*.py"))
+    assert len([p for p in checks if p.name.startswith("part_")]) == 6
+    for path in checks:
         assert "hint=" not in path.read_text(encoding="utf-8").replace("hint=first_tier(", ""), path.name

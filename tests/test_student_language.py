@@ -178,7 +178,7 @@ def test_what_the_worker_says_about_a_refused_value_or_a_missing_name_is_a_known
     refused = [encode_value(value, [])["__refused__"] for value in (object(), {1: 2})]
     for why in refused:
         assert translate_note(f"attention_scores returned {why}", "zh"), why
-    dispatcher = (Path(__file__).resolve().parents[1] / "autograder" / "worker" / "dispatcher.py").read_text(encoding="utf-8")
+    dispatcher = (Path(__file__).resolve().parents[1] / "autograder" / "grading" / "worker" / "dispatcher.py").read_text(encoding="utf-8")
     for english in ("is not defined in your file", "is not defined as a class", "is not a function"):
         assert english in dispatcher
         assert translate_note(f"masked_softmax {english}", "zh")

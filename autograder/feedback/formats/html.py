@@ -113,7 +113,7 @@ def render_html(
 ) -> str:
     """The feedback page for one submission; `result_dir` is where its artifact paths are relative to."""
     return render_page(
-        "feedback.html", lang,
+        "submission.html", lang,
         title=t("feedback.title", lang, name=result.submission),
         result=result,
         share=percent(result.score, result.max_score),
