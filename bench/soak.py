@@ -10,9 +10,10 @@ together. (A first version summed RSS, which counts a page shared by forks once 
 took a fork swarm's children for the grader's while their worker was a zombie with no command
 line: up to 132 processes and 5.3 GiB on a batch of 12, against 4 processes and 604 MiB PSS.)
 Afterwards it reports
-  - memory over time: the grader's PSS at 10 %, 50 %, 90 % and 100 % of the results written, and
-    the growth from 10 % to 100 % (flat: a few MiB, no trend); the peak over the whole run;
-  - open descriptors of the same processes at 10 % and at the end (a leak grows them);
+  - memory over time: the grader's PSS at 10 %, 50 %, 90 % of the results written and just before
+    the last (the pool still runs), the growth from 10 % to that last point (flat: a few MiB, no
+    trend); the peak over the whole run;
+  - open descriptors of the same processes at 10 % and at that last point (a leak grows them);
   - time per submission: attnkit.json's execution_time, second tenth of the batch (the first
     holds the cold start) vs last tenth, in the order they finished; the throughput per quarter;
   - leftovers: processes of the grader (templates, keepers, workers carry its pid as their last
@@ -188,7 +189,8 @@ def throughput(samples: list[Sample], total: int) -> list[float]:
 def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample], times: list[float], wall: float,
            left: list[str], stale: list[str], marker_hit: bool, code: int) -> str:
     total = args.n
-    points = {share: at_progress(samples, share, total) for share in (0.1, 0.5, 0.9, 1.0)}  # 1.0: the last result, before the report
+    points = {share: at_progress(samples, share, total) for share in (0.1, 0.5, 0.9)}
+    points[1.0] = next((s for s in reversed(samples) if s.done < total), samples[-1])  # the pool still runs (not the report)
     tenth = max(1, len(times) // 10)
     early, last = times[tenth : 2 * tenth] or times[:tenth], times[-tenth:]  # the first tenth holds the cold start
     first, last = statistics.mean(early), statistics.mean(last)
@@ -208,10 +210,10 @@ def report(args: argparse.Namespace, kinds: dict[str, int], samples: list[Sample
         "",
         "| measure | value |",
         "| --- | --- |",
-        f"| grader memory (PSS of the batch, pool and template processes: {usual} most of the time, up to {max(s.processes for s in samples)}) at 10 / 50 / 90 / 100 % of the results | "
+        f"| grader memory (PSS of the batch, pool and template processes: {usual} most of the time, up to {max(s.processes for s in samples)}) at 10 / 50 / 90 % of the results and just before the last | "
         + " / ".join(f"{points[s].pss_mib:.0f}" for s in (0.1, 0.5, 0.9, 1.0)) + f" MiB (peak {peak:.0f}) |",
-        f"| growth from 10 % to 100 % | {points[1.0].pss_mib - points[0.1].pss_mib:+.0f} MiB |",
-        f"| open descriptors of those processes at 10 % / 100 % (peak) | {points[0.1].fds} / {points[1.0].fds} ({max(s.fds for s in samples)}) |",
+        f"| growth from 10 % to the last | {points[1.0].pss_mib - points[0.1].pss_mib:+.0f} MiB |",
+        f"| open descriptors of those processes at 10 % / just before the last result (peak) | {points[0.1].fds} / {points[1.0].fds} ({max(s.fds for s in samples)}) |",
         f"| time per submission (attnkit.json), second tenth / last tenth of the batch | {first:.2f} s / {last:.2f} s (ratio {last / first:.2f}) |",
         "| throughput per quarter of the batch | " + " / ".join(f"{r:.1f}" for r in rates) + " submissions a minute |",
         f"| processes of the grader left after it exited | {len(left)} |",
