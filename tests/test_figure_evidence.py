@@ -109,3 +109,71 @@ def test_colours_that_cannot_tell_weights_apart_fail():
         image["rgba"] = torch.ones_like(image["rgba"])
 
     assert "tell the weights apart" in figure_problem(forged(one_colour))
+
+
+# ----------------------------------------------------------------------------------- tick labels
+def styled_labels():
+    """Rotated, bold, larger, coloured labels; the query tokens on top (matshow)."""
+    _, ax = plt.subplots()
+    image = ax.matshow(W.T.numpy(), vmin=0, vmax=1, cmap="Greens")
+    ax.set_xticks(range(4), labels=Q, rotation=60, ha="left", fontsize=13, fontweight="bold", color="tab:red")
+    ax.set_yticks(range(5), labels=K, fontstyle="italic", family="monospace")
+    ax.figure.colorbar(image, ax=ax)
+    return ax
+
+
+def cjk_labels():
+    """Chinese tokens with a CJK font after DejaVu Sans (the notebook's use_cjk_font), when one is installed."""
+    from matplotlib import font_manager
+
+    installed = {entry.name for entry in font_manager.fontManager.ttflist}
+    families = ["DejaVu Sans", *[name for name in ("WenQuanYi Zen Hei", "Noto Sans CJK SC") if name in installed][:1]]
+    with plt.rc_context({"font.family": families}):
+        _, ax = plt.subplots()
+        ax.imshow(W.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+        ax.set_xticks(range(4), labels=["猫", "坐", "在", "垫子上"], rotation=90)
+        ax.set_yticks(range(5), labels=["一只", "大", "红", "狗", "跑"])
+        return ax
+
+
+@pytest.mark.parametrize("draw", [styled_labels, cjk_labels, imshow(), seaborn_annotated], ids=["styled", "cjk", "imshow", "seaborn"])
+def test_honest_tick_labels_agree_with_their_image(draw):
+    assert figure_problem(extract_plot(draw)) == ""
+
+
+def forged_labels(edit) -> str:
+    description = copy.deepcopy(extract_plot(imshow()))
+    edit(description["axes"][description["target"]])
+    return figure_problem(description)
+
+
+def test_tick_labels_reported_in_another_order_than_drawn_fail():
+    def reverse(axes):
+        axes["yticklabels"] = axes["yticklabels"][::-1]  # the picture shows K from the top
+
+    assert "does not show the tick label" in forged_labels(reverse)
+
+
+def test_tick_labels_with_boxes_moved_along_fail():
+    def reverse_with_boxes(axes):
+        axes["yticklabels"], axes["ytickboxes"] = axes["yticklabels"][::-1], axes["ytickboxes"][::-1]
+
+    assert "is not beside the row it names" in forged_labels(reverse_with_boxes)
+
+
+def test_a_tick_label_in_another_font_than_drawn_fails():
+    def larger(axes):
+        axes["xtickfonts"][1] = {**axes["xtickfonts"][1], "size": axes["xtickfonts"][1]["size"] + 2}
+
+    assert "does not show the tick label 'cat'" in forged_labels(larger)
+
+
+def test_a_tick_label_without_a_box_or_outside_the_image_fails():
+    def no_box(axes):
+        axes["xtickboxes"] = []
+
+    def far_away(axes):
+        axes["ytickboxes"][0] = [1e6, 1e6, 1e6 + 5, 1e6 + 5]
+
+    assert "has no place in the image" in forged_labels(no_box)
+    assert "lies outside the image" in forged_labels(far_away)

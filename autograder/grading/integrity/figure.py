@@ -9,7 +9,18 @@ have the cell's colour. The cell's colour is the grader's own: the named colorma
 range of the description applied to the cell's value (a linear norm); where the drawing uses a
 colormap or a norm this grader does not recompute (LogNorm, a ListedColormap of its own), the
 description's colours are used: then the pixels are tied to those colours, and the colours must
-tell the weights apart, but not to the values themselves. Ticks and label texts are not compared with pixels (that would take OCR).
+tell the weights apart, but not to the values themselves.
+
+The tick labels the checks read (the one at each row and column, as `heatmap.label_indices` finds
+it) must be visible too, without OCR. The description gives each label's box in PNG pixels and its
+font (resolved family names, size, weight, style, rotation). (a) The box must lie outside the Axes
+along one of its edges (within LABEL_GAP_PT) and overlap the row or column it names, whose place
+in pixels comes from the cells just checked. (b) The grader draws the text again (Agg, that font,
+PNG_DPI) at the box's subpixel phase and with the canvas's fractional height (`png_height_px`:
+Agg places glyph rows by it), so the same text gives the same pixels; its box must have the
+reported size (BOX_SIZE_SLACK_PX) and its ink must match the PNG's near the box (normalised
+cross-correlation, any text colour, at least MIN_LABEL_MATCH). At most MAX_CHECKED_LABELS labels
+are drawn (~3 ms each). Axis labels and the title are not compared with pixels.
 """
 from __future__ import annotations
 
@@ -132,6 +143,8 @@ def _labels_problem(axes: dict, png_height: float, image: np.ndarray, x: np.ndar
             if index >= len(boxes) or index >= len(fonts) or len(boxes[index]) != 4:
                 return f"the tick label '{label}' has no place in the image"
             x0, t, x1, b = (float(v) for v in boxes[index])
+            if not (0 <= x0 <= x1 <= image.shape[1] and 0 <= t <= b <= image.shape[0]):
+                return f"the tick label '{label}' lies outside the image"
             centre = float(pixels[cell])
             if axis == "x":
                 beside = min(x1, centre + half) - max(x0, centre - half) > 0 and (0 <= t - bottom + EDGE_SLACK_PX <= gap or 0 <= top - b + EDGE_SLACK_PX <= gap)
@@ -162,10 +175,10 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
         raise ValueError("a tick label's font size is out of range")
     families = [str(f) for f in font["family"]][:MAX_FAMILIES]
     properties = FontProperties(family=families, size=size, weight=str(font["weight"]), style=str(font["style"]))
-    side = (len(text) + 2) * size * 2 / 72.0  # inches: room for the text at any rotation
-    figure = Figure(figsize=(side, (round(side * PNG_DPI) + png_height % 1.0) / PNG_DPI), dpi=PNG_DPI)
+    side = round(2 * max(box[2] - box[0], box[3] - box[1]) + 4 * size * PNG_DPI / 72.0) + 8  # pixels: the box twice over (a text larger than that cannot have that box)
+    figure = Figure(figsize=(side / PNG_DPI, (side + png_height % 1.0) / PNG_DPI), dpi=PNG_DPI)
     canvas = FigureCanvasAgg(figure)
-    middle = side * PNG_DPI / 2
+    middle = side / 2
     label = figure.text(middle, middle, text, fontproperties=properties, rotation=float(font["rotation"]), color="black", transform=IdentityTransform())
     with warnings.catch_warnings():  # a glyph missing from every font is drawn as a box, here as in the PNG
         warnings.simplefilter("ignore")
