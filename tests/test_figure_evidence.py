@@ -16,7 +16,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from autograder.grading.integrity.figure import figure_problem  # noqa: E402
+from autograder.assignments.attention.texts import key_of_english, render_message  # noqa: E402
+from autograder.grading.integrity.figure import LABEL_ASIDE, LABEL_MISSING, LABEL_NOT_SHOWN, LABEL_OUTSIDE, figure_problem  # noqa: E402
 from autograder.grading.worker.plotdata import extract_plot  # noqa: E402
 
 Q, K = ["the", "cat", "sat", "down"], ["a", "big", "red", "dog", "ran"]
@@ -151,21 +152,21 @@ def test_tick_labels_reported_in_another_order_than_drawn_fail():
     def reverse(axes):
         axes["yticklabels"] = axes["yticklabels"][::-1]  # the picture shows K from the top
 
-    assert "does not show the tick label" in forged_labels(reverse)
+    assert forged_labels(reverse) == LABEL_NOT_SHOWN
 
 
 def test_tick_labels_with_boxes_moved_along_fail():
     def reverse_with_boxes(axes):
         axes["yticklabels"], axes["ytickboxes"] = axes["yticklabels"][::-1], axes["ytickboxes"][::-1]
 
-    assert "is not beside the row it names" in forged_labels(reverse_with_boxes)
+    assert forged_labels(reverse_with_boxes) == LABEL_ASIDE
 
 
 def test_a_tick_label_in_another_font_than_drawn_fails():
     def larger(axes):
         axes["xtickfonts"][1] = {**axes["xtickfonts"][1], "size": axes["xtickfonts"][1]["size"] + 2}
 
-    assert "does not show the tick label 'cat'" in forged_labels(larger)
+    assert forged_labels(larger) == LABEL_NOT_SHOWN
 
 
 def test_a_tick_label_without_a_box_or_outside_the_image_fails():
@@ -175,5 +176,13 @@ def test_a_tick_label_without_a_box_or_outside_the_image_fails():
     def far_away(axes):
         axes["ytickboxes"][0] = [1e6, 1e6, 1e6 + 5, 1e6 + 5]
 
-    assert "has no place in the image" in forged_labels(no_box)
-    assert "lies outside the image" in forged_labels(far_away)
+    assert forged_labels(no_box) == LABEL_MISSING
+    assert forged_labels(far_away) == LABEL_OUTSIDE
+
+
+def test_why_tick_labels_disagree_is_said_in_chinese():
+    for problem in (LABEL_MISSING, LABEL_OUTSIDE, LABEL_ASIDE, LABEL_NOT_SHOWN):
+        key = key_of_english(problem)
+        assert key, problem
+        page = render_message("figure_disagrees", {"problem": problem, "problem_key": key}, "zh")
+        assert problem not in page and render_message(key, {}, "zh") in page

@@ -45,6 +45,11 @@ MAX_FONT_PT = 200.0  # a larger reported font is not drawn again (the work stays
 MAX_FAMILIES = 8
 INK = 0.05  # a pixel this much darker than white is ink
 MIN_LABEL_MATCH = 0.95  # normalised cross-correlation of the label drawn again with the PNG at its box
+# Why the tick labels disagree with the image (argument-free: checks/texts.py translates them).
+LABEL_MISSING = "a tick label of the description has no place in the image"
+LABEL_OUTSIDE = "a tick label of the description lies outside the image"
+LABEL_ASIDE = "a tick label of the description is not beside the row or column it names"
+LABEL_NOT_SHOWN = "the image does not show a tick label where the description puts it"
 # (measured: 1.000 for every correct style, the same text drawn at the same subpixel phase; the
 # closest other token of the probe, 'sat' drawn where 'cat' is, 0.80)
 
@@ -139,21 +144,20 @@ def _labels_problem(axes: dict, png_height: float, image: np.ndarray, x: np.ndar
             checked += 1
             if checked > MAX_CHECKED_LABELS:
                 return ""
-            label = labels[index].strip()
             if index >= len(boxes) or index >= len(fonts) or len(boxes[index]) != 4:
-                return f"the tick label '{label}' has no place in the image"
+                return LABEL_MISSING
             x0, t, x1, b = (float(v) for v in boxes[index])
             if not (0 <= x0 <= x1 <= image.shape[1] and 0 <= t <= b <= image.shape[0]):
-                return f"the tick label '{label}' lies outside the image"
+                return LABEL_OUTSIDE
             centre = float(pixels[cell])
             if axis == "x":
                 beside = min(x1, centre + half) - max(x0, centre - half) > 0 and (0 <= t - bottom + EDGE_SLACK_PX <= gap or 0 <= top - b + EDGE_SLACK_PX <= gap)
             else:
                 beside = min(b, centre + half) - max(t, centre - half) > 0 and (0 <= left - x1 + EDGE_SLACK_PX <= gap or 0 <= x0 - right + EDGE_SLACK_PX <= gap)
             if not beside:
-                return f"the tick label '{label}' is not beside the {'column' if axis == 'x' else 'row'} it names"
+                return LABEL_ASIDE
             if _label_match(gray, (x0, t, x1, b), labels[index], fonts[index], png_height) < MIN_LABEL_MATCH:
-                return f"the image does not show the tick label '{label}' where the description puts it"
+                return LABEL_NOT_SHOWN
     return ""
 
 
