@@ -1,8 +1,9 @@
 """Read back what a plotting function drew, as plain data (runs on the student's side).
 
 For every Axes of the figure: the images (imshow) and meshes (pcolormesh, seaborn.heatmap) with
-their arrays, extents or cell edges and colour limits; tick positions and labels; axis labels;
-limits; whether a colorbar belongs to the drawing. Plus a small PNG of the whole figure.
+their arrays, extents or cell edges and colour limits; tick positions and labels, each label's box
+in PNG pixels and its font (for the grader to draw it again: grading/integrity/figure.py); axis
+labels; limits; whether a colorbar belongs to the drawing. Plus a small PNG of the whole figure.
 
 `plot_call` is the entry point for a plot request: a keyword argument whose value is NEW_AXES
 (plain text on the wire) becomes a fresh Axes made here, so a check can see whether a plotting
