@@ -5,7 +5,10 @@ copy, so no two are identical), N in all. Measures:
   - the static pass (autograder.grading.integrity.static.analyze) per submission;
   - the similarity ranking of the whole batch (fingerprints + all pairs + passages of the top pairs),
     side by side with the alternative: copydetect's compare_files on every pair (timed on a sample of
-    pairs and multiplied out, as it takes minutes at N=500).
+    pairs and multiplied out, as it takes minutes at N=500);
+  - the figure evidence per submission (autograder.grading.integrity.figure.figure_problem on Part
+    E's probe figure): the cells against the pixels alone (the description without tick labels)
+    and with the tick labels drawn again and compared, for the reference's imshow and a seaborn figure.
 
     .venv/bin/python bench/integrity.py --n 500      # the figure the README quotes
     .venv/bin/python bench/integrity.py --n 60       # a quick run
@@ -13,6 +16,7 @@ copy, so no two are identical), N in all. Measures:
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import os
 import random
@@ -38,6 +42,38 @@ def make_batch(n: int) -> dict[str, str]:
 
 
 HEADING = "## 6. Integrity: the static pass and the similarity ranking (bench/integrity.py)"
+
+
+def figure_times(repeats: int = 20) -> list[tuple[str, float, float]]:
+    """(style, median seconds of figure_problem without tick labels, with them) on Part E's probe figure."""
+    import copy
+    import importlib.util
+
+    from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, probe_weights
+    from autograder.grading.integrity.figure import figure_problem
+    from autograder.grading.worker.plotdata import extract_plot
+
+    rows = []
+    for style, path in (("reference (imshow)", REPO / "solutions" / "attention" / "attention.py"), ("seaborn", REPO / "examples" / "submissions" / "einsum_style.py")):
+        spec = importlib.util.spec_from_file_location(f"bench_figure_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        described = extract_plot(functools.partial(module.plot_attention, probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), title="probe"))
+        unlabelled = copy.deepcopy(described)
+        for axes in unlabelled["axes"]:
+            axes["xticklabels"], axes["yticklabels"] = [""] * len(axes["xticklabels"]), [""] * len(axes["yticklabels"])
+        timings = {}
+        for name, description in (("cells", unlabelled), ("labels", described)):
+            assert figure_problem(description) == "", figure_problem(description)  # also warms up the imports
+            times = []
+            for _ in range(repeats):
+                started = time.perf_counter()
+                figure_problem(description)
+                times.append(time.perf_counter() - started)
+            timings[name] = statistics.median(times)
+        rows.append((style, timings["cells"], timings["labels"]))
+    return rows
 
 
 def main() -> None:
@@ -87,6 +123,8 @@ def main() -> None:
         f"| alternative: copydetect `compare_files` on every pair ({per_pair * 1000:.2f} ms a pair, {len(sample)} sampled) | {all_pairs:.1f} s |",
         f"| ratio alternative / attnkit ranking | {all_pairs / ranking:.1f}x |",
     ]
+    for style, cells, labels in figure_times():
+        lines.append(f"| figure evidence per submission, {style}: cells vs pixels / + the 9 tick labels drawn again | {cells * 1000:.1f} ms / {labels * 1000:.1f} ms (+{(labels - cells) * 1000:.1f} ms) |")
     print("\n".join(lines))
     from autograder.feedback.results import write_atomic
 

@@ -53,6 +53,7 @@ CATALOGUE: dict[str, tuple[set[str], set[str], set[str]]] = {
     "exec_text": ({"A"}, BOTH, {EVASION}),
     "sdpa_library": ({"A"}, {SDPA}, {LIBRARY_CALL}),
     "forge_plot": ({"E"}, E_CHECKS, {TAMPER, GRADER_REFERENCE}),
+    "forge_tick_labels": ({"E"}, E_CHECKS, {TAMPER}),
     "mha_library": ({"C"}, {"mha_no_library"}, {LIBRARY_CALL}),
 }
 RULE_CHECKS = {BY_HAND, SDPA, "mha_no_library"}

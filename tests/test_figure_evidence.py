@@ -16,7 +16,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from autograder.grading.integrity.figure import figure_problem  # noqa: E402
+from autograder.assignments.attention.texts import key_of_english, render_message  # noqa: E402
+from autograder.grading.integrity.figure import LABEL_ASIDE, LABEL_MISSING, LABEL_NOT_SHOWN, LABEL_OUTSIDE, figure_problem  # noqa: E402
 from autograder.grading.worker.plotdata import extract_plot  # noqa: E402
 
 Q, K = ["the", "cat", "sat", "down"], ["a", "big", "red", "dog", "ran"]
@@ -109,3 +110,79 @@ def test_colours_that_cannot_tell_weights_apart_fail():
         image["rgba"] = torch.ones_like(image["rgba"])
 
     assert "tell the weights apart" in figure_problem(forged(one_colour))
+
+
+# ----------------------------------------------------------------------------------- tick labels
+def styled_labels():
+    """Rotated, bold, larger, coloured labels; the query tokens on top (matshow)."""
+    _, ax = plt.subplots()
+    image = ax.matshow(W.T.numpy(), vmin=0, vmax=1, cmap="Greens")
+    ax.set_xticks(range(4), labels=Q, rotation=60, ha="left", fontsize=13, fontweight="bold", color="tab:red")
+    ax.set_yticks(range(5), labels=K, fontstyle="italic", family="monospace")
+    ax.figure.colorbar(image, ax=ax)
+    return ax
+
+
+def cjk_labels():
+    """Chinese tokens with a CJK font after DejaVu Sans (the notebook's use_cjk_font), when one is installed."""
+    from matplotlib import font_manager
+
+    installed = {entry.name for entry in font_manager.fontManager.ttflist}
+    families = ["DejaVu Sans", *[name for name in ("WenQuanYi Zen Hei", "Noto Sans CJK SC") if name in installed][:1]]
+    with plt.rc_context({"font.family": families}):
+        _, ax = plt.subplots()
+        ax.imshow(W.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+        ax.set_xticks(range(4), labels=["猫", "坐", "在", "垫子上"], rotation=90)
+        ax.set_yticks(range(5), labels=["一只", "大", "红", "狗", "跑"])
+        return ax
+
+
+@pytest.mark.parametrize("draw", [styled_labels, cjk_labels, imshow(), seaborn_annotated], ids=["styled", "cjk", "imshow", "seaborn"])
+def test_honest_tick_labels_agree_with_their_image(draw):
+    assert figure_problem(extract_plot(draw)) == ""
+
+
+def forged_labels(edit) -> str:
+    description = copy.deepcopy(extract_plot(imshow()))
+    edit(description["axes"][description["target"]])
+    return figure_problem(description)
+
+
+def test_tick_labels_reported_in_another_order_than_drawn_fail():
+    def reverse(axes):
+        axes["yticklabels"] = axes["yticklabels"][::-1]  # the picture shows K from the top
+
+    assert forged_labels(reverse) == LABEL_NOT_SHOWN
+
+
+def test_tick_labels_with_boxes_moved_along_fail():
+    def reverse_with_boxes(axes):
+        axes["yticklabels"], axes["ytickboxes"] = axes["yticklabels"][::-1], axes["ytickboxes"][::-1]
+
+    assert forged_labels(reverse_with_boxes) == LABEL_ASIDE
+
+
+def test_a_tick_label_in_another_font_than_drawn_fails():
+    def larger(axes):
+        axes["xtickfonts"][1] = {**axes["xtickfonts"][1], "size": axes["xtickfonts"][1]["size"] + 2}
+
+    assert forged_labels(larger) == LABEL_NOT_SHOWN
+
+
+def test_a_tick_label_without_a_box_or_outside_the_image_fails():
+    def no_box(axes):
+        axes["xtickboxes"] = []
+
+    def far_away(axes):
+        axes["ytickboxes"][0] = [1e6, 1e6, 1e6 + 5, 1e6 + 5]
+
+    assert forged_labels(no_box) == LABEL_MISSING
+    assert forged_labels(far_away) == LABEL_OUTSIDE
+
+
+def test_why_tick_labels_disagree_is_said_in_chinese():
+    for problem in (LABEL_MISSING, LABEL_OUTSIDE, LABEL_ASIDE, LABEL_NOT_SHOWN):
+        key = key_of_english(problem)
+        assert key, problem
+        page = render_message("figure_disagrees", {"problem": problem, "problem_key": key}, "zh")
+        assert problem not in page and render_message(key, {}, "zh") in page

@@ -161,13 +161,18 @@ def _check_size(array: Any) -> None:
 def _labels_at(centres: np.ndarray, ticks: Sequence[float], labels: Sequence[str], cell: float) -> tuple[str, ...]:
     """The tick label at each centre ('' when no labelled tick lies within CELL_TOLERANCE of a cell):
     the first labelled tick in the list that is close enough. At most MAX_SIDE x MAX_TICKS work."""
-    labelled = [(float(tick), text.strip()) for tick, text in zip(ticks, labels) if text.strip()]
+    return tuple(labels[i].strip() if i >= 0 else "" for i in label_indices(centres, ticks, labels, cell))
+
+
+def label_indices(centres: np.ndarray, ticks: Sequence[float], labels: Sequence[str], cell: float) -> list[int]:
+    """The index (into ticks and labels) of the label `_labels_at` reads at each centre; -1 where none."""
+    labelled = [i for i, (_, text) in enumerate(zip(ticks, labels)) if text.strip()]
     if not labelled:
-        return ("",) * len(centres)
-    positions = np.array([tick for tick, _ in labelled])  # (T,)
+        return [-1] * len(centres)
+    positions = np.array([float(ticks[i]) for i in labelled])  # (T,)
     close = np.abs(positions[None, :] - np.asarray(centres, dtype=np.float64)[:, None]) <= CELL_TOLERANCE * cell  # (C, T)
     first = close.argmax(axis=1)  # (C,) the first close tick, 0 where none
-    return tuple(labelled[f][1] if close[c, f] else "" for c, f in enumerate(first))
+    return [labelled[f] if close[c, f] else -1 for c, f in enumerate(first)]
 
 
 def _cell_size(centres: np.ndarray) -> float:

@@ -163,6 +163,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "无法评这张图：你的文件用到了 {found}，这类写法会改变评分器从图中读到的内容",
     },
     "figure_disagrees": {"en": "your figure could not be read reliably: {problem}", "zh": "无法可靠地读取你的图：图的描述与图像不一致（{problem}）"},
+    "figure_label_missing": {"en": "a tick label of the description has no place in the image", "zh": "描述中的一个刻度标签在图像中没有位置"},
+    "figure_label_outside": {"en": "a tick label of the description lies outside the image", "zh": "描述中的一个刻度标签位于图像之外"},
+    "figure_label_aside": {"en": "a tick label of the description is not beside the row or column it names", "zh": "描述中的一个刻度标签不在它所标注的行或列旁边"},
+    "figure_label_not_shown": {"en": "the image does not show a tick label where the description puts it", "zh": "图像中在描述所说的位置上没有显示那个刻度标签"},
     "no_parameter": {"en": "{where} has no parameter {names}: name the layers as the task says ({expected})", "zh": "{where} 没有参数 {names}：请按题目要求给各层命名（{expected}）"},
     "no_parameter_but": {
         "en": "{where} has no parameter {names} (it has {own}): name the layers as the task says ({expected})",

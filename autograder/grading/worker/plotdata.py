@@ -1,8 +1,9 @@
 """Read back what a plotting function drew, as plain data (runs on the student's side).
 
 For every Axes of the figure: the images (imshow) and meshes (pcolormesh, seaborn.heatmap) with
-their arrays, extents or cell edges and colour limits; tick positions and labels; axis labels;
-limits; whether a colorbar belongs to the drawing. Plus a small PNG of the whole figure.
+their arrays, extents or cell edges and colour limits; tick positions and labels, each label's box
+in PNG pixels and its font (for the grader to draw it again: grading/integrity/figure.py); axis
+labels; limits; whether a colorbar belongs to the drawing. Plus a small PNG of the whole figure.
 
 `plot_call` is the entry point for a plot request: a keyword argument whose value is NEW_AXES
 (plain text on the wire) becomes a fresh Axes made here, so a check can see whether a plotting
@@ -19,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
 from matplotlib.image import AxesImage  # noqa: E402
@@ -29,6 +31,7 @@ from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS  # noqa: E402  (the 
 MAX_PIXELS = 4_000_000
 PNG_DPI = 72
 TIGHT_PAD = 0.1  # inches around the tight bounding box (matplotlib's default pad_inches)
+MAX_LABEL_BOXES = 200  # tick labels per axis whose box and font are sent (the grader checks a few)
 
 
 def _tensor(array: Any) -> torch.Tensor:
@@ -91,17 +94,51 @@ def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
     }
 
 
+def _label_boxes(labels: list[Any], origin: tuple[float, float]) -> list[list[float]]:
+    """Each tick label's box in PNG pixels (left, top, right, bottom); empty for an empty label."""
+    boxes = []
+    for text in labels[:MAX_LABEL_BOXES]:
+        box = text.get_window_extent() if text.get_text().strip() else None
+        boxes.append([] if box is None else [float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)])
+    return boxes
+
+
+def _label_fonts(labels: list[Any]) -> list[dict]:
+    """Each tick label's font: what the grader needs to draw the same text (families resolved)."""
+    fonts = []
+    for text in labels[:MAX_LABEL_BOXES]:
+        font = text.get_fontproperties()
+        families = [name for name in (_font_name(font, family) for family in font.get_family()) if name] or [font_manager.get_font(font_manager.findfont(font)).family_name]
+        fonts.append({"size": float(font.get_size_in_points()), "family": families, "weight": str(font.get_weight()), "style": str(font.get_style()), "rotation": float(text.get_rotation())})
+    return fonts
+
+
+def _font_name(font: Any, family: str) -> str:
+    """The name of the installed font that `family` (a name or a generic family) stands for; '' when none."""
+    wanted = font.copy()
+    wanted.set_family(family)
+    try:
+        return str(font_manager.get_font(font_manager.findfont(wanted, fallback_to_default=False)).family_name)
+    except ValueError:
+        return ""
+
+
 def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0)) -> dict:
     """One Axes; `origin` is the PNG's top-left corner in display pixels (x, y from the bottom)."""
     box = ax.get_window_extent()
+    xlabels, ylabels = list(ax.get_xticklabels()), list(ax.get_yticklabels())
     return {
         "box_px": [float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)],
         "images": [_image(i) for i in ax.images],
         "meshes": [_mesh(c) for c in ax.collections if isinstance(c, (QuadMesh, PolyQuadMesh))],  # pcolormesh, seaborn / pcolor
         "xticks": [float(v) for v in ax.get_xticks()],
-        "xticklabels": [t.get_text() for t in ax.get_xticklabels()],
+        "xticklabels": [t.get_text() for t in xlabels],
+        "xtickboxes": _label_boxes(xlabels, origin),
+        "xtickfonts": _label_fonts(xlabels),
         "yticks": [float(v) for v in ax.get_yticks()],
-        "yticklabels": [t.get_text() for t in ax.get_yticklabels()],
+        "yticklabels": [t.get_text() for t in ylabels],
+        "ytickboxes": _label_boxes(ylabels, origin),
+        "ytickfonts": _label_fonts(ylabels),
         "xlabel": ax.get_xlabel(),
         "ylabel": ax.get_ylabel(),
         "title": " ".join(text for text in (ax.get_title(loc) for loc in ("center", "left", "right")) if text),
@@ -161,6 +198,7 @@ def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None) -> di
             "colorbars": sum(1 for a in axes if a.get_label() == "<colorbar>"),
             "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
             "figures": len(plt.get_fignums()),
+            "png_height_px": float(tight.height * PNG_DPI),  # Agg's canvas height: where glyphs fall within a pixel depends on it
         }
     finally:
         plt.close("all")

@@ -84,7 +84,9 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     problem = figure_problem(description)
     if problem:  # the description is not what the image shows: the figure earns nothing
         flag = Flag(TAMPER, f"plot_attention: {problem}", "E")
-        raise CheckFailure(f"your figure could not be read reliably: {problem}", key="figure_disagrees", values={"problem": problem}, flags=(flag,))
+        key = key_of_english(problem)  # a keyed problem is shown in the page's language
+        values = {"problem": problem, "problem_key": key} if key else {"problem": problem}
+        raise CheckFailure(f"your figure could not be read reliably: {problem}", key="figure_disagrees", values=values, flags=(flag,))
     return description, heatmap
 
 
