@@ -21,10 +21,10 @@ FAST_MODE = True
 
 class _Remote(torch.autograd.Function):
     @staticmethod
-    def forward(ctx: Any, student: Any, name: str, kwargs: dict, *inputs: torch.Tensor) -> torch.Tensor:
-        ctx.student, ctx.name, ctx.kwargs = student, name, kwargs
+    def forward(ctx: Any, student: Any, name: str, kwargs: dict, extra: tuple, *inputs: torch.Tensor) -> torch.Tensor:
+        ctx.student, ctx.name, ctx.kwargs, ctx.extra = student, name, kwargs, extra
         ctx.save_for_backward(*inputs)
-        output = student.call(name, *[i.detach() for i in inputs], **kwargs)
+        output = student.call(name, *[i.detach() for i in inputs], *extra, **kwargs)
         if isinstance(output, tuple):
             output = output[0]
         if not isinstance(output, torch.Tensor):
@@ -34,16 +34,19 @@ class _Remote(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple:
         inputs = [i.detach() for i in ctx.saved_tensors]
-        result = ctx.student.vjp(ctx.name, inputs, [grad.contiguous()], wrt=list(range(len(inputs))), where=f"{ctx.name} backward", **ctx.kwargs)
+        arguments = [*inputs, *ctx.extra]  # the extra arguments follow, positionally, as in forward
+        result = ctx.student.vjp(ctx.name, arguments, [grad.contiguous()], wrt=list(range(len(inputs))), where=f"{ctx.name} backward", **ctx.kwargs)
         grads = [g if isinstance(g, torch.Tensor) else torch.zeros_like(i) for g, i in zip(result["grads"], inputs)]
-        return (None, None, None, *grads)
+        return (None, None, None, None, *grads)
 
 
-def remote_gradcheck(student: StudentAPI, name: str, inputs: list[torch.Tensor], **kwargs: Any) -> None:
-    """Raise CheckFailure unless the student's analytic gradients match finite differences."""
+def remote_gradcheck(student: StudentAPI, name: str, inputs: list[torch.Tensor], extra: tuple[Any, ...] = (), **kwargs: Any) -> None:
+    """Raise CheckFailure unless the student's analytic gradients match finite differences with
+    respect to `inputs`; `extra` arguments (a mask) follow them positionally, as the contract's
+    signature orders them, so a renamed parameter is called as any other check calls it."""
     leaves = [i.detach().to(torch.float64).requires_grad_(True) for i in inputs]
     try:
-        ok = torch.autograd.gradcheck(lambda *xs: _Remote.apply(student, name, kwargs, *xs), leaves, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False, fast_mode=FAST_MODE)
+        ok = torch.autograd.gradcheck(lambda *xs: _Remote.apply(student, name, kwargs, extra, *xs), leaves, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False, fast_mode=FAST_MODE)
     except RuntimeError as error:
         raise CheckFailure.keyed("gradients_failed", where=name, text=str(error)[:200]) from None
     if not ok:
