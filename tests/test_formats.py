@@ -337,7 +337,7 @@ def test_html_for_a_submission_that_could_not_be_graded(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_every_template_ships_in_the_wheel_and_every_export(tmp_path: Path) -> None:
     templates = sorted(TEMPLATES.iterdir())
-    assert {p.name for p in templates} >= {"base.html", "feedback.html", "dashboard.html", "style.css"}
+    assert {p.name for p in templates} >= {"base.html", "submission.html", "dashboard.html", "style.css"}
     source = tmp_path / "source"
     shutil.copytree(REPO / "autograder", source / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", source)

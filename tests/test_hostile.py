@@ -180,8 +180,8 @@ def spawned(factory, monkeypatch) -> Spawned:
     record = Spawned()
     original = factory.spawn
 
-    def spy(config, scratch):
-        worker = original(config, scratch)
+    def spy(config, scratch, *rest):
+        worker = original(config, scratch, *rest)
         record.workers.append(worker)
         return worker
 
@@ -624,8 +624,8 @@ def test_batch_of_hostile_submissions_completes_and_grades_the_correct_ones(fact
     keepers = tmp_path / "keepers.txt"
     original_spawn = WorkerFactory.spawn
 
-    def recording_spawn(self, config, scratch):  # inherited by the pool's forked processes
-        worker = original_spawn(self, config, scratch)
+    def recording_spawn(self, config, scratch, *rest):  # inherited by the pool's forked processes
+        worker = original_spawn(self, config, scratch, *rest)
         with open(keepers, "a", encoding="utf-8") as handle:
             handle.write(f"{worker.keeper} {worker.scratch}\n")
         return worker
