@@ -123,6 +123,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 
     lang = _lang(args)
     stop = _StopOnSignal()
+    _become_subreaper()  # a keeper or worker orphaned while the template is stopped comes back here
     grader = None
     try:
         from autograder.grading.grader import Grader
@@ -148,8 +149,35 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     finally:
         if grader is not None:
             grader.close()
+            _reap_orphans()
         stop.restore()
     return 0
+
+
+ORPHAN_REAP_SECONDS = 5.0  # orphans die at once with their parent (parent-death signals); this bounds the wait
+
+
+def _become_subreaper() -> None:
+    """Make this process the child subreaper of what it starts (prctl PR_SET_CHILD_SUBREAPER), so
+    that a keeper or worker whose template was stopped before it is re-parented here and reaped
+    by `_reap_orphans` instead of outliving `attnkit watch`."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # 36: PR_SET_CHILD_SUBREAPER; a failure only loses this safety net
+
+
+def _reap_orphans() -> None:
+    """Wait (bounded) until every process re-parented here has ended, and reap it."""
+    import time
+
+    deadline = time.monotonic() + ORPHAN_REAP_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:  # no child left
+            return
+        if pid == 0:
+            time.sleep(0.02)
 
 
 class _StopOnSignal:
