@@ -24,10 +24,11 @@ from types import ModuleType
 from typing import Any
 
 from autograder.errors import AttnkitError
+from autograder.feedback.messages import Words, words_of
 from autograder.paths import PACKAGE_DIR
+from autograder.settings import DEFAULT_ASSIGNMENT
 
 ASSIGNMENTS_DIR = PACKAGE_DIR / "assignments"
-DEFAULT_ASSIGNMENT = "attention"
 MANIFEST_NAME = "manifest.toml"
 ENV_VAR = "ATTNKIT_ASSIGNMENT"
 CHECK_FILE_PATTERN = "part_*.py"  # also in autograder/grading/checks/pytest.ini (python_files)
@@ -43,6 +44,10 @@ class Part:
     title: str
     points: float
     names: tuple[str, ...] = ()  # what students must define for this part
+    title_zh: str = ""  # the title on a Chinese page ("": the English one)
+
+    def title_in(self, lang: str) -> str:
+        return self.title_zh if lang == "zh" and self.title_zh else self.title
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,28 @@ class Manifest:
     lms_name: str = ""
     question_html: str = ""
     carried: str = ""  # the module of error carried forward (earlier_tasks, stand_in_names, trusted_answer, carried_note); "" for none
+    texts: str = ""  # its words (check names, messages in every language): a file of the folder, "" for none
+    mistakes: str = ""  # its catalogue of known mistakes (MISTAKES: key -> entry with .en, .message(lang))
+    hints: str = ""  # its hints in tiers (TASK_TIERS, CHECK_IDEAS)
+    tasks: tuple[tuple[str, str], ...] = ()  # (task, the name students define for it), in order
+
+    @property
+    def task_names(self) -> dict[str, str]:
+        return dict(self.tasks)
+
+    def hint_tables(self) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
+        """(TASK_TIERS, CHECK_IDEAS) of its hints file (autograder.feedback.hints serves them); empty without one."""
+        module = self.content("hints")
+        return (getattr(module, "TASK_TIERS", {}), getattr(module, "CHECK_IDEAS", {})) if module else ({}, {})
+
+    def part_title(self, letter: str, lang: str) -> str:
+        """A part's title in `lang`; the letter itself for a part the manifest does not name."""
+        return next((part.title_in(lang) for part in self.parts if part.letter == letter), letter)
+
+    def content(self, kind: str) -> ModuleType | None:
+        """The module the manifest names for `kind` ("texts", "mistakes" or "hints"), or None."""
+        file = {"texts": self.texts, "mistakes": self.mistakes, "hints": self.hints}[kind]
+        return content_module(self.folder / file) if file else None
 
     def carried_module(self) -> ModuleType | None:
         """The assignment's error-carried-forward module, or None when it has none."""
@@ -111,13 +138,24 @@ def load_manifest(folder: Path) -> Manifest:
         names = table.get("names", [])
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise ManifestError(f"{path}: [parts.{letter}] names must be a list of strings")
-        parts.append(Part(letter, table["title"], float(table["points"]), tuple(names)))
+        title_zh = table.get("title_zh", "")
+        if not isinstance(title_zh, str):
+            raise ManifestError(f"{path}: [parts.{letter}] title_zh must be a string")
+        parts.append(Part(letter, table["title"], float(table["points"]), tuple(names), title_zh))
     question = text("question_html", "")
+    tasks = data.get("tasks", {})
+    if not isinstance(tasks, dict) or not all(isinstance(v, str) for v in tasks.values()):
+        raise ManifestError(f"{path}: [tasks] maps a task (\"A.1\") to the name students define for it (a string)")
+    for kind in ("texts", "mistakes", "hints"):
+        file = text(kind, "")
+        if file and not (folder / file).is_file():
+            raise ManifestError(f"{path}: `{kind}` names {file}, which is not in {folder}")
     return Manifest(
         name=text("name"), title=text("title"), folder=folder, student_file=text("student_file"),
         solution=(folder / text("solution")).resolve(), checks_dir=folder / text("checks", "checks"),
         reference_dir=folder / text("reference", "reference"), parts=tuple(parts), topic=text("topic", ""),
         lms_name=text("lms_name", ""), carried=text("carried", ""), question_html=(folder / question).read_text(encoding="utf-8") if question else "",
+        texts=text("texts", ""), mistakes=text("mistakes", ""), hints=text("hints", ""), tasks=tuple(tasks.items()),
     )
 
 
@@ -146,6 +184,51 @@ def current() -> Manifest:
 @functools.cache
 def _cached(folder: Path) -> Manifest:
     return load_manifest(folder)
+
+
+def named(name: str = "") -> Manifest:
+    """The assignment called `name` (as a result records it): the current one when it has that
+    name or no name is given, else the one of that name under autograder/assignments/."""
+    chosen = current()
+    return chosen if name in ("", chosen.name) else _cached(assignment_folder(name))
+
+
+def words(name: str = "") -> Words:
+    """The words that render the results of the assignment called `name` ("": the current one):
+    its texts and mistakes with the engine's messages (autograder.feedback.messages)."""
+    return _words(named(name))
+
+
+@functools.cache
+def _words(manifest: Manifest) -> Words:
+    return words_of(manifest.content("texts"), manifest.content("mistakes"))
+
+
+def content_module(path: Path) -> ModuleType:
+    """A content file of an assignment folder (its texts, mistakes, hints), loaded once: the one
+    loader of assignment content. A file inside the autograder package is imported under its
+    package name (its checks import it so too); any other under a name of its own."""
+    path = Path(path).resolve()
+    try:
+        dotted = path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts
+    except ValueError:
+        dotted = ()
+    if dotted and dotted[0] == PACKAGE_DIR.name:
+        return importlib.import_module(".".join(dotted))
+    name = f"attnkit_content_{path.parent.name}_{path.stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ManifestError(f"cannot load the assignment file {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 def reference_module(path: Path) -> ModuleType:

@@ -203,11 +203,12 @@ class _StopOnSignal:
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:
+    from autograder.assignment import current
     from autograder.feedback.hints import TIER_NAMES, next_hint, state_path
     from autograder.feedback.i18n import t
 
     lang = _lang(args)
-    tier, text = next_hint(args.task, Path(args.file), lang, reset=args.reset)
+    tier, text = next_hint(args.task, Path(args.file), current().hint_tables(), lang, reset=args.reset)
     print(t("hint.heading", lang, task=args.task, tier=tier, kind=TIER_NAMES[lang][tier - 1]))
     print(text)
     print(t("hint.next", lang, task=args.task) if tier < 3 else t("hint.last", lang, task=args.task))
@@ -217,11 +218,12 @@ def _cmd_hint(args: argparse.Namespace) -> int:
 
 def _print_result(result, lang: str = "en") -> None:
     from autograder.feedback.formats.view import note_text
-    from autograder.feedback.i18n import part_title, t
+    from autograder.feedback.i18n import t
+    from autograder.feedback.formats.view import part_title
 
     print(t("grade.total", lang, name=result.submission, score=f"{result.score:g}", max_score=f"{result.max_score:g}"))
     for part in result.parts:
-        label = f"{t('grade.part', lang, part=part.part)} {part_title(part.part, lang)}"
+        label = f"{t('grade.part', lang, part=part.part)} {part_title(part.part, lang, result.assignment)}"
         print(f"  {label:<36} {part.score:g}/{part.max_score:g}")
     for event in result.events:
         print(f"  {t('check.note', lang, event=note_text(event, lang))}")

@@ -15,6 +15,7 @@ from autograder.grading.worker.api import StudentAPI
 DOT = Path(__file__).resolve().parent / "assignments" / "dot"
 CORRECT = "import torch\n\ndef dot(x, y):\n    return torch.einsum('...i,...i->...', x, y)\n"
 ONLY_VECTORS = "import torch\n\ndef dot(x, y):\n    return torch.dot(x, y)\n"  # fails on (..., n) batches
+SUMS_ALL = "def dot(x, y):\n    return (x * y).sum()\n"  # right for two vectors, one number for a batch
 
 
 @pytest.fixture
@@ -45,6 +46,33 @@ def test_a_second_assignment_is_graded_by_the_same_engine_in_the_worker(dot_assi
     assert batched["status"] == "failed" and batched["message_key"] == "student_raised" and "bob.py:4 in dot" in batched["message"]
     gradescope = json.loads((tmp_path / "out" / "bob" / "results.json").read_text())
     assert gradescope["score"] == 2.0
+
+
+def test_a_second_assignments_feedback_speaks_its_own_words(dot_assignment, factory, tmp_path):
+    """Its pages, in English and Chinese, show its part title, check names, message and hint, and
+    none of the attention assignment's words; the result records which assignment it is."""
+    from autograder.feedback.formats.html import render_html
+    from autograder.feedback.formats.markdown import render_markdown
+    from autograder.feedback.results import SubmissionResult
+
+    data = _grade(factory, tmp_path, SUMS_ALL, "carol")
+    assert data["assignment"] == "dot" and data["checks"][1]["message_key"] == "wrong_values"
+    result = SubmissionResult.from_dict(data)
+    own = {
+        "en": ("Dot product", "dot: batched (..., n) inputs give (...)", "dot on (2, 3, 5) inputs returned wrong values", "matching entries"),
+        "zh": ("点积", "点积：批量 (..., n) 输入得到 (...)", "返回的数值不对", "对应的元素相乘"),
+    }
+    for lang, expected in own.items():
+        for page in (render_markdown(result, lang), render_html(result, tmp_path / "out" / "carol", lang)):
+            assert all(text in page for text in expected), (lang, [text for text in expected if text not in page])
+            assert "attention" not in page.lower() and "注意力" not in page
+
+
+def test_a_result_without_an_assignment_is_the_default_ones():
+    from autograder.assignment import DEFAULT_ASSIGNMENT
+    from autograder.feedback.results import SubmissionResult
+
+    assert SubmissionResult.from_dict({"submission": "old", "source": "old.py", "seed": 1}).assignment == DEFAULT_ASSIGNMENT
 
 
 def test_the_manifest_gives_the_parts_titles_and_points(dot_assignment):
@@ -86,26 +114,22 @@ def test_both_students_satisfy_the_typed_seam(factory):
     assert isinstance(Student(factory, [(1, "")]), StudentAPI)
 
 
-# The engine modules that still import the attention assignment, each for a reason that
-# docs/DESIGN.md ("Assignments as content") gives; the list only shrinks.
-STILL_IMPORT_ATTENTION = {
-    "autograder/grading/checks/plugin.py": "texts.english, mistakes.MISTAKES (the engine's messages live in texts.py)",
-    "autograder/feedback/checkview.py": "texts.check_name, mistakes.MISTAKES",
-    "autograder/feedback/formats/view.py": "texts (messages, names, hints), mistakes",
-}
-
-
-def test_the_engine_imports_the_attention_assignment_only_where_listed():
+def test_the_engine_imports_no_assignment():
+    """No engine module imports an assignment's package, by an import statement or by its name
+    in a string (importlib): the assignment's words, mistakes, hints and checks are reached through
+    its manifest (autograder/assignment.py, the one loader)."""
     import ast
 
     root = Path(__file__).resolve().parents[1]
-    importing = set()
+    importing = []
     for path in sorted((root / "autograder").rglob("*.py")):
         relative = path.relative_to(root).as_posix()
         if relative.startswith("autograder/assignments/"):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if any(name.startswith("autograder.assignments.") for name in names):
-                importing.add(relative)
-    assert importing == set(STILL_IMPORT_ATTENTION)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names.append(node.value)  # importlib.import_module("autograder.assignments....")
+            if any(name.startswith("autograder.assignments.") or name == "autograder.assignments" for name in names):
+                importing.append(f"{relative}:{node.lineno}")
+    assert importing == []

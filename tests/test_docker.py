@@ -31,7 +31,7 @@ from autograder.deployment.docker import (
 from autograder.errors import AttnkitError
 from autograder.deployment.export import export_gradescope, export_prairielearn
 from autograder.feedback.formats.prairielearn import to_prairielearn
-from autograder.feedback.hints import first_tier
+from autograder.feedback.formats.view import first_hint
 from autograder.feedback.results import CheckResult, SubmissionResult
 from autograder.grading.batch import grade_batch
 from autograder.grading.session import GradeOptions
@@ -87,7 +87,7 @@ def test_prairielearn_score_is_a_fraction_and_hidden_messages_stay_hidden():
     assert payload["gradable"] is True and payload["score"] == pytest.approx(0.25)
     assert [t["points"] for t in payload["tests"]] == [1, 0, 0]
     assert [t["max_points"] for t in payload["tests"]] == [1, 2, 1]
-    idea = first_tier("c1", "A.1")  # a failed visible check: its message, then its first-tier hint
+    idea = first_hint("c1", "A.1")  # a failed visible check: its message, then its first-tier hint
     assert idea and payload["tests"][1]["message"] == f"wrong 1\nHint: {idea}"
     assert payload["tests"][2]["message"] == ""  # hidden: neither its message nor its hint
     json.dumps(payload)

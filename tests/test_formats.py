@@ -11,7 +11,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import types
 import warnings
 import zipfile
 from dataclasses import replace
@@ -25,7 +24,7 @@ from autograder.grading import plotting
 from autograder.deployment.docker import GRADER_TREES
 from autograder.errors import AttnkitError
 from autograder.deployment.export import _source_files, _tree_files
-from autograder.feedback.hints import first_tier
+from autograder.feedback.formats.view import first_hint
 from autograder.feedback.formats.csvfile import grades_csv
 from autograder.feedback.formats.dashboard import render_dashboard, render_summary
 from autograder.feedback.formats.html import TEMPLATES, render_html
@@ -216,7 +215,7 @@ def test_markdown_has_parts_checks_hints_mistake_seed_and_events() -> None:
     assert "**Score: 4 / 14 (28.6%)**" in text
     assert "| A. Scaled dot-product attention | 2 / 6 |" in text
     assert "❌ failed: sdpa.values: does what the contract says (0 / 3)" in text
-    assert f"Hint: {first_tier('sdpa.values', 'A.1')}" in text  # the first tier: the idea (autograder.feedback.hints)
+    assert f"Hint: {first_hint('sdpa.values', 'A.1')}" in text  # the first tier: the idea (autograder.feedback.hints)
     assert "- **scale_by_d**: You divided the scores by d_model instead of sqrt(head_dim)." in text
     assert "`--seed 987654`" in text
     assert "- worker timed out after 10 s in split_heads; restarted" in text
@@ -316,7 +315,7 @@ def test_html_hidden_check_shows_name_and_points_only(bob_dir: Path) -> None:
 def test_html_shows_score_parts_hint_mistake_seed_events(bob_dir: Path) -> None:
     page = render_html(buggy_result(), bob_dir)
     for text in (
-        "Score: 4 / 14 (28.6%)", "A. Scaled dot-product attention", html.escape(first_tier("sdpa.values", "A.1")),
+        "Score: 4 / 14 (28.6%)", "A. Scaled dot-product attention", html.escape(first_hint("sdpa.values", "A.1")),
         "You divided the scores by d_model", "--seed 987654", "worker timed out after 10 s in split_heads",
         '<span class="badge failed">failed</span>', '<span class="badge error">error</span>',
     ):
@@ -424,14 +423,13 @@ def test_dashboard_pass_rates() -> None:
     assert re.search(r"B\. Q/K/V projections</td><td class=\"num\">2 / 2</td>", page)
 
 
-def test_dashboard_uses_the_mistake_catalogue_when_there_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Mistake:
-        def message(self, lang: str) -> str:
-            return f"catalogue text in {lang}"
-
-    catalogue = types.ModuleType("autograder.assignments.attention.mistakes")
-    catalogue.MISTAKES = {"scale_by_d": Mistake()}  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "autograder.assignments.attention.mistakes", catalogue)
+def test_dashboard_uses_the_mistake_catalogue_when_there_is_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The catalogue is the assignment's (its manifest's `mistakes` file), found through the manifest."""
+    (tmp_path / "manifest.toml").write_text('name = "catalogued"\ntitle = "C"\nstudent_file = "c.py"\nsolution = "c.py"\n'
+                                            'mistakes = "mistakes.py"\n[parts.A]\ntitle = "A"\npoints = 1\n')
+    (tmp_path / "mistakes.py").write_text("class Mistake:\n    def message(self, lang):\n        return f'catalogue text in {lang}'\n\n\n"
+                                          "MISTAKES = {'scale_by_d': Mistake()}\n")
+    monkeypatch.setenv("ATTNKIT_ASSIGNMENT", str(tmp_path))
     assert "catalogue text in zh" in render_dashboard(sample_batch(), "zh")
     assert "catalogue text in en" in render_summary(sample_batch())
 

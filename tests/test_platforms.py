@@ -19,7 +19,7 @@ from autograder.deployment.export import PL_SOURCE, export_prairielearn
 from autograder.feedback.formats.gradescope import to_gradescope
 from autograder.deployment.lms import canvas_csv, prairielearn_csv
 from autograder.feedback.formats.prairielearn import to_prairielearn
-from autograder.feedback.hints import first_tier
+from autograder.feedback.formats.view import first_hint
 from autograder.deployment.platforms.prairielearn import ParamsError, read_params, run
 from autograder.feedback.results import BatchResult
 from autograder.deployment.roster import load_roster, recognise
@@ -42,8 +42,8 @@ def test_prairielearn_says_each_mistake_and_hint_once():
     result = _repeated_mistake()
     tests = to_prairielearn(result)["tests"]
     text = "\n".join(t["message"] for t in tests)
-    idea = first_tier(result.checks[1].check_id, result.checks[1].task)  # the first tier: the idea
-    assert idea and idea == first_tier(result.checks[2].check_id, result.checks[2].task)
+    idea = first_hint(result.checks[1].check_id, result.checks[1].task)  # the first tier: the idea
+    assert idea and idea == first_hint(result.checks[2].check_id, result.checks[2].task)
     assert text.count("You divided the scores by d_model") == 1
     assert text.count(f"Hint: {idea}") == 1
     assert "values differ again" in text  # the check's own message still shows

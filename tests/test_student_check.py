@@ -10,7 +10,9 @@ import pytest
 from language import english_sentences
 
 from autograder.cli import main
-from autograder.feedback.hints import CHECK_IDEAS, HINT_STATE_FILE, TASK_TIERS, fold, first_tier
+from autograder.assignments.attention.hints import CHECK_IDEAS, TASK_TIERS
+from autograder.feedback.formats.view import first_hint
+from autograder.feedback.hints import HINT_STATE_FILE, fold
 from autograder.feedback.results import FAILED, CheckResult
 
 REPO = Path(__file__).resolve().parents[1]
@@ -113,7 +115,7 @@ def test_every_check_has_a_first_tier_hint():
     from autograder.grading.inprocess import _Absent
 
     for check in run_checks(_Absent(), 0):
-        assert first_tier(check.check_id, check.task, "en") and first_tier(check.check_id, check.task, "zh"), check.check_id
+        assert first_hint(check.check_id, check.task, "en") and first_hint(check.check_id, check.task, "zh"), check.check_id
 
 
 def test_hint_gives_the_next_tier_each_time_and_remembers_it_next_to_the_file(tmp_path, capsys):
@@ -200,8 +202,8 @@ def test_every_feedback_format_folds_follow_on_failures_under_the_diagnosed_mist
     follow = _failed("masked_softmax_large_logits", "A.2", message="masked_softmax returned NaN values")
     result = SubmissionResult(submission="ana", source="ana.py", seed=1, checks=(axis, follow), lang=lang)
     views = check_views(result.checks, lang, lambda check: True)
-    leader_hint = first_tier(axis.check_id, axis.task, lang)
-    follow_hint = first_tier(follow.check_id, follow.task, lang)
+    leader_hint = first_hint(axis.check_id, axis.task, lang)
+    follow_hint = first_hint(follow.check_id, follow.task, lang)
     assert leader_hint and follow_hint and leader_hint != follow_hint
     assert views[0].hint == leader_hint and not views[0].folded
     assert views[1].hint == "" and views[1].folded == t("feedback.folded_under", lang, name=views[0].name)

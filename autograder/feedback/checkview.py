@@ -9,23 +9,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from autograder.assignment import current, words
 from autograder.errors import AttnkitError
-from autograder.assignments.attention.texts import check_name
 from autograder.feedback.i18n import t
 
-# texts, hints and mistakes import torch: loaded when rendering, after `check` has started the
-# worker template (which imports torch meanwhile), not before it
+# the assignment's texts, hints and mistakes may import torch: loaded when rendering, after
+# `check` has started the worker template (which imports torch meanwhile), not before it
 
 TASK_ID_RE = re.compile(r"^[A-Z]\.\d+$")
 NOT_IMPLEMENTED_RE = re.compile(r"NotImplementedError|not implemented yet")
 CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 RAISED_RE = re.compile(r"raised (\w+): (.*)$")
-TASK_NAMES = {  # the student's function or class of each task (Part F has none)
-    "A.1": "attention_scores", "A.2": "masked_softmax", "A.3": "scaled_dot_product_attention",
-    "A.4": "causal_mask", "B.1": "SelfAttention", "C.1": "split_heads", "C.2": "merge_heads",
-    "C.3": "MultiHeadAttention", "D.1": "AttentionBlock", "E.1": "plot_attention",
-    "F.1": "AttentionBlock", "F.2": "plot_attention", "F.3": "AttentionBlock",
-}
+
+
+def task_names() -> dict[str, str]:
+    """The student's function or class of each task (the current assignment's manifest, [tasks])."""
+    return current().task_names
 
 
 @dataclass(frozen=True)
@@ -43,13 +42,14 @@ class Selection:
             return frozenset({_valid(self.task, "--task")[0]})
         if self.until:
             last = _valid(self.until, "--until")[0]
-            return frozenset(p for p in "ABCDEF" if p <= last)
+            return frozenset(part.letter for part in current().parts if part.letter <= last)
         return None
 
 
 def _valid(task: str, option: str) -> str:
-    if not TASK_ID_RE.match(task) or task not in TASK_NAMES:
-        raise AttnkitError(f"{option} {task}: no such task; use one of {', '.join(TASK_NAMES)}")
+    names = task_names()
+    if not TASK_ID_RE.match(task) or task not in names:
+        raise AttnkitError(f"{option} {task}: no such task; use one of {', '.join(names)}")
     return task
 
 
@@ -63,12 +63,12 @@ def message(check, lang: str) -> str:
     otherwise the check's own message (English until the check messages have a Chinese text)."""
     from autograder.feedback.formats.view import message_text, note_text, translate_note
     from autograder.feedback.hints import CRASH_RE
-    from autograder.assignments.attention.mistakes import MISTAKES
 
+    mistakes = words().mistakes
     if NOT_IMPLEMENTED_RE.search(check.message):
-        return t("check.not_implemented", lang, task=check.task, name=TASK_NAMES.get(check.task, ""))
-    if check.mistake in MISTAKES and lang != "en":
-        return MISTAKES[check.mistake].message(lang)
+        return t("check.not_implemented", lang, task=check.task, name=task_names().get(check.task, ""))
+    if check.mistake in mistakes and lang != "en":
+        return mistakes[check.mistake].message(lang)
     crash = CRASH_RE.search(check.message)
     if crash and lang != "en":
         rest = check.message[crash.end():]
@@ -79,7 +79,7 @@ def message(check, lang: str) -> str:
     if raised and lang != "en":
         return t("check.raised", lang, kind=raised.group(1), said=raised.group(2))
     if lang != "en" and (check.message_key or CJK_RE.search(check.message)):
-        return message_text(check, lang)  # the check's keyed message, in lang (autograder.assignments.attention.texts)
+        return message_text(check, lang)  # the check's keyed message, in lang (autograder.feedback.messages)
     if lang != "en" and translate_note(check.message, lang):
         return note_text(check.message, lang)  # the grader's note (a file that cannot be read, ...)
     if lang != "en":
@@ -124,29 +124,30 @@ def _summary(done: list[str], unfinished: list[str], count: int, lang: str) -> s
 
 
 def _task_lines(task: str, checks: list, lang: str) -> list[str]:
-    from autograder.feedback.hints import first_tier, fold
+    from autograder.feedback.formats.view import first_hint
+    from autograder.feedback.hints import fold
 
     passed = sum(c.passed for c in checks)
-    lines = [t("check.task_heading", lang, task=task, name=TASK_NAMES.get(task, ""), passed=passed, total=len(checks))]
+    lines = [t("check.task_heading", lang, task=task, name=task_names().get(task, ""), passed=passed, total=len(checks))]
     for check in checks:
         if check.passed:
-            lines.append(f"  {t('check.pass', lang)} {check_name(check.check_id, check.name, lang)}")
+            lines.append(f"  {t('check.pass', lang)} {words().check_name(check.check_id, check.name, lang)}")
     failed = [c for c in checks if not c.passed]
     if failed and len(failed) == len(checks) and all(NOT_IMPLEMENTED_RE.search(c.message) for c in failed):
         lines.append(f"  {t('check.fail', lang)} {message(failed[0], lang)}")
-        lines.append(f"       {t('check.hint', lang, hint=first_tier('', task, lang))}")
+        lines.append(f"       {t('check.hint', lang, hint=first_hint('', task, lang))}")
         lines.append(f"  {t('check.more_hints', lang, task=task)}")
         return lines
     hints_shown: set[str] = set()
     for entry in fold(failed):
         check = entry.check
-        lines.append(f"  {t('check.fail', lang)} {check_name(check.check_id, check.name, lang)}")
+        lines.append(f"  {t('check.fail', lang)} {words().check_name(check.check_id, check.name, lang)}")
         lines.append(f"       {message(check, lang)}")
         if entry.folded:
             lines.append(f"       {t('check.folded', lang, count=len(entry.folded))}")
             for other in entry.folded:
-                lines.append(f"         - {check_name(other.check_id, other.name, lang)}")
-        hint = first_tier(check.check_id, check.task, lang)
+                lines.append(f"         - {words().check_name(other.check_id, other.name, lang)}")
+        hint = first_hint(check.check_id, check.task, lang)
         if hint and hint not in hints_shown:
             hints_shown.add(hint)
             lines.append(f"       {t('check.hint', lang, hint=hint)}")

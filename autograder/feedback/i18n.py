@@ -82,14 +82,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "status.passed": {"en": "passed", "zh": "通过"},
     "status.failed": {"en": "failed", "zh": "未通过"},
     "status.error": {"en": "error", "zh": "出错"},
-    # parts
-    "part.A": {"en": "Scaled dot-product attention", "zh": "缩放点积注意力"},
-    "part.B": {"en": "Q/K/V projections", "zh": "Q/K/V 线性投影"},
-    "part.C": {"en": "Multi-head attention", "zh": "多头注意力"},
-    "part.D": {"en": "Attention block", "zh": "注意力模块"},
-    "part.E": {"en": "Attention heatmap", "zh": "注意力热力图"},
-    "part.F": {"en": "Trained model analysis", "zh": "训练模型分析"},
-    "part.S": {"en": "Rules", "zh": "规则"},
     # heatmap axes
     "plot.query_axis": {"en": "query position", "zh": "Query 位置"},
     "plot.key_axis": {"en": "key position", "zh": "Key 位置"},
@@ -360,11 +352,6 @@ def resolve_lang(cli_value: str | None = None) -> str:
     if env_value:
         return check_lang(env_value, f"the {ENV_VAR} environment variable")
     return DEFAULT_LANG
-
-
-def part_title(part: str, lang: str = DEFAULT_LANG) -> str:
-    key = f"part.{part}"
-    return t(key, lang) if key in STRINGS else part
 
 
 def status_word(status: str, lang: str = DEFAULT_LANG) -> str:

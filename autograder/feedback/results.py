@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.grading.integrity.flags import Flag
-from autograder.settings import PARTIAL_SUFFIX
+from autograder.settings import DEFAULT_ASSIGNMENT, PARTIAL_SUFFIX
 
 RESULT_SCHEMA = 1
 PASSED, FAILED, ERROR = "passed", "failed", "error"
@@ -38,11 +38,11 @@ class CheckResult:
     status: str  # PASSED / FAILED / ERROR
     message: str = ""  # what went wrong, in the student's words (empty when passed)
     hint: str = ""
-    mistake: str = ""  # key of the diagnosed mistake in autograder.assignments.attention.mistakes, if any
+    mistake: str = ""  # key of the diagnosed mistake in the assignment's catalogue (its manifest's `mistakes`), if any
     mistake_message: str = ""
     visibility: str = "visible"
     duration: float = 0.0
-    message_key: str = ""  # the message in autograder.assignments.attention.texts.MESSAGES ("" for English-only text)
+    message_key: str = ""  # the message in the assignment's texts or the engine's (autograder.feedback.messages; "" for English-only text)
     message_args: dict[str, Any] = field(default_factory=dict)  # plain data the message is made from
 
     @property
@@ -92,6 +92,7 @@ class SubmissionResult:
     artifacts: tuple[Artifact, ...] = ()
     lang: str = "en"
     flags: tuple[Flag, ...] = ()  # integrity flags (autograder.grading.integrity.flags): instructor only, never a score by themselves
+    assignment: str = ""  # the manifest name of the assignment whose words render it ("": the current one)
     schema: int = RESULT_SCHEMA
 
     @property
@@ -124,6 +125,7 @@ class SubmissionResult:
         data["artifacts"] = tuple(Artifact(**a) for a in data.get("artifacts", ()))
         data["events"] = tuple(data.get("events", ()))
         data["flags"] = tuple(Flag(**f) for f in data.get("flags", ()))
+        data.setdefault("assignment", DEFAULT_ASSIGNMENT)  # written before results named their assignment
         return cls(**data)
 
 

@@ -200,6 +200,7 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     return SubmissionResult(
         submission=name, source=str(path), seed=seed, checks=tuple(checks), execution_time=round(time.perf_counter() - started, 3),
         events=tuple(events), output="".join(student.output), artifacts=tuple(sink.artifacts), lang=options.lang, flags=flags,
+        assignment=current().name,
     ), sink.images
 
 
@@ -231,7 +232,7 @@ def _unreadable(name: str, path: Path, seed: int, reason: str, options: GradeOpt
     """A result for a submission that cannot be read: every check fails with the reason."""
     results = run_checks(_Unreadable(reason), seed, options.parts, tasks=options.tasks, visible_only=options.visible_only)
     checks = tuple(replace(c, points=0.0, status=FAILED if c.status != ERROR else ERROR, message=reason) for c in results)
-    return SubmissionResult(submission=name, source=str(path), seed=seed, checks=checks, grader_error=reason, execution_time=round(time.perf_counter() - started, 3), lang=options.lang)
+    return SubmissionResult(submission=name, source=str(path), seed=seed, checks=checks, grader_error=reason, execution_time=round(time.perf_counter() - started, 3), lang=options.lang, assignment=current().name)
 
 
 class _Unreadable:
@@ -261,4 +262,4 @@ def grade_safely(path: Path, factory: WorkerFactory | None, options: GradeOption
         raise  # the grader cannot grade at all (not installed right): say so, do not blame a submission
     except Exception as error:  # noqa: BLE001 - whatever it was, it is reported, not raised
         reason = t("note.internal_error", kind=type(error).__name__, text=str(error)[:500])
-        return SubmissionResult(submission=name, source=str(path), seed=options.seed or 0, grader_error=reason, lang=options.lang), {}
+        return SubmissionResult(submission=name, source=str(path), seed=options.seed or 0, grader_error=reason, lang=options.lang, assignment=current().name), {}

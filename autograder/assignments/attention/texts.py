@@ -1,32 +1,27 @@
-"""What the checks say, in English and Chinese: check names and failure messages (hints: autograder.feedback.hints).
+"""The attention assignment's words, in English and Chinese: check names and failure messages.
 
-A check result stores keys and values (its check id; a message key and the message's arguments);
-the feedback pages render them in the language asked for (`autograder.feedback.formats.view`).
+The manifest names this file (`texts`); the engine renders a result's keys and values with it
+(autograder/feedback/messages.py, which also holds the engine's own messages and says how they
+are rendered). Hints: hints.py; the mistakes: mistakes.py.
 
-- Check names: the English name is the `@check(...)` argument (read where the check is written);
-  CHECK_TEXTS holds the Chinese one. Hints are not here: autograder.feedback.hints is their one home (the
-  tiers of every task, the idea of a check), read by `attnkit hint`, `check` and every format.
-- Messages: MESSAGES[key][lang] is a str.format template. A CheckFailure raised with
-  `key=..., args=...` is rendered from it in either language; a message written as plain English
-  text only (no key) shows the GENERIC sentence on a Chinese page instead.
-- Arguments are plain data. `where` (the call that was checked, e.g.
-  "MultiHeadAttention.forward in training mode (weights)") is rendered by `where_text`: the code
-  part stays as code, the words after it come from WHERE_WORDS, and unknown words are left out of
-  a Chinese page rather than shown in English.
+- CHECK_TEXTS: the Chinese name of each check (the English one is its `@check(...)` argument).
+- MESSAGES[key][lang]: the str.format templates of this assignment's checks.
+- WHERE_WORDS, WHERE_SUFFIXES, WHERE_PATTERNS, AXIS_WORDS, WHAT_WORDS: the Chinese of the words
+  the checks write after the code part of a `where` and in a few arguments.
 """
 from __future__ import annotations
 
-import re
+import functools
+import sys
 from dataclasses import dataclass
 
+from autograder.feedback.messages import Words, words_of
 from autograder.settings import PLOT_MAX_CELLS, PLOT_MAX_DRAWINGS, PLOT_MAX_SIDE
-
-DEFAULT_LANG = "en"
 
 
 @dataclass(frozen=True)
 class CheckText:
-    """The Chinese name of one check (its hints live in autograder.feedback.hints, the one hint store)."""
+    """The Chinese name of one check (its hints: hints.py)."""
 
     name_zh: str
 
@@ -121,11 +116,6 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "pronoun_attends_to_antecedent": _text("参考权重：代词关注它的先行词"),
     "verb_attends_to_its_arguments": _text("参考权重：动词关注它的主语或宾语，而不是 the 或 a"),
     "pronoun_model_output": _text("参考权重：整个模型的输出一致"),
-}
-
-GENERIC = {
-    "en": "this check did not pass",
-    "zh": "这一项检查没有通过，请对照上面的检查名称和提示修改。",
 }
 
 MESSAGES: dict[str, dict[str, str]] = {
@@ -261,12 +251,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": f"the heatmap's cell edges are malformed or more than {PLOT_MAX_SIDE + 1}",
         "zh": f"热力图的格子边界格式不正确或超过 {PLOT_MAX_SIDE + 1} 个",
     },
-    # the plugin (autograder/grading/checks/plugin.py)
-    "student_raised": {"en": "{where} raised {kind}: {text}", "zh": "{where} 抛出了 {kind}：{text}"},
-    "student_failed": {"en": "{text}", "zh": "调用你的代码没有得到结果：{text}"},
-    "not_implemented": {"en": "{where}: not implemented yet{detail}", "zh": "{where} 还没有实现"},
-    "check_skipped": {"en": "the check was skipped", "zh": "这一项检查被跳过了"},
-    "internal_error": {"en": "the grader could not run this check ({kind}); tell your instructor", "zh": "评分程序无法运行这一项检查（{kind}）；请告诉你的老师"},
     # C.3 / D.1 dropout
     "mha_output_without_dropout": {
         "en": "{where} with dropout=0.5 gives the output without dropout: apply self.dropout to the weights that multiply V",
@@ -296,23 +280,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "heatmap_title_missing": {
         "en": "the title given as title= is not the Axes title: the task asks for ax.set_title(title)",
         "zh": "传入的 title= 没有作为 Axes 的标题：题目要求 ax.set_title(title)",
-    },
-    # the scoring policy (autograder/grading/checks/plugin.py, autograder/assignments/attention/checks/carried.py)
-    "scoring_gated": {
-        "en": "not counted: this property earns points only when the values are right, and “{gate}” failed",
-        "zh": "未计分：只有数值正确时这项性质检查才计分，而“{gate}”未通过",
-    },
-    "scoring_carried": {
-        "en": "correct given your Part {parts}; that mistake is charged in {tasks}",
-        "zh": "在你的第 {parts} 部分的基础上是正确的；那个错误已在 {tasks} 中扣分",
-    },
-    "scoring_carried_elsewhere": {
-        "en": "correct with trusted versions of your functions from {tasks}; they are graded in their own tasks",
-        "zh": "换用 {tasks} 中函数的可信版本后是正确的；这些函数在各自的任务中评分",
-    },
-    "scoring_nothing_own": {
-        "en": "no points: this check grades your {components}, and each has a mistake charged in {tasks}; with trusted versions of all of them nothing of yours is left to grade here (fix them, and this check is graded again)",
-        "zh": "不计分：这项检查评的是你的 {components}，而它们都有错误（已在 {tasks} 中扣分）；全部换成可信版本后，这里就没有你自己的代码可评了（改正它们后，这项检查会重新评分）",
     },
     # Part F (autograder/assignments/attention/checks/part_f.py)
     "trained_maps_differ_by": {
@@ -390,86 +357,34 @@ WHERE_PATTERNS: tuple[tuple[str, str], ...] = (  # (regex over the words, Chines
 )
 AXIS_WORDS = {"horizontal": "横轴", "vertical": "纵轴", "horizontal and vertical": "横轴和纵轴"}
 WHAT_WORDS = {"values": "数值", "gradients": "梯度", "weights": "权重", "maps": "注意力图", "logits": "logits"}
-_CODE = re.compile(r"^[\w.]+(?:\([^()]*\))?(?:\.[\w]+(?:\([^()]*\))?)*")
 
 
-def where_text(where: str, lang: str) -> str:
-    """`where` for a page in `lang`: its leading code part as code, the words after it translated."""
-    if lang == DEFAULT_LANG:
-        return where
-    gradient = re.fullmatch(r"the gradients? of (\S+)", where)
-    if gradient:
-        return f"`{gradient.group(1)}` 的梯度"
-    if " " not in where:
-        return f"`{where}`"
-    match = _CODE.match(where)
-    code = match.group(0) if match and re.search(r"[_.(A-Z]", match.group(0)) else ""
-    rest = where[len(code):].strip()
-    shown = f"`{code}`" if code else ""
-    suffix = ""
-    for english_suffix in WHERE_SUFFIXES:
-        if rest.endswith(english_suffix) and rest != english_suffix:
-            rest, suffix = rest.removesuffix(english_suffix).strip(), WHERE_WORDS[english_suffix]
-            break
-    return shown + _words(rest) + suffix
+@functools.cache
+def _words() -> Words:
+    """These words with the engine's (the functions below serve this assignment's checks)."""
+    from autograder.assignments.attention import mistakes  # imports torch: only once a check renders
+
+    return words_of(sys.modules[__name__], mistakes)
 
 
-def _words(rest: str) -> str:
-    """The Chinese of the words after a `where`'s code ('' when unknown: left out, not shown in English)."""
-    if not rest:
-        return ""
-    for pattern, chinese in WHERE_PATTERNS:
-        found = re.fullmatch(pattern, rest)
-        if found:
-            return found.expand(chinese)
-    return WHERE_WORDS.get(rest, "")
-
-
-def localise_args(args: dict[str, object], lang: str) -> dict[str, object]:
-    """Arguments ready for a template in `lang`: `where` translated, code-like values as code."""
-    shown: dict[str, object] = {}
-    for name, value in args.items():
-        if name == "where":
-            shown[name] = where_text(str(value), lang)
-        elif name == "what" and lang != DEFAULT_LANG:
-            shown[name] = WHAT_WORDS.get(str(value), "")
-        elif name == "which" and lang != DEFAULT_LANG:
-            shown[name] = AXIS_WORDS.get(str(value), "")
-        elif name == "problem_key":  # why a drawing cannot be read, in `lang` (left out when unknown)
-            if lang != DEFAULT_LANG:
-                shown["problem"] = render_message(str(value), {}, lang) if value in MESSAGES else ""
-        elif name == "gate_ids":  # the gating checks' names, in `lang` (scoring_gated)
-            if lang != DEFAULT_LANG:
-                shown["gate"] = "；".join(check_name(gate, gate, lang) for gate in str(value).split(","))
-        elif lang != DEFAULT_LANG and name in ("text", "kind", "got", "expected", "used", "names", "name", "own"):
-            shown[name] = f"`{value}`"
-        elif name not in shown:
-            shown[name] = value
-    return shown
-
-
-def render_message(key: str, args: dict[str, object], lang: str) -> str:
-    """The message `key` in `lang`; KeyError for an unknown key."""
-    template = MESSAGES[key].get(lang) or MESSAGES[key][DEFAULT_LANG]
-    return template.format(**localise_args(args, lang))
+def english(key: str, **args: object) -> str:
+    """The English text of a message (this assignment's or the engine's), as stored in CheckResult.message."""
+    return _words().english(key, **args)
 
 
 def key_of_english(text: str) -> str:
     """The key of the argument-free message whose English text is `text` ('' when none is)."""
-    for key, templates in MESSAGES.items():
-        if "{" not in templates[DEFAULT_LANG] and templates[DEFAULT_LANG] == text:
-            return key
-    return ""
+    return _words().key_of_english(text)
 
 
-def english(key: str, **args: object) -> str:
-    """The English text of a message, as stored in CheckResult.message."""
-    return render_message(key, args, DEFAULT_LANG)
+def render_message(key: str, args: dict[str, object], lang: str) -> str:
+    """The message `key` in `lang`; KeyError for an unknown key."""
+    return _words().render(key, args, lang)
+
+
+def where_text(where: str, lang: str) -> str:
+    return _words().where_text(where, lang)
 
 
 def check_name(check_id: str, english_name: str, lang: str) -> str:
-    """The check's name in `lang`; on a Chinese page a check without a translation shows its id as code."""
-    if lang == DEFAULT_LANG:
-        return english_name
-    text = CHECK_TEXTS.get(check_id)
-    return text.name_zh if text else f"`{check_id}`"
+    return _words().check_name(check_id, english_name, lang)

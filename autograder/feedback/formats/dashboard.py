@@ -9,7 +9,8 @@ from autograder.feedback.formats.classstats import class_stats
 from autograder.feedback.formats.html import png_data_uri, render_page
 from autograder.feedback.formats.markdown import inline
 from autograder.feedback.formats.view import number, percent
-from autograder.feedback.i18n import part_title, t
+from autograder.feedback.i18n import t
+from autograder.feedback.formats.view import part_title
 from autograder.grading.integrity.similarity import THRESHOLD as SIMILARITY_THRESHOLD
 from autograder.grading.integrity.flags import flag_codes
 from autograder.grading.integrity.similarity import Pair

@@ -38,7 +38,7 @@ def to_gradescope(result: SubmissionResult, *, result_dir: Path | None = None) -
     """
     tests = []
     # Gradescope never shows a hidden test: failures are folded among the others, as on every page
-    views = check_views(result.checks, result.lang, lambda check: check.visibility != "hidden")
+    views = check_views(result.checks, result.lang, lambda check: check.visibility != "hidden", result.assignment)
     for number, view in enumerate(views, start=1):
         check = view.check
         lines = [line for line in (view.message, view.folded) if line]

@@ -20,7 +20,8 @@ from markupsafe import Markup, escape
 from autograder.feedback.formats.view import (
     CheckView, caption_text, check_title, event_notes, feedback_view, note_text, number, output_text, percent,
 )
-from autograder.feedback.i18n import part_title, status_word, t
+from autograder.feedback.i18n import status_word, t
+from autograder.feedback.formats.view import part_title
 from autograder.feedback.results import Artifact, SubmissionResult
 from autograder.settings import HTML_MAX_IMAGE_BYTES
 
@@ -49,14 +50,14 @@ ENVIRONMENT.filters.update(number=number, code_spans=code_spans, groupby_part=_c
 ENVIRONMENT.globals.update(percent=percent)
 
 
-def render_page(template: str, lang: str, **context: object) -> str:
+def render_page(template: str, lang: str, assignment: str = "", **context: object) -> str:
     """A page from templates/: every value is escaped unless it is Markup; `t` and the other text
-    helpers speak `lang`."""
+    helpers speak `lang`, in the words of `assignment` ("": the current one)."""
     text = {
         "t": lambda key, **values: t(key, lang, **values),
-        "part_title": lambda part: part_title(part, lang),
+        "part_title": lambda part: part_title(part, lang, assignment),
         "status_word": lambda status: status_word(status, lang),
-        "check_name": lambda check_id, name: check_title(check_id, name, lang),
+        "check_name": lambda check_id, name: check_title(check_id, name, lang, assignment),
         "note_text": lambda text: note_text(text, lang),
         "output_text": lambda output: output_text(output, lang),
         "event_notes": lambda events: event_notes(events, lang),
@@ -113,7 +114,7 @@ def render_html(
 ) -> str:
     """The feedback page for one submission; `result_dir` is where its artifact paths are relative to."""
     return render_page(
-        "submission.html", lang,
+        "submission.html", lang, result.assignment,
         title=t("feedback.title", lang, name=result.submission),
         result=result,
         share=percent(result.score, result.max_score),

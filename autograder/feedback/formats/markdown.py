@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 
 from autograder.feedback.formats.view import event_notes, feedback_view, note_text, number, output_text, percent
-from autograder.feedback.i18n import part_title, status_word, t
+from autograder.feedback.i18n import status_word, t
+from autograder.feedback.formats.view import part_title
 from autograder.feedback.results import SubmissionResult
 
 STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "⚠️"}
@@ -40,7 +41,7 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
         lines += [f"| {t('feedback.part', lang)} | {t('feedback.points', lang)} |", "| --- | ---: |"]
         for part in result.parts:
             points = f"{number(part.score)} / {number(part.max_score)}"
-            lines.append(f"| {part.part}. {part_title(part.part, lang)} | {points} |")
+            lines.append(f"| {part.part}. {part_title(part.part, lang, result.assignment)} | {points} |")
         lines += [f"| **{t('feedback.total', lang)}** | **{number(result.score)} / {number(result.max_score)}** |", ""]
 
     if result.checks:  # nothing was diagnosed when nothing ran
@@ -60,7 +61,7 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
                 if current_part is not None:
                     lines.append("")
                 current_part = check.part
-                lines += [f"### {check.part}. {part_title(check.part, lang)}", ""]
+                lines += [f"### {check.part}. {part_title(check.part, lang, result.assignment)}", ""]
             icon = STATUS_ICONS.get(check.status, "•")
             points = f"{number(check.points)} / {number(check.max_points)}"
             name = inline(check_view.name)

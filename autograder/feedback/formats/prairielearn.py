@@ -54,7 +54,7 @@ def to_prairielearn(result: SubmissionResult, *, result_dir: Path | None = None)
         failure["seed"] = result.seed
         return failure
     said: set[str] = set()
-    views = check_views(result.checks, lang, lambda check: check.visibility == SHOWN)  # folded as on every page
+    views = check_views(result.checks, lang, lambda check: check.visibility == SHOWN, result.assignment)  # folded as on every page
     tests = [
         {
             "name": f"{view.check.task} {view.name}",

@@ -8,9 +8,10 @@ from functools import cache
 from typing import Callable, Iterable, cast
 from pathlib import Path
 
-from autograder.assignments.attention.texts import GENERIC, MESSAGES, check_name, render_message, where_text
+from autograder.assignment import named, words
 from autograder.feedback.hints import first_tier, fold
 from autograder.feedback.i18n import DEFAULT_LANG, NOTE_PARTS, STRINGS, t
+from autograder.feedback.messages import GENERIC
 from autograder.feedback.results import Artifact, CheckResult, SubmissionResult
 
 
@@ -44,10 +45,11 @@ def check_view(check: CheckResult, show_after_due: bool) -> CheckView | None:
     return CheckView(check, True)
 
 
-def check_views(checks: Iterable[CheckResult], lang: str, details: Callable[[CheckResult], bool]) -> list[CheckView]:
-    """What every student-facing format shows of each check, in `lang`: its name, its message, its
-    first hint tier; failures whose details are shown are folded (autograder.feedback.hints.fold) the same
-    way `attnkit check` folds them, so that a follow-on failure adds no hint of its own."""
+def check_views(checks: Iterable[CheckResult], lang: str, details: Callable[[CheckResult], bool], assignment: str = "") -> list[CheckView]:
+    """What every student-facing format shows of each check, in `lang`, in the words of
+    `assignment` (the result's; "": the current one): its name, its message, its first hint tier;
+    failures whose details are shown are folded (autograder.feedback.hints.fold) the same way
+    `attnkit check` folds them, so that a follow-on failure adds no hint of its own."""
     checks = list(checks)
     failed = [c for c in checks if not c.passed and details(c)]
     leader: dict[int, CheckResult] = {}
@@ -56,60 +58,64 @@ def check_views(checks: Iterable[CheckResult], lang: str, details: Callable[[Che
             leader[id(follower)] = cast(CheckResult, entry.check)
     views = []
     for check in checks:
-        name = name_text(check, lang)
+        name = name_text(check, lang, assignment)
         if not details(check):
             views.append(CheckView(check, False, name))
         elif id(check) in leader:
-            views.append(CheckView(check, True, name, message_text(check, lang), "", t("feedback.folded_under", lang, name=name_text(leader[id(check)], lang))))
+            folded = t("feedback.folded_under", lang, name=name_text(leader[id(check)], lang, assignment))
+            views.append(CheckView(check, True, name, message_text(check, lang, assignment), "", folded))
         else:
-            views.append(CheckView(check, True, name, message_text(check, lang), "" if check.passed else hint_text(check, lang)))
+            views.append(CheckView(check, True, name, message_text(check, lang, assignment), "" if check.passed else hint_text(check, lang, assignment)))
     return views
 
 
-def mistake_text(key: str, fallback: str, lang: str) -> str:
-    """The catalogue's plain-words text for `key` in `lang`; the message stored in the result otherwise."""
-    try:
-        from autograder.assignments.attention.mistakes import MISTAKES  # the lead's catalogue; optional until it exists
-    except ModuleNotFoundError as error:
-        if error.name != "autograder.assignments.attention.mistakes":
-            raise  # the catalogue exists but is broken: say so instead of hiding it
-        return fallback or key
-    entry = MISTAKES.get(key)
-    if entry is None:
-        return fallback or key
-    return entry.message(lang)
+def mistake_text(key: str, fallback: str, lang: str, assignment: str = "") -> str:
+    """The catalogue's plain-words text for `key` in `lang` (the assignment's mistakes); the message
+    stored in the result otherwise."""
+    return words(assignment).mistake_text(key, fallback, lang)
 
 
-def name_text(check: CheckResult, lang: str) -> str:
-    return check_title(check.check_id, check.name, lang)
+def name_text(check: CheckResult, lang: str, assignment: str = "") -> str:
+    return check_title(check.check_id, check.name, lang, assignment)
 
 
-def check_title(check_id: str, name: str, lang: str) -> str:
+def check_title(check_id: str, name: str, lang: str, assignment: str = "") -> str:
     """A check's name in lang (the assignment's texts), by id: for rows that are not CheckResults."""
-    return check_name(check_id, name, lang)
+    return words(assignment).check_name(check_id, name, lang)
 
 
-def hint_text(check: CheckResult, lang: str) -> str:
-    """The first hint tier in `lang`: the idea of the check or of its task (autograder.feedback.hints, the
-    one hint store), never code; '' when there is none."""
-    return first_tier(check.check_id, check.task, lang)
+def hint_text(check: CheckResult, lang: str, assignment: str = "") -> str:
+    """The first hint tier in `lang`: the idea of the check or of its task (the assignment's hints,
+    served by autograder.feedback.hints), never code; '' when there is none."""
+    return first_hint(check.check_id, check.task, lang, assignment)
 
 
-def message_text(check: CheckResult, lang: str) -> str:
+def first_hint(check_id: str, task: str, lang: str = DEFAULT_LANG, assignment: str = "") -> str:
+    """The first hint tier of a check of the assignment called `assignment` ("": the current one)."""
+    return first_tier(check_id, task, lang, named(assignment).hint_tables())
+
+
+def part_title(part: str, lang: str = DEFAULT_LANG, assignment: str = "") -> str:
+    """The title of `part` of the assignment called `assignment` ("": the current one) in `lang`."""
+    return named(assignment).part_title(part, lang)
+
+
+def message_text(check: CheckResult, lang: str, assignment: str = "") -> str:
     """What went wrong, in `lang`: rendered from the stored key and values. English text stored
     without a key is not shown on a page in another language: the mistake's text, or a generic
     sentence, stands in for it."""
     if lang == DEFAULT_LANG or not check.message:
         return check.message
-    mistake = mistake_text(check.mistake, check.mistake_message, lang) if check.mistake else ""
+    said = words(assignment)
+    mistake = said.mistake_text(check.mistake, check.mistake_message, lang) if check.mistake else ""
     if check.message_key == "student_failed":  # the worker's note: a timeout, a crash, a limit
-        text = MESSAGES["student_failed"][lang].format(text=note_text(str(check.message_args.get("text", "")), lang))
+        text = said.messages["student_failed"][lang].format(text=note_text(str(check.message_args.get("text", "")), lang))
         return f"{text}：{mistake}" if mistake else text
     raised_note = translate_note(str(check.message_args.get("text", "")), lang) if check.message_key == "student_raised" else None
     if raised_note:  # the worker's words about the exception (a name not defined, a message withheld)
-        return render_message("student_raised", {**check.message_args, "text": "…"}, lang).replace("`…`", raised_note)
-    if check.message_key in MESSAGES:
-        text = render_message(check.message_key, check.message_args, lang)
+        return said.render("student_raised", {**check.message_args, "text": "…"}, lang).replace("`…`", raised_note)
+    if check.message_key in said.messages:
+        text = said.render(check.message_key, check.message_args, lang)
         return f"{text}：{mistake}" if mistake else text
     return mistake or translate_note(check.message, lang) or GENERIC.get(lang, GENERIC[DEFAULT_LANG])
 
@@ -198,7 +204,7 @@ def stage_text(where: str, lang: str) -> str:
     stage = f"stage.{where}"
     if stage in STRINGS:
         return t(stage, lang)
-    return f"调用 {where_text(where, lang)}时" if " " in where else f"调用 `{where}` 时"
+    return f"调用 {words().where_text(where, lang)}时" if " " in where else f"调用 `{where}` 时"
 
 
 def caption_text(artifact: Artifact, lang: str) -> str:
@@ -212,12 +218,12 @@ def feedback_view(result: SubmissionResult, lang: str, show_after_due: bool = Fa
     """The checks to show and the mistakes diagnosed by checks whose details are shown."""
     shown = {id(check): view for check in result.checks if (view := check_view(check, show_after_due)) is not None}
     withheld = len(result.checks) - len(shown)
-    views = check_views([c for c in result.checks if id(c) in shown], lang, lambda check: shown[id(check)].details)
+    views = check_views([c for c in result.checks if id(c) in shown], lang, lambda check: shown[id(check)].details, result.assignment)
     mistakes: dict[str, str] = {}
     for view in views:
         check = view.check
         if view.details and check.mistake and check.mistake not in mistakes:
-            mistakes[check.mistake] = mistake_text(check.mistake, check.mistake_message, lang)
+            mistakes[check.mistake] = mistake_text(check.mistake, check.mistake_message, lang, result.assignment)
     return FeedbackView(tuple(views), withheld, tuple(mistakes.items()))
 
 

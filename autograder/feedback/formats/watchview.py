@@ -6,8 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.feedback.checkview import message as check_message
-from autograder.feedback.formats.view import name_text, note_text
-from autograder.feedback.hints import first_tier
+from autograder.feedback.formats.view import first_hint, name_text, note_text
 from autograder.feedback.i18n import t
 from autograder.feedback.results import CheckResult
 
@@ -87,7 +86,7 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
                 lines.append(f"    {t('watch.mistake', lang)}: {first.mistake_message}")
         else:  # the check's message in lang; a diagnosed mistake is said in the catalogue's words
             lines.append(f"    {check_message(first, lang)}")
-        hint = first_tier(first.check_id, first.task, lang)  # the first tier: the idea, never code
+        hint = first_hint(first.check_id, first.task, lang)  # the first tier: the idea, never code
         if hint:
             lines.append(f"    {t('watch.hint', lang)}: {hint}")
         if len(failing) > 1:

@@ -28,8 +28,7 @@ import pytest
 import torch
 
 from autograder.feedback.hints import first_tier
-from autograder.assignment import current
-from autograder.assignments.attention.texts import english
+from autograder.assignment import current, words
 from autograder.feedback.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.client import NotImplementedYet, Student, StudentError, StudentException
@@ -43,7 +42,7 @@ SHAPE_SHARE = 0.1  # shape checks carry at most this share of a part's points
 class CheckFailure(AssertionError):
     """A check failed; `message` is for the student, `mistake` names a catalogue entry.
 
-    `key` and `values` name the message in autograder.assignments.attention.texts.MESSAGES and its arguments, so
+    `key` and `values` name the message (the assignment's texts or the engine's, autograder.feedback.messages) and its arguments, so
     that a page can show it in any language; `message` is its English text (plus the mistake's,
     when one is named). (Not `args`: BaseException owns that name.)
     """
@@ -60,11 +59,11 @@ class CheckFailure(AssertionError):
     @classmethod
     def keyed(cls, key: str, mistake: str = "", **args: Any) -> CheckFailure:
         """A failure whose message is MESSAGES[key] (English here), naming `mistake` when given."""
-        from autograder.assignments.attention.mistakes import MISTAKES
-
-        text = english(key, **args)
+        said = words()
+        text = said.english(key, **args)
         if mistake:
-            return cls(f"{text}: {MISTAKES[mistake].en}", mistake, MISTAKES[mistake].en, key, args)
+            entry = said.mistakes[mistake]
+            return cls(f"{text}: {entry.en}", mistake, entry.en, key, args)
         return cls(text, key=key, values=args)
 
 
@@ -183,7 +182,7 @@ class AttnkitPlugin:
         result = self._result(pyfuncitem, error)
         if error is None and note is not None:  # passed with trusted stand-ins: say where the mistake is charged
             key, args = note
-            result = replace(result, message=english(key, **args), message_key=key, message_args=args)
+            result = replace(result, message=words().english(key, **args), message_key=key, message_args=args)
         self.results.append(result)
         return True
 
@@ -210,7 +209,7 @@ class AttnkitPlugin:
         failed = {r.task for r in self.results if r.task in tasks and not r.passed}
         if carried.nothing_own(info.task, failed):  # every component it leans on is charged elsewhere
             key, args = carried.nothing_own_note(info.task)
-            return CheckFailure(english(key, **args), key=key, values=args), None
+            return CheckFailure(words().english(key, **args), key=key, values=args), None
         second: Exception | None = None
         for number, how in enumerate(carried.plans(info.task, failed, graded)):
             kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
@@ -253,12 +252,12 @@ class AttnkitPlugin:
             if failed:
                 gate = "; ".join(names.get(g, g) for g in failed)
                 args = {"gate": gate, "gate_ids": ",".join(failed)}
-                self.results[index] = replace(result, points=0.0, status=FAILED, message=english("scoring_gated", **args), message_key="scoring_gated", message_args=args)
+                self.results[index] = replace(result, points=0.0, status=FAILED, message=words().english("scoring_gated", **args), message_key="scoring_gated", message_args=args)
 
     def _result(self, item: pytest.Item, error: BaseException | None) -> CheckResult:
         info = check_info(item)
         duration = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
-        base: dict[str, Any] = dict(check_id=check_id(item), name=info.name, part=info.part, task=info.task, max_points=info.points, hint=first_tier(check_id(item), info.task), visibility=info.visibility, duration=round(duration, 4))
+        base: dict[str, Any] = dict(check_id=check_id(item), name=info.name, part=info.part, task=info.task, max_points=info.points, hint=first_tier(check_id(item), info.task, "en", current().hint_tables()), visibility=info.visibility, duration=round(duration, 4))
         if error is None:
             return CheckResult(points=info.points, status=PASSED, **base)
         if isinstance(error, CheckFailure):
@@ -271,11 +270,11 @@ class AttnkitPlugin:
         if isinstance(error, AssertionError):
             return CheckResult(points=0.0, status=FAILED, message=str(error).split("\nassert ")[0], **base)
         if isinstance(error, pytest.skip.Exception):
-            return CheckResult(points=0.0, status=ERROR, message=english("check_skipped"), message_key="check_skipped", **base)
+            return CheckResult(points=0.0, status=ERROR, message=words().english("check_skipped"), message_key="check_skipped", **base)
         print(f"attnkit: internal error in check {item.nodeid}:", file=sys.stderr)
         traceback.print_exception(error, file=sys.stderr)
         args = {"kind": type(error).__name__}
-        return CheckResult(points=0.0, status=ERROR, message=english("internal_error", **args), message_key="internal_error", message_args=args, **base)
+        return CheckResult(points=0.0, status=ERROR, message=words().english("internal_error", **args), message_key="internal_error", message_args=args, **base)
 
 
 def student_error_message(error: StudentError) -> tuple[str, dict[str, str]]:

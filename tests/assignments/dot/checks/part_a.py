@@ -12,7 +12,7 @@ def _expect_close(actual: object, expected: torch.Tensor, where: str) -> None:
     if not isinstance(actual, torch.Tensor):
         raise CheckFailure.keyed("not_a_tensor", where=where, kind=type(actual).__name__)
     if actual.shape != expected.shape or not torch.allclose(actual.double(), expected):
-        raise CheckFailure.keyed("wrong_values", where=where, what="values", error="-")
+        raise CheckFailure.keyed("wrong_values", where=where)
 
 
 @check("A.1", 2, "dot: values of two vectors")
