@@ -65,23 +65,33 @@ def _existing(path: str) -> Path:
     return Path(path)
 
 
+def _folder_name(name: str | None) -> str:
+    """--name: one folder name ('' when not given)."""
+    if name is None:
+        return ""
+    if name in ("", ".", "..") or "/" in name or "\0" in name or name.startswith("."):
+        raise AttnkitError(f"--name {name!r}: give one folder name (no '/', not hidden), e.g. alice.zip")
+    return name
+
+
 def _cmd_grade(args: argparse.Namespace) -> int:
     from autograder.feedback.i18n import t
     from autograder.settings import FEEDBACK_HTML
 
     path = _existing(args.path)
+    name = _folder_name(args.name)
     if args.docker:
         from autograder.deployment.docker import grade_in_docker
 
         options = _options(args, _parts(args))
-        result = grade_in_docker(path, Path(args.out), options, image=args.image)
+        result = grade_in_docker(path, Path(args.out), options, image=args.image, name=name)
         folder = Path(args.out) / result.submission
     else:
         from autograder.grading.grader import Grader
 
         with Grader() as grader:  # the worker template starts before this process imports torch
             options = _options(args, _parts(args))
-            result, images = grader.grade(path, options)
+            result, images = grader.grade(path, options, name)
         from autograder.feedback.output import ResultStore
 
         folder = ResultStore(Path(args.out)).write(result, images, prairielearn=options.prairielearn)
@@ -417,6 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prairielearn", action="store_true", help="also write PrairieLearn's results file (prairielearn.json)")
     p.add_argument("--parts", default=None, help="grade only these parts, e.g. A,B (default: all)")
     p.add_argument("--image", default=IMAGE, help="grader image (attnkit docker build)")
+    p.add_argument("--name", default=None, help="the results folder under --out (default: the submission's name without .py/.ipynb/.zip)")
     common(p)
     p.set_defaults(func=_cmd_grade)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from autograder.deployment.docker import (
-    DockerRunner, LOCAL_BASE_IMAGE, Limits, build_image, engine_problem, grade_in_docker, image_exists,
+    DockerRunner, LOCAL_BASE_IMAGE, Limits, build_image, engine_problem, grade_command, grade_in_docker, image_exists,
     run_command,
 )
 from autograder.errors import AttnkitError
@@ -64,6 +64,25 @@ def test_grading_container_has_no_network_limits_read_only_root_and_one_writable
                                                                          "/srv/attnkit/grader/assignments"]
     assert [m.endswith(",readonly") for m in mounts] == [True, True, True, True, False]
     assert args[-3:] == ["img", "grade", "x"]
+
+
+def test_a_container_of_one_submission_writes_to_the_batchs_name_for_it(tmp_path):
+    """alice.py and alice.zip in one batch: each container is told its own folder (alice.py/, alice.zip/)."""
+    from autograder.grading.submission import output_names
+
+    paths = [tmp_path / "alice.py", tmp_path / "alice.zip"]
+    names = output_names(paths)
+    commands = [grade_command(path, names[path], GradeOptions(seed=1)) for path in paths]
+    assert [c[c.index("--name") + 1] for c in commands] == ["alice.py", "alice.zip"]
+
+
+def test_grade_refuses_a_results_folder_name_that_is_not_one_folder(tmp_path, capsys):
+    from autograder.cli import main
+
+    (tmp_path / "alice.py").write_text("x = 1\n")
+    assert main(["grade", str(tmp_path / "alice.py"), "--out", str(tmp_path / "out"), "--name", "../bob"]) != 0
+    assert "--name '../bob': give one folder name" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def test_grading_a_missing_submission_says_which_path(tmp_path):
@@ -493,6 +512,27 @@ def test_container_per_submission_matches_the_one_container_batch(batch, image, 
     each = grade_batch(small, tmp_path / "out", options=GradeOptions(seed=11), runner=DockerRunner(image=image, jobs=2, per_submission=True))
     scores = {r.submission: r.score for r in each.submissions}
     assert scores == {"reference": results["reference"].score, "blank": 0}
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_container_per_submission_keeps_same_stem_submissions_apart(image, tmp_path):
+    """alice.py and alice.zip, each in its own container, get the folders the local paths give them."""
+    inbox = tmp_path / "submissions"
+    inbox.mkdir()
+    (inbox / "alice.py").write_text("def causal_mask(size_q, size_k=None, device=None):\n    raise NotImplementedError\n")
+    with zipfile.ZipFile(inbox / "alice.zip", "w") as archive:
+        archive.writestr("attention.py", "import torch\n\ndef causal_mask(size_q, size_k=None, device=None):\n"
+                                         "    size_k = size_q if size_k is None else size_k\n"
+                                         "    return torch.ones(size_q, size_k, dtype=torch.bool, device=device).tril()\n")
+    out = tmp_path / "out"
+    options = GradeOptions(seed=5, parts=frozenset({"A"}))
+    graded = grade_batch(inbox, out, options=options, runner=DockerRunner(image=image, jobs=2, per_submission=True))
+    by_name = {r.submission: r for r in graded.submissions}
+    assert set(by_name) == {"alice.py", "alice.zip"}
+    assert by_name["alice.zip"].score > by_name["alice.py"].score  # two results, not one written twice
+    for name in by_name:
+        assert json.loads((out / name / "attnkit.json").read_text())["submission"] == name
 
 
 @pytest.mark.docker

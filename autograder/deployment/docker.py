@@ -301,14 +301,19 @@ def _failure(what: str, done: subprocess.CompletedProcess[str]) -> AttnkitError:
     return AttnkitError(f"{what} (container exit code {done.returncode}):\n{tail}")
 
 
-def _grade_one(path: Path, out_dir: Path, *, image: str, limits: Limits, options: GradeOptions) -> SubmissionResult:
-    result_file = out_dir / output_name(path) / RESULT_FILE
+def grade_command(path: Path, name: str, options: GradeOptions) -> list[str]:
+    """The `attnkit grade` a container runs for one submission: its results go to OUT/`name`/, the
+    name the batch gave it (submission.output_names), so that alice.py and alice.zip never share one."""
+    return ["grade", f"{IN_SUBMISSIONS}/{path.name}", "--out", IN_OUT, "--name", name, *options.cli_arguments()]
+
+
+def _grade_one(path: Path, name: str, out_dir: Path, *, image: str, limits: Limits, options: GradeOptions) -> SubmissionResult:
+    result_file = out_dir / name / RESULT_FILE
     before = _mtime(result_file)
-    inside = f"{IN_SUBMISSIONS}/{path.name}"
     container = _container_name("grade")
     args = run_command(image=image, limits=limits, name=container,
-                       mounts=[(path, inside, False), (out_dir, IN_OUT, True)],
-                       command=["grade", inside, "--out", IN_OUT, *options.cli_arguments()])
+                       mounts=[(path, f"{IN_SUBMISSIONS}/{path.name}", False), (out_dir, IN_OUT, True)],
+                       command=grade_command(path, name, options))
     done = _run_container(args, container, limits.timeout)
     if done.returncode != 0 or _mtime(result_file) in (None, before):
         raise _failure(f"grading {path} in a container wrote no new {result_file}", done)
@@ -316,15 +321,16 @@ def _grade_one(path: Path, out_dir: Path, *, image: str, limits: Limits, options
 
 
 def grade_in_docker(path: Path, out_dir: Path, options: GradeOptions, *, image: str = IMAGE,
-                    limits: Limits = Limits()) -> SubmissionResult:
-    """Grade one submission (.py, .ipynb, .zip or folder) in a fresh container; results in out_dir/<name>/."""
+                    limits: Limits = Limits(), name: str = "") -> SubmissionResult:
+    """Grade one submission (.py, .ipynb, .zip or folder) in a fresh container; results in
+    out_dir/<name>/ (default: submission.output_name)."""
     path = Path(path)
     if not path.exists():
         raise AttnkitError(f"{path}: no such submission")
     _check_image(image)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return _grade_one(path, out_dir, image=image, limits=limits, options=options)
+    return _grade_one(path, name or output_name(path), out_dir, image=image, limits=limits, options=options)
 
 
 @dataclass(frozen=True)
@@ -346,12 +352,12 @@ class DockerRunner:
         _check_image(self.image)
         job.out_dir.mkdir(parents=True, exist_ok=True)
         if self.per_submission:
-            def grade(path: Path) -> SubmissionResult:
-                return _grade_one(path, job.out_dir, image=self.image, limits=self.limits, options=job.options)
+            def grade(todo: tuple[Path, str]) -> SubmissionResult:
+                path, name = todo  # the batch's name for it (submission.output_names), as on the local paths
+                return _grade_one(path, name, job.out_dir, image=self.image, limits=self.limits, options=job.options)
 
-            paths = [path for path, _ in job.todo]
             with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-                yield from zip(paths, pool.map(grade, paths))
+                yield from zip([path for path, _ in job.todo], pool.map(grade, job.todo))
             return
         container = _container_name("batch")
         command = ["grade-batch", IN_SUBMISSIONS, "--out", IN_OUT, "--jobs", str(self.jobs), *job.options.cli_arguments(),
