@@ -46,8 +46,8 @@ def test_the_modules_that_enforce_a_limit_take_it_from_settings():
         settings.SUBMISSION_MAX_FILE_BYTES, settings.SUBMISSION_MAX_TOTAL_BYTES, settings.SUBMISSION_MAX_FILES, settings.SUBMISSION_MAX_ZIP_BYTES)
     assert (heatmap.MAX_SIDE, heatmap.MAX_CELLS, heatmap.MAX_DRAWINGS, heatmap.MAX_TICKS) == (
         settings.PLOT_MAX_SIDE, settings.PLOT_MAX_CELLS, settings.PLOT_MAX_DRAWINGS, settings.PLOT_MAX_TICKS)
-    assert (gradescope.MAX_IMAGE_BYTES, prairielearn.MAX_IMAGE_BYTES, html.MAX_IMAGE_BYTES) == (
-        settings.GRADESCOPE_MAX_IMAGE_BYTES, settings.PRAIRIELEARN_MAX_IMAGE_BYTES, settings.HTML_MAX_IMAGE_BYTES)
+    for module in (gradescope, prairielearn, html):  # the image budgets have one name each, in settings: no alias
+        assert not hasattr(module, "MAX_IMAGE_BYTES") and any(name.endswith("_MAX_IMAGE_BYTES") for name in vars(module)), module.__name__
     assert nbgrader_course.CELL_TIMEOUT_S == settings.NBGRADER_CELL_TIMEOUT_SECONDS
     assert pl_platform.GRADE_TIMEOUT == settings.PRAIRIELEARN_GRADE_SECONDS < settings.PRAIRIELEARN_TIMEOUT_SECONDS
     assert docker.IMAGE == settings.IMAGE

@@ -16,7 +16,6 @@ from autograder.feedback.results import PASSED, SubmissionResult
 from autograder.settings import GRADESCOPE_MAX_IMAGE_BYTES, GRADESCOPE_MAX_OUTPUT_CHARS
 
 STATUS = {PASSED: "passed"}
-MAX_IMAGE_BYTES = GRADESCOPE_MAX_IMAGE_BYTES  # all embedded images together (base64)
 MAX_OUTPUT_CHARS = GRADESCOPE_MAX_OUTPUT_CHARS  # the Markdown text, before images
 
 
@@ -24,7 +23,7 @@ def _summary(result: SubmissionResult, result_dir: Path | None) -> str:
     text = render_markdown(result, result.lang)
     if len(text) > MAX_OUTPUT_CHARS:
         text = text[:MAX_OUTPUT_CHARS] + "\n\n…\n"
-    images = heatmap_images(result, result_dir, MAX_IMAGE_BYTES)
+    images = heatmap_images(result, result_dir, GRADESCOPE_MAX_IMAGE_BYTES)
     if images:
         text += f"\n## {t('feedback.heatmaps_heading', result.lang)}\n\n"
         text += "".join(f"![{caption}]({url})\n\n" for caption, url in images)

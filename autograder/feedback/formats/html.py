@@ -26,7 +26,6 @@ from autograder.feedback.results import Artifact, SubmissionResult
 from autograder.settings import HTML_MAX_IMAGE_BYTES
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-MAX_IMAGE_BYTES = HTML_MAX_IMAGE_BYTES
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
 
 TEMPLATES = Path(__file__).with_name("templates")  # Jinja2 templates and the pages' CSS (style.css)
@@ -77,7 +76,7 @@ def image_uri(result_dir: Path, relative: str) -> str | None:
     path = (root / relative).resolve()
     if not path.is_relative_to(root) or not path.is_file():
         return None
-    if path.stat().st_size > MAX_IMAGE_BYTES:
+    if path.stat().st_size > HTML_MAX_IMAGE_BYTES:
         return None
     data = path.read_bytes()
     return png_data_uri(data) if data.startswith(PNG_SIGNATURE) else None

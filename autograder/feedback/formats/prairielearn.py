@@ -20,7 +20,6 @@ from autograder.feedback.i18n import t
 from autograder.feedback.results import SubmissionResult
 from autograder.settings import PRAIRIELEARN_MAX_IMAGE_BYTES
 
-MAX_IMAGE_BYTES = PRAIRIELEARN_MAX_IMAGE_BYTES  # all embedded images together (base64)
 SHOWN = "visible"  # the only visibility whose message PrairieLearn may show before the due date
 
 
@@ -82,7 +81,7 @@ def to_prairielearn(result: SubmissionResult, *, result_dir: Path | None = None)
         "seed": result.seed,
         "lang": lang,
     }
-    images = heatmap_images(result, result_dir, MAX_IMAGE_BYTES)
+    images = heatmap_images(result, result_dir, PRAIRIELEARN_MAX_IMAGE_BYTES)
     if images:
         payload["images"] = [{"label": caption, "url": url} for caption, url in images]
     return payload
