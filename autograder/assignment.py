@@ -68,6 +68,7 @@ class Manifest:
     mistakes: str = ""  # its catalogue of known mistakes (MISTAKES: key -> entry with .en, .message(lang))
     hints: str = ""  # its hints in tiers (TASK_TIERS, CHECK_IDEAS)
     tasks: tuple[tuple[str, str], ...] = ()  # (task, the name students define for it), in order
+    grader_side: tuple[str, ...] = ()  # names whose trusted stand-in stays in the grader (never sent to the worker)
 
     @property
     def task_names(self) -> dict[str, str]:
@@ -146,6 +147,9 @@ def load_manifest(folder: Path) -> Manifest:
     tasks = data.get("tasks", {})
     if not isinstance(tasks, dict) or not all(isinstance(v, str) for v in tasks.values()):
         raise ManifestError(f"{path}: [tasks] maps a task (\"A.1\") to the name students define for it (a string)")
+    grader_side = data.get("grader_side", [])
+    if not isinstance(grader_side, list) or not all(isinstance(name, str) for name in grader_side):
+        raise ManifestError(f"{path}: `grader_side` must be a list of names")
     for kind in ("texts", "mistakes", "hints"):
         file = text(kind, "")
         if file and not (folder / file).is_file():
@@ -156,6 +160,7 @@ def load_manifest(folder: Path) -> Manifest:
         reference_dir=folder / text("reference", "reference"), parts=tuple(parts), topic=text("topic", ""),
         lms_name=text("lms_name", ""), carried=text("carried", ""), question_html=(folder / question).read_text(encoding="utf-8") if question else "",
         texts=text("texts", ""), mistakes=text("mistakes", ""), hints=text("hints", ""), tasks=tuple(tasks.items()),
+        grader_side=tuple(grader_side),
     )
 
 

@@ -87,6 +87,16 @@ def test_the_attention_manifest_matches_its_checks():
     assert "MultiHeadAttention" in attention.parts[2].names and "attention.py" in attention.question_html
 
 
+def test_every_stand_in_the_attention_assignment_asks_for_is_in_the_worker_or_named_grader_side():
+    from autograder.assignments.attention.checks.carried import STAND_INS
+    from autograder.grading.worker.standins import STAND_IN_NAMES
+
+    attention = load_manifest(Path(__file__).resolve().parents[1] / "autograder" / "assignments" / "attention")
+    asked = {name for names in STAND_INS.values() for name in names}
+    assert attention.grader_side == ("plot_attention",) and not set(attention.grader_side) & set(STAND_IN_NAMES)
+    assert asked <= set(STAND_IN_NAMES) | set(attention.grader_side)
+
+
 def test_checks_that_disagree_with_the_manifest_are_refused():
     infos = {"x": CheckInfo("A.1", 2, "x"), "y": CheckInfo("B.1", 1, "y")}
     assert manifest_problems(infos, {"A": 2.0, "B": 1.0}) == []

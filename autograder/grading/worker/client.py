@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from autograder.assignment import current
 from autograder.feedback.i18n import t
 from autograder.grading.worker import sandbox
 from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template  # noqa: F401  (TEMPLATE_ENV: re-exported)
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
-from autograder.grading.worker.standins import GRADER_SIDE, MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInError, StandInRefused
+from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInError, StandInRefused
 from autograder.settings import CALL_SECONDS, IMPORT_SECONDS, SUBMISSION_SECONDS
 
 SIGNAL_NAMES = {  # how a worker killed by a signal ended, in words (autograder.feedback.i18n "ended.*")
@@ -430,8 +431,9 @@ class Student:
     def stand_ins(self, names: list[str], trusted: Callable[[Any], Any]) -> Iterator[None]:
         """Within the block, every request runs with `names` replaced by stand-ins in the worker;
         their callbacks are answered by `trusted` (grader side; the reference never leaves it).
-        GRADER_SIDE names stay here: the check that calls them draws in the grader instead."""
-        unknown = sorted(set(names) - set(STAND_IN_NAMES) - set(GRADER_SIDE))
+        The assignment's grader-side names (its manifest's `grader_side`) stay here: the check that
+        calls them draws in the grader instead."""
+        unknown = sorted(set(names) - set(STAND_IN_NAMES) - set(current().grader_side))
         if unknown:
             raise ValueError(f"no stand-in for {', '.join(unknown)}")
         saved = self._stand_ins, self._trusted
@@ -460,7 +462,7 @@ class Student:
         self._check_total()
         if where in self._hung:  # one hang costs one timeout, not one per check
             raise WorkerFailure(t("note.not_called_again", reason=self._hung[where]))
-        in_worker = [name for name in self._stand_ins if name not in GRADER_SIDE]
+        in_worker = [name for name in self._stand_ins if name not in current().grader_side]
         if in_worker:
             message = {**message, "stand_ins": in_worker}
         self._ensure_worker()

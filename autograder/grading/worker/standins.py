@@ -11,9 +11,9 @@ The callback's fields: kind ("forward" or "backward"), name (one of STAND_IN_NAM
 
 "block_shell" stands for AttentionBlock around the submission's own MultiHeadAttention (Part F
 grades a wrong block again that way when the attention is right): the student's attention runs
-here, and the residual, dropout and norm are the grader's (one callback). GRADER_SIDE names
-stand-ins that never reach the worker: plot_attention's is the kit's renderer, in the grader,
-which already holds the maps it draws.
+here, and the residual, dropout and norm are the grader's (one callback). Stand-ins that never
+reach the worker are the assignment's to name (its manifest's `grader_side`: plot_attention's is
+the kit's renderer, in the grader, which already holds the maps it draws).
 """
 from __future__ import annotations
 
@@ -27,7 +27,6 @@ STAND_IN_NAMES = (
     "split_heads", "merge_heads", "MultiHeadAttention", "AttentionBlock", "block_shell",
 )
 REPLACES = {"block_shell": "AttentionBlock"}  # stand-in -> the submission's name it replaces (default: its own)
-GRADER_SIDE = ("plot_attention",)
 MAX_CALLBACKS_PER_REQUEST = 512  # gradcheck of a module makes ~40 forward calls, each a request
 MAX_CALLBACK_ELEMENTS = 1 << 22  # tensor elements in one callback (F's block input is ~10^5)
 MAX_SEQUENCE = 4096  # largest size a stand-in causal_mask may be asked for

@@ -39,6 +39,7 @@ from autograder.assignments.attention.texts import english, key_of_english
 from autograder.assignments.attention.checks.module_support import load_weights
 from autograder.grading.checks.plugin import PROPERTY, CheckFailure, check
 from autograder.assignments.attention.checks.support import expect_pair, expect_tensor
+from autograder.assignment import current
 from autograder.errors import AttnkitError
 from autograder.grading.heatmap import (
     Render, UnreadablePlot, figure_similarity, max_abs_difference, orientations, read_heatmap, render,
@@ -47,7 +48,6 @@ from autograder.assignments.attention.mistakes import diagnose
 from autograder.feedback.results import Artifact
 from autograder.grading.worker.client import Student, StudentError
 from autograder.grading.worker.protocol import Handle
-from autograder.grading.worker.standins import GRADER_SIDE
 
 MAP_ATOL = 1e-4  # float32 maps: a correct block in another style differs by ~1e-7
 LOGIT_ATOL = 1e-3
@@ -143,7 +143,7 @@ def once(cache: dict[str, Any], student: Student, compute: Any, in_worker_only: 
     grader-side stand-ins do not change what compute() gives."""
     mode = tuple(getattr(student, "stand_ins_active", ()))
     if in_worker_only:
-        mode = tuple(name for name in mode if name not in GRADER_SIDE)
+        mode = tuple(name for name in mode if name not in current().grader_side)
     if cache.get("student") is not student or cache.get("mode") != mode:
         cache.clear()
         try:
