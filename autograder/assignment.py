@@ -25,8 +25,8 @@ from typing import Any
 
 from autograder.errors import AttnkitError
 from autograder.feedback.messages import Words, words_of
+from autograder.paths import ASSIGNMENT as DEFAULT_ASSIGNMENT
 from autograder.paths import PACKAGE_DIR
-from autograder.settings import DEFAULT_ASSIGNMENT
 
 ASSIGNMENTS_DIR = PACKAGE_DIR / "assignments"
 MANIFEST_NAME = "manifest.toml"

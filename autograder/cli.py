@@ -48,13 +48,14 @@ def _parts(args: argparse.Namespace) -> frozenset[str] | None:
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
+    from autograder.assignment import current
     from autograder.mutants import write_examples
-    from autograder.paths import EXAMPLES_DIR, SOLUTION_DIR
+    from autograder.paths import EXAMPLES_DIR
     from autograder.authoring.release import release
 
     files = release()
     print(f"wrote {len(files)} files of the student release")
-    examples = write_examples(SOLUTION_DIR / "attention.py", EXAMPLES_DIR)
+    examples = write_examples(current().solution, EXAMPLES_DIR)
     print(f"wrote {len(examples)} buggy example submissions into {EXAMPLES_DIR} (autograder/mutants.py)")
     return 0
 
@@ -218,11 +219,12 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     from autograder.feedback.i18n import t
 
     lang = _lang(args)
-    tier, text = next_hint(args.task, Path(args.file), current().hint_tables(), lang, reset=args.reset)
+    student_file = Path(args.file or current().student_file)
+    tier, text = next_hint(args.task, student_file, current().hint_tables(), lang, reset=args.reset)
     print(t("hint.heading", lang, task=args.task, tier=tier, kind=TIER_NAMES[lang][tier - 1]))
     print(text)
     print(t("hint.next", lang, task=args.task) if tier < 3 else t("hint.last", lang, task=args.task))
-    print(t("hint.saved", lang, path=state_path(Path(args.file))))
+    print(t("hint.saved", lang, path=state_path(student_file)))
     return 0
 
 
@@ -313,15 +315,16 @@ def _print_scores(batch) -> None:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from autograder.paths import EXAMPLES_DIR, RELEASE_DIR, SOLUTION_DIR
+    from autograder.assignment import current
+    from autograder.paths import EXAMPLES_DIR, RELEASE_DIR
 
     out = Path(args.out)
     inbox = out / "submissions"
     if inbox.exists():
         shutil.rmtree(inbox)
     inbox.mkdir(parents=True)
-    shutil.copyfile(SOLUTION_DIR / "attention.py", inbox / "reference.py")
-    shutil.copyfile(RELEASE_DIR / "attention.py", inbox / "blank_release.py")
+    shutil.copyfile(current().solution, inbox / "reference.py")
+    shutil.copyfile(RELEASE_DIR / current().student_file, inbox / "blank_release.py")
     for example in sorted(EXAMPLES_DIR.iterdir()):
         target = inbox / example.name
         shutil.copytree(example, target) if example.is_dir() else shutil.copyfile(example, target)
@@ -457,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("hint", help="the next hint for a task: the idea, then the operation, then the code")
     p.add_argument("task", help="a task id, e.g. A.2")
-    p.add_argument("--file", default="attention.py", help="your attention.py; the hint state is saved next to it")
+    p.add_argument("--file", default=None, help="your file (default: the assignment's, attention.py); the hint state is saved next to it")
     p.add_argument("--reset", action="store_true", help="start this task's hints again from the first")
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="hint language (or ATTNKIT_LANG)")
     p.set_defaults(func=_cmd_hint)

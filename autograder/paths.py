@@ -3,7 +3,7 @@ import os
 from pathlib import Path
 
 REPO_ROOT = Path(os.environ.get("ATTNKIT_ROOT") or Path(__file__).resolve().parents[1])
-ASSIGNMENT = "attention"
+ASSIGNMENT = "attention"  # the default assignment: graded unless ATTNKIT_ASSIGNMENT names another; a result that names none is its
 SOLUTION_DIR = REPO_ROOT / "solutions" / ASSIGNMENT
 RELEASE_DIR = REPO_ROOT / "assignments" / ASSIGNMENT
 PACKAGE_DIR = Path(__file__).resolve().parent

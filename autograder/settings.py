@@ -62,9 +62,6 @@ IMAGE = "attnkit-grader:latest"  # the public grader image (runtime only)
 DEFAULT_BASE_IMAGE = "python:3.11-slim"
 LOCAL_BASE_IMAGE = "attnkit-base:bookworm"  # docker/build-base.sh: needs no registry
 
-# --- assignments -------------------------------------------------------------------------------
-DEFAULT_ASSIGNMENT = "attention"  # graded unless ATTNKIT_ASSIGNMENT names another; a result that names none is its
-
 # --- file names ----------------------------------------------------------------------------------
 RESULT_FILE = "attnkit.json"  # OUT/<name>/: the full result, written last (its presence means "graded")
 GRADESCOPE_FILE = "results.json"  # OUT/<name>/: Gradescope's format (Gradescope reads /autograder/results/results.json)

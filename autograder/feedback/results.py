@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from autograder.grading.integrity.flags import Flag
-from autograder.settings import DEFAULT_ASSIGNMENT, PARTIAL_SUFFIX
+from autograder.paths import ASSIGNMENT as DEFAULT_ASSIGNMENT
+from autograder.settings import PARTIAL_SUFFIX
 
 RESULT_SCHEMA = 1
 PASSED, FAILED, ERROR = "passed", "failed", "error"
