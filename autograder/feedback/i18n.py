@@ -268,7 +268,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "refused.dtype": {"en": "a tensor of dtype {dtype}", "zh": "dtype 为 {dtype} 的张量"},
     "refused.size": {"en": "a tensor of {count} elements ({size} bytes), over the size limit", "zh": "有 {count} 个元素（{size} 字节）的张量，超出了大小限制"},
     # why a submission could not be read (autograder/grading/submission.py: SubmissionError)
-    "submission.nul": {"en": "{file} is not a text file (it contains NUL bytes); submit your attention.py", "zh": "{file} 不是文本文件（含有 NUL 字节）；请提交你的 attention.py"},
+    "submission.nul": {"en": "{file} is not a text file (it contains NUL bytes); submit your {student_file}", "zh": "{file} 不是文本文件（含有 NUL 字节）；请提交你的 {student_file}"},
     "submission.encoding": {"en": "{file} is not readable Python text ({error}); save it as UTF-8", "zh": "{file} 不是可读的 Python 文本（{error}）；请用 UTF-8 编码保存"},
     "submission.notebook": {"en": "{file} is not a valid Jupyter notebook ({error}); re-save it from Jupyter", "zh": "{file} 不是有效的 Jupyter 笔记本（{error}）；请在 Jupyter 中重新保存"},
     "submission.notebook_old": {
@@ -297,8 +297,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "{file} 解压后超出了限制（每个文件 {file_limit} MiB，共 {limit} MiB，{count} 个文件）",
     },
     "submission.not_found": {
-        "en": "{file}: found no attention.py, attention.ipynb or attention.zh.ipynb (files: {files})",
-        "zh": "{file}：没有找到 attention.py、attention.ipynb 或 attention.zh.ipynb（文件：{files}）",
+        "en": "{file}: found no {student_file}, {notebook} or {notebook_zh} (files: {files})",
+        "zh": "{file}：没有找到 {student_file}、{notebook} 或 {notebook_zh}（文件：{files}）",
     },
     "submission.metadata": {
         "en": "{file}: its metadata is {value}, not an object; it was read as a cell without tags",

@@ -104,7 +104,7 @@ def output_name(path: Path) -> str:
 def decode_python(data: bytes, where: str) -> str:
     """Decode Python source honouring its coding declaration (PEP 263)."""
     if b"\x00" in data:
-        raise SubmissionError(t("submission.nul", file=where))
+        raise SubmissionError(t("submission.nul", file=where, student_file=current().student_file))
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         return data.decode(encoding)
@@ -286,5 +286,7 @@ def _find_entry(name: str, files: dict[str, bytes]) -> str:
     candidates = [f for f in files if "/" not in f]
     if len(candidates) == 1:
         return candidates[0]
-    raise SubmissionError(t("submission.not_found", file=name, files=", ".join(sorted(files)) or "none"))
+    student_file, notebook, notebook_zh = entry_names()
+    raise SubmissionError(t("submission.not_found", file=name, student_file=student_file, notebook=notebook, notebook_zh=notebook_zh,
+                            files=", ".join(sorted(files)) or "none"))
 
