@@ -16,6 +16,7 @@ import importlib.util
 import os
 import sys
 import tomllib
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -220,7 +221,7 @@ def content_module(path: Path) -> ModuleType:
         dotted = ()
     if dotted and dotted[0] == PACKAGE_DIR.name:
         return importlib.import_module(".".join(dotted))
-    name = f"attnkit_content_{path.parent.name}_{path.stem}"
+    name = f"attnkit_content_{zlib.crc32(str(path).encode()):08x}_{path.stem}"  # one per file, wherever its folder
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
