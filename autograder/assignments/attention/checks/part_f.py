@@ -151,11 +151,11 @@ def once(cache: dict[str, Any], student: Student, compute: Any, in_worker_only: 
     if mode not in runs:  # stand-ins and then one without them again does not run the student's code again
         try:
             runs[mode] = (compute(), None)
-        except (CheckFailure, StudentError) as error:
-            runs[mode] = (None, error)
-    value, error = runs[mode]
-    if error is not None:
-        raise error
+        except (CheckFailure, StudentError) as failure:
+            runs[mode] = (None, failure)
+    value, failed = runs[mode]
+    if failed is not None:
+        raise failed
     return value
 
 
