@@ -28,6 +28,7 @@ WIRE_MAX_DEPTH = 32  # nesting of lists, tuples and dicts
 PLOT_MAX_TICKS = 1000  # ticks read per axis (a heatmap of attention has a few dozen)
 PLOT_MAX_SIDE = 1000  # rows or columns read (the worker sends at most PLOT_MAX_CELLS cells)
 PLOT_MAX_CELLS = 1 << 16  # cells of one drawing
+PNG_DPI = 72  # the figure's PNG, as the worker saves it and the grader reads its pixels
 PLOT_MAX_DRAWINGS = 64  # images + meshes on one Axes
 PLOT_MAX_LABEL_CHARS = 200  # characters kept of one tick label
 PLOT_MAX_PNG_BYTES = 4 << 20  # the student's own figure, stored with the feedback

@@ -186,3 +186,19 @@ def test_why_tick_labels_disagree_is_said_in_chinese():
         assert key, problem
         page = render_message("figure_disagrees", {"problem": problem, "problem_key": key}, "zh")
         assert problem not in page and render_message(key, {}, "zh") in page
+
+
+def test_label_correlation_equals_scikit_images_match_template():
+    """best_correlation is match_template(image, template).max() without scipy.signal's import."""
+    from skimage.feature import match_template
+
+    from autograder.grading.integrity.figure import best_correlation
+
+    rng = np.random.default_rng(0)
+    for case in range(60):
+        h, w = (int(n) for n in rng.integers(1, 16, 2))
+        image = rng.random((h + int(rng.integers(0, 10)), w + int(rng.integers(0, 10)))) * (rng.random((1, 1)) > 0.2)
+        template = image[:h, :w] + rng.normal(0, 0.05, (h, w)) if case % 2 else rng.random((h, w))
+        if case % 5 == 0:
+            template = np.zeros((h, w))  # flat: no correlation anywhere
+        assert best_correlation(image, template) == pytest.approx(float(match_template(image, template).max()), abs=1e-9)

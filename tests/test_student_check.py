@@ -235,3 +235,29 @@ def test_hints_have_one_home():
     assert len([p for p in checks if p.name.startswith("part_")]) == 6
     for path in checks:
         assert "hint=" not in path.read_text(encoding="utf-8").replace("hint=first_tier(", ""), path.name
+
+
+@pytest.mark.parametrize("example", ["bug_no_scaling.py", "bug_heatmap_transposed.py"])
+def test_check_results_are_the_same_without_the_per_submission_caches(example, grade, monkeypatch):
+    """Part E's figure evidence is computed once per drawing, and Part F's block run and drawings
+    once per set of stand-ins (a check graded with stand-ins, then one without, does not run them
+    again): computing everything every time gives the same results. A bug in A.1 is carried
+    forward into Part F (stand-ins for attention_scores); a transposed heatmap into F.2."""
+    from autograder.assignments.attention.checks import part_e, part_f
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "submissions" / example
+
+    def summary(result) -> list[tuple]:
+        return [(c.task, c.check_id, c.status, c.points, c.message, c.message_key) for c in result.checks]
+
+    cached = summary(grade(path, seed=1, visible_only=True, images=False))
+
+    class Forgetful(dict):
+        def __setitem__(self, key, value):
+            if key != "problem":  # the figure evidence is computed again by every check
+                super().__setitem__(key, value)
+
+    monkeypatch.setattr(part_e, "_drawn", Forgetful())
+    monkeypatch.setattr(part_f, "once", lambda cache, student, compute, in_worker_only=False: compute())
+    assert summary(grade(path, seed=1, visible_only=True, images=False)) == cached
+    assert any(c[2] != "passed" for c in cached) and any(c[0].startswith("F.") for c in cached)

@@ -598,3 +598,28 @@ def test_the_template_imports_seaborn_only_for_a_submission_that_imports_it():
         user.close()
     finally:
         fresh.close()
+
+
+def test_an_interrupt_while_a_worker_starts_waits_until_closing_it_ends_its_keeper(factory, monkeypatch):
+    """Ctrl-C or SIGTERM while a worker is being started takes effect once the Student holds it,
+    so closing the Student ends the keeper (issue 15: raised in between, the keeper was nobody's;
+    its worker waited on a socket the traceback kept open, and the template waited 10 s for it)."""
+    from autograder.grading.worker.client import WorkerProcess
+
+    real = WorkerProcess.read_status
+    keepers: list[int] = []
+
+    def interrupted(self, timeout: float, until: str = "ended") -> None:
+        keepers.append(self.keeper)
+        os.kill(os.getpid(), signal.SIGINT)  # as a Ctrl-C would, while the keeper reports its worker
+        real(self, timeout, until)
+
+    monkeypatch.setattr(WorkerProcess, "read_status", interrupted)
+    student = Student(factory, [(1, "x = 1\n")])
+    with pytest.raises(KeyboardInterrupt) as raised:
+        student.call("x")
+    monkeypatch.undo()
+    student.close()
+    with pytest.raises(ProcessLookupError):  # the keeper has ended (the template reaps its keepers at once)
+        os.kill(keepers[0], 0)
+    del raised  # the traceback held the interrupted frames: nothing depended on it being gone

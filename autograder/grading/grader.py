@@ -44,6 +44,9 @@ class Grader:
             from autograder.grading.session import warm_grader
 
             warm_grader(render)  # loads the reference: only now
+            from autograder.grading.integrity import figure
+
+            figure.warm_up()  # the figure evidence's first label (matplotlib's Agg canvas, a font)
         except BaseException:  # interrupted while starting (Ctrl-C): the template must not outlive us
             self._abort()
             raise

@@ -19,7 +19,7 @@ in pixels comes from the cells just checked. (b) The grader draws the text again
 PNG_DPI) at the box's subpixel phase and with the canvas's fractional height (`png_height_px`:
 Agg places glyph rows by it), so the same text gives the same pixels; its box must have the
 reported size (BOX_SIZE_SLACK_PX) and its ink must match the PNG's near the box (normalised
-cross-correlation, any text colour, at least MIN_LABEL_MATCH). At most MAX_CHECKED_LABELS labels
+cross-correlation in numpy, any text colour, at least MIN_LABEL_MATCH). At most MAX_CHECKED_LABELS labels
 are drawn (~3 ms each). Axis labels and the title are not compared with pixels.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from autograder.grading.heatmap import _array, _cell_size, _drawings, _image_grid, _mesh_grid, _ticks, label_indices, target_axes
-from autograder.grading.worker.plotdata import PNG_DPI
+from autograder.settings import PNG_DPI
 
 COLOUR_TOLERANCE = 0.10  # largest difference per RGB channel, in [0, 1], between pixel and cell colour
 MIN_SPREAD = 0.15  # the cells' colours must differ by at least this (RGB, one channel) somewhere
@@ -161,6 +161,12 @@ def _labels_problem(axes: dict, png_height: float, image: np.ndarray, x: np.ndar
     return ""
 
 
+def warm_up() -> None:
+    """Draw one label as the checks will (matplotlib's Agg canvas and a font: ~0.4 s CPU the first
+    time): the grader does it while its worker template is still starting."""
+    _drawn_label("warm-up", {"family": ["DejaVu Sans"], "size": 10.0, "weight": "normal", "style": "normal", "rotation": 0.0}, (0.0, 0.0, 40.0, 12.0), 100.0)
+
+
 def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], png_height: float) -> tuple[np.ndarray, float, float]:
     """The label drawn by this grader (Agg, the reported font, PNG_DPI): its ink in [0, 1], cropped
     to the ink, and the width and height of its box in pixels.
@@ -199,8 +205,6 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
 
 def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text: str, font: dict, png_height: float) -> float:
     """Normalised cross-correlation (best shift) of the label drawn again with the PNG at its box."""
-    from skimage.feature import match_template
-
     left, top, right, bottom = box
     template, width, height = _drawn_label(text, font, box, png_height)
     if abs(width - (right - left)) > BOX_SIZE_SLACK_PX or abs(height - (bottom - top)) > BOX_SIZE_SLACK_PX:
@@ -212,4 +216,18 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
     if crop.shape[0] < template.shape[0] or crop.shape[1] < template.shape[1]:
         return 0.0
     ink = np.abs(crop - np.median(crop))  # the label's colour on any background
-    return float(match_template(ink, template).max())
+    return best_correlation(ink, template)
+
+
+def best_correlation(image: np.ndarray, template: np.ndarray) -> float:
+    """The largest normalised cross-correlation of `template` (h, w) with `image` (H >= h, W >= w)
+    over every shift that keeps it inside: scikit-image's match_template(image, template).max(), in
+    numpy (match_template imports scipy.signal: 0.8 s CPU on a cold `attnkit check`; here there
+    are a few dozen shifts of a small template)."""
+    windows = np.lib.stride_tricks.sliding_window_view(image, template.shape)  # (H-h+1, W-w+1, h, w)
+    centred = windows - windows.mean(axis=(-2, -1), keepdims=True)
+    shape = template - template.mean()  # (h, w)
+    numerator = np.einsum("ijkl,kl->ij", centred, shape)
+    denominator = np.sqrt(np.maximum(np.einsum("ijkl,ijkl->ij", centred, centred) * float(np.sum(shape * shape)), 0.0))
+    defined = denominator > np.finfo(np.float64).eps  # a flat window or template: no correlation (0)
+    return float(np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0).max())

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator
 from autograder.assignment import current
 from autograder.feedback.i18n import t
 from autograder.grading.worker import sandbox
-from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template  # noqa: F401  (TEMPLATE_ENV: re-exported)
+from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template, signals_deferred  # noqa: F401  (TEMPLATE_ENV: re-exported)
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
 from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInError, StandInRefused
@@ -306,10 +306,14 @@ class Student:
         self._check_total()
         scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
         os.chmod(scratch, 0o700)
-        worker = self.factory.spawn(self.config, scratch, self._preloads())
-        worker.read_status(5.0, until="worker")
-        self._worker = worker
-        self._generation += 1
+        # Ctrl-C or SIGTERM waits until the worker is this Student's to close: raised in between,
+        # its keeper (never known, or dropped) waited for a worker blocked on a socket that the
+        # exception's traceback kept open, and the template waited 10 s for that keeper.
+        with signals_deferred():
+            worker = self.factory.spawn(self.config, scratch, self._preloads())
+            self._worker = worker
+            self._generation += 1
+            worker.read_status(5.0, until="worker")
         try:
             ready = self._exchange(None, "starting the worker", self.budget.import_seconds)
             worker.isolation = str(ready.get("isolation", ""))[:40]

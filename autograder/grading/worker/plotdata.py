@@ -27,9 +27,9 @@ from matplotlib.image import AxesImage  # noqa: E402
 
 from autograder.grading.worker.protocol import NEW_AXES  # noqa: E402
 from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS  # noqa: E402  (the grader reads no more)
+from autograder.settings import PNG_DPI  # noqa: E402
 
 MAX_PIXELS = 4_000_000
-PNG_DPI = 72
 TIGHT_PAD = 0.1  # inches around the tight bounding box (matplotlib's default pad_inches)
 MAX_LABEL_BOXES = 200  # tick labels per axis whose box and font are sent (the grader checks a few)
 

@@ -67,8 +67,11 @@ def warm_up() -> None:
 
 
 def _warm_autograd_imports() -> None:
-    """What the first autograd.grad imports: sympy through torch's symbolic shapes (~0.4-1.5 s)."""
-    import torch.fx.experimental.symbolic_shapes  # noqa: F401
+    """What a worker's first calls import: torch._dynamo (~0.8 s CPU), which the op tracer's
+    dispatch mode and torch's Python decompositions (a tensor on the meta device) import, and
+    which holds what the first autograd.grad with grad_outputs imports (sympy, through torch's
+    symbolic shapes)."""
+    import torch._dynamo  # noqa: F401
 
 
 def _warm_layers() -> None:
