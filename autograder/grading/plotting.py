@@ -81,6 +81,13 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
     return figure
 
 
+def settle_layout(figure: Figure) -> None:
+    """tight_layout once, then no layout engine: with one (tight_layout leaves a placeholder),
+    savefig draws the whole figure an extra time before drawing it for the PNG (same pixels)."""
+    figure.tight_layout()
+    figure.set_layout_engine(None)  # None, not "none": rcParams are pinned, autolayout is off
+
+
 def figure_png(fig: Figure) -> bytes:
     """The figure as PNG bytes, with no metadata that changes between runs."""
     buffer = io.BytesIO()
@@ -144,7 +151,7 @@ def matrix_figure(
         if title:
             ax.set_title(title)
         figure.colorbar(image, ax=ax, label=colorbar_label)
-        figure.tight_layout()
+        settle_layout(figure)
     return figure
 
 
@@ -225,5 +232,5 @@ def render_histogram(percents: Sequence[float], title: str = "", *, lang: str = 
         ax.yaxis.get_major_locator().set_params(integer=True)
         if title:
             ax.set_title(title)
-        figure.tight_layout()
+        settle_layout(figure)
     return figure_png(figure)
