@@ -20,8 +20,7 @@ PNG_DPI) at the box's subpixel phase and with the canvas's fractional height (`p
 Agg places glyph rows by it), so the same text gives the same pixels; its box must have the
 reported size (BOX_SIZE_SLACK_PX) and its ink must match the PNG's near the box (normalised
 cross-correlation, any text colour, at least MIN_LABEL_MATCH). At most MAX_CHECKED_LABELS labels
-are drawn (~3 ms each; the same label in the same font at the same place is drawn once per
-grader process). Axis labels and the title are not compared with pixels.
+are drawn (~3 ms each). Axis labels and the title are not compared with pixels.
 """
 from __future__ import annotations
 
@@ -172,7 +171,8 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
     from the lines'), so the canvas gets the PNG's fractional height and the text is moved until its
     box has the reported box's fractional position: then the same text comes out as the same pixels.
     The font is checked here, in this order (the error, if any, is the figure's problem); the
-    drawing itself is cached: the same label at the same place comes out the same.
+    drawing itself is cached per grader process (LABEL_CACHE_SIZE): the same text in the same font
+    at the same place comes out as the same pixels, and a class's figures share most labels.
     """
     from matplotlib.font_manager import FontProperties
 

@@ -69,15 +69,6 @@ def drawing(student: StudentAPI) -> dict:
     return _drawn["value"]
 
 
-def evidence_problem(student: StudentAPI) -> str:
-    """figure_problem of the probe's drawing, once per drawing: it draws every tick label again
-    (~3 ms each), and every check of the drawing asks."""
-    description = drawing(student)
-    if "problem" not in _drawn:
-        _drawn["problem"] = figure_problem(description)
-    return _drawn["problem"]
-
-
 def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     """The probe's drawing and the heatmap read from it; a CheckFailure when there is none."""
     description = drawing(student)
@@ -90,7 +81,9 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
         key = key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
         raise (CheckFailure(str(error), key=key) if key else fail(str(error))) from None
     expect_trusted_figure(student)
-    problem = evidence_problem(student)
+    if "problem" not in _drawn:  # the same description every time: its labels are drawn again once
+        _drawn["problem"] = figure_problem(description)
+    problem = _drawn["problem"]
     if problem:  # the description is not what the image shows: the figure earns nothing
         flag = Flag(TAMPER, f"plot_attention: {problem}", "E")
         key = key_of_english(problem)  # a keyed problem is shown in the page's language
