@@ -313,7 +313,7 @@ class Dispatcher:
     def op_plot(self, request: dict) -> dict:
         from autograder.grading.worker.plotdata import plot_call
 
-        return plot_call(self._target(request), request.get("args", []), request.get("kwargs", {}))
+        return plot_call(self._target(request), request.get("args", []), request.get("kwargs", {}), picture=request.get("picture", True) is not False)
 
     # -- helpers ---------------------------------------------------------------------------
     def _target(self, request: dict) -> Callable:
