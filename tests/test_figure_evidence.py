@@ -180,6 +180,26 @@ def test_a_tick_label_without_a_box_or_outside_the_image_fails():
     assert forged_labels(far_away) == LABEL_OUTSIDE
 
 
+
+def test_a_label_drawn_again_is_cached_and_a_forgery_with_its_box_still_fails():
+    """The grader keeps each label it draws again (same text, font, box and canvas height: same
+    pixels); a forged description that reuses an honest label's box and font for another token
+    is drawn again for that token, so it still fails after the honest one was checked."""
+    from autograder.grading.integrity import figure
+
+    figure._label_ink.cache_clear()
+    assert figure_problem(extract_plot(imshow())) == ""
+    drawn = figure._label_ink.cache_info().currsize
+    assert drawn >= len(Q) + len(K)
+    assert figure_problem(extract_plot(imshow())) == "" and figure._label_ink.cache_info().hits >= drawn  # the same figure: no label drawn again
+
+    def swap(axes):
+        axes["xticklabels"][0], axes["xticklabels"][1] = axes["xticklabels"][1], axes["xticklabels"][0]
+
+    assert forged_labels(swap) == LABEL_NOT_SHOWN
+    ink, _, _ = figure._label_ink(Q[0], ("DejaVu Sans",), 10.0, "normal", "normal", 0.0, (0.0, 0.0, 20.0, 12.0), 100.0)
+    assert not ink.flags.writeable  # a shared drawing cannot be changed by its reader
+
 def test_why_tick_labels_disagree_is_said_in_chinese():
     for problem in (LABEL_MISSING, LABEL_OUTSIDE, LABEL_ASIDE, LABEL_NOT_SHOWN):
         key = key_of_english(problem)

@@ -134,6 +134,27 @@ def test_difference_uses_a_diverging_symmetric_range() -> None:
     assert tiny.get_clim() == (-0.1, 0.1)  # noise stays pale instead of filling the colour range
 
 
+
+def test_a_reused_figure_gives_the_same_png_as_a_new_one() -> None:
+    """The renders reuse one figure per layout (values, colour range and layout redone): every
+    difference and heatmap, whatever came before it, is byte for byte a new figure's PNG."""
+    rng = np.random.default_rng(7)
+    plotting._figures.clear()
+    kept: list[int] = []
+    for step, scale in enumerate([1.0, 0.02, 0.4, 3.0, 0.15, 1.0]):
+        reference = rng.dirichlet(np.ones(len(KEY_TOKENS)), size=len(QUERY_TOKENS))  # (Lq, Lk)
+        student = reference + scale * (rng.dirichlet(np.ones(len(KEY_TOKENS)), size=len(QUERY_TOKENS)) - reference)
+        if step == 3:
+            student[1, 2] = np.nan
+        for lang in ("en", "zh"):
+            new = plotting.figure_png(plotting.difference_figure(student, reference, QUERY_TOKENS, KEY_TOKENS, "probe", lang=lang))
+            assert plotting.render_difference(student, reference, QUERY_TOKENS, KEY_TOKENS, "probe", lang=lang) == new, (step, lang)
+            new = plotting.figure_png(plotting.heatmap_figure(student, QUERY_TOKENS, KEY_TOKENS, "probe", lang=lang))
+            assert plotting.render_heatmap(student, QUERY_TOKENS, KEY_TOKENS, "probe", lang=lang) == new, (step, lang)
+        kept = kept or [id(figure) for figure in plotting._figures.values()]
+    assert sorted(id(figure) for figure in plotting._figures.values()) == sorted(kept) and len(kept) == 4  # reused, not redrawn
+
+
 def test_heatmap_accepts_a_torch_tensor() -> None:
     torch = pytest.importorskip("torch")
     matrix = torch.softmax(torch.randn(3, 4, generator=torch.Generator().manual_seed(0)), dim=-1)

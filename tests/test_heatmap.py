@@ -178,6 +178,38 @@ def test_new_axes_ignored_through_pyplot_is_reported():
     assert description["given_axes"] == -1 and description["target"] == 0
 
 
+
+def _on_given_axes(weights, ax=None):
+    image = ax.imshow(weights.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+    ax.figure.colorbar(image, ax=ax)
+    return ax
+
+
+def _on_own_axes(weights, ax=None):
+    _, own = plt.subplots()
+    own.pcolormesh(weights.T.numpy())
+    return own
+
+
+def _through_pyplot(weights, ax=None):
+    plt.imshow(weights.T.numpy())
+    return plt.gca()
+
+
+@pytest.mark.parametrize("plot", [_on_given_axes, _on_own_axes, _through_pyplot], ids=["given", "own", "pyplot"])
+def test_description_without_picture_says_the_same_about_the_axes(plot):
+    """picture=False (E.1's given-Axes check) skips the drawing and the PNG: which Axes is
+    returned, given and a colorbar, and what each holds, are the same as with the picture."""
+    full, lean = plot_call(plot, [W], {"ax": NEW_AXES}), plot_call(plot, [W], {"ax": NEW_AXES}, picture=False)
+    for key in ("returned", "target", "given_axes", "colorbars", "figures"):
+        assert lean[key] == full[key], key
+    assert len(lean["axes"]) == len(full["axes"])
+    for ours, theirs in zip(lean["axes"], full["axes"]):
+        assert [i["array"].tolist() for i in ours["images"]] == [i["array"].tolist() for i in theirs["images"]]
+        assert [m["array"].tolist() for m in ours["meshes"]] == [m["array"].tolist() for m in theirs["meshes"]]
+        assert ours["xtickboxes"] == ours["ytickboxes"] == []
+    assert full["png"].numel() > 0 and lean["png"].numel() == 0
+
 # --------------------------------------------------------------------------------------------- calibration
 @pytest.fixture(scope="module")
 def trained():

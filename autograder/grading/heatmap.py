@@ -275,7 +275,7 @@ def render(matrix: Any, query_tokens: Sequence[str], key_tokens: Sequence[str], 
     """One (Lq, Lk) map drawn by autograder.grading.plotting (queries across, keys down, range [0, 1])."""
     from autograder.grading.plotting import figure_png, heatmap_figure
 
-    figure = heatmap_figure(matrix, query_tokens, key_tokens, title)
+    figure = heatmap_figure(matrix, query_tokens, key_tokens, title, reuse=True)
     png = figure_png(figure)  # draws the figure, so the axes position below is final
     extent = figure.axes[0].get_window_extent()
     height = figure.bbox.height

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import logging
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -18,6 +19,7 @@ import numpy as np
 from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.gridspec import SubplotParams
 
 from autograder.errors import AttnkitError
 from autograder.feedback.i18n import t
@@ -27,6 +29,7 @@ HEATMAP_CMAP = "Blues"  # darker = higher weight, as the course text asks (颜�
 DIFFERENCE_CMAP = "RdBu_r"  # diverging: red = yours higher, blue = reference higher
 BAD_COLOR = "#ff00ff"  # NaN / inf cells stand out in magenta
 HISTOGRAM_SIZE = (6.4, 3.2)
+FIGURE_CACHE_SIZE = 16  # heatmap figures kept per process for reuse (one per layout: shape, tokens, title, colours)
 # CJK fallbacks are used only for glyphs DejaVu Sans lacks (Chinese tokens, titles, axis labels).
 CJK_FONTS = ("Noto Sans CJK SC", "WenQuanYi Zen Hei", "Source Han Sans SC", "Droid Sans Fallback")
 
@@ -81,6 +84,13 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
     return figure
 
 
+def settle_layout(figure: Figure) -> None:
+    """tight_layout once, then no layout engine: with one (tight_layout leaves a placeholder),
+    savefig draws the whole figure an extra time before drawing it for the PNG (same pixels)."""
+    figure.tight_layout()
+    figure.set_layout_engine(None)  # None, not "none": rcParams are pinned, autolayout is off
+
+
 def figure_png(fig: Figure) -> bytes:
     """The figure as PNG bytes, with no metadata that changes between runs."""
     buffer = io.BytesIO()
@@ -115,6 +125,9 @@ def heatmap_figsize(n_queries: int, n_keys: int) -> tuple[float, float]:
     return (round(width, 2), round(height, 2))
 
 
+_figures: OrderedDict[tuple, Figure] = OrderedDict()  # matrix_figure(reuse=True)'s figures, by layout
+
+
 def matrix_figure(
     matrix: np.ndarray,  # (Lq, Lk)
     query_tokens: Sequence[str] | None,
@@ -126,16 +139,33 @@ def matrix_figure(
     vmax: float,
     colorbar_label: str,
     lang: str,
+    reuse: bool = False,
 ) -> Figure:
-    """The heatmap figure itself (for tests and graders that inspect it); PNG it with `figure_png`."""
+    """The heatmap figure itself (for tests and graders that inspect it); PNG it with `figure_png`.
+
+    reuse=True (the renders): the figure of an earlier call with the same layout, its values and
+    colour range replaced and its layout done again from the defaults, which gives the same PNG
+    as a new figure (tests/test_formats.py) for ~35 ms less. Such a figure is shared: PNG it at
+    once and keep nothing of it."""
     n_queries, n_keys = matrix.shape
     x_labels = _labels(query_tokens, n_queries, "query")
     y_labels = _labels(key_tokens, n_keys, "key")
+    layout = (n_queries, n_keys, tuple(x_labels), tuple(y_labels), title, cmap_name, colorbar_label, lang)
+    masked = np.ma.masked_invalid(matrix.T)  # (Lk, Lq): rows = keys (vertical), columns = queries
     with pinned_style():
+        kept = _figures.get(layout) if reuse else None
+        if kept is not None:
+            _figures.move_to_end(layout)
+            image = kept.axes[0].images[0]
+            image.set_data(masked)
+            image.set_clim(vmin, vmax)  # the colorbar follows
+            start = SubplotParams()  # matplotlib's defaults (pinned): where a new figure's layout starts from
+            kept.subplots_adjust(left=start.left, right=start.right, bottom=start.bottom, top=start.top, wspace=start.wspace, hspace=start.hspace)
+            settle_layout(kept)
+            return kept
         figure = new_figure(heatmap_figsize(n_queries, n_keys))
         ax = figure.add_subplot()
         cmap = matplotlib.colormaps[cmap_name].with_extremes(bad=BAD_COLOR)
-        masked = np.ma.masked_invalid(matrix.T)  # (Lk, Lq): rows = keys (vertical), columns = queries
         image = ax.imshow(masked, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
         ax.set_xticks(range(n_queries), labels=x_labels, rotation=45, ha="right")
         ax.set_yticks(range(n_keys), labels=y_labels)
@@ -144,24 +174,28 @@ def matrix_figure(
         if title:
             ax.set_title(title)
         figure.colorbar(image, ax=ax, label=colorbar_label)
-        figure.tight_layout()
+        settle_layout(figure)
+    if reuse:
+        _figures[layout] = figure
+        if len(_figures) > FIGURE_CACHE_SIZE:
+            _figures.popitem(last=False)
     return figure
 
 
 def heatmap_figure(
     matrix: Any, query_tokens: Sequence[str] | None, key_tokens: Sequence[str] | None, title: str = "",
-    *, lang: str = "en",
+    *, lang: str = "en", reuse: bool = False,
 ) -> Figure:
     array = _as_matrix(matrix, "the attention matrix")
     return matrix_figure(
         array, query_tokens, key_tokens, title,
-        cmap_name=HEATMAP_CMAP, vmin=0.0, vmax=1.0, colorbar_label=t("plot.weight", lang), lang=lang,
+        cmap_name=HEATMAP_CMAP, vmin=0.0, vmax=1.0, colorbar_label=t("plot.weight", lang), lang=lang, reuse=reuse,
     )
 
 
 def difference_figure(
     student: Any, reference: Any, query_tokens: Sequence[str] | None, key_tokens: Sequence[str] | None,
-    title: str = "", *, limit: float | None = None, lang: str = "en",
+    title: str = "", *, limit: float | None = None, lang: str = "en", reuse: bool = False,
 ) -> Figure:
     ours = _as_matrix(student, "the student's attention matrix")
     theirs = _as_matrix(reference, "the reference attention matrix")
@@ -175,7 +209,7 @@ def difference_figure(
         raise AttnkitError(f"the difference colour limit must be positive, got {limit!r}")
     return matrix_figure(
         difference, query_tokens, key_tokens, title,
-        cmap_name=DIFFERENCE_CMAP, vmin=-bound, vmax=bound, colorbar_label=t("plot.difference", lang), lang=lang,
+        cmap_name=DIFFERENCE_CMAP, vmin=-bound, vmax=bound, colorbar_label=t("plot.difference", lang), lang=lang, reuse=reuse,
     )
 
 
@@ -195,7 +229,7 @@ def render_heatmap(
     lang: str = "en",
 ) -> bytes:
     """PNG of one (Lq, Lk) weight matrix: queries across, keys down, colour range fixed to [0, 1]."""
-    return figure_png(heatmap_figure(matrix, query_tokens, key_tokens, title, lang=lang))
+    return figure_png(heatmap_figure(matrix, query_tokens, key_tokens, title, lang=lang, reuse=True))
 
 
 def render_difference(
@@ -209,7 +243,7 @@ def render_difference(
     lang: str = "en",
 ) -> bytes:
     """PNG of student − reference on a diverging map with a symmetric range [-limit, limit]."""
-    return figure_png(difference_figure(student, reference, query_tokens, key_tokens, title, limit=limit, lang=lang))
+    return figure_png(difference_figure(student, reference, query_tokens, key_tokens, title, limit=limit, lang=lang, reuse=True))
 
 
 def render_histogram(percents: Sequence[float], title: str = "", *, lang: str = "en") -> bytes:
@@ -225,5 +259,5 @@ def render_histogram(percents: Sequence[float], title: str = "", *, lang: str = 
         ax.yaxis.get_major_locator().set_params(integer=True)
         if title:
             ax.set_title(title)
-        figure.tight_layout()
+        settle_layout(figure)
     return figure_png(figure)

@@ -24,6 +24,7 @@ are drawn (~3 ms each). Axis labels and the title are not compared with pixels.
 """
 from __future__ import annotations
 
+import functools
 import io
 import warnings
 from typing import Any
@@ -44,6 +45,7 @@ BOX_SIZE_SLACK_PX = 1.0  # the label drawn again has the reported box's size wit
 MAX_FONT_PT = 200.0  # a larger reported font is not drawn again (the work stays bounded)
 MAX_FAMILIES = 8
 INK = 0.05  # a pixel this much darker than white is ink
+LABEL_CACHE_SIZE = 512  # labels drawn again, kept per grader process (a class's figures share most of them)
 MIN_LABEL_MATCH = 0.95  # normalised cross-correlation of the label drawn again with the PNG at its box
 # Why the tick labels disagree with the image (argument-free: checks/texts.py translates them).
 LABEL_MISSING = "a tick label of the description has no place in the image"
@@ -174,22 +176,38 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
     Agg places glyphs to the subpixel (and rows by its canvas height, a fraction of a pixel apart
     from the lines'), so the canvas gets the PNG's fractional height and the text is moved until its
     box has the reported box's fractional position: then the same text comes out as the same pixels.
+    The font is checked here, in this order (the error, if any, is the figure's problem); the
+    drawing itself is cached per grader process (LABEL_CACHE_SIZE): the same text in the same font
+    at the same place comes out as the same pixels, and a class's figures share most labels.
     """
+    from matplotlib.font_manager import FontProperties
+
+    size = float(font["size"])
+    if not 0 < size <= MAX_FONT_PT:
+        raise ValueError("a tick label's font size is out of range")
+    families = tuple([str(f) for f in font["family"]][:MAX_FAMILIES])
+    weight, style = str(font["weight"]), str(font["style"])
+    FontProperties(family=list(families), size=size, weight=weight, style=style)  # refuses a bad weight or style
+    return _label_ink(text, families, size, weight, style, float(font["rotation"]), tuple(box), png_height)
+
+
+@functools.lru_cache(maxsize=LABEL_CACHE_SIZE)
+def _label_ink(
+    text: str, families: tuple[str, ...], size: float, weight: str, style: str, rotation: float,
+    box: tuple[float, float, float, float], png_height: float,
+) -> tuple[np.ndarray, float, float]:
+    """_drawn_label's drawing, from checked arguments; its ink array is read-only (it is shared)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.font_manager import FontProperties
     from matplotlib.transforms import IdentityTransform
 
-    size = float(font["size"])
-    if not 0 < size <= MAX_FONT_PT:
-        raise ValueError("a tick label's font size is out of range")
-    families = [str(f) for f in font["family"]][:MAX_FAMILIES]
-    properties = FontProperties(family=families, size=size, weight=str(font["weight"]), style=str(font["style"]))
+    properties = FontProperties(family=list(families), size=size, weight=weight, style=style)
     side = round(2 * max(box[2] - box[0], box[3] - box[1]) + 4 * size * PNG_DPI / 72.0) + 8  # pixels: the box twice over (a text larger than that cannot have that box)
     figure = Figure(figsize=(side / PNG_DPI, (side + png_height % 1.0) / PNG_DPI), dpi=PNG_DPI)
     canvas = FigureCanvasAgg(figure)
     middle = side / 2
-    label = figure.text(middle, middle, text, fontproperties=properties, rotation=float(font["rotation"]), color="black", transform=IdentityTransform())
+    label = figure.text(middle, middle, text, fontproperties=properties, rotation=rotation, color="black", transform=IdentityTransform())
     with warnings.catch_warnings():  # a glyph missing from every font is drawn as a box, here as in the PNG
         warnings.simplefilter("ignore")
         canvas.draw()
@@ -198,9 +216,9 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
         canvas.draw()
     ink = 1.0 - np.asarray(canvas.buffer_rgba(), dtype=np.float64)[..., :3].mean(axis=-1) / 255.0  # (h, w)
     rows, cols = np.nonzero(ink > INK)
-    if rows.size == 0:
-        return ink[:0, :0], drawn.width, drawn.height
-    return ink[rows.min(): rows.max() + 1, cols.min(): cols.max() + 1], drawn.width, drawn.height
+    cropped = ink[:0, :0] if rows.size == 0 else ink[rows.min(): rows.max() + 1, cols.min(): cols.max() + 1].copy()
+    cropped.setflags(write=False)
+    return cropped, drawn.width, drawn.height
 
 
 def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text: str, font: dict, png_height: float) -> float:

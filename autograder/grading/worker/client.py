@@ -547,10 +547,11 @@ class Student:
         message.update({"handle": target, "method": method} if isinstance(target, Handle) else {"name": target})
         return self.request(message, where or "backward()")
 
-    def plot(self, name: str, *args: Any, **kwargs: Any) -> dict:
+    def plot(self, name: str, *args: Any, picture: bool = True, **kwargs: Any) -> dict:
         if name in self._stand_ins:  # a grader-side stand-in: the submission's own must not answer
             raise StandInError(f"{name} is a grader-side stand-in now; draw in the grader")
-        return self.request({"op": "plot", "name": name, "args": list(args), "kwargs": kwargs}, name)
+        message = {"op": "plot", "name": name, "args": list(args), "kwargs": kwargs}
+        return self.request(message if picture else {**message, "picture": False}, name)
 
 
 def _reject_refused(value: Any, where: str) -> Any:

@@ -313,7 +313,10 @@ class Dispatcher:
     def op_plot(self, request: dict) -> dict:
         from autograder.grading.worker.plotdata import plot_call
 
-        return plot_call(self._target(request), request.get("args", []), request.get("kwargs", {}))
+        target, args, kwargs = self._target(request), request.get("args", []), request.get("kwargs", {})
+        if request.get("picture", True) is False:  # only which Axes holds what (plotdata.plot_call)
+            return plot_call(target, args, kwargs, picture=False)
+        return plot_call(target, args, kwargs)
 
     # -- helpers ---------------------------------------------------------------------------
     def _target(self, request: dict) -> Callable:

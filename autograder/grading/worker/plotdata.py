@@ -7,7 +7,9 @@ labels; limits; whether a colorbar belongs to the drawing. Plus a small PNG of t
 
 `plot_call` is the entry point for a plot request: a keyword argument whose value is NEW_AXES
 (plain text on the wire) becomes a fresh Axes made here, so a check can see whether a plotting
-function draws on the Axes it is given (`given_axes` in the description).
+function draws on the Axes it is given (`given_axes` in the description). With `picture=False`
+the figure is neither drawn nor saved: the description has no PNG and no tick label boxes or
+fonts (for a check that looks only at which Axes holds the drawing).
 """
 from __future__ import annotations
 
@@ -123,22 +125,24 @@ def _font_name(font: Any, family: str) -> str:
         return ""
 
 
-def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0)) -> dict:
-    """One Axes; `origin` is the PNG's top-left corner in display pixels (x, y from the bottom)."""
+def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True) -> dict:
+    """One Axes; `origin` is the PNG's top-left corner in display pixels (x, y from the bottom);
+    boxes=False: no tick label boxes or fonts (there is no PNG to place them in)."""
     box = ax.get_window_extent()
     xlabels, ylabels = list(ax.get_xticklabels()), list(ax.get_yticklabels())
+    xlabels_boxed, ylabels_boxed = (xlabels, ylabels) if boxes else ([], [])
     return {
         "box_px": [float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)],
         "images": [_image(i) for i in ax.images],
         "meshes": [_mesh(c) for c in ax.collections if isinstance(c, (QuadMesh, PolyQuadMesh))],  # pcolormesh, seaborn / pcolor
         "xticks": [float(v) for v in ax.get_xticks()],
         "xticklabels": [t.get_text() for t in xlabels],
-        "xtickboxes": _label_boxes(xlabels, origin),
-        "xtickfonts": _label_fonts(xlabels),
+        "xtickboxes": _label_boxes(xlabels_boxed, origin),
+        "xtickfonts": _label_fonts(xlabels_boxed),
         "yticks": [float(v) for v in ax.get_yticks()],
         "yticklabels": [t.get_text() for t in ylabels],
-        "ytickboxes": _label_boxes(ylabels, origin),
-        "ytickfonts": _label_fonts(ylabels),
+        "ytickboxes": _label_boxes(ylabels_boxed, origin),
+        "ytickfonts": _label_fonts(ylabels_boxed),
         "xlabel": ax.get_xlabel(),
         "ylabel": ax.get_ylabel(),
         "title": " ".join(text for text in (ax.get_title(loc) for loc in ("center", "left", "right")) if text),
@@ -147,7 +151,7 @@ def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0)) -> dict:
     }
 
 
-def plot_call(target: Callable[..., Any], args: list, kwargs: dict) -> dict:
+def plot_call(target: Callable[..., Any], args: list, kwargs: dict, picture: bool = True) -> dict:
     """Call a plotting function with NEW_AXES keyword values replaced by a fresh Axes; describe it."""
     given: list[Axes] = []
 
@@ -161,10 +165,21 @@ def plot_call(target: Callable[..., Any], args: list, kwargs: dict) -> dict:
             plt.figure()  # a decoy current figure: drawing on plt.gca() instead of on ax shows up
         return target(*args, **resolved)
 
-    return extract_plot(draw, given)
+    return extract_plot(draw, given, picture)
 
 
-def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None) -> dict:
+def _holders(returned_kind: str, axes: list[Axes], ax: Axes | None, given: list[Axes]) -> dict:
+    """What was returned, and which of the figure's Axes is the returned one, the given one, a colorbar."""
+    return {
+        "returned": returned_kind,
+        "target": axes.index(ax) if ax in axes else (0 if axes else -1),
+        "colorbars": sum(1 for a in axes if a.get_label() == "<colorbar>"),
+        "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
+        "figures": len(plt.get_fignums()),
+    }
+
+
+def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None, picture: bool = True) -> dict:
     """Run `draw` on a clean pyplot state and describe the Axes it returned (and its figure).
 
     `given` holds the Axes handed to the plotting function (filled while `draw` runs), if any:
@@ -179,25 +194,23 @@ def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None) -> di
         figure = ax.figure if ax is not None else (plt.gcf() if plt.get_fignums() else None)
         if figure is None:
             return {"returned": returned_kind, "axes": [], "target": -1, "png": torch.empty(0, dtype=torch.uint8), "colorbars": 0, "given_axes": -1, "figures": 0}
+        if not picture:  # which Axes holds what: not drawn, no PNG (saves the figure's two draws)
+            axes = list(figure.axes)
+            return {**_holders(returned_kind, axes, ax, given), "axes": [_axes(a, boxes=False) for a in axes], "png": torch.empty(0, dtype=torch.uint8)}
         width, height = figure.get_size_inches()
         if width * height * 72 * 72 > MAX_PIXELS:
             figure.set_size_inches(8, 6)
         figure.set_dpi(PNG_DPI)
         figure.canvas.draw()
         axes = list(figure.axes)
-        target = axes.index(ax) if ax in axes else (0 if axes else -1)
         png = io.BytesIO()
         tight = figure.get_tightbbox(figure.canvas.get_renderer()).padded(TIGHT_PAD)  # inches, as Jupyter crops
         figure.savefig(png, format="png", dpi=PNG_DPI, bbox_inches=tight)
         origin = (tight.x0 * PNG_DPI, tight.y1 * PNG_DPI)  # the PNG's top-left corner in display pixels
         return {
-            "returned": returned_kind,
+            **_holders(returned_kind, axes, ax, given),
             "axes": [_axes(a, origin) for a in axes],
-            "target": target,
             "png": torch.frombuffer(bytearray(png.getvalue()), dtype=torch.uint8).clone(),
-            "colorbars": sum(1 for a in axes if a.get_label() == "<colorbar>"),
-            "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
-            "figures": len(plt.get_fignums()),
             "png_height_px": float(tight.height * PNG_DPI),  # Agg's canvas height: where glyphs fall within a pixel depends on it
         }
     finally:

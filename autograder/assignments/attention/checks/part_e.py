@@ -81,9 +81,9 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
         key = key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
         raise (CheckFailure(str(error), key=key) if key else fail(str(error))) from None
     expect_trusted_figure(student)
-    problem = _drawn.get("problem")
-    if problem is None:  # the same description every time: its labels are drawn again once
-        problem = _drawn["problem"] = figure_problem(description)
+    if "problem" not in _drawn:  # the same description every time: its labels are drawn again once
+        _drawn["problem"] = figure_problem(description)
+    problem = _drawn["problem"]
     if problem:  # the description is not what the image shows: the figure earns nothing
         flag = Flag(TAMPER, f"plot_attention: {problem}", "E")
         key = key_of_english(problem)  # a keyed problem is shown in the page's language
@@ -284,7 +284,7 @@ def test_plot_attention_axis_labels(student: StudentAPI):
 def test_plot_attention_uses_given_axes(student: StudentAPI):
     drawn(student)
     expect_trusted_figure(student)
-    description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES)
+    description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, picture=False)  # which Axes: no PNG needed
     given = description.get("given_axes", -1) if isinstance(description, dict) else -1
     if not isinstance(given, int) or given < 0 or description.get("target") != given:
         raise CheckFailure.keyed("given_axes_ignored")
