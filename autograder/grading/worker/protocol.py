@@ -18,6 +18,7 @@ import json
 import math
 import socket
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ from autograder.settings import WIRE_MAX_BLOBS, WIRE_MAX_DEPTH, WIRE_MAX_JSON_BY
 MAGIC = b"ATK1"
 HEADER = struct.Struct("!4sIQI")
 BLOB_LEN = struct.Struct("!Q")
+SMALL_FRAME_BYTES = 1 << 20  # tensor data up to this size is sent with the header in one write
 DTYPES: dict[str, torch.dtype] = {
     "float16": torch.float16,
     "bfloat16": torch.bfloat16,
@@ -134,7 +136,7 @@ def _encode_tensor(tensor: torch.Tensor, blobs: list[bytes], limits: Limits) -> 
     return {"__tensor__": {"dtype": DTYPE_NAMES[tensor.dtype], "shape": list(tensor.shape), "blob": len(blobs) - 1}}
 
 
-def decode_value(data: Any, blobs: list[bytes], depth: int = 0) -> Any:
+def decode_value(data: Any, blobs: Sequence[bytes | memoryview], depth: int = 0) -> Any:
     """Rebuild a value from untrusted JSON data; tensors are fresh plain CPU tensors."""
     if depth > DEFAULT_LIMITS.max_depth:
         raise ProtocolError("value nested too deeply")
@@ -177,7 +179,7 @@ def _encodable(text: str) -> str:
         return text.encode("utf-8", errors="replace").decode("utf-8")
 
 
-def _decode_tensor(body: dict, blobs: list[bytes]) -> torch.Tensor:
+def _decode_tensor(body: dict, blobs: Sequence[bytes | memoryview]) -> torch.Tensor:
     dtype = DTYPES.get(str(body.get("dtype")))
     shape = body.get("shape")
     index = body.get("blob")
@@ -198,18 +200,21 @@ def _decode_tensor(body: dict, blobs: list[bytes]) -> torch.Tensor:
 # frames over a socket
 # ---------------------------------------------------------------------------------------------
 def send_message(sock: socket.socket, message: dict, limits: Limits = DEFAULT_LIMITS) -> None:
-    """Encode `message` (values inside are encoded) and send it as one frame."""
+    """Encode `message` (values inside are encoded) and send it as one frame (one write when it is small)."""
     blobs: list[bytes] = []
     body = json.dumps(encode_value(message, blobs, limits), allow_nan=False).encode("utf-8")
     total = sum(len(b) for b in blobs)
     header = HEADER.pack(MAGIC, len(body), total, len(blobs))
     lengths = b"".join(BLOB_LEN.pack(len(b)) for b in blobs)
+    if total <= SMALL_FRAME_BYTES:  # one system call: the peer wakes once per frame, not once per blob
+        sock.sendall(b"".join([header, lengths, body, *blobs]))
+        return
     sock.sendall(header + lengths + body)
     for blob in blobs:
         sock.sendall(blob)
 
 
-def _recv_exact(sock: socket.socket, size: int) -> bytes:
+def _recv_exact(sock: socket.socket, size: int) -> bytearray:
     buffer = bytearray(size)
     view = memoryview(buffer)
     received = 0
@@ -218,7 +223,7 @@ def _recv_exact(sock: socket.socket, size: int) -> bytes:
         if count == 0:
             raise EOFError("the peer closed the connection")
         received += count
-    return bytes(buffer)
+    return buffer
 
 
 def recv_message(sock: socket.socket, limits: Limits = DEFAULT_LIMITS) -> dict:
@@ -228,13 +233,17 @@ def recv_message(sock: socket.socket, limits: Limits = DEFAULT_LIMITS) -> dict:
         raise ProtocolError("bad frame magic")
     if json_len > limits.max_json or total > limits.max_payload or count > limits.max_blobs:
         raise ProtocolError(f"frame too large ({json_len} bytes of JSON, {total} bytes of data)")
-    lengths = [BLOB_LEN.unpack(_recv_exact(sock, BLOB_LEN.size))[0] for _ in range(count)]
+    table = _recv_exact(sock, BLOB_LEN.size * count)  # count is within max_blobs: a bounded read
+    lengths = [length for (length,) in BLOB_LEN.iter_unpack(table)]
     if sum(lengths) != total:
         raise ProtocolError("blob lengths do not add up")
-    body = _recv_exact(sock, json_len)
-    blobs = [_recv_exact(sock, n) for n in lengths]  # the whole frame is read: the next one stays aligned
+    rest = memoryview(_recv_exact(sock, json_len + total))  # the whole frame is read: the next one stays aligned
+    body, blobs, start = rest[:json_len], [], json_len
+    for length in lengths:
+        blobs.append(rest[start:start + length])
+        start += length
     try:
-        data = json.loads(body.decode("utf-8"))
+        data = json.loads(str(body, "utf-8"))
         message = decode_value(data, blobs)
     except ProtocolError:
         raise
