@@ -244,6 +244,7 @@ class _Unreadable:
         self.reason = reason
         self.chunks: list[tuple[int, str]] = []  # StudentAPI's source fields: nothing was read
         self.files: dict[str, str] = {}
+        self.stand_ins_active: tuple[str, ...] = ()  # Part F asks; without it, __getattr__ gave a function
 
     def __getattr__(self, name: str) -> Callable:
         from autograder.grading.worker.client import WorkerFailure
