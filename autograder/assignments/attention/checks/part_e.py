@@ -81,9 +81,8 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
         key = key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
         raise (CheckFailure(str(error), key=key) if key else fail(str(error))) from None
     expect_trusted_figure(student)
-    if "problem" not in _drawn:  # the same description every time: its labels are drawn again once
-        _drawn["problem"] = figure_problem(description)
-    problem = _drawn["problem"]
+    problem = _drawn["problem"] if "problem" in _drawn else figure_problem(description)
+    _drawn["problem"] = problem  # the same description every time: its labels are drawn again once
     if problem:  # the description is not what the image shows: the figure earns nothing
         flag = Flag(TAMPER, f"plot_attention: {problem}", "E")
         key = key_of_english(problem)  # a keyed problem is shown in the page's language
