@@ -6,7 +6,7 @@ must define), the file students submit and where the reference solution is. The 
 names, parts, points and titles from here, never from its own constants.
 
 ATTNKIT_ASSIGNMENT selects the assignment: a folder holding a manifest.toml, or the name of one
-under autograder/assignments/ (default: "attention").
+under autograder/assignments/ (default: the one folder there, autograder.paths.ASSIGNMENT).
 """
 from __future__ import annotations
 
@@ -20,17 +20,14 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import ModuleType
 from typing import Any
 
 from autograder.errors import AttnkitError
-from autograder.feedback.messages import Words, words_of
+from autograder.feedback.messages import DEFAULT_LANG, Words, words_of
 from autograder.paths import ASSIGNMENT as DEFAULT_ASSIGNMENT
-from autograder.paths import PACKAGE_DIR
-
-ASSIGNMENTS_DIR = PACKAGE_DIR / "assignments"
-MANIFEST_NAME = "manifest.toml"
+from autograder.paths import ASSIGNMENTS_DIR, MANIFEST_NAME, PACKAGE_DIR
 ENV_VAR = "ATTNKIT_ASSIGNMENT"
 CHECK_FILE_PATTERN = "part_*.py"  # also in autograder/grading/checks/pytest.ini (python_files)
 
@@ -70,6 +67,28 @@ class Manifest:
     hints: str = ""  # its hints in tiers (TASK_TIERS, CHECK_IDEAS)
     tasks: tuple[tuple[str, str], ...] = ()  # (task, the name students define for it), in order
     grader_side: tuple[str, ...] = ()  # names whose trusted stand-in stays in the grader (never sent to the worker)
+    course_id: str = ""  # its nbgrader course id ("": attnkit-<name>)
+    notebook_helpers: tuple[str, ...] = ()  # files of the solution folder its notebook imports (nbgrader releases them with it)
+    mutants: str = ""  # its mutants: catalogue mistakes planted into the reference (MUTANTS, FIGURE_MUTANTS, EXAMPLES)
+    training: str = ""  # its training module: train_reference(out_dir, seed) -> report, summary(report, out_dir) -> str
+
+    @property
+    def nbgrader_course_id(self) -> str:
+        return self.course_id or f"attnkit-{self.name}"
+
+    @property
+    def solution_dir(self) -> Path:
+        """The folder of the reference solution: what `attnkit release` makes the student release of."""
+        return self.solution.parent
+
+    def in_language(self, file: str, lang: str) -> str:
+        """The name of `file`'s text in `lang`: x.py -> x.zh.py (English: `file` itself)."""
+        path = PurePosixPath(file)
+        return file if lang == DEFAULT_LANG else str(path.with_name(f"{path.stem}.{lang}{path.suffix}"))
+
+    def notebook_name(self, lang: str = DEFAULT_LANG) -> str:
+        """The student notebook in `lang`: the student file's stem, .ipynb (x.ipynb, x.zh.ipynb)."""
+        return self.in_language(f"{PurePosixPath(self.student_file).stem}.ipynb", lang)
 
     @property
     def task_names(self) -> dict[str, str]:
@@ -85,8 +104,8 @@ class Manifest:
         return next((part.title_in(lang) for part in self.parts if part.letter == letter), letter)
 
     def content(self, kind: str) -> ModuleType | None:
-        """The module the manifest names for `kind` ("texts", "mistakes" or "hints"), or None."""
-        file = {"texts": self.texts, "mistakes": self.mistakes, "hints": self.hints}[kind]
+        """The module the manifest names for `kind` ("texts", "mistakes", "hints", "mutants" or "training"), or None."""
+        file = {"texts": self.texts, "mistakes": self.mistakes, "hints": self.hints, "mutants": self.mutants, "training": self.training}[kind]
         return content_module(self.folder / file) if file else None
 
     def carried_module(self) -> ModuleType | None:
@@ -151,7 +170,10 @@ def load_manifest(folder: Path) -> Manifest:
     grader_side = data.get("grader_side", [])
     if not isinstance(grader_side, list) or not all(isinstance(name, str) for name in grader_side):
         raise ManifestError(f"{path}: `grader_side` must be a list of names")
-    for kind in ("texts", "mistakes", "hints"):
+    helpers = data.get("notebook_helpers", [])
+    if not isinstance(helpers, list) or not all(isinstance(name, str) for name in helpers):
+        raise ManifestError(f"{path}: `notebook_helpers` must be a list of file names")
+    for kind in ("texts", "mistakes", "hints", "mutants", "training"):
         file = text(kind, "")
         if file and not (folder / file).is_file():
             raise ManifestError(f"{path}: `{kind}` names {file}, which is not in {folder}")
@@ -161,18 +183,22 @@ def load_manifest(folder: Path) -> Manifest:
         reference_dir=folder / text("reference", "reference"), parts=tuple(parts), topic=text("topic", ""),
         lms_name=text("lms_name", ""), carried=text("carried", ""), question_html=(folder / question).read_text(encoding="utf-8") if question else "",
         texts=text("texts", ""), mistakes=text("mistakes", ""), hints=text("hints", ""), tasks=tuple(tasks.items()),
-        grader_side=tuple(grader_side),
+        grader_side=tuple(grader_side), course_id=text("course_id", ""), notebook_helpers=tuple(helpers),
+        mutants=text("mutants", ""), training=text("training", ""),
     )
 
 
 def assignment_folder(selector: str | None = None) -> Path:
     """The folder `selector` names (a path, or a name under autograder/assignments/); default:
-    $ATTNKIT_ASSIGNMENT, else the attention assignment."""
+    $ATTNKIT_ASSIGNMENT, else the one folder under autograder/assignments/."""
     return _folder(selector or os.environ.get(ENV_VAR) or DEFAULT_ASSIGNMENT)
 
 
 @functools.cache
 def _folder(chosen: str) -> Path:
+    if not chosen:  # no default: several folders under autograder/assignments/
+        known = sorted(p.parent.name for p in ASSIGNMENTS_DIR.glob(f"*/{MANIFEST_NAME}"))
+        raise ManifestError(f"{ASSIGNMENTS_DIR} holds several assignments ({', '.join(known)}): set {ENV_VAR} to the one to use")
     folder = Path(chosen)
     if not (folder / MANIFEST_NAME).is_file():
         folder = ASSIGNMENTS_DIR / chosen

@@ -1,4 +1,4 @@
-"""attnkit: grade attention assignments safely, and generate the student release.
+"""attnkit: grade programming assignments safely, and generate the student release.
 
 The CLI parses arguments, calls the core, prints, and picks the exit code (0 ok, 1 a check
 failed for `check`, 2 a usage or input error). Every command can be called as main([...]).
@@ -49,15 +49,24 @@ def _parts(args: argparse.Namespace) -> frozenset[str] | None:
 
 def _cmd_release(args: argparse.Namespace) -> int:
     from autograder.assignment import current
-    from autograder.mutants import write_examples
+    from autograder.authoring.examples import write_examples
     from autograder.paths import EXAMPLES_DIR
     from autograder.authoring.release import release
 
     files = release()
     print(f"wrote {len(files)} files of the student release")
-    examples = write_examples(current().solution, EXAMPLES_DIR)
-    print(f"wrote {len(examples)} buggy example submissions into {EXAMPLES_DIR} (autograder/mutants.py)")
+    manifest = current()
+    examples = write_examples(manifest, EXAMPLES_DIR)
+    if examples:
+        print(f"wrote {len(examples)} buggy example submissions into {EXAMPLES_DIR} ({manifest.folder / manifest.mutants})")
     return 0
+
+
+def _student_file() -> str:
+    """The file students submit, as the assignment's manifest names it."""
+    from autograder.assignment import current
+
+    return current().student_file
 
 
 def _existing(path: str) -> Path:
@@ -107,7 +116,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     lang = _lang(args)
     selection = Selection(task=args.task, until=args.until, show_all=args.all)
     parts = selection.parts()  # validates --task / --until before anything starts
-    path = _existing(args.path)
+    path = _existing(args.path or _student_file())
     from dataclasses import replace
 
     from autograder.grading.grader import Grader
@@ -219,7 +228,7 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     from autograder.feedback.i18n import t
 
     lang = _lang(args)
-    student_file = Path(args.file or current().student_file)
+    student_file = Path(args.file or _student_file())
     tier, text = next_hint(args.task, student_file, current().hint_tables(), lang, reset=args.reset)
     print(t("hint.heading", lang, task=args.task, tier=tier, kind=TIER_NAMES[lang][tier - 1]))
     print(text)
@@ -316,15 +325,16 @@ def _print_scores(batch) -> None:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from autograder.assignment import current
-    from autograder.paths import EXAMPLES_DIR, RELEASE_DIR
+    from autograder.paths import EXAMPLES_DIR, REPO_ROOT
 
     out = Path(args.out)
     inbox = out / "submissions"
     if inbox.exists():
         shutil.rmtree(inbox)
     inbox.mkdir(parents=True)
-    shutil.copyfile(current().solution, inbox / "reference.py")
-    shutil.copyfile(RELEASE_DIR / current().student_file, inbox / "blank_release.py")
+    manifest = current()
+    shutil.copyfile(manifest.solution, inbox / "reference.py")
+    shutil.copyfile(REPO_ROOT / "assignments" / manifest.name / manifest.student_file, inbox / "blank_release.py")
     for example in sorted(EXAMPLES_DIR.iterdir()):
         target = inbox / example.name
         shutil.copytree(example, target) if example.is_dir() else shutil.copyfile(example, target)
@@ -340,11 +350,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_train_reference(args: argparse.Namespace) -> int:
-    from autograder.paths import REFERENCE_DIR
-    from autograder.authoring.train_reference import summary, train_reference
+    from autograder.authoring.train_reference import train_reference
 
-    out_dir = Path(args.out) if args.out is not None else REFERENCE_DIR
-    print(summary(train_reference(out_dir, seed=args.seed), out_dir))
+    print(train_reference(Path(args.out) if args.out is not None else None, seed=args.seed))
     return 0
 
 
@@ -354,7 +362,7 @@ def _cmd_nbgrader_init(args: argparse.Namespace) -> int:
     notebook = init_course(Path(args.course_dir))
     course = notebook.parents[2]
     print(f"created the nbgrader course {course} (source notebook: {notebook})")
-    print(f"next: cd {course} && nbgrader generate_assignment attention")
+    print(f"next: cd {course} && nbgrader generate_assignment {notebook.parent.name}")
     return 0
 
 
@@ -450,7 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_grade_batch)
 
     p = sub.add_parser("check", help="the visible checks, task by task, with hints (for students)")
-    p.add_argument("path", nargs="?", default="attention.py")
+    p.add_argument("path", nargs="?", default=None, help="your file (default: the assignment's student file, here)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--task", default=None, help="only this task's checks, e.g. A.2")
     which.add_argument("--until", default=None, help="the tasks up to this one, e.g. A.4")
@@ -460,13 +468,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("hint", help="the next hint for a task: the idea, then the operation, then the code")
     p.add_argument("task", help="a task id, e.g. A.2")
-    p.add_argument("--file", default=None, help="your file (default: the assignment's, attention.py); the hint state is saved next to it")
+    p.add_argument("--file", default=None, help="your file (default: the assignment's student file); the hint state is saved next to it")
     p.add_argument("--reset", action="store_true", help="start this task's hints again from the first")
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="hint language (or ATTNKIT_LANG)")
     p.set_defaults(func=_cmd_hint)
 
     p = sub.add_parser("watch", help="check your file again every time you save it (for students)")
-    p.add_argument("path", nargs="?", default=None, help="your attention.py or notebook (default: the one saved last, here or in assignments/attention/)")
+    p.add_argument("path", nargs="?", default=None, help="your file or notebook (default: the one saved last, here or in assignments/<assignment>/)")
     common(p)
     p.set_defaults(func=_cmd_watch)
 
@@ -476,9 +484,9 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=_cmd_demo)
 
-    p = sub.add_parser("train-reference", help="train the Part F reference model and write its weights")
-    p.add_argument("--seed", type=int, default=None, help="training seed (default: pronoun_task.REFERENCE_SEED, the shipped weights)")
-    p.add_argument("--out", default=None, help="folder for pronoun_model.pt and pronoun_metrics.json (default autograder/assignments/attention/reference)")
+    p = sub.add_parser("train-reference", help="train the assignment's reference model (its manifest's training module) and write its weights")
+    p.add_argument("--seed", type=int, default=None, help="training seed (default: the seed of the shipped weights)")
+    p.add_argument("--out", default=None, help="folder for the weights (default: the assignment's reference folder)")
     p.set_defaults(func=_cmd_train_reference)
 
     p = sub.add_parser("nbgrader", help="the assignment as an nbgrader course")
@@ -493,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--show-after-due", action="store_true", help="also show checks whose visibility is after_due_date")
     p.add_argument("--roster", default=None, help="CSV mapping submissions to students (an LMS export): fills grades.csv's student_id")
     p.add_argument("--lms", choices=("canvas", "prairielearn"), default=None, help="also write grades-<lms>.csv, the layout that LMS imports (needs --roster)")
-    p.add_argument("--assignment", default="", help="canvas: the assignment's column name, as in Canvas (e.g. 'Attention (4567)'; default: the manifest's lms_name)")
+    p.add_argument("--assignment", default="", help="canvas: the assignment's column name, as in Canvas (e.g. 'Homework 3 (4567)'; default: the manifest's lms_name)")
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("docker", help="the grader image")

@@ -3,10 +3,21 @@ import os
 from pathlib import Path
 
 REPO_ROOT = Path(os.environ.get("ATTNKIT_ROOT") or Path(__file__).resolve().parents[1])
-ASSIGNMENT = "attention"  # the default assignment: graded unless ATTNKIT_ASSIGNMENT names another; a result that names none is its
+PACKAGE_DIR = Path(__file__).resolve().parent
+ASSIGNMENTS_DIR = PACKAGE_DIR / "assignments"  # one folder per assignment, each with a manifest
+MANIFEST_NAME = "manifest.toml"
+
+
+def _only_assignment() -> str:
+    """The name of the one assignment folder under autograder/assignments/ ("" when there are
+    several: then ATTNKIT_ASSIGNMENT must name one, autograder.assignment says so)."""
+    found = sorted(manifest.parent.name for manifest in ASSIGNMENTS_DIR.glob(f"*/{MANIFEST_NAME}"))
+    return found[0] if len(found) == 1 else ""
+
+
+ASSIGNMENT = _only_assignment()  # the default assignment: graded unless ATTNKIT_ASSIGNMENT names another; a result that names none is its
 SOLUTION_DIR = REPO_ROOT / "solutions" / ASSIGNMENT
 RELEASE_DIR = REPO_ROOT / "assignments" / ASSIGNMENT
-PACKAGE_DIR = Path(__file__).resolve().parent
-CHECKS_DIR = PACKAGE_DIR / "assignments" / ASSIGNMENT / "checks"
-REFERENCE_DIR = PACKAGE_DIR / "assignments" / ASSIGNMENT / "reference"
+CHECKS_DIR = ASSIGNMENTS_DIR / ASSIGNMENT / "checks"
+REFERENCE_DIR = ASSIGNMENTS_DIR / ASSIGNMENT / "reference"
 EXAMPLES_DIR = REPO_ROOT / "examples" / "submissions"

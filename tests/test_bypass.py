@@ -77,7 +77,7 @@ def test_every_payload_is_in_the_catalogue():
 
 @pytest.mark.parametrize("name", sorted(LEAKS))
 def test_what_is_printed_or_raised_after_the_reference_weights_load_never_reaches_feedback(name, grade, tmp_path):
-    from autograder.authoring.train_reference import reference_block_state
+    from autograder.assignments.attention.training import reference_block_state
     from autograder.feedback.output import write_submission
 
     result = grade(payload(name), name=name, parts={"F"})

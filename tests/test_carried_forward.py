@@ -2,7 +2,7 @@
 
 A check of a later task that fails with the submission's own earlier functions runs again with
 trusted stand-ins for them (proxies in the worker that call back to the grader, where the
-reference computes). Every catalogue mutant (autograder/mutants.py) alone, and pairs of mutants in
+reference computes). Every catalogue mutant (autograder/assignments/attention/mutants.py) alone, and pairs of mutants in
 different parts, must lose points only in their own tasks, each named in its own part.
 
 Only the parts whose checks can call the mutated code are graded (the mutant's part and the
@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.mutants import MUTANTS, Mutant, MutantError, apply
+from autograder.assignments.attention.mutants import MUTANTS
+from autograder.authoring.examples import Mutant, MutantError, apply
 from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import SubmissionResult
 from autograder.grading.worker.protocol import decode_value, encode_value

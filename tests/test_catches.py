@@ -1,6 +1,6 @@
 """Checks that catch their bugs, and name only what they can tell apart (issue 11, item 4).
 
-Each bug is planted into the reference (text replacements, as in autograder/mutants.py) and graded on
+Each bug is planted into the reference (text replacements, as in autograder/assignments/attention/mutants.py) and graded on
 its own part: the part must lose points in the check that proves the rule, and no check may name
 a mistake the submission did not make.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.mutants import Mutant, apply
+from autograder.authoring.examples import Mutant, apply
 from autograder.feedback.results import SubmissionResult
 
 MHA_DROPOUT = "heads = self.dropout(weights) @ v  # (B, H, Lq, Dh)"

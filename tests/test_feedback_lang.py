@@ -15,7 +15,8 @@ from autograder.grading.checks.plugin import CheckFailure
 from autograder.feedback.formats.html import render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.results import CheckResult, SubmissionResult
-from autograder.mutants import MUTANTS, apply
+from autograder.assignments.attention.mutants import MUTANTS
+from autograder.authoring.examples import apply
 
 REPO = Path(__file__).resolve().parents[1]
 CHECKS = REPO / "autograder" / "assignments" / "attention" / "checks"

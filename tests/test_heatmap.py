@@ -285,7 +285,7 @@ def test_calibration_part_f_figures(trained, capsys):
     trained maps drawn by one plot_attention (the reference one, and a seaborn one), compared
     with the reference maps drawn by the same function."""
     from autograder.grading.heatmap import figure_similarity
-    from autograder.authoring.train_reference import reference_attention
+    from autograder.assignments.attention.training import reference_attention
 
     ref = trained.reference()
     namespace: dict = {}

@@ -1,7 +1,7 @@
 """Every catalogue mistake of Parts A-D, planted alone into the reference, loses points in its part
 and is named by a failing check; correct submissions in other styles lose nothing.
 
-The mutants live in autograder/mutants.py (`attnkit release` writes a few as the example
+The mutants live in autograder/assignments/attention/mutants.py (`attnkit release` writes a few as the example
 submissions examples/submissions/bug_*.py). Each is graded on its own part (fast), plus the parts
 it cannot affect, which must keep full marks.
 """
@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.mutants import EXAMPLES, FIGURE_MUTANTS, MUTANTS, Mutant, apply, mutant, write_examples
+from autograder.assignment import load_manifest
+from autograder.assignments.attention.mutants import EXAMPLES, FIGURE_MUTANTS, MUTANTS, mutant
+from autograder.authoring.examples import Mutant, apply, write_examples
 from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import SubmissionResult
 
@@ -60,7 +62,7 @@ def test_every_mistake_of_parts_a_to_d_has_a_mutant():
 
 def test_checked_in_buggy_examples_equal_a_fresh_generation(tmp_path):
     assert {name: (mutant(e.key).part, e.key) for name, e in EXAMPLES.items()} == BUGGY_EXAMPLES
-    written = write_examples(REPO / "solutions" / "attention" / "attention.py", tmp_path)
+    written = write_examples(load_manifest(REPO / "autograder" / "assignments" / "attention"), tmp_path)
     assert sorted(p.name for p in written) == sorted(p.name for p in EXAMPLES_DIR.glob("bug_*")), "run `attnkit release`"
     stale = [p.name for p in written if p.read_bytes() != (EXAMPLES_DIR / p.name).read_bytes()]
     assert not stale, f"out of date: {stale}; run `attnkit release`"

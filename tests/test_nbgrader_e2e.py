@@ -21,13 +21,15 @@ import pytest
 import autograder
 from autograder.errors import AttnkitError
 from autograder.grading.inprocess import DEFAULT_SEED
-from autograder.authoring.nbgrader_course import COURSE_ID, PUBLIC_HELPERS, init_course
-from autograder.authoring.notebook import NOTEBOOK_NAME
+from autograder.assignment import current
+from autograder.authoring.nbgrader_course import init_course, public_helpers
+from autograder.authoring.notebook import notebook_name
 from autograder.paths import ASSIGNMENT, SOLUTION_DIR
 from autograder.authoring.stubs import BEGIN, END, solution_lines
 from autograder.feedback.results import SubmissionResult
 
 BIN = Path(sys.executable).parent
+COURSE_ID, PUBLIC_HELPERS, NOTEBOOK_NAME = current().nbgrader_course_id, public_helpers(), notebook_name()
 STUDENTS = ("correct", "blank", "buggy")
 # Two realistic mistakes: an upper-triangular causal mask (Part A) and a heatmap drawn
 # untransposed, queries on the vertical axis (Part E).

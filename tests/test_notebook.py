@@ -12,20 +12,23 @@ from nbclient import NotebookClient
 from autograder.errors import AttnkitError
 from autograder.authoring.notebook import (
     ANSWER_TAG,
-    NOTEBOOK_NAME,
     SETUP_TAG,
-    STUDENT_NOTEBOOKS,
     build_nbgrader_source,
     build_notebook,
     build_student_notebooks,
+    notebook_name,
     parse_source,
+    student_notebooks,
 )
-from autograder.authoring.nbgrader_course import PUBLIC_HELPERS
+from autograder.authoring.nbgrader_course import public_helpers
 from autograder.grading.inprocess import part_points
 from autograder.authoring.stubs import BEGIN, END, solution_blocks, solution_lines
 from autograder.paths import RELEASE_DIR, SOLUTION_DIR
 
 SOLUTION = SOLUTION_DIR / "attention.py"
+NOTEBOOK_NAME = notebook_name()  # attention.ipynb
+STUDENT_NOTEBOOKS = student_notebooks()
+PUBLIC_HELPERS = public_helpers()
 PARTS = ("A", "B", "C", "D", "E", "F")
 
 

@@ -12,7 +12,7 @@ import torch.nn as nn
 
 from autograder.errors import AttnkitError
 from autograder.paths import REFERENCE_DIR, SOLUTION_DIR
-from autograder.authoring.train_reference import (
+from autograder.assignments.attention.training import (
     METRICS_NAME,
     WEIGHTS_NAME,
     load_metrics,

@@ -16,7 +16,7 @@ from language import code_prose, english_sentences
 from test_feedback_lang import english_runs, html_prose, markdown_prose
 
 from autograder.cli import main
-from autograder.authoring.nbgrader_course import PUBLIC_HELPERS
+from autograder.authoring.nbgrader_course import public_helpers
 from autograder.authoring.notebook import build_notebook
 from autograder.paths import RELEASE_DIR, SOLUTION_DIR
 
@@ -126,7 +126,7 @@ def test_the_chinese_reference_notebook_prints_chinese_and_draws_every_glyph(tmp
     from nbclient import NotebookClient
 
     notebook = build_notebook(SOLUTION_DIR, nbgrader=False, keep_solution=True, source=CHINESE)
-    for name in PUBLIC_HELPERS:
+    for name in public_helpers():
         shutil.copyfile(SOLUTION_DIR / name, tmp_path / name)
     NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(tmp_path)}}).execute()
     printed, warned = [], []

@@ -130,7 +130,7 @@ def test_watch_without_a_student_file_is_a_clear_error(tmp_path, monkeypatch, ca
     from autograder.cli import main
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(paths, "RELEASE_DIR", tmp_path / "nowhere")
+    monkeypatch.setattr(paths, "REPO_ROOT", tmp_path / "nowhere")  # no release folder either
     assert main(["watch"]) == 2
     assert "give the file to watch" in capsys.readouterr().err
 

@@ -1,4 +1,4 @@
-"""A ready nbgrader course folder for the attention assignment (`attnkit nbgrader init`).
+"""A ready nbgrader course folder for the current assignment (`attnkit nbgrader init`).
 
 The course holds nbgrader's SOURCE notebook, built from the same notebook.md and reference
 solution as the student release, plus the public helper files the notebook imports. Its hidden
@@ -10,20 +10,17 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from autograder.assignment import current
 from autograder.errors import AttnkitError
-from autograder.authoring.notebook import NOTEBOOK_NAME, build_nbgrader_source
+from autograder.authoring.notebook import build_nbgrader_source, notebook_name
 from autograder.grading.inprocess import part_points
-from autograder.paths import ASSIGNMENT, PACKAGE_DIR, SOLUTION_DIR
+from autograder.paths import PACKAGE_DIR
 from autograder.settings import NBGRADER_CELL_TIMEOUT_SECONDS
 
-COURSE_ID = "attnkit-attention"
-# The files next to the notebook that it imports; nbgrader releases them with the notebook and
-# copies the instructor's version over the student's before autograding.
-PUBLIC_HELPERS = ("public_checks.py", "pronoun_task.py")
 CELL_TIMEOUT_S = NBGRADER_CELL_TIMEOUT_SECONDS  # nbgrader's default of 30 s per cell is too short for Part F's training
 
 CONFIG_TEMPLATE = '''\
-"""nbgrader configuration of the attnkit attention course (written by `attnkit nbgrader init`).
+"""nbgrader configuration of the attnkit {assignment} course (written by `attnkit nbgrader init`).
 
 Run the nbgrader commands from this folder, with the Python environment where attnkit and torch
 are installed:  nbgrader generate_assignment {assignment}; nbgrader autograde {assignment};
@@ -56,34 +53,45 @@ c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplemente
 
 def config_text(attnkit_root: Path = PACKAGE_DIR.parent) -> str:
     """nbgrader_config.py; attnkit_root is the folder that holds the autograder package."""
+    manifest = current()
     return CONFIG_TEMPLATE.format(
-        assignment=ASSIGNMENT, course_id=COURSE_ID, root=str(attnkit_root), timeout=CELL_TIMEOUT_S
+        assignment=manifest.name, course_id=manifest.nbgrader_course_id, root=str(attnkit_root), timeout=CELL_TIMEOUT_S
     )
 
 
-def init_course(course_dir: Path, solution_dir: Path = SOLUTION_DIR) -> Path:
+def public_helpers() -> tuple[str, ...]:
+    """The files next to the notebook that it imports (the manifest's notebook_helpers); nbgrader
+    releases them with the notebook and copies the instructor's version over the student's before
+    autograding."""
+    return current().notebook_helpers
+
+
+def init_course(course_dir: Path, solution_dir: Path | None = None) -> Path:
     """Create an nbgrader course in course_dir; returns the source notebook's path.
 
-    course_dir may exist, but must not already hold the assignment's source.
+    course_dir may exist, but must not already hold the assignment's source. solution_dir: the
+    reference solution's folder (default: the current assignment's).
     """
+    manifest = current()
+    solution_dir = manifest.solution_dir if solution_dir is None else solution_dir
     course_dir = Path(course_dir).resolve()
     if course_dir.exists() and not course_dir.is_dir():
         raise AttnkitError(f"{course_dir} is a file, not a folder: give a new or existing folder as COURSE_DIR")
-    source_dir = course_dir / "source" / ASSIGNMENT
+    source_dir = course_dir / "source" / manifest.name
     if source_dir.exists():
         raise AttnkitError(
             f"{source_dir} already exists: this course is set up already. "
             "Remove that folder to rebuild it, or pick another COURSE_DIR."
         )
-    missing = [name for name in PUBLIC_HELPERS if not (solution_dir / name).is_file()]
+    missing = [name for name in public_helpers() if not (solution_dir / name).is_file()]
     if missing:
         raise AttnkitError(f"{solution_dir} lacks {', '.join(missing)}, which the notebook imports")
     config = course_dir / "nbgrader_config.py"
     if config.exists():
         raise AttnkitError(f"{config} exists already; remove it or pick another COURSE_DIR")
     source_dir.mkdir(parents=True)
-    notebook = build_nbgrader_source(solution_dir, source_dir / NOTEBOOK_NAME, part_points)
-    for name in PUBLIC_HELPERS:
+    notebook = build_nbgrader_source(solution_dir, source_dir / notebook_name(), part_points)
+    for name in public_helpers():
         shutil.copyfile(solution_dir / name, source_dir / name)
     config.write_text(config_text(), encoding="utf-8")
     return notebook

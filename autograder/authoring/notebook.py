@@ -30,17 +30,16 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.assignment import current
 from autograder.errors import AttnkitError
 from autograder.authoring.stubs import BEGIN, TASK_RE, stub_source
 
 NOTEBOOK_SOURCE = "notebook.md"
-SOLUTION_FILE = "attention.py"
-NOTEBOOK_NAME = "attention.ipynb"
-# Student notebooks: source -> notebook. The Chinese one has the same cells and code; its prose,
-# comments, docstrings, check messages and answer prompts are Chinese.
-STUDENT_NOTEBOOKS = {NOTEBOOK_SOURCE: NOTEBOOK_NAME, "notebook.zh.md": "attention.zh.ipynb"}
-NOTEBOOK_LANGS = {NOTEBOOK_SOURCE: "en", "notebook.zh.md": "zh"}
-SOLUTION_TEXTS = {"en": SOLUTION_FILE, "zh": "attention.zh.py"}  # the same code, in each language's words
+# Notebook sources in the solution folder, by language. The Chinese notebook has the same cells and
+# code; its prose, comments, docstrings, check messages and answer prompts are Chinese. Its code
+# comes from the solution file's text in that language (x.zh.py: Manifest.in_language).
+NOTEBOOK_SOURCES = {"en": NOTEBOOK_SOURCE, "zh": "notebook.zh.md"}
+NOTEBOOK_LANGS = {source: lang for lang, source in NOTEBOOK_SOURCES.items()}
 KINDS = ("markdown", "code", "imports", "task", "check", "grade", "answer")
 DIRECTIVE_RE = re.compile(r"^<!-- cell: (?P<body>[^>]*?) -->\s*$")
 ID_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -48,6 +47,21 @@ ANSWER_PLACEHOLDERS = {"en": "YOUR ANSWER HERE", "zh": "在这里写下你的回
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 NBGRADER_SCHEMA = 3
 SETUP_TAG, ANSWER_TAG = "attnkit:setup", "attnkit:answer"
+
+
+def notebook_name(lang: str = "en") -> str:
+    """The current assignment's student notebook in `lang` (x.ipynb, x.zh.ipynb for student file x.py)."""
+    return current().notebook_name(lang)
+
+
+def student_notebooks() -> dict[str, str]:
+    """Student notebooks: source in the solution folder -> the notebook made of it."""
+    return {source: notebook_name(lang) for lang, source in NOTEBOOK_SOURCES.items()}
+
+
+def solution_texts() -> dict[str, str]:
+    """The solution file's texts in the solution folder, by language: the same code in each language's words."""
+    return {lang: current().in_language(current().student_file, lang) for lang in NOTEBOOK_SOURCES}
 
 
 @dataclass(frozen=True)
@@ -262,7 +276,7 @@ def build_notebook(
         raise AttnkitError(f"no notebook source at {md_path}")
     specs = parse_source(md_path.read_text(encoding="utf-8"), str(md_path))
     lang = NOTEBOOK_LANGS.get(source, "en")
-    solution = SolutionFile.read(solution_dir / SOLUTION_TEXTS[lang])
+    solution = SolutionFile.read(solution_dir / solution_texts()[lang])
     if nbgrader and points is None:
         raise AttnkitError("the nbgrader notebook needs the points of each part")
     cells = []
@@ -317,7 +331,7 @@ def write_notebook(notebook: nbformat.NotebookNode, path: Path) -> Path:
 def build_student_notebooks(solution_dir: Path, release_dir: Path) -> list[Path]:
     """Write the student notebooks (English, Chinese) into the release folder; returns them."""
     written = []
-    for source, name in STUDENT_NOTEBOOKS.items():
+    for source, name in student_notebooks().items():
         if (solution_dir / source).is_file():
             notebook = build_notebook(solution_dir, nbgrader=False, keep_solution=False, source=source)
             written.append(write_notebook(notebook, release_dir / name))

@@ -9,14 +9,18 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from autograder.authoring.notebook import build_student_notebooks
+from autograder.assignment import current
+from autograder.authoring.notebook import NOTEBOOK_SOURCES, build_student_notebooks, solution_texts
 from autograder.authoring.stubs import BEGIN, stub_source
 from autograder.errors import AttnkitError
-from autograder.paths import ASSIGNMENT, REPO_ROOT
+from autograder.paths import REPO_ROOT
 
-# Files of the solution folder that never go to students.
-# attention.zh.py: the Chinese text of the solution (same code), the source of the Chinese notebook.
-PRIVATE = {"__pycache__", "notebook.md", "notebook.zh.md", "attention.zh.py"}  # students get the notebooks
+
+def private_files() -> set[str]:
+    """Files of the solution folder that never go to students: the notebook sources, and the
+    solution's texts in other languages (x.zh.py: same code, the source of the Chinese notebook)."""
+    english = solution_texts()["en"]
+    return {"__pycache__", *NOTEBOOK_SOURCES.values(), *(text for text in solution_texts().values() if text != english)}
 
 
 def build_release(solution_dir: Path, release_dir: Path) -> list[Path]:
@@ -27,9 +31,10 @@ def build_release(solution_dir: Path, release_dir: Path) -> list[Path]:
         shutil.rmtree(release_dir)
     release_dir.mkdir(parents=True)
     written: list[Path] = []
+    private = private_files()
     for path in sorted(solution_dir.rglob("*")):
         relative = path.relative_to(solution_dir)
-        if path.is_dir() or PRIVATE.intersection(relative.parts):
+        if path.is_dir() or private.intersection(relative.parts):
             continue
         target = release_dir / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -42,5 +47,7 @@ def build_release(solution_dir: Path, release_dir: Path) -> list[Path]:
     return written
 
 
-def release(name: str = ASSIGNMENT) -> list[Path]:
-    return build_release(REPO_ROOT / "solutions" / name, REPO_ROOT / "assignments" / name)
+def release() -> list[Path]:
+    """The current assignment's release: assignments/<name>/ from its solution folder."""
+    manifest = current()
+    return build_release(manifest.solution_dir, REPO_ROOT / "assignments" / manifest.name)

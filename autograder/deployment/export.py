@@ -143,13 +143,14 @@ def export_prairielearn(out: Path, *, image: str = IMAGE, timeout: int = PRAIRIE
     for path in _tree_files(REPO_ROOT, GRADER_TREES):
         files[f"{PL_SOURCE}/{path.relative_to(REPO_ROOT).as_posix()}"] = path.read_bytes()
     if out.suffix == ".zip":
+        top = f"attnkit-{current().name}"  # the question's folder, once unpacked
         out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
         os.close(fd)
         try:
             with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
                 for name, data in files.items():
-                    archive.writestr(f"attnkit-attention/{name}", data)
+                    archive.writestr(f"{top}/{name}", data)
             os.replace(tmp, out)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

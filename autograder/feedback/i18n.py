@@ -1,7 +1,12 @@
-"""UI strings in English and Chinese: `t(key, lang, **fmt)`; the language comes from --lang or ATTNKIT_LANG."""
+"""UI strings in English and Chinese: `t(key, lang, **fmt)`; the language comes from --lang or ATTNKIT_LANG.
+
+An assignment may give UI strings of its own (its texts' STRINGS: the words of its heatmaps,
+their captions and axes), which win over the engine's: `t_of(words(assignment).strings, key, lang)`.
+"""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from autograder.errors import AttnkitError
 
@@ -27,7 +32,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "No known mistake was recognised.",
         "zh": "没有识别出已知的常见错误。",
     },
-    "feedback.heatmaps_heading": {"en": "Attention heatmaps", "zh": "注意力热力图"},
+    "feedback.heatmaps_heading": {"en": "Heatmaps", "zh": "热力图"},  # an assignment's texts may name them
     "feedback.heatmap_student": {"en": "Your model", "zh": "你的模型"},
     "feedback.heatmap_reference": {"en": "Reference", "zh": "参考实现"},
     "feedback.heatmap_difference": {
@@ -55,11 +60,9 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "The grader's log lines:",
         "zh": "评分程序的日志（原文）：",
     },
-    "caption.plot_attention": {
-        "en": "plot_attention: your figure, the kit's render of the same weights, and what your figure shows minus those weights",
-        "zh": "plot_attention：你的图、本工具对同一组权重的渲染，以及你的图所显示的数值减去这组权重",
-    },
-    "caption.heatmap": {"en": "{name}", "zh": "注意力热力图 {name}：你的结果、参考结果与两者之差"},
+    # a heatmap's caption on a page not in English (the checks write the English one); an
+    # assignment's texts may give "caption.<artifact name>" for one heatmap
+    "caption.heatmap": {"en": "{name}", "zh": "热力图 {name}：你的结果、参考结果与两者之差"},
     "feedback.folded_under": {
         "en": "probably for the same reason as “{name}”: fix that one first",
         "zh": "很可能与“{name}”出于同一个原因：先改正那一项",
@@ -82,10 +85,11 @@ STRINGS: dict[str, dict[str, str]] = {
     "status.passed": {"en": "passed", "zh": "通过"},
     "status.failed": {"en": "failed", "zh": "未通过"},
     "status.error": {"en": "error", "zh": "出错"},
-    # heatmap axes
-    "plot.query_axis": {"en": "query position", "zh": "Query 位置"},
-    "plot.key_axis": {"en": "key position", "zh": "Key 位置"},
-    "plot.weight": {"en": "attention weight", "zh": "注意力权重"},
+    # the kit's heatmaps (autograder/grading/plotting.py): matrix columns across, rows down; an
+    # assignment's texts name its axes and values
+    "plot.query_axis": {"en": "column", "zh": "列"},
+    "plot.key_axis": {"en": "row", "zh": "行"},
+    "plot.weight": {"en": "value", "zh": "数值"},
     "plot.difference": {"en": "yours − reference", "zh": "你的 − 参考"},
     "plot.histogram_x": {"en": "score (%)", "zh": "得分（%）"},
     "plot.histogram_y": {"en": "submissions", "zh": "提交数"},
@@ -327,10 +331,14 @@ NOTE_PARTS: dict[str, tuple[str, ...]] = {
 
 def t(key: str, lang: str = DEFAULT_LANG, **fmt: object) -> str:
     """The UI string `key` in `lang`, formatted with `fmt`; English when a translation is missing."""
-    try:
-        entry = STRINGS[key]
-    except KeyError:
-        raise KeyError(f"no UI string {key!r} in autograder.feedback.i18n.STRINGS") from None
+    return t_of({}, key, lang, **fmt)
+
+
+def t_of(own: Mapping[str, Mapping[str, str]], key: str, lang: str = DEFAULT_LANG, **fmt: object) -> str:
+    """t(), where an assignment's own UI strings `own` (Words.strings) win over the engine's."""
+    entry = own.get(key) or STRINGS.get(key)
+    if entry is None:
+        raise KeyError(f"no UI string {key!r} in autograder.feedback.i18n.STRINGS")
     text = entry.get(lang) or entry[DEFAULT_LANG]
     return text.format(**fmt) if fmt else text
 

@@ -73,6 +73,7 @@ class Words:
     where_patterns: tuple[tuple[str, str], ...] = ()  # (regex over the words, Chinese with \\1 ...)
     axis_words: Mapping[str, str] = field(default_factory=dict)
     what_words: Mapping[str, str] = field(default_factory=dict)
+    strings: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # its UI strings (autograder.feedback.i18n.t_of)
 
     def render(self, key: str, args: Mapping[str, object], lang: str) -> str:
         """The message `key` in `lang`; KeyError for an unknown key."""
@@ -168,4 +169,5 @@ def words_of(texts: ModuleType | None, mistakes: ModuleType | None = None) -> Wo
         mistakes=getattr(mistakes, "MISTAKES", {}) if mistakes is not None else {},
         where_words=read("WHERE_WORDS", {}), where_suffixes=tuple(read("WHERE_SUFFIXES", ())),
         where_patterns=tuple(read("WHERE_PATTERNS", ())), axis_words=read("AXIS_WORDS", {}), what_words=read("WHAT_WORDS", {}),
+        strings=read("STRINGS", {}),
     )

@@ -22,7 +22,8 @@ from matplotlib.figure import Figure
 from matplotlib.gridspec import SubplotParams
 
 from autograder.errors import AttnkitError
-from autograder.feedback.i18n import t
+from autograder.assignment import words
+from autograder.feedback.i18n import t, t_of
 
 DPI = 100
 HEATMAP_CMAP = "Blues"  # darker = higher weight, as the course text asks (颜色越深表示权重越高)
@@ -169,8 +170,8 @@ def matrix_figure(
         image = ax.imshow(masked, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
         ax.set_xticks(range(n_queries), labels=x_labels, rotation=45, ha="right")
         ax.set_yticks(range(n_keys), labels=y_labels)
-        ax.set_xlabel(t("plot.query_axis", lang))
-        ax.set_ylabel(t("plot.key_axis", lang))
+        ax.set_xlabel(t_of(words().strings, "plot.query_axis", lang))  # the assignment's axis words
+        ax.set_ylabel(t_of(words().strings, "plot.key_axis", lang))
         if title:
             ax.set_title(title)
         figure.colorbar(image, ax=ax, label=colorbar_label)
@@ -189,7 +190,7 @@ def heatmap_figure(
     array = _as_matrix(matrix, "the attention matrix")
     return matrix_figure(
         array, query_tokens, key_tokens, title,
-        cmap_name=HEATMAP_CMAP, vmin=0.0, vmax=1.0, colorbar_label=t("plot.weight", lang), lang=lang, reuse=reuse,
+        cmap_name=HEATMAP_CMAP, vmin=0.0, vmax=1.0, colorbar_label=t_of(words().strings, "plot.weight", lang), lang=lang, reuse=reuse,
     )
 
 

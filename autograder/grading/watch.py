@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # torch comes with these: imported when checking, after the t
     from autograder.grading.session import GradeOptions
     from autograder.grading.worker.client import WorkerFactory
 
-STUDENT_FILES = ("attention.py", "attention.ipynb", "attention.zh.ipynb")
 RESTART = "nothing you save is checked any more: start `attnkit watch` again"
 
 
@@ -43,16 +42,27 @@ class _Stopped:
 STEP_MS = 50  # a save is checked once the file has been quiet this long (editors write in steps)
 
 
-def default_path(cwd: Path) -> Path:
-    """The student's file in `cwd`, else in the release folder: of attention.py and the notebooks,
-    the one saved last."""
-    from autograder.paths import RELEASE_DIR
+def student_files() -> tuple[str, ...]:
+    """The names a student's work may have: the assignment's student file and its notebooks."""
+    from autograder.assignment import current
 
-    for folder in (cwd, RELEASE_DIR):
-        found = [folder / name for name in STUDENT_FILES if (folder / name).is_file()]
+    manifest = current()
+    return (manifest.student_file, manifest.notebook_name("en"), manifest.notebook_name("zh"))
+
+
+def default_path(cwd: Path) -> Path:
+    """The student's file in `cwd`, else in the release folder (assignments/<name>/): of the
+    student file and the notebooks, the one saved last."""
+    from autograder.assignment import current
+    from autograder.paths import REPO_ROOT
+
+    names = student_files()
+    release = REPO_ROOT / "assignments" / current().name
+    for folder in (cwd, release):
+        found = [folder / name for name in names if (folder / name).is_file()]
         if found:
             return max(found, key=lambda p: p.stat().st_mtime_ns)
-    raise AttnkitError(f"no {' or '.join(STUDENT_FILES)} here or in {RELEASE_DIR}: give the file to watch (attnkit watch PATH)")
+    raise AttnkitError(f"no {' or '.join(names)} here or in {release}: give the file to watch (attnkit watch PATH)")
 
 
 @dataclass

@@ -388,3 +388,17 @@ def where_text(where: str, lang: str) -> str:
 
 def check_name(check_id: str, english_name: str, lang: str) -> str:
     return _words().check_name(check_id, english_name, lang)
+
+# UI strings of this assignment (autograder.feedback.i18n.t_of): its heatmaps' heading, captions
+# and axes (the course text's conventions: queries across, keys down).
+STRINGS: dict[str, dict[str, str]] = {
+    "feedback.heatmaps_heading": {"en": "Attention heatmaps", "zh": "注意力热力图"},
+    "caption.plot-attention": {
+        "en": "plot_attention: your figure, the kit's render of the same weights, and what your figure shows minus those weights",
+        "zh": "plot_attention：你的图、本工具对同一组权重的渲染，以及你的图所显示的数值减去这组权重",
+    },
+    "caption.heatmap": {"en": "{name}", "zh": "注意力热力图 {name}：你的结果、参考结果与两者之差"},
+    "plot.query_axis": {"en": "query position", "zh": "Query 位置"},
+    "plot.key_axis": {"en": "key position", "zh": "Key 位置"},
+    "plot.weight": {"en": "attention weight", "zh": "注意力权重"},
+}

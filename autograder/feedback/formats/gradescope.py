@@ -10,7 +10,7 @@ from pathlib import Path
 
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.formats.view import check_views
-from autograder.feedback.formats.view import heatmap_images
+from autograder.feedback.formats.view import assignment_t, heatmap_images
 from autograder.feedback.i18n import t
 from autograder.feedback.results import PASSED, SubmissionResult
 from autograder.settings import GRADESCOPE_MAX_IMAGE_BYTES, GRADESCOPE_MAX_OUTPUT_CHARS
@@ -25,7 +25,7 @@ def _summary(result: SubmissionResult, result_dir: Path | None) -> str:
         text = text[:MAX_OUTPUT_CHARS] + "\n\n…\n"
     images = heatmap_images(result, result_dir, GRADESCOPE_MAX_IMAGE_BYTES)
     if images:
-        text += f"\n## {t('feedback.heatmaps_heading', result.lang)}\n\n"
+        text += f"\n## {assignment_t('feedback.heatmaps_heading', result.lang, result.assignment)}\n\n"
         text += "".join(f"![{caption}]({url})\n\n" for caption, url in images)
     return text
 

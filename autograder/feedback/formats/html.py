@@ -18,7 +18,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from autograder.feedback.formats.view import (
-    CheckView, caption_text, check_title, event_notes, feedback_view, note_text, number, output_text, percent,
+    CheckView, assignment_t, caption_text, check_title, event_notes, feedback_view, note_text, number, output_text, percent,
 )
 from autograder.feedback.i18n import status_word, t
 from autograder.feedback.formats.view import part_title
@@ -53,7 +53,7 @@ def render_page(template: str, lang: str, assignment: str = "", **context: objec
     """A page from templates/: every value is escaped unless it is Markup; `t` and the other text
     helpers speak `lang`, in the words of `assignment` ("": the current one)."""
     text = {
-        "t": lambda key, **values: t(key, lang, **values),
+        "t": lambda key, **values: assignment_t(key, lang, assignment, **values),
         "part_title": lambda part: part_title(part, lang, assignment),
         "status_word": lambda status: status_word(status, lang),
         "check_name": lambda check_id, name: check_title(check_id, name, lang, assignment),
@@ -95,7 +95,7 @@ class Heatmap:
     figures: tuple[Figure, ...]
 
 
-def _heatmap(artifact: Artifact, result_dir: Path, lang: str) -> Heatmap:
+def _heatmap(artifact: Artifact, result_dir: Path, lang: str, assignment: str = "") -> Heatmap:
     figures = tuple(
         Figure(image_uri(result_dir, path), t(key, lang))
         for path, key in (
@@ -105,7 +105,7 @@ def _heatmap(artifact: Artifact, result_dir: Path, lang: str) -> Heatmap:
         )
         if path
     )
-    return Heatmap(caption_text(artifact, lang), artifact.similarity, figures)
+    return Heatmap(caption_text(artifact, lang, assignment), artifact.similarity, figures)
 
 
 def render_html(
@@ -118,5 +118,5 @@ def render_html(
         result=result,
         share=percent(result.score, result.max_score),
         view=feedback_view(result, lang, show_after_due),
-        heatmaps=[_heatmap(a, result_dir, lang) for a in result.artifacts if a.kind == "heatmap"],
+        heatmaps=[_heatmap(a, result_dir, lang, result.assignment) for a in result.artifacts if a.kind == "heatmap"],
     )

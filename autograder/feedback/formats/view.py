@@ -10,7 +10,7 @@ from pathlib import Path
 
 from autograder.assignment import named, words
 from autograder.feedback.hints import first_tier, fold
-from autograder.feedback.i18n import DEFAULT_LANG, NOTE_PARTS, STRINGS, t
+from autograder.feedback.i18n import DEFAULT_LANG, NOTE_PARTS, STRINGS, t, t_of
 from autograder.feedback.messages import GENERIC
 from autograder.feedback.results import Artifact, CheckResult, SubmissionResult
 
@@ -207,11 +207,19 @@ def stage_text(where: str, lang: str) -> str:
     return f"调用 {words().where_text(where, lang)}时" if " " in where else f"调用 `{where}` 时"
 
 
-def caption_text(artifact: Artifact, lang: str) -> str:
+def assignment_t(key: str, lang: str, assignment: str = "", **fmt: object) -> str:
+    """t() in the words of `assignment` ("": the current one): its own UI strings win."""
+    return t_of(words(assignment).strings, key, lang, **fmt)
+
+
+def caption_text(artifact: Artifact, lang: str, assignment: str = "") -> str:
+    """A heatmap's caption: the check's (English); on another page, the assignment's caption of that
+    heatmap (its UI string caption.<artifact name>), else the engine's."""
     if lang == DEFAULT_LANG:
         return artifact.caption or artifact.name
-    key = "caption.plot_attention" if artifact.name == "plot-attention" else "caption.heatmap"
-    return t(key, lang, name=artifact.name)
+    own = words(assignment).strings
+    key = f"caption.{artifact.name}" if f"caption.{artifact.name}" in own else "caption.heatmap"
+    return t_of(own, key, lang, name=artifact.name)
 
 
 def feedback_view(result: SubmissionResult, lang: str, show_after_due: bool = False) -> FeedbackView:

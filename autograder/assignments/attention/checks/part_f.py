@@ -100,7 +100,7 @@ class Reference:
 
 @functools.cache
 def reference() -> Reference:
-    from autograder.authoring.train_reference import load_reference_model, pronoun_task, reference_block_state
+    from autograder.assignments.attention.training import load_reference_model, pronoun_task, reference_block_state
 
     task = pronoun_task()
     model = load_reference_model()

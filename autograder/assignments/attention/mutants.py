@@ -1,4 +1,5 @@
-"""The catalogue's mistakes planted into the reference solution: text replacements, one bug each.
+"""The attention assignment's mutants: its catalogue's mistakes planted into the reference solution
+(autograder.authoring.examples: Mutant, apply, and the generator of the example submissions).
 
 MUTANTS holds one mutant per catalogue mistake of Parts A-D (tests grade each alone and in pairs);
 FIGURE_MUTANTS the Part E ones. `attnkit release` writes EXAMPLES, a few of them, as the buggy
@@ -7,42 +8,7 @@ proves the checked-in files equal a fresh generation.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
-from autograder.errors import AttnkitError
-from autograder.authoring.stubs import BEGIN, END
-from autograder.feedback.results import write_atomic
-
-
-@dataclass(frozen=True)
-class Mutant:
-    key: str  # the autograder.assignments.attention.mistakes key this bug must be diagnosed as
-    part: str  # the part that must lose points
-    replacements: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
-class Example:
-    """A buggy example submission: a mutant of the reference, and the one line that says what is wrong."""
-
-    key: str  # the mutant's key
-    says: str  # "Example of a realistic mistake: <says>."
-
-
-class MutantError(AttnkitError):
-    pass
-
-
-def apply(source: str, mutant: Mutant) -> str:
-    """The source with the mutant's replacements; each old text must be there exactly once."""
-    for old, new in mutant.replacements:
-        count = source.count(old)
-        if count != 1:
-            raise MutantError(f"mutant {mutant.key}: {old!r} occurs {count} times in the reference (expected once)")
-        source = source.replace(old, new)
-    return source
-
+from autograder.authoring.examples import Example, Mutant, MutantError
 
 SCORES_LINE = "return q @ k.transpose(-2, -1) / math.sqrt(d)  # (..., Lq, Lk)"
 MASK_FILL = 'scores = scores.masked_fill(mask.logical_not(), float("-inf"))  # (..., Lq, Lk)'
@@ -139,27 +105,3 @@ def mutant(key: str) -> Mutant:
     if found is None:
         raise MutantError(f"no mutant for mistake {key!r}")
     return found
-
-
-def example_source(reference: str, name: str) -> str:
-    """examples/submissions/<name>: the reference without solution markers, one mutant planted,
-    and its docstring's first line saying which mistake it shows."""
-    example = EXAMPLES[name]
-    lines = [line for line in reference.splitlines() if line.strip() not in (BEGIN, END)]
-    first = lines[0].rstrip(".")
-    if not first.startswith('"""'):
-        raise MutantError(f"the reference must open with its docstring, not {lines[0]!r}")
-    lines[0] = f"{first} - my submission.\n\nExample of a realistic mistake: {example.says}."
-    lines.insert(1, f"(Made by `attnkit release`: the reference solution with the catalogue mistake {example.key} planted.)")
-    return apply("\n".join(lines) + "\n", mutant(example.key))
-
-
-def write_examples(solution_file: Path, examples_dir: Path) -> list[Path]:
-    """Write every EXAMPLES file into examples_dir (other files there are left alone)."""
-    reference = solution_file.read_text(encoding="utf-8")
-    examples_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in sorted(EXAMPLES):
-        write_atomic(examples_dir / name, example_source(reference, name))
-        written.append(examples_dir / name)
-    return written
