@@ -38,11 +38,11 @@ def test_without_a_default_the_assignment_must_be_named(monkeypatch):
 def test_names_come_from_the_student_file(dot_assignment):
     from autograder.authoring.notebook import notebook_name, solution_texts, student_notebooks
     from autograder.authoring.nbgrader_course import public_helpers
-    from autograder.grading.watch import student_files
+    from autograder.grading.submission import entry_names
 
     assert student_notebooks() == {"notebook.md": "dot.ipynb", "notebook.zh.md": "dot.zh.ipynb"} and notebook_name("zh") == "dot.zh.ipynb"
     assert solution_texts() == {"en": "dot.py", "zh": "dot.zh.py"}
-    assert student_files() == ("dot.py", "dot.ipynb", "dot.zh.ipynb")
+    assert entry_names() == ("dot.py", "dot.ipynb", "dot.zh.ipynb")
     assert dot_assignment.nbgrader_course_id == "attnkit-dot" and public_helpers() == ()
 
 

@@ -29,9 +29,8 @@ from autograder.settings import SUBMISSION_MAX_ZIP_ENTRIES as MAX_ZIP_ENTRIES
 
 def entry_names() -> tuple[str, ...]:
     """The file a student submits, as a .py and as a notebook, English or Chinese (the assignment's manifest)."""
-    student_file = current().student_file
-    stem = PurePosixPath(student_file).stem
-    return student_file, f"{stem}.ipynb", f"{stem}.zh.ipynb"
+    manifest = current()
+    return manifest.student_file, manifest.notebook_name("en"), manifest.notebook_name("zh")
 
 
 STUB_MARK = b"raise NotImplementedError"  # what a task the student has not written still holds

@@ -42,21 +42,14 @@ class _Stopped:
 STEP_MS = 50  # a save is checked once the file has been quiet this long (editors write in steps)
 
 
-def student_files() -> tuple[str, ...]:
-    """The names a student's work may have: the assignment's student file and its notebooks."""
-    from autograder.assignment import current
-
-    manifest = current()
-    return (manifest.student_file, manifest.notebook_name("en"), manifest.notebook_name("zh"))
-
-
 def default_path(cwd: Path) -> Path:
     """The student's file in `cwd`, else in the release folder (assignments/<name>/): of the
     student file and the notebooks, the one saved last."""
     from autograder.assignment import current
+    from autograder.grading.submission import entry_names
     from autograder.paths import REPO_ROOT
 
-    names = student_files()
+    names = entry_names()
     release = REPO_ROOT / "assignments" / current().name
     for folder in (cwd, release):
         found = [folder / name for name in names if (folder / name).is_file()]
