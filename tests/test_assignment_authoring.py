@@ -115,3 +115,13 @@ def test_the_heatmap_words_are_the_assignments(dot_assignment):
     assert caption_text(drawn, "zh", "attention").startswith("plot_attention：你的图")
     assert caption_text(drawn, "zh", "dot") == "热力图 plot-attention：你的结果、参考结果与两者之差"
     assert caption_text(drawn, "en", "dot") == "plot_attention: your figure"
+
+
+def test_a_solution_without_markers_is_not_released(dot_assignment, tmp_path):
+    from autograder.authoring.release import build_release
+    from autograder.errors import AttnkitError
+
+    (tmp_path / "release").mkdir()
+    with pytest.raises(AttnkitError, match="has no ### BEGIN SOLUTION block: its release would hand out the reference"):
+        build_release(dot_assignment.solution_dir, tmp_path / "release")
+    assert (tmp_path / "release").is_dir()  # left as it was

@@ -27,6 +27,8 @@ def build_release(solution_dir: Path, release_dir: Path) -> list[Path]:
     """Write the student release of solution_dir into release_dir (replacing it). Returns files."""
     if not solution_dir.is_dir():
         raise AttnkitError(f"no solution folder at {solution_dir}")
+    if not any(BEGIN in path.read_text(encoding="utf-8") for path in solution_dir.rglob("*.py")):
+        raise AttnkitError(f"{solution_dir} has no {BEGIN} block: its release would hand out the reference as it is; mark what students write")
     if release_dir.exists():
         shutil.rmtree(release_dir)
     release_dir.mkdir(parents=True)
