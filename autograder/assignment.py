@@ -71,6 +71,7 @@ class Manifest:
     tasks: tuple[tuple[str, str], ...] = ()  # (task, the name students define for it), in order
     grader_side: tuple[str, ...] = ()  # names whose trusted stand-in stays in the grader (never sent to the worker)
     worker_standins: str = ""  # its stand-ins for error carried forward, worker side (NAMES, REPLACES, stand_ins): a file of the folder
+    rules: str = ""  # its rules (which function may not call which library function) and LIBRARY_NAMES, the names they ban
 
     @property
     def task_names(self) -> dict[str, str]:
@@ -86,9 +87,9 @@ class Manifest:
         return next((part.title_in(lang) for part in self.parts if part.letter == letter), letter)
 
     def content(self, kind: str) -> ModuleType | None:
-        """The module the manifest names for `kind` ("texts", "mistakes", "hints" or
+        """The module the manifest names for `kind` ("texts", "mistakes", "hints", "rules" or
         "worker_standins"), or None."""
-        file = {"texts": self.texts, "mistakes": self.mistakes, "hints": self.hints, "worker_standins": self.worker_standins}[kind]
+        file = {"texts": self.texts, "mistakes": self.mistakes, "hints": self.hints, "rules": self.rules, "worker_standins": self.worker_standins}[kind]
         return content_module(self.folder / file) if file else None
 
     @property
@@ -100,6 +101,11 @@ class Manifest:
         """The names its worker stand-ins replace (its stand-ins file's NAMES; none without one)."""
         module = self.content("worker_standins")
         return tuple(getattr(module, "NAMES", ())) if module else ()
+
+    def library_names(self) -> frozenset[str]:
+        """The library functions its rules ban (its rules file's LIBRARY_NAMES): the static pass records their uses."""
+        module = self.content("rules")
+        return frozenset(getattr(module, "LIBRARY_NAMES", ())) if module else frozenset()
 
     def carried_module(self) -> ModuleType | None:
         """The assignment's error-carried-forward module, or None when it has none."""
@@ -163,7 +169,7 @@ def load_manifest(folder: Path) -> Manifest:
     grader_side = data.get("grader_side", [])
     if not isinstance(grader_side, list) or not all(isinstance(name, str) for name in grader_side):
         raise ManifestError(f"{path}: `grader_side` must be a list of names")
-    for kind in ("texts", "mistakes", "hints", "worker_standins"):
+    for kind in ("texts", "mistakes", "hints", "rules", "worker_standins"):
         file = text(kind, "")
         if file and not (folder / file).is_file():
             raise ManifestError(f"{path}: `{kind}` names {file}, which is not in {folder}")
@@ -173,7 +179,7 @@ def load_manifest(folder: Path) -> Manifest:
         reference_dir=folder / text("reference", "reference"), parts=tuple(parts), topic=text("topic", ""),
         lms_name=text("lms_name", ""), carried=text("carried", ""), question_html=(folder / question).read_text(encoding="utf-8") if question else "",
         texts=text("texts", ""), mistakes=text("mistakes", ""), hints=text("hints", ""), tasks=tuple(tasks.items()),
-        grader_side=tuple(grader_side), worker_standins=text("worker_standins", ""),
+        grader_side=tuple(grader_side), worker_standins=text("worker_standins", ""), rules=text("rules", ""),
     )
 
 

@@ -85,6 +85,7 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     import copydetect
 
+    from autograder.assignment import current
     from autograder.grading.integrity import static
     from autograder.grading.integrity.similarity import _fingerprint, rank_pairs, release_boilerplate
 
@@ -93,7 +94,7 @@ def main() -> None:
     for text in batch.values():
         started = time.perf_counter()
         static._analyze.cache_clear()
-        static.analyze([(1, text)])
+        static.analyze([(1, text)], None, current().library_names())
         times.append(time.perf_counter() - started)
     boilerplate = release_boilerplate()
     started = time.perf_counter()

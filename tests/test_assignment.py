@@ -184,8 +184,7 @@ STILL_NAMING = {
     "autograder/feedback/i18n.py", "autograder/feedback/formats/view.py",
     "autograder/grading/devicecheck.py", "autograder/grading/watch.py", "autograder/grading/plotting.py",
     "autograder/grading/heatmap.py",
-    "autograder/grading/integrity/record.py", "autograder/grading/integrity/rules.py",
-    "autograder/grading/integrity/static.py", "autograder/grading/integrity/similarity.py",
+    "autograder/grading/integrity/similarity.py",
 }
 
 
