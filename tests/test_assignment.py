@@ -182,9 +182,7 @@ STILL_NAMING = {
     "autograder/authoring/notebook.py", "autograder/authoring/release.py", "autograder/authoring/train_reference.py",
     "autograder/authoring/nbgrader_course.py",
     "autograder/feedback/i18n.py", "autograder/feedback/formats/view.py",
-    "autograder/grading/devicecheck.py", "autograder/grading/watch.py", "autograder/grading/plotting.py",
-    "autograder/grading/heatmap.py",
-    "autograder/grading/integrity/similarity.py",
+    "autograder/grading/watch.py",
 }
 
 

@@ -1,11 +1,15 @@
-"""The attention assignment's rules: which of its functions may not call which library function.
+"""The attention assignment's rules (the manifest's `rules`): which of its functions may not call
+which library function, and where the device rule is probed.
 
 The contract students read states them (write the softmax yourself; build attention from your
-own functions); the engine's machinery (autograder/grading/integrity/rules.py) judges them from
-the worker's trace and the static pass, which looks for LIBRARY_NAMES in the source (the
-manifest's `rules`).
+own functions; make new tensors on the inputs' device). The engine's machinery judges the first
+from the worker's trace and the static pass, which looks for LIBRARY_NAMES in the source
+(autograder/grading/integrity/rules.py), and notes breaches of the second, never for points
+(autograder/grading/devicecheck.py, calling `device_probes`).
 """
 from __future__ import annotations
+
+import torch
 
 from autograder.grading.integrity.rules import Rule
 
@@ -39,3 +43,21 @@ MHA_OWN = Rule(
     "C.3", "MultiHeadAttention.forward", frozenset({"MultiHeadAttention"}), ATTENTION_NAMES, frozenset({"attention"}),
     advice="build it from your own attention functions",
 )
+
+
+def device_probes() -> list[tuple[str, str, tuple, tuple]]:
+    """(part, function or class, constructor args, call args) for every task whose code combines
+    tensors; small: only where tensors are made matters."""
+    B, S, E, H = 2, 4, 6, 2
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(B, S, E, generator=gen)  # (B, S, E)
+    mask = torch.ones(S, S, dtype=torch.bool).tril()  # (S, S)
+    q, k, v = (torch.randn(B, S, E, generator=gen) for _ in range(3))  # (B, S, E) each
+    return [
+        ("A", "attention_scores", (), (q, k)),
+        ("A", "masked_softmax", (), (q @ k.transpose(-2, -1), mask)),
+        ("A", "scaled_dot_product_attention", (), (q, k, v, mask)),
+        ("B", "SelfAttention", (E,), (x, mask)),
+        ("C", "MultiHeadAttention", (E, H), (x, x, x, mask)),
+        ("D", "AttentionBlock", (E, H), (x, mask)),
+    ]
