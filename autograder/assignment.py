@@ -71,6 +71,8 @@ class Manifest:
     notebook_helpers: tuple[str, ...] = ()  # files of the solution folder its notebook imports (nbgrader releases them with it)
     mutants: str = ""  # its mutants: catalogue mistakes planted into the reference (MUTANTS, FIGURE_MUTANTS, EXAMPLES)
     training: str = ""  # its training module: train_reference(out_dir, seed) -> report, summary(report, out_dir) -> str
+    worker_standins: str = ""  # its stand-ins for error carried forward, worker side (NAMES, REPLACES, stand_ins): a file of the folder
+    rules: str = ""  # its rules (which function may not call which library function) and LIBRARY_NAMES, the names they ban
 
     @property
     def nbgrader_course_id(self) -> str:
@@ -104,9 +106,28 @@ class Manifest:
         return next((part.title_in(lang) for part in self.parts if part.letter == letter), letter)
 
     def content(self, kind: str) -> ModuleType | None:
-        """The module the manifest names for `kind` ("texts", "mistakes", "hints", "mutants" or "training"), or None."""
-        file = {"texts": self.texts, "mistakes": self.mistakes, "hints": self.hints, "mutants": self.mutants, "training": self.training}[kind]
+        """The module the manifest names for `kind` ("texts", "mistakes", "hints", "mutants", "training",
+        "rules" or "worker_standins"), or None."""
+        file = {
+            "texts": self.texts, "mistakes": self.mistakes, "hints": self.hints, "mutants": self.mutants,
+            "training": self.training, "rules": self.rules, "worker_standins": self.worker_standins,
+        }[kind]
         return content_module(self.folder / file) if file else None
+
+    @property
+    def stand_ins_file(self) -> str:
+        """Its worker stand-ins file, as the worker template imports it before forking ("": none)."""
+        return str(self.folder / self.worker_standins) if self.worker_standins else ""
+
+    def stand_in_names(self) -> tuple[str, ...]:
+        """The names its worker stand-ins replace (its stand-ins file's NAMES; none without one)."""
+        module = self.content("worker_standins")
+        return tuple(getattr(module, "NAMES", ())) if module else ()
+
+    def library_names(self) -> frozenset[str]:
+        """The library functions its rules ban (its rules file's LIBRARY_NAMES): the static pass records their uses."""
+        module = self.content("rules")
+        return frozenset(getattr(module, "LIBRARY_NAMES", ())) if module else frozenset()
 
     def carried_module(self) -> ModuleType | None:
         """The assignment's error-carried-forward module, or None when it has none."""
@@ -173,7 +194,7 @@ def load_manifest(folder: Path) -> Manifest:
     helpers = data.get("notebook_helpers", [])
     if not isinstance(helpers, list) or not all(isinstance(name, str) for name in helpers):
         raise ManifestError(f"{path}: `notebook_helpers` must be a list of file names")
-    for kind in ("texts", "mistakes", "hints", "mutants", "training"):
+    for kind in ("texts", "mistakes", "hints", "mutants", "training", "rules", "worker_standins"):
         file = text(kind, "")
         if file and not (folder / file).is_file():
             raise ManifestError(f"{path}: `{kind}` names {file}, which is not in {folder}")
@@ -185,6 +206,7 @@ def load_manifest(folder: Path) -> Manifest:
         texts=text("texts", ""), mistakes=text("mistakes", ""), hints=text("hints", ""), tasks=tuple(tasks.items()),
         grader_side=tuple(grader_side), course_id=text("course_id", ""), notebook_helpers=tuple(helpers),
         mutants=text("mutants", ""), training=text("training", ""),
+        worker_standins=text("worker_standins", ""), rules=text("rules", ""),
     )
 
 

@@ -85,15 +85,17 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     import copydetect
 
+    from autograder.assignment import current
     from autograder.grading.integrity import static
     from autograder.grading.integrity.similarity import _fingerprint, rank_pairs, release_boilerplate
 
     batch = make_batch(args.n)
+    library = current().library_names()  # the assignment's rules' names (loading them is not the pass)
     times = []
     for text in batch.values():
         started = time.perf_counter()
         static._analyze.cache_clear()
-        static.analyze([(1, text)])
+        static.analyze([(1, text)], None, library)
         times.append(time.perf_counter() - started)
     boilerplate = release_boilerplate()
     started = time.perf_counter()

@@ -89,12 +89,13 @@ def test_the_attention_manifest_matches_its_checks():
 
 def test_every_stand_in_the_attention_assignment_asks_for_is_in_the_worker_or_named_grader_side():
     from autograder.assignments.attention.checks.carried import STAND_INS
-    from autograder.grading.worker.standins import STAND_IN_NAMES
 
     attention = load_manifest(Path(__file__).resolve().parents[1] / "autograder" / "assignments" / "attention")
     asked = {name for names in STAND_INS.values() for name in names}
-    assert attention.grader_side == ("plot_attention",) and not set(attention.grader_side) & set(STAND_IN_NAMES)
-    assert asked <= set(STAND_IN_NAMES) | set(attention.grader_side)
+    in_worker = attention.stand_in_names()
+    assert attention.grader_side == ("plot_attention",) and not set(attention.grader_side) & set(in_worker)
+    assert asked <= set(in_worker) | set(attention.grader_side)
+    assert attention.stand_ins_file == str(attention.folder / "standins.py")
 
 
 def test_checks_that_disagree_with_the_manifest_are_refused():
@@ -175,17 +176,6 @@ def _names_in(path: Path, words: set[str]) -> list[str]:
     return found
 
 
-# Engine modules that still name something of the attention assignment (issue 14): this list may only shrink.
-STILL_NAMING = {
-    "autograder/grading/devicecheck.py", "autograder/grading/plotting.py",
-    "autograder/grading/heatmap.py",
-    "autograder/grading/integrity/record.py", "autograder/grading/integrity/rules.py",
-    "autograder/grading/integrity/static.py", "autograder/grading/integrity/similarity.py",
-    "autograder/grading/worker/client.py", "autograder/grading/worker/dispatcher.py",
-    "autograder/grading/worker/standins.py",
-}
-
-
 def test_the_engine_names_nothing_of_the_attention_assignment():
     """The engine knows no attention-specific name: none of the names students define (the
     manifest's tasks and parts) nor the student file's stem appears in its code, only in
@@ -199,5 +189,4 @@ def test_the_engine_names_nothing_of_the_attention_assignment():
         relative = path.relative_to(root).as_posix()
         if not relative.startswith("autograder/assignments/") and (found := _names_in(path, words)):
             naming[relative] = found
-    assert {file: found for file, found in naming.items() if file not in STILL_NAMING} == {}
-    assert sorted(STILL_NAMING - set(naming)) == [], "these no longer name the assignment: take them off STILL_NAMING"
+    assert naming == {}

@@ -17,6 +17,7 @@ from autograder.feedback.formats.html import render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.formats.prairielearn import to_prairielearn
 from autograder.grading.integrity.flags import EVASION, GRADER_REFERENCE, LIBRARY_CALL, RULE_BYPASS, TAMPER
+from autograder.assignment import current
 from autograder.grading.integrity.static import analyze
 from autograder.grading.submission import load_submission
 
@@ -126,5 +127,5 @@ def test_reference_is_clean_and_keeps_every_point(grade):
 @pytest.mark.parametrize("path", sorted((REPO / "examples" / "submissions").glob("*_style*")), ids=lambda p: p.name)
 def test_correct_examples_raise_no_flag(path):
     submission = load_submission(path)
-    facts = analyze(submission.chunks, submission.files)
+    facts = analyze(submission.chunks, submission.files, current().library_names())
     assert facts.findings == ()

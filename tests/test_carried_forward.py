@@ -156,6 +156,37 @@ def test_stand_ins_are_proxies_and_refuse_what_is_not_in_use(factory, tmp_path):
     assert decode_value(encode_value(trusted_answer({"kind": "forward", "name": "causal_mask", "tensors": [], "options": {"size_q": 2, "size_k": 3}}), blobs), blobs).dtype == torch.bool
 
 
+def test_the_worker_stand_ins_are_the_assignments_content_and_hold_no_reference_code(factory):
+    """The stand-ins are a file of the assignment's folder (its manifest's `worker_standins`) that
+    imports only torch and the engine's machinery; the template imports it before it forks, so a
+    worker that cannot see the folder (nor the engine's) still has them."""
+    import ast
+
+    import torch
+
+    from autograder.assignment import current
+    from autograder.assignments.attention.checks.carried import trusted_answer
+    from autograder.grading.session import hidden_paths
+    from autograder.grading.worker.client import Student
+    from autograder.grading.worker.sandbox import SandboxConfig
+
+    path = Path(current().stand_ins_file)
+    assert path.parent == current().folder and path.is_file()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert imported == {"__future__", "typing", "torch", "torch.nn", "autograder.grading.worker.standins"}
+    assert str(path.parent) in hidden_paths()
+    source = "def causal_mask(size_q, size_k=None, device=None):\n    return None\n\ndef use(n):\n    return causal_mask(n)\n"
+    student = Student(factory, [(1, source)], config=SandboxConfig(hidden=hidden_paths()))
+    try:
+        with student.stand_ins(["causal_mask"], trusted_answer):
+            mask = student.call("use", 3)
+    finally:
+        student.close()
+    assert torch.equal(mask, torch.ones(3, 3, dtype=torch.bool).tril())
+
+
 def test_stand_in_gradients_come_from_the_grader(factory):
     """A module built on a stand-in still trains: its backward is a vector-Jacobian callback."""
     import torch

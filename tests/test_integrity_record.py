@@ -116,3 +116,9 @@ def test_the_demo_dashboard_shows_the_integrity_flags_and_the_similarity_table(t
     rows = list(csv.DictReader(io.StringIO((tmp_path / "results" / "grades.csv").read_text(encoding="utf-8"))))
     flagged_rows = {row["submission"]: row["integrity_flags"] for row in rows if row["integrity_flags"]}
     assert flagged_rows == {"copied_with_library_softmax": "library_call(A)"}  # code(part)
+
+
+def test_a_source_flag_inside_a_function_touches_the_part_the_manifest_names_it_in() -> None:
+    source = "import subprocess\n\ndef masked_softmax(s, m=None):\n    subprocess.run(['ls'])\n\nclass MultiHeadAttention:\n    def f(self):\n        return open('/etc/passwd')\n\ndef helper():\n    return open('/etc/hosts')\n"
+    found = [(flag.code, flag.detail.split(":")[0], flag.part) for flag in source_flags(analyze([(1, source)]))]
+    assert found == [(PROCESS, "at module level", ""), (PROCESS, "in masked_softmax", "A"), (FILE_ACCESS, "in MultiHeadAttention", "C"), (FILE_ACCESS, "in helper", "")]

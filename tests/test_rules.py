@@ -8,7 +8,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder.grading.integrity.rules import SOFTMAX_BY_HAND, _banned_ops
+from autograder.assignments.attention.rules import SOFTMAX_BY_HAND
+from autograder.grading.integrity.rules import _banned_ops
 from autograder.grading.worker.dispatcher import OpTracer, probe_tracer
 
 NEG = float("-inf")

@@ -194,7 +194,7 @@ def target_axes(description: Any) -> dict:
     axes_list = description.get("axes", []) if isinstance(description, dict) else []
     target = description.get("target", -1) if isinstance(description, dict) else -1
     if not isinstance(axes_list, list) or not axes_list or not isinstance(target, int) or not 0 <= target < len(axes_list):
-        raise UnreadablePlot("nothing was drawn: plot_attention must draw on a matplotlib Axes and return it")
+        raise UnreadablePlot("nothing was drawn: your function must draw on a matplotlib Axes and return it")
     axes = axes_list[target]
     if not isinstance(axes, dict):
         raise UnreadablePlot("the description of your figure is malformed")
@@ -206,7 +206,7 @@ def _read(description: dict) -> Heatmap:
     drawings = _drawings(axes)
     if not drawings:
         raise UnreadablePlot(
-            "the Axes that plot_attention returned holds no heatmap: draw with ax.imshow(...) or "
+            "the Axes your function returned holds no heatmap: draw with ax.imshow(...) or "
             "seaborn.heatmap(..., ax=ax) on that Axes"
         )
     kind, drawing = max(drawings, key=lambda d: _array(d[1]["array"]).size)

@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from autograder.assignment import current
 from autograder.feedback.i18n import t
 from autograder.grading.worker.client import Budget, Student
 from autograder.grading.worker.dispatcher import Dispatcher
@@ -32,7 +33,7 @@ class InProcessStudent(Student):
     def __init__(self, namespace: dict):
         super().__init__(factory=None, chunks=[],  # type: ignore[arg-type]  # no worker: requests go to the Dispatcher here
                          budget=Budget(total_seconds=float("inf")))
-        self._dispatcher = Dispatcher(namespace)
+        self._dispatcher = Dispatcher(namespace, current().content("worker_standins"))
         self._dispatcher.channel = lambda message: _roundtrip(self.answer_callback(_roundtrip(message).get("callback")))
         self._root = tempfile.mkdtemp(prefix="attnkit-inprocess-")
 
@@ -52,8 +53,6 @@ class InProcessStudent(Student):
 def part_points(part: str) -> float:
     """The most points the part is worth (the assignment's manifest; the grader checks that its
     checks add up to it)."""
-    from autograder.assignment import current
-
     return current().part_points[part]
 
 

@@ -187,7 +187,7 @@ def heatmap_figure(
     matrix: Any, query_tokens: Sequence[str] | None, key_tokens: Sequence[str] | None, title: str = "",
     *, lang: str = "en", reuse: bool = False,
 ) -> Figure:
-    array = _as_matrix(matrix, "the attention matrix")
+    array = _as_matrix(matrix, "the weight matrix")
     return matrix_figure(
         array, query_tokens, key_tokens, title,
         cmap_name=HEATMAP_CMAP, vmin=0.0, vmax=1.0, colorbar_label=t_of(words().strings, "plot.weight", lang), lang=lang, reuse=reuse,
@@ -198,11 +198,11 @@ def difference_figure(
     student: Any, reference: Any, query_tokens: Sequence[str] | None, key_tokens: Sequence[str] | None,
     title: str = "", *, limit: float | None = None, lang: str = "en", reuse: bool = False,
 ) -> Figure:
-    ours = _as_matrix(student, "the student's attention matrix")
-    theirs = _as_matrix(reference, "the reference attention matrix")
+    ours = _as_matrix(student, "the student's weight matrix")
+    theirs = _as_matrix(reference, "the reference weight matrix")
     if ours.shape != theirs.shape:
         raise AttnkitError(
-            f"cannot compare attention maps of shapes {ours.shape} (student) and {theirs.shape} (reference)"
+            f"cannot compare weight maps of shapes {ours.shape} (student) and {theirs.shape} (reference)"
         )
     difference = ours - theirs  # (Lq, Lk)
     bound = difference_limit(difference) if limit is None else float(limit)

@@ -232,10 +232,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "热力图是以 RGB(A) 图片画出的，读不出数值：请把权重矩阵本身传给 imshow（配合 `cmap=...`），而不是颜色",
     },
     "plot_mesh_colours": {"en": "the heatmap mesh holds colours, not values: pass the weight matrix itself", "zh": "热力图的网格里存的是颜色而不是数值：请传入权重矩阵本身"},
-    "plot_nothing": {"en": "nothing was drawn: plot_attention must draw on a matplotlib Axes and return it", "zh": "什么也没有画出来：plot_attention 必须画在一个 matplotlib Axes 上并返回它"},
+    "plot_nothing": {"en": "nothing was drawn: your function must draw on a matplotlib Axes and return it", "zh": "什么也没有画出来：你的函数必须画在一个 matplotlib Axes 上并返回它"},
     "plot_no_heatmap": {
-        "en": "the Axes that plot_attention returned holds no heatmap: draw with ax.imshow(...) or seaborn.heatmap(..., ax=ax) on that Axes",
-        "zh": "plot_attention 返回的 Axes 上没有热力图：请在这个 Axes 上用 `ax.imshow(...)` 或 `seaborn.heatmap(..., ax=ax)` 画图",
+        "en": "the Axes your function returned holds no heatmap: draw with ax.imshow(...) or seaborn.heatmap(..., ax=ax) on that Axes",
+        "zh": "你的函数返回的 Axes 上没有热力图：请在这个 Axes 上用 `ax.imshow(...)` 或 `seaborn.heatmap(..., ax=ax)` 画图",
     },
     "plot_grid_mismatch": {"en": "the heatmap's cells and its grid do not agree", "zh": "热力图的格子与它的网格不一致"},
     "plot_malformed": {"en": "the description of your figure is malformed", "zh": "你的图的描述格式不正确"},

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from autograder.assignment import current
 from autograder.grading.integrity.flags import (
     EVASION, FAKE_RESULTS, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_PATCH, NETWORK, PROCESS, RESOURCE_LIMIT, SIGNAL, Flag,
 )
@@ -10,15 +11,15 @@ from autograder.grading.integrity.static import SourceFacts
 from autograder.feedback.results import CheckResult
 from autograder.settings import GRADES_CSV, GRADESCOPE_FILE, PRAIRIELEARN_FILE, RESULT_FILE
 
-# The part each top-level name of the assignment belongs to (a finding inside it touches that part).
-PART_OF = {
-    "attention_scores": "A", "masked_softmax": "A", "scaled_dot_product_attention": "A", "causal_mask": "A",
-    "SelfAttention": "B", "split_heads": "C", "merge_heads": "C", "MultiHeadAttention": "C",
-    "AttentionBlock": "D", "plot_attention": "E", "PronounModel": "F",
-}
 SOURCE_CODES = (EVASION, GRADER_REFERENCE, LIBRARY_PATCH, FILE_ACCESS, NETWORK, PROCESS, SIGNAL)
 LIMIT_WORDS = ("timed out", "memory limit", "CPU time limit", "file size limit", "time budget", "killed")
 RESULT_FILE_NAMES = (GRADESCOPE_FILE, PRAIRIELEARN_FILE, RESULT_FILE, GRADES_CSV)
+
+
+def part_of(scope: str) -> str:
+    """The part a top-level name of the submission belongs to (the assignment's manifest: the part
+    whose names hold it; a finding inside it touches that part), "" for any other."""
+    return next((part.letter for part in current().parts if scope in part.names), "")
 
 
 def source_flags(facts: SourceFacts) -> list[Flag]:
@@ -33,7 +34,7 @@ def source_flags(facts: SourceFacts) -> list[Flag]:
     for (code, scope), found in grouped.items():
         where = f"in {scope}: " if scope else "at module level: "
         shown = ", ".join(dict.fromkeys(found[:4])) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
-        flags.append(Flag(code, where + shown, PART_OF.get(scope, "")))
+        flags.append(Flag(code, where + shown, part_of(scope)))
     return flags
 
 

@@ -7,16 +7,18 @@
 2. The static pass (autograder.grading.integrity.static): the submitted source, read here.
 
 A rule passes only when both are clean. When they disagree the rule fails, and the reason and a
-flag are recorded. "masked_softmax by hand" is an allow-list: every aten operator it runs must be
-elementary (pointwise, a reduction, or in ELEMENTARY_OPS), so F.softmin, torch.ops.aten._softmax
-and any alias still to come fail it.
+flag are recorded. Which function may not call which library function is the assignment's (its
+manifest's `rules` file: its Rules, and LIBRARY_NAMES, the names the static pass looks for); this
+module is the machinery. A rule may be an allow-list (`elementary_only`: every aten operator it
+runs must be elementary, pointwise, a reduction, or in ELEMENTARY_OPS), so a softmin, a
+torch.ops.aten._softmax and any alias still to come fail a "write the softmax yourself" rule.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from autograder.grading.integrity.flags import LIBRARY_CALL, RULE_BYPASS, TAMPER, Flag
-from autograder.grading.integrity.static import ATTENTION_NAMES, SOFTMAX_NAMES, SourceFacts
+from autograder.grading.integrity.static import SourceFacts
 
 # Shape, copy and creation operators a hand-written softmax may run besides pointwise operators
 # and reductions (those are recognised by torch's own operator tags).
@@ -30,8 +32,6 @@ ELEMENTARY_OPS = frozenset({
     "is_nonzero", "item", "count_nonzero", "cumsum", "_assert_async", "masked_fill_", "where",
 })
 ELEMENTARY_TAGS = ("pointwise", "reduction")
-SOFTMAX_FUNCTIONS = SOFTMAX_NAMES
-ATTENTION_FUNCTIONS = ATTENTION_NAMES
 PROBE_FUNCTION, PROBE_OP = "softmax", "aten._softmax.default"  # what probe_tracer() must show
 
 
@@ -57,14 +57,6 @@ def is_elementary(op: str) -> bool:
     return any(getattr(torch.Tag, tag) in overload.tags for tag in ELEMENTARY_TAGS)
 
 
-def is_softmax_op(op: str) -> bool:
-    return "softmax" in packet(op)
-
-
-def is_attention_op(op: str) -> bool:
-    return "attention" in packet(op)
-
-
 @dataclass(frozen=True)
 class Rule:
     """A rule about how a task is written: which functions reach it, what it may not use."""
@@ -73,7 +65,7 @@ class Rule:
     where: str  # the student's name for it
     roots: frozenset[str]  # the top-level definitions whose code the rule covers
     banned: frozenset[str]  # torch function names (trace) and library names (source)
-    banned_op: str = ""  # "softmax" / "attention" / "softmax+attention": aten operators banned by name
+    banned_ops: frozenset[str] = frozenset()  # aten operators banned by name: those whose packet contains one of these ("softmax")
     elementary_only: bool = False  # every aten operator must be elementary
     advice: str = ""
     source_banned: frozenset[str] = frozenset()  # more library names banned in the source (judged by the static pass only)
@@ -86,14 +78,14 @@ class Verdict:
     message: str = ""
     flags: tuple[Flag, ...] = field(default_factory=tuple)
     used: str = ""  # the library functions or operators used (the message is then "{where} uses {used}: {advice}")
-    key: str = ""  # the message's key in autograder.assignments.attention.texts.MESSAGES, and its values
+    key: str = ""  # the message's key in the assignment's texts (MESSAGES), and its values
     values: dict = field(default_factory=dict)
 
 
 def _banned_ops(rule: Rule, aten: list[str]) -> list[str]:
     used = []
     for op in aten:
-        if ("softmax" in rule.banned_op and is_softmax_op(op)) or ("attention" in rule.banned_op and is_attention_op(op)):
+        if any(word in packet(op) for word in rule.banned_ops):
             used.append(op)
         elif rule.elementary_only and not is_elementary(op):
             used.append(op)
@@ -136,33 +128,12 @@ def _list(findings: list) -> str:
     return ", ".join(shown) + more
 
 
-SOFTMAX_BY_HAND = Rule(
-    "A.2", "masked_softmax", frozenset({"masked_softmax"}), SOFTMAX_FUNCTIONS | ATTENTION_FUNCTIONS, "softmax+attention",
-    elementary_only=True, advice="the task is to write the softmax yourself (exp, sums, division, max, masking)",
-)
-# A library softmax inside masked_softmax is charged once, by A.2: A.3's trace bans the library
-# attention, and its source may not name a library softmax outside masked_softmax.
-SDPA_OWN = Rule(
-    "A.3", "scaled_dot_product_attention", frozenset({"scaled_dot_product_attention"}), ATTENTION_FUNCTIONS, "attention",
-    advice="build it from attention_scores and your masked_softmax", source_banned=SOFTMAX_FUNCTIONS,
-    charged_elsewhere=frozenset({"masked_softmax"}),
-)
-SELF_ATTENTION_OWN = Rule(
-    "B.1", "SelfAttention.forward", frozenset({"SelfAttention"}), ATTENTION_FUNCTIONS, "attention",
-    advice="build it from your own attention functions",
-)
-MHA_OWN = Rule(
-    "C.3", "MultiHeadAttention.forward", frozenset({"MultiHeadAttention"}), ATTENTION_FUNCTIONS, "attention",
-    advice="build it from your own attention functions",
-)
-RULES = (SOFTMAX_BY_HAND, SDPA_OWN, SELF_ATTENTION_OWN, MHA_OWN)
-
-
-def figure_verdict(facts: SourceFacts, part: str = "E") -> Verdict:
-    """The worker's description of a figure is evidence only when nothing could have forged it."""
-    untrusted = facts.untrusted({"plot_attention"})
+def figure_verdict(facts: SourceFacts, where: str, part: str) -> Verdict:
+    """The worker's description of a figure drawn by `where` (the student's function) is evidence
+    only when nothing could have forged it."""
+    untrusted = facts.untrusted({where})
     if not untrusted:
         return Verdict(True)
-    flag = Flag(TAMPER, f"plot_attention: the figure's description cannot be trusted: {_list(untrusted)}", part)
+    flag = Flag(TAMPER, f"{where}: the figure's description cannot be trusted: {_list(untrusted)}", part)
     found = _list(untrusted)
     return Verdict(False, f"the figure cannot be graded: your file uses {found}, which can change what the grader reads from it", (flag,), key="figure_untrusted", values={"found": found})

@@ -52,11 +52,14 @@ def boilerplate_hashes(texts: list[str]) -> np.ndarray:
 
 
 def release_boilerplate() -> np.ndarray:
-    """Starter code and the code cells of the student notebooks of the release."""
+    """Starter code (the release's copy of the file students submit) and the code cells of the
+    student notebooks of the release."""
+    from autograder.assignment import current
     from autograder.paths import RELEASE_DIR as release
     from autograder.grading.submission import notebook_chunks
 
-    texts = [(release / "attention.py").read_text(encoding="utf-8")]
+    starter = release / current().student_file
+    texts = [starter.read_text(encoding="utf-8")] if starter.is_file() else []
     for notebook in sorted(release.glob("*.ipynb")):
         texts.append("".join(text for _, text in notebook_chunks(notebook.read_bytes(), notebook.name)))
     return boilerplate_hashes(texts)

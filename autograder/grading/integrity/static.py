@@ -4,10 +4,11 @@ The worker's trace is evidence from the student's own process, which the student
 pass reads the same source the worker ran (the answer cells of a notebook, the entry file and its
 helper files) as an AST, and as tokens where a piece does not parse, and records:
 
-- uses of library functions by name: attribute accesses (`torch.softmax`, `x.softmax`,
-  `nn.MultiheadAttention`), names imported from a library (`from torch.nn.functional import
-  softmax as s`) and aliases bound to them (`sm = F.softmax`), each with the top-level function or
-  class it sits in, so a rule can look only at the code its function reaches;
+- uses of library functions by name (the names `analyze` is given: those an assignment's rules
+  ban): attribute accesses (`torch.softmax`, `x.softmax`, `nn.MultiheadAttention`), names imported
+  from a library (`from torch.nn.functional import softmax as s`) and aliases bound to them
+  (`sm = F.softmax`), each with the top-level function or class it sits in, so a rule can look
+  only at the code its function reaches;
 - constructs that can switch the trace off or reach around it, anywhere in the source: `getattr`
   and friends with a computed name, `torch.ops`, private torch attributes (`torch._C`),
   `importlib`, `ctypes`, `gc`, `sys.modules`, frames (`sys._getframe`, `inspect`), builtins,
@@ -28,15 +29,6 @@ from dataclasses import dataclass
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
 from autograder.grading.chunks import split_chunks
 
-SOFTMAX_NAMES = frozenset({
-    "softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "gumbel_softmax",
-    "_softmax", "_log_softmax", "_safe_softmax", "_masked_softmax", "special_softmax",
-})
-ATTENTION_NAMES = frozenset({
-    "scaled_dot_product_attention", "multi_head_attention_forward", "MultiheadAttention", "_native_multi_head_attention",
-    "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
-    "flex_attention",
-})
 GRADER_NAMES = frozenset({"autograder", "attnkit", "dispatcher", "plotdata", "OpTracer", "OpRecorder", "Dispatcher", "plot_call", "extract_plot", "LIBRARY_FUNCTIONS"})
 EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins", "marshal", "codeop", "pickle", "dill", "cloudpickle", "runpy"})
 EVASION_ATTRIBUTES = frozenset({
@@ -142,7 +134,8 @@ def _constant_text(node: ast.AST) -> str | None:
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, prefix: str = ""):
+    def __init__(self, library: frozenset[str], prefix: str = ""):
+        self.library = library  # the library functions whose uses are findings (LIBRARY_CALL)
         self.prefix = prefix
         self.scope = MODULE_SCOPE
         self.findings: list[Finding] = []
@@ -190,7 +183,7 @@ class _Scanner(ast.NodeVisitor):
             if (node.module or "").split(".")[0] == "torch":
                 self.torch_names.add(alias.asname or alias.name)
             self._name_use(alias.name, node, imported=True, origin=node.module or "")
-            if alias.name in SOFTMAX_NAMES | ATTENTION_NAMES:
+            if alias.name in self.library:
                 self.aliases[alias.asname or alias.name] = alias.name
         self.generic_visit(node)
 
@@ -215,7 +208,7 @@ class _Scanner(ast.NodeVisitor):
             self.add(GRADER_REFERENCE, f"the name {name}", node)
         if name in EVASION_BUILTINS or (imported and name in EVASION_MODULES | (EVASION_ATTRIBUTES - {"sys"})):
             self.add(EVASION, f"{name}", node)
-        if imported and (name in SOFTMAX_NAMES | ATTENTION_NAMES):
+        if imported and name in self.library:
             self.add(LIBRARY_CALL, f"{origin + '.' if origin else ''}{name} (imported)", node, name)
         self._reach(name, node)
 
@@ -228,7 +221,7 @@ class _Scanner(ast.NodeVisitor):
         dotted = _dotted(node)
         receiver = dotted.split(".", 1)[0]
         own = receiver in SAFE_RECEIVERS and node.attr not in ("__globals__", "__code__", "__closure__", "__subclasses__", "__mro__", "__bases__", "__base__", "__builtins__")
-        if node.attr in SOFTMAX_NAMES | ATTENTION_NAMES and receiver not in SAFE_RECEIVERS:
+        if node.attr in self.library and receiver not in SAFE_RECEIVERS:
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
             self.add(GRADER_REFERENCE, dotted, node)
@@ -291,7 +284,7 @@ class _Scanner(ast.NodeVisitor):
                 value = value.func
             else:
                 return
-        banned = [value.attr] if isinstance(value, ast.Attribute) and value.attr in SOFTMAX_NAMES | ATTENTION_NAMES else []
+        banned = [value.attr] if isinstance(value, ast.Attribute) and value.attr in self.library else []
         banned += [self.aliases[value.id]] if isinstance(value, ast.Name) and value.id in self.aliases else []
         if not banned:
             return
@@ -349,8 +342,8 @@ def _resolve_aliases(scanner: _Scanner) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...]) -> SourceFacts:
-    scanner = _Scanner()
+def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str]) -> SourceFacts:
+    scanner = _Scanner(library)
     for first_line, text in chunks:
         _scan_text(scanner, text, first_line)
     for name, loads in scanner.links.items():
@@ -361,7 +354,7 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
     for name, text in files:
         if not name.endswith(".py"):
             continue
-        helper = _Scanner(prefix=f"{name}:")
+        helper = _Scanner(library, prefix=f"{name}:")
         _scan_text(helper, text, 1)
         findings += helper.findings
     unique = tuple(dict.fromkeys(findings))
@@ -373,6 +366,7 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
     )
 
 
-def analyze(chunks: list[tuple[int, str]] | tuple[tuple[int, str], ...], files: dict[str, str] | None = None) -> SourceFacts:
-    """The static facts of a submission: its entry chunks (first line, text) and helper files."""
-    return _analyze(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())))
+def analyze(chunks: list[tuple[int, str]] | tuple[tuple[int, str], ...], files: dict[str, str] | None = None, library: frozenset[str] = frozenset()) -> SourceFacts:
+    """The static facts of a submission: its entry chunks (first line, text) and helper files;
+    `library`: the library functions whose uses it records (an assignment's rules ban them)."""
+    return _analyze(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())), frozenset(library))

@@ -29,7 +29,7 @@ from autograder.grading.worker import sandbox
 from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template, signals_deferred  # noqa: F401  (TEMPLATE_ENV: re-exported)
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
-from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, STAND_IN_NAMES, StandInError, StandInRefused
+from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, StandInError, StandInRefused
 from autograder.settings import CALL_SECONDS, IMPORT_SECONDS, SUBMISSION_SECONDS
 
 SIGNAL_NAMES = {  # how a worker killed by a signal ended, in words (autograder.feedback.i18n "ended.*")
@@ -102,12 +102,13 @@ class WorkerFactory:
         self._replies = b""
         self._spawned = False
 
-    def spawn(self, config: SandboxConfig, scratch: str, preload: tuple[str, ...] = ()) -> WorkerProcess:
+    def spawn(self, config: SandboxConfig, scratch: str, preload: tuple[str, ...] = (), stand_ins: str = "") -> WorkerProcess:
         """A new worker; `preload`: optional libraries (template.PRELOADS) the template imports
-        before it forks, because the submission imports them."""
+        before it forks, because the submission imports them; `stand_ins`: the assignment's worker
+        stand-ins file, which the template imports before it forks (the worker cannot read it)."""
         data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         status_read, status_write = os.pipe()
-        request = json.dumps({"config": config.to_json(), "scratch": scratch, "preload": list(preload)}).encode()
+        request = json.dumps({"config": config.to_json(), "scratch": scratch, "preload": list(preload), "stand_ins": stand_ins}).encode()
         try:
             self._spawned = True
             socket.send_fds(self.control, [request], [data_theirs.fileno(), status_write])
@@ -274,7 +275,7 @@ class Student:
     factory: WorkerFactory
     chunks: list[tuple[int, str]]
     files: dict[str, str] = field(default_factory=dict)
-    filename: str = "attention.py"
+    filename: str = field(default_factory=lambda: current().student_file)
     config: SandboxConfig = field(default_factory=SandboxConfig)
     budget: Budget = field(default_factory=Budget)
     events: list[str] = field(default_factory=list)
@@ -310,7 +311,7 @@ class Student:
         # its keeper (never known, or dropped) waited for a worker blocked on a socket that the
         # exception's traceback kept open, and the template waited 10 s for that keeper.
         with signals_deferred():
-            worker = self.factory.spawn(self.config, scratch, self._preloads())
+            worker = self.factory.spawn(self.config, scratch, self._preloads(), current().stand_ins_file)
             self._worker = worker
             self._generation += 1
             worker.read_status(5.0, until="worker")
@@ -437,7 +438,7 @@ class Student:
         their callbacks are answered by `trusted` (grader side; the reference never leaves it).
         The assignment's grader-side names (its manifest's `grader_side`) stay here: the check that
         calls them draws in the grader instead."""
-        unknown = sorted(set(names) - set(STAND_IN_NAMES) - set(current().grader_side))
+        unknown = sorted(set(names) - set(current().stand_in_names()) - set(current().grader_side))
         if unknown:
             raise ValueError(f"no stand-in for {', '.join(unknown)}")
         saved = self._stand_ins, self._trusted

@@ -16,6 +16,7 @@ import sys
 import traceback
 import types
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, Iterator
 
 import torch
@@ -26,7 +27,6 @@ from autograder.grading.worker.devicetrace import DeviceTracer  # here: a worker
 from autograder.grading.chunks import split_chunks
 from autograder.grading.worker.protocol import Handle, Refused
 
-STUDENT_MODULE = "attention"
 MAX_TRACED_NAMES = 512  # names reported per traced call (a call uses a few dozen)
 STDLIB = os.path.dirname(os.__file__)
 MAX_AUDIT_EVENTS = 64  # audit events reported per worker
@@ -59,10 +59,12 @@ class StudentRaised(Exception):
 # loading the submission: chunk by chunk, so that a broken part costs only itself
 # ---------------------------------------------------------------------------------------------
 class Dispatcher:
-    """Answers requests against the student's code."""
+    """Answers requests against the student's code; `stand_ins`: the assignment's stand-ins module
+    (its manifest's `worker_standins`, imported before the worker was forked), None for none."""
 
-    def __init__(self, namespace: dict | None = None):
+    def __init__(self, namespace: dict | None = None, stand_ins: ModuleType | None = None):
         self.namespace: dict = namespace if namespace is not None else {}
+        self.stand_ins = stand_ins
         self.objects: dict[int, Any] = {}
         self.load_errors: list[dict] = []
         self.filenames: set[str] = set()
@@ -126,11 +128,11 @@ class Dispatcher:
         if not names:
             yield
             return
-        if type(names) is not list or not set(names) <= set(standins.STAND_IN_NAMES):
+        if type(names) is not list or not set(names) <= set(standins.names(self.stand_ins)):
             raise ValueError("unknown stand-ins requested")
         key = tuple(sorted(names))
         if key not in self._stand_in_sets:  # built once: a stand-in class keeps its identity
-            self._stand_in_sets[key] = standins.build(list(key), self._stand_in_call, lambda name: self.namespace.get(name))
+            self._stand_in_sets[key] = standins.build(self.stand_ins, list(key), self._stand_in_call, lambda name: self.namespace.get(name))
         missing = object()
         replaced = self._stand_in_sets[key]  # the submission's name -> its stand-in
         saved = {name: self.namespace.get(name, missing) for name in replaced}
@@ -164,7 +166,8 @@ class Dispatcher:
         return "pong"
 
     def op_load(self, request: dict) -> dict:
-        """Write the submission's files into `root` and run its entry chunks as module `attention`."""
+        """Write the submission's files into `root` and run its entry chunks as the module named
+        after its file (`filename`'s stem: what the submission's helper files import)."""
         root = Path(request["root"])
         for name, text in request.get("files", {}).items():
             target = root / name
@@ -175,10 +178,10 @@ class Dispatcher:
         if not self._inside:  # once per worker process, before any student code runs
             self._inside = (str(root), os.getcwd())
             sys.addaudithook(self._on_audit)
-        filename = str(root / request.get("filename", "attention.py"))
-        module = types.ModuleType(STUDENT_MODULE)
+        filename = str(root / request["filename"])
+        module = types.ModuleType(Path(filename).stem)
         module.__file__ = filename
-        sys.modules[STUDENT_MODULE] = module
+        sys.modules[module.__name__] = module
         self.namespace = module.__dict__
         self.filenames.add(filename)
         chunks = request["chunks"]

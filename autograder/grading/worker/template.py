@@ -39,7 +39,7 @@ import matplotlib.pyplot  # noqa: E402,F401  (pre-imported: every worker forks w
 import numpy  # noqa: E402,F401
 import torch  # noqa: E402
 
-from autograder.grading.worker import sandbox  # noqa: E402
+from autograder.grading.worker import sandbox, standins  # noqa: E402
 from autograder.grading.worker.dispatcher import Dispatcher, OpTracer  # noqa: E402
 from autograder.grading.worker.plotdata import extract_plot  # noqa: E402,F401
 from autograder.grading.worker.protocol import ProtocolError, recv_message, send_message  # noqa: E402
@@ -158,7 +158,9 @@ def _serve_one(control: socket.socket, controls: list[socket.socket], waiting: l
             os.close(fd)
         return
     try:
-        preload(list(json.loads(message).get("preload", [])))
+        spawn = json.loads(message)
+        preload(list(spawn.get("preload", [])))
+        standins.load(str(spawn.get("stand_ins", "")))  # the assignment's stand-ins: its folder is hidden from the worker
     except (ValueError, AttributeError, TypeError):
         pass  # a malformed request fails in the keeper, where it is reported
     template = os.getpid()
@@ -314,7 +316,7 @@ def _worker_main(config, data_fd: int, output_fd: int, uid: int | None, pid_name
     if uid is not None or sandbox.pyseccomp is not None:  # fails closed when grading as root
         sandbox.refuse_network()  # no network even where the kernel refused a network namespace
     sock = socket.socket(fileno=data_fd)
-    dispatcher = Dispatcher()
+    dispatcher = Dispatcher(stand_ins=standins.load(str(request.get("stand_ins", ""))))  # imported before the fork
 
     def channel(message: dict) -> dict:  # a stand-in's callback to the grader, during a request
         send_message(sock, message)

@@ -1,7 +1,7 @@
 """Error carried forward, grader side: which earlier tasks a check leans on, and trusted answers.
 
 A check of task T that fails runs again with the functions of EARLIER[T] replaced by stand-ins
-(autograder/grading/worker/standins.py). The stand-ins live in the worker and hold no reference code;
+(the assignment's standins.py, made with autograder/grading/worker/standins.py). The stand-ins live in the worker and hold no reference code;
 each call comes back here as a callback, and `trusted_answer` computes it with the reference
 solution, which never leaves the grader. Every callback is checked before it is computed: a
 known name, tensors only where tensors go, bounded sizes, plain options.
@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 import torch
 
-from autograder.grading.worker.standins import MAX_CALLBACK_ELEMENTS, MAX_SEQUENCE, StandInRefused
+from autograder.assignments.attention.standins import MAX_SEQUENCE
+from autograder.grading.worker.standins import MAX_CALLBACK_ELEMENTS, StandInRefused
 from autograder.assignment import reference
 
 

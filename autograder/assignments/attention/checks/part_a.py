@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import remote_gradcheck
-from autograder.grading.integrity.rules import SDPA_OWN, SOFTMAX_BY_HAND
+from autograder.assignments.attention.rules import SDPA_OWN, SOFTMAX_BY_HAND
 from autograder.assignments.attention.checks.support import (
     B, DH, DV, H, LK, LQ, expect_close, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask,
     grad_of, raise_keyed_with_diagnosis, reference,

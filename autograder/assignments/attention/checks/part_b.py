@@ -11,7 +11,7 @@ from autograder.assignments.attention.checks.module_support import (
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.support import B, DH, LK, expect_rule, expect_tensor, randn, random_mask, reference
-from autograder.grading.integrity.rules import SELF_ATTENTION_OWN
+from autograder.assignments.attention.rules import SELF_ATTENTION_OWN
 
 D, S = DH, LK  # (B, S, D) = (2, 5, 7): all sizes distinct
 NAMES = ("W_q", "W_k", "W_v")

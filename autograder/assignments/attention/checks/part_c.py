@@ -12,7 +12,7 @@ from autograder.assignments.attention.checks.module_support import (
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
 from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_rule, expect_tensor, randn, random_mask, reference
-from autograder.grading.integrity.rules import MHA_OWN
+from autograder.assignments.attention.rules import MHA_OWN
 from autograder.grading.worker.client import StudentException
 from autograder.grading.worker.protocol import Handle
 

@@ -55,7 +55,7 @@ def fail(message: str, mistake: str = "") -> CheckFailure:
 
 def expect_trusted_figure(student: StudentAPI) -> None:
     """A figure's description earns points only when the source cannot have forged it."""
-    verdict = figure_verdict(source_facts(student))
+    verdict = figure_verdict(source_facts(student), "plot_attention", "E")
     if not verdict.passed:
         raise CheckFailure(verdict.message, key=verdict.key, values=verdict.values, flags=verdict.flags)
 

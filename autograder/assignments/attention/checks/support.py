@@ -11,6 +11,7 @@ from autograder.grading.worker.api import StudentAPI
 from autograder.grading.checks.plugin import CheckFailure
 from autograder.grading.integrity.rules import Rule, judge
 from autograder.grading.integrity.static import SourceFacts, analyze
+from autograder.assignments.attention.rules import LIBRARY_NAMES
 from autograder.assignments.attention.mistakes import MISTAKES, diagnose
 
 # All-distinct sizes, so that a wrong transpose or a swapped axis shows up as a wrong shape.
@@ -101,7 +102,7 @@ def source_facts(student: StudentAPI) -> SourceFacts:
     """The static pass over the source the student's worker runs (read in the grader)."""
     chunks = getattr(student, "chunks", ())
     files = getattr(student, "files", {})
-    return analyze(chunks if isinstance(chunks, (list, tuple)) else (), files if isinstance(files, dict) else {})
+    return analyze(chunks if isinstance(chunks, (list, tuple)) else (), files if isinstance(files, dict) else {}, LIBRARY_NAMES)
 
 
 def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:

@@ -1,0 +1,126 @@
+"""The attention assignment's trusted stand-ins, worker side (error carried forward).
+
+The engine's machinery (autograder/grading/worker/standins.py) makes them: each is a proxy whose
+value comes from the grader (`remote`: a callback answered by checks/carried.py's
+`trusted_answer` with the reference), so this file holds no reference code. The worker template
+imports it before it forks a worker (the manifest's `worker_standins`): a worker cannot read the
+assignment's folder.
+
+"block_shell" stands for AttentionBlock around the submission's own MultiHeadAttention (Part F
+grades a wrong block again that way when the attention is right): the student's attention runs
+in the worker, and the residual, dropout and norm are the grader's (one callback). plot_attention's
+stand-in never reaches the worker (the manifest's `grader_side`: the kit's renderer draws in the
+grader, which already holds the maps).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+import torch.nn as nn
+
+from autograder.grading.worker.standins import Channel, remote
+
+NAMES = (
+    "attention_scores", "masked_softmax", "scaled_dot_product_attention", "causal_mask",
+    "split_heads", "merge_heads", "MultiHeadAttention", "AttentionBlock", "block_shell",
+)
+REPLACES = {"block_shell": "AttentionBlock"}  # stand-in -> the submission's name it replaces (default: its own)
+MAX_SEQUENCE = 4096  # largest size a stand-in causal_mask may be asked for
+
+
+def _dropout_seed(dropping: bool) -> int:
+    return int(torch.randint(0, 2**31 - 1, ())) if dropping else 0  # the worker's RNG: seeded calls repeat
+
+
+def stand_ins(channel: Channel, lookup: Callable[[str], Any]) -> dict[str, Any]:
+    """Every stand-in of NAMES, calling the grader through `channel`; `lookup(name)` is the
+    submission's own object of that name (block_shell wraps its MultiHeadAttention)."""
+
+    def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        return remote(channel, "attention_scores", {}, q, k)  # (..., Lq, Lk)
+
+    def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        return remote(channel, "masked_softmax", {}, scores, mask)  # (..., Lq, Lk)
+
+    def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        return remote(channel, "scaled_dot_product_attention", {}, q, k, v, mask)  # (..., Lq, dv), (..., Lq, Lk)
+
+    def causal_mask(size_q: int, size_k: int | None = None, device: Any = None) -> torch.Tensor:
+        size_k = size_q if size_k is None else size_k
+        if not all(type(s) is int and 0 <= s <= MAX_SEQUENCE for s in (size_q, size_k)):
+            raise ValueError(f"causal_mask sizes must be ints in [0, {MAX_SEQUENCE}]")
+        mask = channel({"kind": "forward", "name": "causal_mask", "tensors": [], "options": {"size_q": size_q, "size_k": size_k}})
+        return mask if device is None else mask.to(device)  # (Lq, Lk)
+
+    def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
+        return remote(channel, "split_heads", {"num_heads": int(num_heads)}, x)  # (B, H, S, Dh)
+
+    def merge_heads(x: torch.Tensor) -> torch.Tensor:
+        return remote(channel, "merge_heads", {}, x)  # (B, S, E)
+
+    class MultiHeadAttention(nn.Module):
+        """The contract's structure (W_q, W_k, W_v, W_o, dropout); the forward is the grader's."""
+
+        def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
+            super().__init__()
+            if num_heads <= 0 or embed_dim % num_heads:
+                raise ValueError(f"embed_dim={embed_dim} is not divisible by num_heads={num_heads}")
+            self.embed_dim, self.num_heads = embed_dim, num_heads
+            self.W_q = nn.Linear(embed_dim, embed_dim, bias=bias)
+            self.W_k = nn.Linear(embed_dim, embed_dim, bias=bias)
+            self.W_v = nn.Linear(embed_dim, embed_dim, bias=bias)
+            self.W_o = nn.Linear(embed_dim, embed_dim, bias=bias)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, query: torch.Tensor, key: torch.Tensor | None = None, value: torch.Tensor | None = None, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+            key = query if key is None else key
+            value = key if value is None else value
+            dropping = self.training and self.dropout.p > 0
+            options = {"num_heads": self.num_heads, "dropout": float(self.dropout.p), "training": dropping, "seed": _dropout_seed(dropping)}
+            layers = (self.W_q, self.W_k, self.W_v, self.W_o)
+            params = [p for layer in layers for p in (layer.weight, layer.bias)]
+            return remote(channel, "MultiHeadAttention", options, query, key, value, mask, *params)  # (B, Lq, E), (B, H, Lq, Lk)
+
+    class AttentionBlock(nn.Module):
+        """The contract's structure (attn with W_q..W_o, norm, dropout); the forward is the grader's."""
+
+        def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0):
+            super().__init__()
+            self.attn = MultiHeadAttention(embed_dim, num_heads, dropout)  # holds attn.W_*; never called
+            self.norm = nn.LayerNorm(embed_dim)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+            dropping = self.training and self.dropout.p > 0
+            options = {"num_heads": self.attn.num_heads, "dropout": float(self.dropout.p), "training": dropping, "seed": _dropout_seed(dropping)}
+            layers = (self.attn.W_q, self.attn.W_k, self.attn.W_v, self.attn.W_o)
+            params = [p for layer in layers for p in (layer.weight, layer.bias)] + [self.norm.weight, self.norm.bias]
+            return remote(channel, "AttentionBlock", options, x, mask, *params)  # (B, S, E), (B, H, S, S)
+
+    class BlockShell(nn.Module):
+        """AttentionBlock's structure (attn, norm, dropout) around the submission's own
+        MultiHeadAttention, which runs here; norm(x + dropout(attended)) is the grader's."""
+
+        def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0):
+            super().__init__()
+            own = lookup("MultiHeadAttention")
+            if not isinstance(own, type) or not issubclass(own, nn.Module):
+                raise NameError("MultiHeadAttention (an nn.Module class) is not defined in your file")
+            self.attn = own(embed_dim, num_heads, dropout)
+            self.norm = nn.LayerNorm(embed_dim)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+            attended, weights = self.attn(x, mask=mask)  # (B, S, E), (B, H, S, S): the submission's
+            dropping = self.training and self.dropout.p > 0
+            options = {"dropout": float(self.dropout.p), "training": dropping, "seed": _dropout_seed(dropping)}
+            y = remote(channel, "block_shell", options, x, attended, self.norm.weight, self.norm.bias)  # (B, S, E)
+            return y, weights
+
+    return {
+        "attention_scores": attention_scores, "masked_softmax": masked_softmax,
+        "scaled_dot_product_attention": scaled_dot_product_attention, "causal_mask": causal_mask,
+        "split_heads": split_heads, "merge_heads": merge_heads, "MultiHeadAttention": MultiHeadAttention,
+        "AttentionBlock": AttentionBlock, "block_shell": BlockShell,
+    }
