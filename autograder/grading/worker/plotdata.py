@@ -22,7 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from matplotlib import _tight_bbox, font_manager  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
@@ -33,6 +33,11 @@ from matplotlib.transforms import Bbox  # noqa: E402
 from autograder.grading.worker.protocol import NEW_AXES  # noqa: E402
 from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS  # noqa: E402  (the grader reads no more)
 from autograder.settings import PNG_DPI  # noqa: E402
+
+try:  # savefig's own helper for bbox_inches (no public equivalent): without it, a figure is drawn twice
+    from matplotlib import _tight_bbox
+except ImportError:  # pragma: no cover (another matplotlib)
+    _tight_bbox = None  # type: ignore[assignment]
 
 MAX_PIXELS = 4_000_000
 TIGHT_PAD = 0.1  # inches around the tight bounding box (matplotlib's default pad_inches)
@@ -227,7 +232,7 @@ def _drawn_once(figure: Figure) -> dict | None:
     own size, as savefig does for bbox_inches), and cropped to its tight box: one layout and one
     render instead of a draw for the tight box and a second one for the PNG. None when it cannot:
     a layout engine that runs at draw time (constrained layout), or a tight box past the frame."""
-    if not isinstance(figure.get_layout_engine(), (type(None), PlaceHolderLayoutEngine)):
+    if _tight_bbox is None or not isinstance(figure.get_layout_engine(), (type(None), PlaceHolderLayoutEngine)):
         return None
     renderer = figure.canvas.get_renderer()
     for ax in figure.axes:
