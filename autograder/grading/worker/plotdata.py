@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.image import AxesImage, imsave  # noqa: E402
@@ -231,8 +232,9 @@ def _drawn_once(figure: Figure) -> dict | None:
     """The figure drawn once, on a canvas FRAME_PAD larger on every side (the layout kept as at its
     own size, as savefig does for bbox_inches), and cropped to its tight box: one layout and one
     render instead of a draw for the tight box and a second one for the PNG. None when it cannot:
-    a layout engine that runs at draw time (constrained layout), or a tight box past the frame."""
-    if _tight_bbox is None or not isinstance(figure.get_layout_engine(), (type(None), PlaceHolderLayoutEngine)):
+    a layout engine that runs at draw time (constrained layout), a canvas other than Agg's, or a
+    tight box past the frame."""
+    if _tight_bbox is None or not isinstance(figure.canvas, FigureCanvasAgg) or not isinstance(figure.get_layout_engine(), (type(None), PlaceHolderLayoutEngine)):
         return None
     renderer = figure.canvas.get_renderer()
     for ax in figure.axes:
