@@ -24,15 +24,25 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
-from matplotlib.image import AxesImage  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.image import AxesImage, imsave  # noqa: E402
+from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
 
 from autograder.grading.worker.protocol import NEW_AXES  # noqa: E402
 from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS  # noqa: E402  (the grader reads no more)
 from autograder.settings import PNG_DPI  # noqa: E402
 
+try:  # savefig's own helper for bbox_inches (no public equivalent): without it, a figure is drawn twice
+    from matplotlib import _tight_bbox
+except ImportError:  # pragma: no cover (another matplotlib)
+    _tight_bbox = None  # type: ignore[assignment]
+
 MAX_PIXELS = 4_000_000
 TIGHT_PAD = 0.1  # inches around the tight bounding box (matplotlib's default pad_inches)
+FRAME_PAD = 1.0  # inches drawn around the figure, so that what reaches past its edge (rotated tick labels) is in the PNG
 MAX_LABEL_BOXES = 200  # tick labels per axis whose box and font are sent (the grader checks a few)
 
 
@@ -201,17 +211,57 @@ def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None, pictu
         if width * height * 72 * 72 > MAX_PIXELS:
             figure.set_size_inches(8, 6)
         figure.set_dpi(PNG_DPI)
-        figure.canvas.draw()
         axes = list(figure.axes)
-        png = io.BytesIO()
-        tight = figure.get_tightbbox(figure.canvas.get_renderer()).padded(TIGHT_PAD)  # inches, as Jupyter crops
-        figure.savefig(png, format="png", dpi=PNG_DPI, bbox_inches=tight)
-        origin = (tight.x0 * PNG_DPI, tight.y1 * PNG_DPI)  # the PNG's top-left corner in display pixels
-        return {
-            **_holders(returned_kind, axes, ax, given),
-            "axes": [_axes(a, origin) for a in axes],
-            "png": torch.frombuffer(bytearray(png.getvalue()), dtype=torch.uint8).clone(),
-            "png_height_px": float(tight.height * PNG_DPI),  # Agg's canvas height: where glyphs fall within a pixel depends on it
-        }
+        described = _drawn_once(figure) or _drawn_twice(figure)
+        return {**_holders(returned_kind, axes, ax, given), **described}
     finally:
         plt.close("all")
+
+
+def _described(figure: Figure, png: bytes, origin: tuple[float, float], canvas_height: float) -> dict:
+    """The figure's Axes and PNG; `origin`: the PNG's top-left corner in display pixels;
+    `canvas_height`: from that corner down to the bottom of the canvas Agg drew on, in pixels."""
+    return {
+        "axes": [_axes(a, origin) for a in figure.axes],
+        "png": torch.frombuffer(bytearray(png), dtype=torch.uint8).clone(),
+        "png_height_px": float(canvas_height),  # where glyphs fall within a pixel depends on its fraction
+    }
+
+
+def _drawn_once(figure: Figure) -> dict | None:
+    """The figure drawn once, on a canvas FRAME_PAD larger on every side (the layout kept as at its
+    own size, as savefig does for bbox_inches), and cropped to its tight box: one layout and one
+    render instead of a draw for the tight box and a second one for the PNG. None when it cannot:
+    a layout engine that runs at draw time (constrained layout), a canvas other than Agg's, or a
+    tight box past the frame."""
+    if _tight_bbox is None or not isinstance(figure.canvas, FigureCanvasAgg) or not isinstance(figure.get_layout_engine(), (type(None), PlaceHolderLayoutEngine)):
+        return None
+    renderer = figure.canvas.get_renderer()
+    for ax in figure.axes:
+        if ax.get_axes_locator() is None:
+            ax.apply_aspect()  # where a draw would put it (savefig draws first for the same reason)
+    width, height = figure.get_size_inches()
+    restore = _tight_bbox.adjust_bbox(figure, Bbox.from_extents(-FRAME_PAD, -FRAME_PAD, width + FRAME_PAD, height + FRAME_PAD), renderer, PNG_DPI)
+    try:
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()
+        tight = figure.get_tightbbox(renderer).padded(TIGHT_PAD)  # inches on the framed canvas, as Jupyter crops
+        pixels = np.asarray(renderer.buffer_rgba())  # (rows, cols, 4)
+        left, right = round(tight.x0 * PNG_DPI), round(tight.x1 * PNG_DPI)
+        top, bottom = round(renderer.height - tight.y1 * PNG_DPI), round(renderer.height - tight.y0 * PNG_DPI)
+        if left < 0 or top < 0 or right > pixels.shape[1] or bottom > pixels.shape[0] or left >= right or top >= bottom:
+            return None
+        png = io.BytesIO()
+        imsave(png, pixels[top:bottom, left:right], format="png", dpi=PNG_DPI)
+        return _described(figure, png.getvalue(), (float(left), float(renderer.height - top)), renderer.height - top)
+    finally:
+        restore()
+
+
+def _drawn_twice(figure: Figure) -> dict:
+    """The figure drawn at its own size (layout, tight box), then saved cropped to its tight box."""
+    figure.canvas.draw()
+    png = io.BytesIO()
+    tight = figure.get_tightbbox(figure.canvas.get_renderer()).padded(TIGHT_PAD)  # inches, as Jupyter crops
+    figure.savefig(png, format="png", dpi=PNG_DPI, bbox_inches=tight)
+    return _described(figure, png.getvalue(), (tight.x0 * PNG_DPI, tight.y1 * PNG_DPI), tight.height * PNG_DPI)

@@ -22,7 +22,9 @@ still comes through one of the student's own components: C's attention or D's bl
 F.3, D's block or E's plot_attention for F.2.
 
 The student's block runs once per submission (`_ran`) and each map is drawn once (`_drawn`);
-every check reads those runs, or the failure they ended in.
+every check reads those runs, or the failure they ended in. plot_attention draws a map once per
+submission (`_figures`): a run with stand-ins whose map is within SAME_PICTURE_ATOL of one already
+drawn (the reference model's, drawn for the comparison) reads that figure again.
 """
 from __future__ import annotations
 
@@ -65,6 +67,7 @@ MAP_NOT_FINITE = english("map_not_finite")  # drawing problems: their keys give 
 NO_AXES = english("plot_no_axes")
 _ran: dict[str, Any] = {}
 _drawn: dict[str, Any] = {}
+_figures: dict[str, Any] = {}  # {"student", "figures": [(sentence, head, matrix, (png, grid read or None, problem))]}
 
 
 @dataclass(frozen=True)
@@ -247,11 +250,26 @@ def map_title(sentence: int, head: int) -> str:
 def _figure(student: Student, matrix: torch.Tensor, sentence: int, head: int) -> tuple[bytes, torch.Tensor | None, str]:
     """(png, the (S, S) map the figure shows oriented like `matrix` or None, problem) of
     plot_attention(matrix, words, words, title=...); with plot_attention's stand-in (a wrong
-    Part E), the kit's renderer draws it here, and shows exactly `matrix`."""
+    Part E), the kit's renderer draws it here, and shows exactly `matrix`. A map is drawn once per
+    submission (`_figures`)."""
     words = reference().words[sentence]
     if "plot_attention" in getattr(student, "stand_ins_active", ()):
         return render(matrix.double(), words, words, map_title(sentence, head)).png, matrix.double(), ""
-    description = student.plot("plot_attention", matrix, list(words), list(words), title=map_title(sentence, head))
+    if _figures.get("student") is not student:
+        _figures.clear()
+        _figures.update(student=student, figures=[])
+    for drawn_sentence, drawn_head, drawn_matrix, (png_bytes, grid, problem) in _figures["figures"]:
+        if (drawn_sentence, drawn_head) == (sentence, head) and max_abs_difference(drawn_matrix, matrix) <= SAME_PICTURE_ATOL:
+            return png_bytes, (None if grid is None else showing(grid, matrix)), problem  # the same colours: drawn already
+    png_bytes, grid, problem = _drawing(student, matrix, words, map_title(sentence, head))
+    _figures["figures"].append((sentence, head, matrix, (png_bytes, grid, problem)))
+    return png_bytes, (None if grid is None else showing(grid, matrix)), problem
+
+
+def _drawing(student: Student, matrix: torch.Tensor, words: list[str], title: str) -> tuple[bytes, np.ndarray | None, str]:
+    """(png, the grid of values read from the figure or None, problem) of the student's
+    plot_attention(matrix, words, words, title=title)."""
+    description = student.plot("plot_attention", matrix, list(words), list(words), title=title)
     png = description.get("png") if isinstance(description, dict) else None
     png_bytes = png.numpy().tobytes() if isinstance(png, torch.Tensor) and png.dtype == torch.uint8 else b""
     if not isinstance(description, dict) or description.get("returned") not in ("Axes", "AxesSubplot"):
@@ -260,7 +278,7 @@ def _figure(student: Student, matrix: torch.Tensor, sentence: int, head: int) ->
         heatmap = read_heatmap(description)
     except UnreadablePlot as error:
         return png_bytes, None, str(error)
-    return png_bytes, showing(heatmap.values, matrix), ""
+    return png_bytes, heatmap.values, ""
 
 
 def showing(values: np.ndarray, matrix: torch.Tensor) -> torch.Tensor | None:
