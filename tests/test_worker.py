@@ -623,3 +623,58 @@ def test_an_interrupt_while_a_worker_starts_waits_until_closing_it_ends_its_keep
     with pytest.raises(ProcessLookupError):  # the keeper has ended (the template reaps its keepers at once)
         os.kill(keepers[0], 0)
     del raised  # the traceback held the interrupted frames: nothing depended on it being gone
+
+
+DYNAMO_PROBE = """
+import sys, torch
+
+def meta_mask():
+    return torch.ones(3, 4, dtype=torch.bool, device="meta").tril()  # (3, 4): torch's Python decomposition
+
+def softmax(x):
+    return torch.softmax(x, -1)
+
+def dynamo_loaded():
+    return "torch._dynamo" in sys.modules
+"""
+
+
+def test_a_worker_runs_meta_device_and_traced_calls_without_importing_torch_dynamo(factory):
+    """A.4's meta-device check and the op tracer reach torch functions that import torch._dynamo
+    (~1 s CPU) on their first call; the template defers that (deferdynamo), so neither the
+    template before its first fork nor a worker pays it."""
+    student = make_student(factory, DYNAMO_PROBE)
+    try:
+        assert student.call_devices("meta_mask") == ["meta"]
+        value, trace = student.traced_call("softmax", torch.zeros(2, 3))
+        assert "aten._softmax.default" in trace["aten"] and value.shape == (2, 3)
+        assert student.call("dynamo_loaded") is False
+    finally:
+        student.close()
+
+
+DEFERRED_THEN_LOADED = """
+import sys, torch
+from autograder.grading.worker.deferdynamo import CACHE_ATTRIBUTE, defer_dynamo
+from autograder.grading.worker.dispatcher import OpTracer
+assert defer_dynamo() > 100
+with OpTracer() as tracer:
+    torch.ones(3, 4, dtype=torch.bool, device="meta").tril()
+assert "torch._dynamo" not in sys.modules and "aten.tril.default" in tracer.aten, tracer.aten
+import torch._dynamo
+with OpTracer() as tracer:
+    torch.ones(3, 4, dtype=torch.bool, device="meta").tril()
+dispatch = type(tracer._modes[1]).__torch_dispatch__.__wrapped__
+assert "aten.tril.default" in tracer.aten and getattr(dispatch, CACHE_ATTRIBUTE)._torchdynamo_disable  # torch's own, cached
+compiled = torch.compile(lambda x: torch.ones(3, 4, dtype=torch.bool, device=x.device).tril() & x, backend="eager")
+print(compiled(torch.ones(3, 4, dtype=torch.bool)).sum().item())
+"""
+
+
+def test_deferred_dynamo_becomes_torchs_own_disable_once_something_imports_it():
+    """Once torch._dynamo is loaded (a submission that compiles), each deferred function is
+    disabled by torch._dynamo as torch's wrapper would have done, and compiling works."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", DEFERRED_THEN_LOADED], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["6"]
