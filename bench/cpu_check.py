@@ -37,6 +37,7 @@ class Proc:
     cpu: float = 0.0  # user + system seconds, last seen
     first_seen: float = 0.0
     at_birth: tuple[float, float] = (0.0, 0.0)  # the grader's and the template's CPU when it appeared
+    samples: list[tuple[float, float]] = field(default_factory=list)  # (wall since start, CPU)
 
 
 @dataclass
@@ -132,6 +133,7 @@ def measure(command: list[str], cwd: Path) -> Sample:
                 if proc.role in ("?", "other"):  # a child of the grader is "other" until it has exec'd the template
                     _classify(proc, procs, popen.pid, sample)
                 proc.cpu = max(proc.cpu, cpu)
+                proc.samples.append((time.monotonic() - started, proc.cpu))
             stop.wait(SAMPLE_SECONDS)
 
     thread = threading.Thread(target=sampler, daemon=True)
@@ -150,11 +152,30 @@ def measure(command: list[str], cwd: Path) -> Sample:
     return sample
 
 
+def timeline(sample: Sample, step: float = 0.1) -> list[str]:
+    """Per `step` seconds of wall time, the CPU each role used: who runs when."""
+    roles = ["grader", "template", "keeper", "worker"]
+    buckets = int(sample.wall / step) + 1
+    used = {role: [0.0] * buckets for role in roles}
+    for proc in sample.procs.values():
+        if proc.role not in used:
+            continue
+        last = 0.0
+        for wall, cpu in proc.samples:
+            used[proc.role][min(int(wall / step), buckets - 1)] += cpu - last
+            last = cpu
+    lines = ["  wall  " + " ".join(f"{role:>8}" for role in roles)]
+    for index in range(buckets):
+        lines.append(f"{index * step:6.1f}  " + " ".join(f"{used[role][index]:8.2f}" for role in roles))
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", nargs="?", default="solutions/attention/attention.py")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--attnkit", default=".venv/bin/attnkit")
+    parser.add_argument("--timeline", action="store_true", help="also print who used the CPU when, per 0.1 s, for each check run")
     args = parser.parse_args()
     if not (CGROUPS / "cpuacct.usage").is_file() or not os.access(CGROUPS, os.W_OK):
         print(f"bench/cpu_check.py needs a writable cpuacct cgroup at {CGROUPS} (root, cgroup v1)", file=sys.stderr)
@@ -173,6 +194,8 @@ def main() -> int:
               f"(at fork {done.grader_at_fork:.2f}), template {done.role_cpu('template'):.2f} (at fork {done.template_at_fork:.2f}), "
               f"keepers {done.role_cpu('keeper'):.2f}, workers {workers}; critical path {done.critical_path():.2f} s | "
               f"load {os.getloadavg()[0]:.1f}", flush=True)
+        if args.timeline:
+            print("\n".join(timeline(done)), flush=True)
 
     def median(values: list[float]) -> float:
         return statistics.median(values)

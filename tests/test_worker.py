@@ -420,6 +420,8 @@ class NoNamespacesFactory(WorkerFactory):
         self.process = subprocess.Popen([sys.executable, "-c", self.BOOT, str(theirs.fileno()), str(os.getpid())], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env)
         theirs.close()
         self.pid, self.control, self._replies = self.process.pid, ours, b""
+        self._sent = self._answered = 0
+        self._keepers: dict[int, int] = {}
 
 
 @pytest.fixture(scope="module")
@@ -678,3 +680,43 @@ def test_deferred_dynamo_becomes_torchs_own_disable_once_something_imports_it():
     done = subprocess.run([sys.executable, "-c", DEFERRED_THEN_LOADED], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["6"]
+
+
+AHEAD_SOURCE = "import os\nprint('loaded')\ndef pid():\n    return os.getpid()\n"
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_worker_started_ahead_becomes_the_private_worker_and_nothing_outlives_close(factory):
+    """`check` starts the second worker while the first works (Student.ahead): start_private takes
+    it, the first one's output is kept and the private one's withheld, in that order, and closing
+    leaves no keeper behind."""
+    from autograder.grading.worker.client import PRIVATE_OUTPUT_NOTE
+
+    student = Student(factory, [(1, AHEAD_SOURCE)], ahead=True)
+    first = student.call("pid")
+    assert student._next is not None  # asked for while the first works
+    keepers = [student._worker.keeper]
+    student.start_private()
+    keepers.append(student._worker.keeper)
+    assert student.call("pid") == first  # a pid namespace each: both are their namespace's init...
+    assert keepers[0] != keepers[1] and student._generation == 2 and student._next is None  # ...of two keepers
+    student.close()
+    assert student.output == ["loaded\n", PRIVATE_OUTPUT_NOTE]
+    assert all(_gone(keeper) for keeper in keepers)
+
+
+def test_a_worker_started_ahead_and_never_used_is_ended_by_close(factory):
+    student = Student(factory, [(1, AHEAD_SOURCE)], ahead=True)
+    student.call("pid")
+    first = student._worker.keeper
+    student.close()
+    assert student._next is None and _gone(first)
+    assert Path(f"/proc/{factory.pid}/task/{factory.pid}/children").read_text().split() == []  # the unused one's keeper too
+    assert factory._keepers == {} and factory._answered == factory._sent  # no reply left for a later request to mistake
