@@ -112,7 +112,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     from autograder.grading.grader import Grader
 
-    with Grader(render=False) as grader:
+    with Grader(render=False, first_worker=True) as grader:
         from autograder.grading.session import grade_submission
 
         assert grader.factory is not None  # a Grader of one client holds its factory

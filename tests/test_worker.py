@@ -18,6 +18,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy
@@ -720,3 +721,29 @@ def test_a_worker_started_ahead_and_never_used_is_ended_by_close(factory):
     assert student._next is None and _gone(first)
     assert Path(f"/proc/{factory.pid}/task/{factory.pid}/children").read_text().split() == []  # the unused one's keeper too
     assert factory._keepers == {} and factory._answered == factory._sent  # no reply left for a later request to mistake
+
+
+def test_a_prepared_worker_is_the_next_one_of_its_config_and_is_ended_when_unused():
+    """`check` asks for its first worker before warming up (WorkerFactory.prepare): a Student with
+    that config gets it; one with another config gets a new one (the prepared one is ended); a
+    prepared worker nobody took is ended with the factory."""
+    fresh = WorkerFactory()
+    try:
+        config = SandboxConfig(hidden=hidden_paths())
+        fresh.prepare(config)
+        prepared = fresh._prepared[2]
+        student = Student(fresh, [(1, AHEAD_SOURCE)], config=replace(config))
+        student.call("pid")
+        assert student._worker.sock is prepared.sock and fresh._prepared is None
+        student.close()
+        fresh.prepare(config)
+        prepared = fresh._prepared[2]
+        other = Student(fresh, [(1, AHEAD_SOURCE)], config=replace(config, output_bytes=config.output_bytes + 1))
+        other.call("pid")
+        assert other._worker.sock is not prepared.sock and fresh._prepared is None
+        other.close()
+        assert Path(f"/proc/{fresh.pid}/task/{fresh.pid}/children").read_text().split() == []
+        fresh.prepare(config)
+    finally:
+        fresh.close()
+    assert fresh.process.returncode == 0  # it exited after its keepers: the prepared one's too

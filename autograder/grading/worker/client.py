@@ -92,6 +92,7 @@ class WorkerFactory:
     """
 
     _spawned = True  # whether a worker may have been forked (close() waits for its keeper then)
+    _prepared: tuple[SandboxConfig, tuple[str, ...], RequestedWorker] | None = None  # asked for by prepare(), not taken yet
 
     def __init__(self, launched: LaunchedTemplate | None = None, client: int = 0) -> None:
         remove_stale_scratch()
@@ -104,14 +105,27 @@ class WorkerFactory:
         self._sent = self._answered = 0  # spawn requests sent, replies read: the template answers in order
         self._keepers: dict[int, int] = {}  # request number -> its keeper's pid, for replies read ahead
 
-    def spawn(self, config: SandboxConfig, scratch: str, preload: tuple[str, ...] = ()) -> WorkerProcess:
+    def spawn(self, config: SandboxConfig, preload: tuple[str, ...] = ()) -> WorkerProcess:
         """A new worker; `preload`: optional libraries (template.PRELOADS) the template imports
         before it forks, because the submission imports them."""
-        return self.take(self.request(config, scratch, preload))
+        return self.take(self.request(config, preload))
 
-    def request(self, config: SandboxConfig, scratch: str, preload: tuple[str, ...] = ()) -> RequestedWorker:
+    def prepare(self, config: SandboxConfig, preload: tuple[str, ...] = ()) -> None:
+        """Ask now for the worker that the next `request` with this config and preload will
+        get: the template forks it as soon as it is ready, while the caller is still loading
+        (`check`, whose grader and template start together)."""
+        self._prepared = (config, preload, self.request(config, preload))
+
+    def request(self, config: SandboxConfig, preload: tuple[str, ...] = ()) -> RequestedWorker:
         """Ask for a worker without waiting for it (the template may still be starting); `take`
         it later. What is sent on its socket meanwhile waits there until the worker reads it."""
+        if self._prepared is not None:
+            prepared, self._prepared = self._prepared, None
+            if prepared[:2] == (config, preload):
+                return prepared[2]
+            self.take(prepared[2]).kill()  # asked for another config: it ran nothing
+        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
+        os.chmod(scratch, 0o700)
         data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         status_read, status_write = os.pipe()
         message = json.dumps({"config": config.to_json(), "scratch": scratch, "preload": list(preload)}).encode()
@@ -123,6 +137,7 @@ class WorkerFactory:
         except OSError as error:
             data_ours.close()
             os.close(status_read)
+            shutil.rmtree(scratch, ignore_errors=True)
             raise TemplateError(f"the worker template is not answering ({error})") from None
         finally:
             data_theirs.close()
@@ -153,6 +168,10 @@ class WorkerFactory:
     def close(self) -> None:
         """Stop the template; it returns once every keeper it forked has exited (one that never
         forked is killed at once: it may still be warming up)."""
+        if self._prepared is not None:  # prepared and never asked for: it ran nothing
+            prepared, self._prepared = self._prepared, None
+            with contextlib.suppress(TemplateError):
+                self.take(prepared[2]).kill()
         self.control.close()
         if not self._spawned:
             self.process.kill()
@@ -366,13 +385,7 @@ class Student:
         return worker
 
     def _request_worker(self) -> RequestedWorker:
-        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
-        os.chmod(scratch, 0o700)
-        try:
-            return self.factory.request(self.config, scratch, self._preloads())
-        except TemplateError:
-            shutil.rmtree(scratch, ignore_errors=True)
-            raise
+        return self.factory.request(self.config, self._preloads())
 
     @property
     def isolation(self) -> str:
