@@ -371,7 +371,8 @@ class Student:
                 # `check`: the second worker (a part's private one: start_private) forks and
                 # enters its sandbox while this one works, on the core the grader and this
                 # worker leave idle by taking turns; one more worker life when none is needed.
-                self._next = self._request_worker()
+                with contextlib.suppress(TemplateError):  # then the next one is asked for when needed
+                    self._next = self._request_worker()
         try:
             ready = self._exchange(None, "starting the worker", self.budget.import_seconds)
             worker.isolation = str(ready.get("isolation", ""))[:40]
@@ -399,10 +400,11 @@ class Student:
             self._ask_to_exit()
             if self._next is not None:
                 requested, self._next = self._next, None
-                unused = self.factory.take(requested)
-                unused.read_status(KEEPER_REPORT_SECONDS, until="worker")
-                if unused.worker:
-                    _kill(unused.worker)  # it dies while the other one exits
+                with contextlib.suppress(TemplateError):  # the template is gone: its keepers died with it
+                    unused = self.factory.take(requested)
+                    unused.read_status(KEEPER_REPORT_SECONDS, until="worker")
+                    if unused.worker:
+                        _kill(unused.worker)  # it dies while the other one exits
         finally:
             try:
                 self._reap_closing()
