@@ -4,8 +4,9 @@ torch wraps many of its Python functions in `torch._compile._disable_dynamo` (th
 decompositions behind the "meta" device, the dispatch modes of the op tracer, the optimizers'
 steps): "never compile this". The wrapper imports torch._dynamo on its first call (~1 s CPU with
 sympy) only to make that promise, though nothing can be compiling while torch._dynamo is not even
-imported. A.4's meta-device check reaches such a function in every submission's worker, so the
-template imported torch._dynamo before its first fork: ~1 s on the critical path of `attnkit check`.
+imported. A check that calls the submission on the "meta" device reaches such a function in
+every worker, so the template imported torch._dynamo before its first fork: ~1 s on the
+critical path of `attnkit check`.
 
 `defer_dynamo()` gives each wrapped function that torch has made so far the cached disabled
 version torch's wrapper looks for: a call that runs the function as it is while torch._dynamo is
