@@ -121,11 +121,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     from autograder.grading.grader import Grader
 
-    with Grader(render=False) as grader:
+    with Grader(render=False, first_worker=True) as grader:
         from autograder.grading.session import grade_submission
 
         assert grader.factory is not None  # a Grader of one client holds its factory
-        result, _ = grade_submission(path, grader.factory, replace(_options(args, parts), visible_only=True, images=False))
+        result, _ = grade_submission(path, grader.factory, replace(_options(args, parts), visible_only=True, images=False, worker_ahead=True))
     lines, done = render_check(result, lang, selection)
     print("\n".join(lines))
     return 0 if done else 1

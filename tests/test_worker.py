@@ -18,6 +18,7 @@ import subprocess
 import sys
 import sysconfig
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy
@@ -420,6 +421,8 @@ class NoNamespacesFactory(WorkerFactory):
         self.process = subprocess.Popen([sys.executable, "-c", self.BOOT, str(theirs.fileno()), str(os.getpid())], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env)
         theirs.close()
         self.pid, self.control, self._replies = self.process.pid, ours, b""
+        self._sent = self._answered = 0
+        self._keepers: dict[int, int] = {}
 
 
 @pytest.fixture(scope="module")
@@ -623,3 +626,124 @@ def test_an_interrupt_while_a_worker_starts_waits_until_closing_it_ends_its_keep
     with pytest.raises(ProcessLookupError):  # the keeper has ended (the template reaps its keepers at once)
         os.kill(keepers[0], 0)
     del raised  # the traceback held the interrupted frames: nothing depended on it being gone
+
+
+DYNAMO_PROBE = """
+import sys, torch
+
+def meta_mask():
+    return torch.ones(3, 4, dtype=torch.bool, device="meta").tril()  # (3, 4): torch's Python decomposition
+
+def softmax(x):
+    return torch.softmax(x, -1)
+
+def dynamo_loaded():
+    return "torch._dynamo" in sys.modules
+"""
+
+
+def test_a_worker_runs_meta_device_and_traced_calls_without_importing_torch_dynamo(factory):
+    """A.4's meta-device check and the op tracer reach torch functions that import torch._dynamo
+    (~1 s CPU) on their first call; the template defers that (deferdynamo), so neither the
+    template before its first fork nor a worker pays it."""
+    student = make_student(factory, DYNAMO_PROBE)
+    try:
+        assert student.call_devices("meta_mask") == ["meta"]
+        value, trace = student.traced_call("softmax", torch.zeros(2, 3))
+        assert "aten._softmax.default" in trace["aten"] and value.shape == (2, 3)
+        assert student.call("dynamo_loaded") is False
+    finally:
+        student.close()
+
+
+DEFERRED_THEN_LOADED = """
+import sys, torch
+from autograder.grading.worker.deferdynamo import CACHE_ATTRIBUTE, defer_dynamo
+from autograder.grading.worker.dispatcher import OpTracer
+assert defer_dynamo() > 100
+with OpTracer() as tracer:
+    torch.ones(3, 4, dtype=torch.bool, device="meta").tril()
+assert "torch._dynamo" not in sys.modules and "aten.tril.default" in tracer.aten, tracer.aten
+import torch._dynamo
+with OpTracer() as tracer:
+    torch.ones(3, 4, dtype=torch.bool, device="meta").tril()
+dispatch = type(tracer._modes[1]).__torch_dispatch__.__wrapped__
+assert "aten.tril.default" in tracer.aten and getattr(dispatch, CACHE_ATTRIBUTE)._torchdynamo_disable  # torch's own, cached
+compiled = torch.compile(lambda x: torch.ones(3, 4, dtype=torch.bool, device=x.device).tril() & x, backend="eager")
+print(compiled(torch.ones(3, 4, dtype=torch.bool)).sum().item())
+"""
+
+
+def test_deferred_dynamo_becomes_torchs_own_disable_once_something_imports_it():
+    """Once torch._dynamo is loaded (a submission that compiles), each deferred function is
+    disabled by torch._dynamo as torch's wrapper would have done, and compiling works."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", DEFERRED_THEN_LOADED], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["6"]
+
+
+AHEAD_SOURCE = "import os\nprint('loaded')\ndef pid():\n    return os.getpid()\n"
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_worker_started_ahead_becomes_the_private_worker_and_nothing_outlives_close(factory):
+    """`check` starts the second worker while the first works (Student.ahead): start_private takes
+    it, the first one's output is kept and the private one's withheld, in that order, and closing
+    leaves no keeper behind."""
+    from autograder.grading.worker.client import PRIVATE_OUTPUT_NOTE
+
+    student = Student(factory, [(1, AHEAD_SOURCE)], ahead=True)
+    first = student.call("pid")
+    assert student._next is not None  # asked for while the first works
+    keepers = [student._worker.keeper]
+    student.start_private()
+    keepers.append(student._worker.keeper)
+    assert student.call("pid") == first  # a pid namespace each: both are their namespace's init...
+    assert keepers[0] != keepers[1] and student._generation == 2 and student._next is None  # ...of two keepers
+    student.close()
+    assert student.output == ["loaded\n", PRIVATE_OUTPUT_NOTE]
+    assert all(_gone(keeper) for keeper in keepers)
+
+
+def test_a_worker_started_ahead_and_never_used_is_ended_by_close(factory):
+    student = Student(factory, [(1, AHEAD_SOURCE)], ahead=True)
+    student.call("pid")
+    first = student._worker.keeper
+    student.close()
+    assert student._next is None and _gone(first)
+    assert Path(f"/proc/{factory.pid}/task/{factory.pid}/children").read_text().split() == []  # the unused one's keeper too
+    assert factory._keepers == {} and factory._answered == factory._sent  # no reply left for a later request to mistake
+
+
+def test_a_prepared_worker_is_the_next_one_of_its_config_and_is_ended_when_unused():
+    """`check` asks for its first worker before warming up (WorkerFactory.prepare): a Student with
+    that config gets it; one with another config gets a new one (the prepared one is ended); a
+    prepared worker nobody took is ended with the factory."""
+    fresh = WorkerFactory()
+    try:
+        config = SandboxConfig(hidden=hidden_paths())
+        fresh.prepare(config)
+        prepared = fresh._prepared[2]
+        student = Student(fresh, [(1, AHEAD_SOURCE)], config=replace(config))
+        student.call("pid")
+        assert student._worker.sock is prepared.sock and fresh._prepared is None
+        student.close()
+        fresh.prepare(config)
+        prepared = fresh._prepared[2]
+        other = Student(fresh, [(1, AHEAD_SOURCE)], config=replace(config, output_bytes=config.output_bytes + 1))
+        other.call("pid")
+        assert other._worker.sock is not prepared.sock and fresh._prepared is None
+        other.close()
+        assert Path(f"/proc/{fresh.pid}/task/{fresh.pid}/children").read_text().split() == []
+        fresh.prepare(config)
+    finally:
+        fresh.close()
+    assert fresh.process.returncode == 0  # it exited after its keepers: the prepared one's too

@@ -28,10 +28,12 @@ class Grader:
     clients: how many processes share the template (a grading pool forks its processes from this
     one after the warm-up; each takes a factory with `factory_for(client)`). With one client the
     grader holds its own factory (`grader.factory`). render: warm the renderer up too (`check`
-    renders only what a wrong map needs, so it does not).
+    renders only what a wrong map needs, so it does not). first_worker: ask for the first
+    submission's worker at once (default sandbox, no preloads; `check`), so that it starts while
+    this process warms up; a submission that needs another is given another.
     """
 
-    def __init__(self, *, clients: int = 1, render: bool = True) -> None:
+    def __init__(self, *, clients: int = 1, render: bool = True, first_worker: bool = False) -> None:
         self.template: LaunchedTemplate | None = None
         self.factory: WorkerFactory | None = None
         try:
@@ -41,6 +43,13 @@ class Grader:
                 from autograder.grading.worker.client import WorkerFactory
 
                 self.factory = WorkerFactory(self.template)
+            if first_worker and self.factory is not None:  # the template forks it once ready, while this process warms up
+                from autograder.grading.session import hidden_paths
+                from autograder.grading.worker.sandbox import SandboxConfig
+
+                from autograder.assignment import current
+
+                self.factory.prepare(SandboxConfig(hidden=hidden_paths()), stand_ins=current().stand_ins_file)  # a default GradeOptions' worker
             from autograder.grading.session import warm_grader
 
             warm_grader(render)  # loads the reference: only now

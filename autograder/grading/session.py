@@ -61,6 +61,7 @@ class GradeOptions:
     tasks: frozenset[str] | None = None  # only the checks of these tasks ("A.2"); None: every task
     visible_only: bool = False  # only the checks a student sees before the due date
     images: bool = True  # feedback images (heatmaps, differences); `check` shows none
+    worker_ahead: bool = False  # start the second worker (a private one) while the first works: less wall time, one more worker life (`check`)
 
     def cli_arguments(self) -> list[str]:
         """The `attnkit grade` / `grade-batch` options that ask for these options (a grading
@@ -188,7 +189,7 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
         submission = load_submission(path)
     except SubmissionError as error:
         return _unreadable(name, path, seed, str(error), options, started), {}
-    student = Student(factory, list(submission.chunks), submission.files, submission.filename, replace(options.config, hidden=hidden_paths()), options.budget)
+    student = Student(factory, list(submission.chunks), submission.files, submission.filename, replace(options.config, hidden=hidden_paths()), options.budget, ahead=options.worker_ahead)
     sink = ArtifactSink(render=options.images)
     try:
         checks = run_checks(student, seed, options.parts, sink, tasks=options.tasks, visible_only=options.visible_only)

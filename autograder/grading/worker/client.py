@@ -92,6 +92,7 @@ class WorkerFactory:
     """
 
     _spawned = True  # whether a worker may have been forked (close() waits for its keeper then)
+    _prepared: tuple[SandboxConfig, tuple[str, ...], str, RequestedWorker] | None = None  # asked for by prepare(), not taken yet
 
     def __init__(self, launched: LaunchedTemplate | None = None, client: int = 0) -> None:
         remove_stale_scratch()
@@ -101,24 +102,60 @@ class WorkerFactory:
         self.control = launched.controls[client]
         self._replies = b""
         self._spawned = False
+        self._sent = self._answered = 0  # spawn requests sent, replies read: the template answers in order
+        self._keepers: dict[int, int] = {}  # request number -> its keeper's pid, for replies read ahead
 
-    def spawn(self, config: SandboxConfig, scratch: str, preload: tuple[str, ...] = (), stand_ins: str = "") -> WorkerProcess:
+    def spawn(self, config: SandboxConfig, preload: tuple[str, ...] = (), stand_ins: str = "") -> WorkerProcess:
         """A new worker; `preload`: optional libraries (template.PRELOADS) the template imports
         before it forks, because the submission imports them; `stand_ins`: the assignment's worker
         stand-ins file, which the template imports before it forks (the worker cannot read it)."""
+        return self.take(self.request(config, preload, stand_ins))
+
+    def prepare(self, config: SandboxConfig, preload: tuple[str, ...] = (), stand_ins: str = "") -> None:
+        """Ask now for the worker that the next `request` with these arguments will get: the
+        template forks it as soon as it is ready, while the caller is still loading (`check`,
+        whose grader and template start together)."""
+        self._prepared = (config, preload, stand_ins, self.request(config, preload, stand_ins))
+
+    def request(self, config: SandboxConfig, preload: tuple[str, ...] = (), stand_ins: str = "") -> RequestedWorker:
+        """Ask for a worker without waiting for it (the template may still be starting); `take`
+        it later. What is sent on its socket meanwhile waits there until the worker reads it."""
+        if self._prepared is not None:
+            prepared, self._prepared = self._prepared, None
+            if prepared[:3] == (config, preload, stand_ins):
+                return prepared[3]
+            self.take(prepared[3]).kill()  # asked for another config: it ran nothing
+        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
+        os.chmod(scratch, 0o700)
         data_ours, data_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         status_read, status_write = os.pipe()
-        request = json.dumps({"config": config.to_json(), "scratch": scratch, "preload": list(preload), "stand_ins": stand_ins}).encode()
+        message = json.dumps({"config": config.to_json(), "scratch": scratch, "preload": list(preload), "stand_ins": stand_ins}).encode()
+        requested = RequestedWorker(self._sent, data_ours, status_read, scratch)
         try:
             self._spawned = True
-            socket.send_fds(self.control, [request], [data_theirs.fileno(), status_write])
-            keeper = json.loads(self._read_reply())["keeper"]
-        except (OSError, ValueError, KeyError) as error:
+            socket.send_fds(self.control, [message], [data_theirs.fileno(), status_write])
+            self._sent += 1
+        except OSError as error:
+            data_ours.close()
+            os.close(status_read)
+            shutil.rmtree(scratch, ignore_errors=True)
             raise TemplateError(f"the worker template is not answering ({error})") from None
         finally:
             data_theirs.close()
             os.close(status_write)
-        return WorkerProcess(keeper=keeper, sock=data_ours, status_fd=status_read, scratch=scratch)
+        return requested
+
+    def take(self, requested: RequestedWorker) -> WorkerProcess:
+        """The worker of a request: waits until the template has forked its keeper."""
+        try:
+            while requested.number not in self._keepers:
+                self._keepers[self._answered] = json.loads(self._read_reply())["keeper"]
+                self._answered += 1
+        except (OSError, ValueError, KeyError) as error:
+            requested.sock.close()
+            os.close(requested.status_fd)
+            raise TemplateError(f"the worker template is not answering ({error})") from None
+        return WorkerProcess(keeper=self._keepers.pop(requested.number), sock=requested.sock, status_fd=requested.status_fd, scratch=requested.scratch)
 
     def _read_reply(self) -> bytes:
         while b"\n" not in self._replies:
@@ -132,6 +169,10 @@ class WorkerFactory:
     def close(self) -> None:
         """Stop the template; it returns once every keeper it forked has exited (one that never
         forked is killed at once: it may still be warming up)."""
+        if self._prepared is not None:  # prepared and never asked for: it ran nothing
+            prepared, self._prepared = self._prepared, None
+            with contextlib.suppress(TemplateError):
+                self.take(prepared[3]).kill()
         self.control.close()
         if not self._spawned:
             self.process.kill()
@@ -181,6 +222,16 @@ def remove_stale_scratch() -> int:
         shutil.rmtree(folder, ignore_errors=True)
         removed += 1
     return removed
+
+
+@dataclass
+class RequestedWorker:
+    """A spawn request sent to the template, its keeper not known yet (WorkerFactory.take)."""
+
+    number: int
+    sock: socket.socket
+    status_fd: int
+    scratch: str
 
 
 @dataclass
@@ -282,12 +333,15 @@ class Student:
     load_errors: list[dict] = field(default_factory=list)
     output: list[str] = field(default_factory=list)
     audit: list[str] = field(default_factory=list)  # audit events the worker reported (autograder.grading.integrity.record)
+    ahead: bool = False  # start the next worker while the first one works (`check`; see _ensure_worker)
     _worker: WorkerProcess | None = None
     _started: float = field(default_factory=time.monotonic)
     _import_failure: str = ""
     _generation: int = 0
     _hung: dict[str, str] = field(default_factory=dict)  # where -> the timeout it hit
     _private_worker: int = 0  # the worker generation that holds private data (0: none)
+    _next: RequestedWorker | None = None  # that worker, asked for and not used yet
+    _closing: list[tuple[WorkerProcess, int]] = field(default_factory=list)  # asked to exit, not reaped yet (with their generation)
     _stand_ins: tuple[str, ...] = ()  # earlier functions replaced by trusted stand-ins (error carried forward)
     _trusted: Callable[[Any], Any] | None = None  # answers the stand-ins' callbacks, grader side
     _callbacks: int = 0  # callbacks answered in the current request
@@ -305,16 +359,21 @@ class Student:
         if self._import_failure:
             raise WorkerFailure(self._import_failure)
         self._check_total()
-        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
-        os.chmod(scratch, 0o700)
         # Ctrl-C or SIGTERM waits until the worker is this Student's to close: raised in between,
         # its keeper (never known, or dropped) waited for a worker blocked on a socket that the
         # exception's traceback kept open, and the template waited 10 s for that keeper.
         with signals_deferred():
-            worker = self.factory.spawn(self.config, scratch, self._preloads(), current().stand_ins_file)
+            requested, self._next = self._next or self._request_worker(), None
+            worker = self.factory.take(requested)
             self._worker = worker
             self._generation += 1
             worker.read_status(5.0, until="worker")
+            if self.ahead and self._generation == 1:
+                # `check`: the second worker (a part's private one: start_private) forks and
+                # enters its sandbox while this one works, on the core the grader and this
+                # worker leave idle by taking turns; one more worker life when none is needed.
+                with contextlib.suppress(TemplateError):  # then the next one is asked for when needed
+                    self._next = self._request_worker()
         try:
             ready = self._exchange(None, "starting the worker", self.budget.import_seconds)
             worker.isolation = str(ready.get("isolation", ""))[:40]
@@ -327,40 +386,71 @@ class Student:
             self.load_errors = [e for e in errors[:50] if isinstance(e, dict)] if isinstance(errors, list) else []
         return worker
 
+    def _request_worker(self) -> RequestedWorker:
+        return self.factory.request(self.config, self._preloads(), current().stand_ins_file)
+
     @property
     def isolation(self) -> str:
         return self._worker.isolation if self._worker else ""
 
     def close(self) -> None:
-        """Ask the worker to exit, collect its output, kill whatever is left (always)."""
+        """Ask the worker to exit, collect its output, kill whatever is left (always); a worker
+        started ahead and never used is killed (it ran nothing of the submission's)."""
+        unused = None
+        try:
+            self._ask_to_exit()
+            if self._next is not None:
+                requested, self._next = self._next, None
+                with contextlib.suppress(TemplateError):  # the template is gone: its keepers died with it
+                    unused = self.factory.take(requested)
+                    unused.read_status(KEEPER_REPORT_SECONDS, until="worker")
+                    if unused.worker:
+                        _kill(unused.worker)  # it dies while the other one exits
+        finally:
+            try:
+                self._reap_closing()
+            finally:
+                if unused is not None:
+                    unused.kill()
+
+    def _ask_to_exit(self) -> None:
+        """Ask the current worker to exit; it is reaped and its output kept by _reap_closing."""
         if self._worker is not None:
             worker, self._worker = self._worker, None
+            self._closing.append((worker, self._generation))
             try:
                 send_message(worker.sock, {"op": "exit"})
-                worker.read_status(KEEPER_REPORT_SECONDS)
             except OSError:
                 pass
+
+    def _reap_closing(self) -> None:
+        """Wait for the workers asked to exit, kill what is left of them, keep their output in order."""
+        while self._closing:
+            worker, generation = self._closing.pop(0)
+            try:
+                worker.read_status(KEEPER_REPORT_SECONDS)
             finally:
                 worker.kill()
-                self._keep_output(worker)
+                self._keep_output(worker, generation)
 
     def _discard_worker(self, reason: str) -> None:
+        self._reap_closing()
         if self._worker is not None:
             worker, self._worker = self._worker, None
             try:
                 worker.kill()
             finally:
-                self._keep_output(worker)
+                self._keep_output(worker, self._generation)
         self.events.append(reason)
 
-    def _keep_output(self, worker: WorkerProcess) -> None:
+    def _keep_output(self, worker: WorkerProcess, generation: int) -> None:
         """What the worker printed; output past the cap was dropped by the keeper: say how much."""
         text, total = worker.output
         dropped = max(0, total - self.config.output_bytes)
         if dropped:
             text += "\n" + t("note.output_trailer", dropped=dropped, kept=self.config.output_bytes)
             self.events.append(t("note.output_dropped", total=total, kept=self.config.output_bytes, dropped=dropped))
-        if text and self._private_worker == self._generation:  # it held private data: none of it is shown
+        if text and self._private_worker == generation:  # it held private data: none of it is shown
             text = PRIVATE_OUTPUT_NOTE
         if text:
             self.output.append(text)
@@ -526,7 +616,7 @@ class Student:
         which alone ever holds the data, has its output and messages withheld."""
         if self._holds_private():
             return
-        self.close()
+        self._ask_to_exit()  # reaped later (close): it exits while the next one starts
         self._ensure_worker()
         if self._worker is not None:  # the in-process backend has no separate output to guard
             self._private_worker = self._generation

@@ -13,9 +13,10 @@ and reports how it ended (exit code or signal) and its output on the status pipe
 Parent-death signals chain the life times: grader dies -> template dies -> keeper dies -> worker
 dies -> its namespace dies, even when the grader is killed with SIGKILL.
 
-It answers as soon as torch and matplotlib are imported, and warms up (symbolic shapes, layers,
-a heatmap) while no request is waiting, one step at a time: a cold `attnkit check` does not wait
-for a warm-up its first worker would only partly use. Optional libraries a submission imports
+It answers once torch, matplotlib and torch's symbolic shapes are imported (torch._dynamo is
+deferred: deferdynamo), and warms up the rest (layers, a heatmap) while no request is waiting,
+one step at a time: a cold `attnkit check` does not wait for a warm-up its first worker would
+only partly use. Optional libraries a submission imports
 (seaborn) are imported here before the first fork that asks for them, and kept.
 """
 from __future__ import annotations
@@ -40,6 +41,7 @@ import numpy  # noqa: E402,F401
 import torch  # noqa: E402
 
 from autograder.grading.worker import sandbox, standins  # noqa: E402
+from autograder.grading.worker.deferdynamo import defer_dynamo  # noqa: E402
 from autograder.grading.worker.dispatcher import Dispatcher, OpTracer  # noqa: E402
 from autograder.grading.worker.plotdata import extract_plot  # noqa: E402,F401
 from autograder.grading.worker.protocol import ProtocolError, recv_message, send_message  # noqa: E402
@@ -67,11 +69,13 @@ def warm_up() -> None:
 
 
 def _warm_autograd_imports() -> None:
-    """What a worker's first calls import: torch._dynamo (~0.8 s CPU), which the op tracer's
-    dispatch mode and torch's Python decompositions (a tensor on the meta device) import, and
-    which holds what the first autograd.grad with grad_outputs imports (sympy, through torch's
-    symbolic shapes)."""
-    import torch._dynamo  # noqa: F401
+    """What a worker's first calls import: torch's symbolic shapes and sympy (~0.4 s CPU), which
+    every torch._check imports (a tensor on the meta device, the first autograd.grad with
+    grad_outputs). torch._dynamo (~1 s more), which torch's Python decompositions, the op tracer's
+    dispatch mode and the optimizers would import on their first call, is left unimported until
+    something compiles (deferdynamo)."""
+    defer_dynamo()
+    import torch.fx.experimental.symbolic_shapes  # noqa: F401
 
 
 def _warm_layers() -> None:
@@ -134,7 +138,8 @@ def serve_template(controls: list[socket.socket] | socket.socket, warm: bool = T
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # keepers are reaped by the kernel
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     waiting = list(controls)  # select(), not a selector: the template holds no descriptor but these
-    steps = list(WARM_UP if warm else WARM_UP[:1])  # single-threaded: a fork never lands in the middle of a step
+    WARM_UP[0]()  # before any fork: every worker needs it (torch._dynamo deferred, sympy imported)
+    steps = list(WARM_UP[1:] if warm else ())  # single-threaded: a fork never lands in the middle of a step
     while waiting:
         ready, _, _ = select.select(waiting, [], [], 0 if steps else None)
         if not ready and steps:
