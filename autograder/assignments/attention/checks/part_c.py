@@ -183,8 +183,9 @@ def test_mha_matches_torch(student: StudentAPI, gen, seed):
 def test_mha_eval_dropout_off(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed, dropout=0.5)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
-    first, weights = forward_checked(student, handle, f"{MHA} in eval mode", OUT, WEIGHTS, query, key, seed=seed)
-    second, _ = forward_checked(student, handle, f"{MHA} in eval mode", OUT, WEIGHTS, query, key, seed=seed + 1)
+    # key and value given: this check is about dropout, not about the defaults (the cross-attention check)
+    first, weights = forward_checked(student, handle, f"{MHA} in eval mode", OUT, WEIGHTS, query, key, key, seed=seed)
+    second, _ = forward_checked(student, handle, f"{MHA} in eval mode", OUT, WEIGHTS, query, key, key, seed=seed + 1)
     if not torch.equal(first, second):
         raise fail_with(f"{MHA} in eval mode gives different outputs on two calls", "dropout_in_eval")
     expected = build_reference("MultiHeadAttention", (E, H), state, {"dropout": 0.5})(query, key)
@@ -195,7 +196,7 @@ def test_mha_eval_dropout_off(student: StudentAPI, gen, seed):
 def test_mha_train_dropout(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed, dropout=0.5, training=True)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
-    output, weights = forward_checked(student, handle, f"{MHA} in training mode", OUT, WEIGHTS, query, key, seed=seed)
+    output, weights = forward_checked(student, handle, f"{MHA} in training mode", OUT, WEIGHTS, query, key, key, seed=seed)
     expected_out, expected_weights = mha(state, H, query, key)
     if not torch.allclose(weights, expected_weights, rtol=1e-5, atol=1e-7):
         after = torch.where(weights == 0, torch.zeros_like(weights), expected_weights / 0.5)
@@ -232,7 +233,7 @@ def test_mha_gradients(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
     grad_out = randn(gen, B, LQ, E)
-    result = vjp_checked(student, handle, MHA, [query, key], grad_out, WEIGHTS, wrt=[0, 1])
+    result = vjp_checked(student, handle, MHA, [query, key, key], grad_out, WEIGHTS, wrt=[0, 1])
     module = build_reference("MultiHeadAttention", (E, H), state)
     torch.autograd.backward(module(query, key)[0], grad_out)
     expect_parameter_gradients(result, module, state, "MultiHeadAttention")
@@ -279,8 +280,8 @@ def test_mha_invariances(student: StudentAPI, gen, seed):
     expect_match(out_p, out[:, perm], f"{MHA} after permuting the positions (output)")
     expect_match(weights_p, weights[:, :, perm][..., perm], f"{MHA} after permuting the positions (weights)")
     key = randn(gen, B, LK, E)
-    cross, _ = forward_checked(student, handle, MHA, OUT, WEIGHTS, x, key)
-    cross_p, _ = forward_checked(student, handle, MHA, OUT, WEIGHTS, x[:, perm], key)
+    cross, _ = forward_checked(student, handle, MHA, OUT, WEIGHTS, x, key, key)
+    cross_p, _ = forward_checked(student, handle, MHA, OUT, WEIGHTS, x[:, perm], key, key)
     expect_match(cross_p, cross[:, perm], f"{MHA} after permuting the query positions")
     single, _ = forward_checked(student, handle, MHA, (1, LQ, E), (1, H, LQ, LQ), x[1:])
     expect_match(single, out[1:], f"{MHA} on one batch element alone")
