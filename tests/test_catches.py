@@ -99,9 +99,17 @@ BLOCK_ATTN = "attended, weights = self.attn(x, mask=mask)  # (B, S, E), (B, H, S
 
 
 def test_value_defaulting_to_the_query_is_charged_in_the_defaults_check_only(grade, reference_source):
-    """The dropout, gradient and invariance checks give key and value: they grade those rules, not the defaults."""
+    """The dropout, gradient and invariance checks grade those rules, not the defaults."""
     result = _grade(grade, reference_source, "mha_value_defaults_to_query", "C", (MHA_VALUE_DEFAULT, "value = query if value is None else value"))
     assert set(_failed(result)) == {"mha_cross_and_defaults"}, _failed(result)
+
+
+def test_ignoring_key_and_value_is_not_charged_in_the_dropout_and_gradient_checks(grade, reference_source):
+    """Those checks run self-attention: a cross-attention bug loses the checks that give a key."""
+    result = _grade(grade, reference_source, "mha_key_value_ignored", "C", (MHA_VALUE_DEFAULT, "value = key = query"))
+    failed = set(_failed(result))
+    assert "mha_cross_and_defaults" in failed, failed
+    assert not failed & {"mha_eval_dropout_off", "mha_train_dropout", "mha_gradients"}, failed
 
 
 @pytest.mark.parametrize(("part", "replacement", "key", "advice"), [
