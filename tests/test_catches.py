@@ -121,3 +121,11 @@ def test_a_mask_dropped_outside_c3_is_named_with_its_own_advice(part, replacemen
     result = _grade(grade, reference_source, key, part, replacement)
     assert key in result.mistakes and "mha_mask_ignored" not in result.mistakes, result.mistakes
     assert any(advice in message for message in _failed(result).values()), _failed(result)
+
+
+def test_layers_without_bias_are_told_so_not_to_rename_them(grade, reference_source):
+    linears = "        self.W_q = nn.Linear(dim, dim)\n        self.W_k = nn.Linear(dim, dim)\n        self.W_v = nn.Linear(dim, dim)\n"
+    result = _grade(grade, reference_source, "selfattn_no_bias", "B", (linears, linears.replace("(dim, dim)", "(dim, dim, bias=False)")))
+    messages = list(_failed(result).values())
+    assert messages and any("bias=False" in m for m in messages), messages
+    assert not any("name the layers" in m for m in messages), messages
