@@ -91,3 +91,41 @@ def test_all_zero_mha_weights_are_not_called_weights_after_dropout(grade, refere
 def test_the_reference_keeps_full_marks_under_the_new_checks(part, grade, reference_source):
     result = grade(reference_source, name="reference", parts={part})
     assert not _failed(result), _failed(result)
+
+
+MHA_VALUE_DEFAULT = "value = key if value is None else value"
+SELF_ATTENTION_CALL = "return scaled_dot_product_attention(q, k, v, mask)  # (B, S, D), (B, S, S)"
+BLOCK_ATTN = "attended, weights = self.attn(x, mask=mask)  # (B, S, E), (B, H, S, S)"
+
+
+def test_value_defaulting_to_the_query_is_charged_in_the_defaults_check_only(grade, reference_source):
+    """The dropout, gradient and invariance checks grade those rules, not the defaults."""
+    result = _grade(grade, reference_source, "mha_value_defaults_to_query", "C", (MHA_VALUE_DEFAULT, "value = query if value is None else value"))
+    assert set(_failed(result)) == {"mha_cross_and_defaults"}, _failed(result)
+
+
+def test_ignoring_key_and_value_is_not_charged_in_the_dropout_and_gradient_checks(grade, reference_source):
+    """Those checks run self-attention: a cross-attention bug loses the checks that give a key."""
+    result = _grade(grade, reference_source, "mha_key_value_ignored", "C", (MHA_VALUE_DEFAULT, "value = key = query"))
+    failed = set(_failed(result))
+    assert "mha_cross_and_defaults" in failed, failed
+    assert not failed & {"mha_eval_dropout_off", "mha_train_dropout", "mha_gradients"}, failed
+
+
+@pytest.mark.parametrize(("part", "replacement", "key", "advice"), [
+    ("B", (SELF_ATTENTION_CALL, "return scaled_dot_product_attention(q, k, v)"), "selfattn_mask_ignored", "scaled_dot_product_attention"),
+    ("D", (BLOCK_ATTN, "attended, weights = self.attn(x)"), "block_mask_ignored", "self.attn"),
+])
+def test_a_mask_dropped_outside_c3_is_named_with_its_own_advice(part, replacement, key, advice, grade, reference_source):
+    """A SelfAttention or a block that drops the mask is not told to pass it to masked_softmax (C.3's advice)."""
+    result = _grade(grade, reference_source, key, part, replacement)
+    assert key in result.mistakes and "mha_mask_ignored" not in result.mistakes, result.mistakes
+    assert any(advice in message for message in _failed(result).values()), _failed(result)
+
+
+def test_layers_without_bias_are_told_so_not_to_rename_them(grade, reference_source):
+    linears = "        self.W_q = nn.Linear(dim, dim)\n        self.W_k = nn.Linear(dim, dim)\n        self.W_v = nn.Linear(dim, dim)\n"
+    result = _grade(grade, reference_source, "selfattn_no_bias", "B", (linears, linears.replace("(dim, dim)", "(dim, dim, bias=False)")))
+    messages = list(_failed(result).values())
+    assert messages and any("bias=False" in m for m in messages), messages
+    assert not any("name the layers" in m for m in messages), messages

@@ -39,6 +39,7 @@ _ENTRIES = [
     Mistake("causal_mask_strict", "A.4", "The causal mask leaves out the diagonal: a query may attend to its own position.", "因果掩码漏掉了对角线：query 可以关注自己所在的位置。"),
     # Part B
     Mistake("selfattn_shared_projection", "B.1", "The same projection is used for Q, K and V: each needs its own nn.Linear (W_q, W_k, W_v).", "Q、K、V 用了同一个投影：它们各自需要自己的 nn.Linear（W_q、W_k、W_v）。"),
+    Mistake("selfattn_mask_ignored", "B.1", "The mask is ignored: pass it on to the attention (your scaled_dot_product_attention or masked_softmax).", "掩码被忽略了：要把它传给注意力计算（你的 scaled_dot_product_attention 或 masked_softmax）。"),
     # Part C
     Mistake("split_no_transpose", "C.1", "The heads are split with a reshape alone: reshape to (B, S, H, Dh), then transpose to (B, H, S, Dh).", "分头时只做了 reshape：应先 reshape 成 (B, S, H, Dh)，再转置成 (B, H, S, Dh)。"),
     Mistake("split_interleaved", "C.1", "The heads are interleaved: head i must take the contiguous features [i·Dh, (i+1)·Dh), so reshape to (B, S, H, Dh), not (B, S, Dh, H).", "分头方式是交错的：第 i 个头应取连续的特征 [i·Dh, (i+1)·Dh)，所以 reshape 成 (B, S, H, Dh)，而不是 (B, S, Dh, H)。"),
@@ -53,6 +54,7 @@ _ENTRIES = [
     Mistake("block_pre_norm", "D.1", "The block normalises before attention (pre-norm): this task asks for post-norm, y = norm(x + dropout(attn(x))).", "该模块在注意力之前做了归一化（pre-norm）：本题要求 post-norm，即 y = norm(x + dropout(attn(x)))。"),
     Mistake("block_no_residual", "D.1", "The residual connection is missing: add x to the attention output before the LayerNorm.", "缺少残差连接：在 LayerNorm 之前要把 x 加到注意力输出上。"),
     Mistake("block_no_norm", "D.1", "The LayerNorm is missing: y = norm(x + dropout(attn(x))).", "缺少 LayerNorm：y = norm(x + dropout(attn(x)))。"),
+    Mistake("block_mask_ignored", "D.1", "The mask is ignored: pass it on to self.attn (self.attn(x, mask=mask)).", "掩码被忽略了：要把它传给 self.attn（self.attn(x, mask=mask)）。"),
     # Part E
     Mistake("heatmap_transposed", "E.1", "The heatmap is transposed: queries go on the horizontal axis and keys on the vertical axis.", "热力图转置了：横轴应为 query，纵轴应为 key。"),
     Mistake("heatmap_unlabelled", "E.1", "The heatmap's axes are not labelled with the tokens: set the x ticks to the query tokens and the y ticks to the key tokens.", "热力图的坐标轴没有标注词元：x 轴刻度应为 query 词元，y 轴刻度应为 key 词元。"),

@@ -48,6 +48,7 @@ MUTANTS: dict[str, Mutant] = {
             ("k = self.W_k(x)  # (B, S, D)", "k = self.W_q(x)  # (B, S, D)"),
             ("v = self.W_v(x)  # (B, S, D)", "v = self.W_q(x)  # (B, S, D)"),
         )),
+        Mutant("selfattn_mask_ignored", "B", (("return scaled_dot_product_attention(q, k, v, mask)  # (B, S, D), (B, S, S)", "return scaled_dot_product_attention(q, k, v)  # (B, S, D), (B, S, S)"),)),
         # Part C
         Mutant("split_no_transpose", "C", ((SPLIT_LINE, "return x.reshape(B, num_heads, S, E // num_heads)"),)),
         Mutant("split_interleaved", "C", ((SPLIT_LINE, "return x.reshape(B, S, E // num_heads, num_heads).permute(0, 3, 1, 2)"),)),
@@ -65,6 +66,7 @@ MUTANTS: dict[str, Mutant] = {
         )),
         Mutant("block_no_residual", "D", ((BLOCK_RETURN, "return self.norm(self.dropout(attended)), weights"),)),
         Mutant("block_no_norm", "D", ((BLOCK_RETURN, "return x + self.dropout(attended), weights"),)),
+        Mutant("block_mask_ignored", "D", ((BLOCK_ATTN, "attended, weights = self.attn(x)"),)),
     )
 }
 

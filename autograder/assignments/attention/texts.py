@@ -158,6 +158,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "figure_label_aside": {"en": "a tick label of the description is not beside the row or column it names", "zh": "描述中的一个刻度标签不在它所标注的行或列旁边"},
     "figure_label_not_shown": {"en": "the image does not show a tick label where the description puts it", "zh": "图像中在描述所说的位置上没有显示那个刻度标签"},
     "no_parameter": {"en": "{where} has no parameter {names}: name the layers as the task says ({expected})", "zh": "{where} 没有参数 {names}：请按题目要求给各层命名（{expected}）"},
+    "no_bias": {"en": "{where} has no parameter {names}: its layers need a bias (nn.Linear has one unless it is given bias=False)", "zh": "{where} 没有参数 {names}：这些层需要偏置（nn.Linear 默认有偏置，除非传入 bias=False）"},
     "no_parameter_but": {
         "en": "{where} has no parameter {names} (it has {own}): name the layers as the task says ({expected})",
         "zh": "{where} 没有参数 {names}（它有的是 {own}）：请按题目要求给各层命名（{expected}）",

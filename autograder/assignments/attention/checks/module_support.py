@@ -80,6 +80,8 @@ def load_weights(student: StudentAPI, handle: Handle, state: Params, owner: str,
     own = sorted(str(k) for k in loaded.get("missing", []))  # named only to help rename, never failed for
     if absent and own:
         raise CheckFailure.keyed("no_parameter_but", where=owner, names=", ".join(absent), own=", ".join(own), expected=", ".join(names))
+    if absent and all(name.endswith(".bias") for name in absent):  # the layers are there, made with bias=False
+        raise CheckFailure.keyed("no_bias", where=owner, names=", ".join(absent))
     if absent:
         raise CheckFailure.keyed("no_parameter", where=owner, names=", ".join(absent), expected=", ".join(names))
 

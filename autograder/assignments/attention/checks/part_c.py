@@ -182,21 +182,21 @@ def test_mha_matches_torch(student: StudentAPI, gen, seed):
 @check("C.3", 2, "MultiHeadAttention: dropout is off in eval mode")
 def test_mha_eval_dropout_off(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed, dropout=0.5)
-    query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
-    first, weights = forward_checked(student, handle, f"{MHA} in eval mode", OUT, WEIGHTS, query, key, seed=seed)
-    second, _ = forward_checked(student, handle, f"{MHA} in eval mode", OUT, WEIGHTS, query, key, seed=seed + 1)
+    query = randn(gen, B, LQ, E)  # self-attention: a cross-attention or defaults bug is charged in its own check
+    first, weights = forward_checked(student, handle, f"{MHA} in eval mode", OUT, SELF_WEIGHTS, query, seed=seed)
+    second, _ = forward_checked(student, handle, f"{MHA} in eval mode", OUT, SELF_WEIGHTS, query, seed=seed + 1)
     if not torch.equal(first, second):
         raise fail_with(f"{MHA} in eval mode gives different outputs on two calls", "dropout_in_eval")
-    expected = build_reference("MultiHeadAttention", (E, H), state, {"dropout": 0.5})(query, key)
-    expect_attention(first, weights, expected, f"{MHA} in eval mode", mha_variants(state, H, query, key))
+    expected = build_reference("MultiHeadAttention", (E, H), state, {"dropout": 0.5})(query)
+    expect_attention(first, weights, expected, f"{MHA} in eval mode", mha_variants(state, H, query))
 
 
 @check("C.3", 2, "MultiHeadAttention: in training mode dropout changes the output, and the returned weights are from before dropout")
 def test_mha_train_dropout(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed, dropout=0.5, training=True)
-    query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
-    output, weights = forward_checked(student, handle, f"{MHA} in training mode", OUT, WEIGHTS, query, key, seed=seed)
-    expected_out, expected_weights = mha(state, H, query, key)
+    query = randn(gen, B, LQ, E)  # self-attention: a cross-attention or defaults bug is charged in its own check
+    output, weights = forward_checked(student, handle, f"{MHA} in training mode", OUT, SELF_WEIGHTS, query, seed=seed)
+    expected_out, expected_weights = mha(state, H, query)
     if not torch.allclose(weights, expected_weights, rtol=1e-5, atol=1e-7):
         after = torch.where(weights == 0, torch.zeros_like(weights), expected_weights / 0.5)
         if (weights == 0).any() and (weights != 0).any() and torch.allclose(weights, after, rtol=1e-5, atol=1e-7):
@@ -204,7 +204,7 @@ def test_mha_train_dropout(student: StudentAPI, gen, seed):
         expect_match(weights, expected_weights, f"{MHA} in training mode (weights)")
     if torch.allclose(output, expected_out, rtol=1e-5, atol=1e-7):
         raise CheckFailure.keyed("mha_output_without_dropout", where=f"{MHA} in training mode")
-    if not dropped_weights_explain(output, state, query, key, p_drop=0.5):
+    if not dropped_weights_explain(output, state, query, query, p_drop=0.5):
         raise CheckFailure.keyed("mha_dropout_not_on_weights", where=f"{MHA} in training mode")
 
 
@@ -230,11 +230,11 @@ def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor
 @check("C.3", 1, "MultiHeadAttention: gradients reach W_q, W_k, W_v and W_o")
 def test_mha_gradients(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
-    query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
+    query = randn(gen, B, LQ, E)  # self-attention: a cross-attention or defaults bug is charged in its own check
     grad_out = randn(gen, B, LQ, E)
-    result = vjp_checked(student, handle, MHA, [query, key], grad_out, WEIGHTS, wrt=[0, 1])
+    result = vjp_checked(student, handle, MHA, [query], grad_out, SELF_WEIGHTS, wrt=[0])
     module = build_reference("MultiHeadAttention", (E, H), state)
-    torch.autograd.backward(module(query, key)[0], grad_out)
+    torch.autograd.backward(module(query)[0], grad_out)
     expect_parameter_gradients(result, module, state, "MultiHeadAttention")
 
 
@@ -279,8 +279,8 @@ def test_mha_invariances(student: StudentAPI, gen, seed):
     expect_match(out_p, out[:, perm], f"{MHA} after permuting the positions (output)")
     expect_match(weights_p, weights[:, :, perm][..., perm], f"{MHA} after permuting the positions (weights)")
     key = randn(gen, B, LK, E)
-    cross, _ = forward_checked(student, handle, MHA, OUT, WEIGHTS, x, key)
-    cross_p, _ = forward_checked(student, handle, MHA, OUT, WEIGHTS, x[:, perm], key)
+    cross, _ = forward_checked(student, handle, MHA, OUT, WEIGHTS, x, key, key)
+    cross_p, _ = forward_checked(student, handle, MHA, OUT, WEIGHTS, x[:, perm], key, key)
     expect_match(cross_p, cross[:, perm], f"{MHA} after permuting the query positions")
     single, _ = forward_checked(student, handle, MHA, (1, LQ, E), (1, H, LQ, LQ), x[1:])
     expect_match(single, out[1:], f"{MHA} on one batch element alone")

@@ -39,7 +39,7 @@ def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None) -> list[tup
         ("block_no_norm", (x + attended, weights)),
     ]
     if mask is not None:
-        variants.append(("mha_mask_ignored", (_norm(p, x + mha(p, H, x, prefix="attn.")[0]), mha(p, H, x, prefix="attn.")[1])))
+        variants.append(("block_mask_ignored", (_norm(p, x + mha(p, H, x, prefix="attn.")[0]), mha(p, H, x, prefix="attn.")[1])))
     return variants
 
 
