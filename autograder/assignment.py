@@ -145,12 +145,29 @@ class Manifest:
     def max_points(self) -> float:
         return sum(part.points for part in self.parts)
 
+    def kit_files(self) -> dict[str, bytes]:
+        """The kit's own .py files that the release hands out as they are (relative path -> bytes):
+        every .py file of the solution folder but the student file in any language (x.py, x.<lang>.py).
+        A student who hands in the whole release folder hands these in beside their own file."""
+        return _kit_files(self.solution_dir, PurePosixPath(self.student_file).stem)
+
     def check_file(self, letter: str) -> Path:
         return self.checks_dir / f"part_{letter.lower()}.py"
 
     def hidden_paths(self) -> tuple[Path, ...]:
         """What a worker must never see: the folder (checks, weights) and the reference solution."""
         return (self.folder, self.checks_dir, self.reference_dir, self.solution)
+
+
+@functools.cache
+def _kit_files(solution_dir: Path, student_stem: str) -> dict[str, bytes]:
+    found = {}
+    for path in sorted(solution_dir.rglob("*.py")):
+        relative = path.relative_to(solution_dir)
+        if "__pycache__" in relative.parts or path.name.split(".", 1)[0] == student_stem:
+            continue
+        found[relative.as_posix()] = path.read_bytes()
+    return found
 
 
 def load_manifest(folder: Path) -> Manifest:

@@ -153,3 +153,46 @@ def test_a_whole_release_folder_grades_the_file_the_student_wrote_in(tmp_path, f
         (folder / finished).write_bytes(_notebook([_code(answer, ["attnkit:answer"])]))
     submission = load_submission(folder)
     assert "NotImplementedError" not in "".join(chunk for _, chunk in submission.chunks)
+
+
+def _release_folder(folder: Path, student: str) -> Path:
+    """The whole release folder as a student hands it in: the kit's files, their own attention.py."""
+    release = REPO / "assignments" / "attention"
+    shutil.copytree(release, folder, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+    (folder / "attention.py").write_text(student)
+    return folder
+
+
+def test_the_kits_own_files_handed_in_unchanged_are_the_kits_not_scanned_as_the_students(tmp_path):
+    folder = _release_folder(tmp_path / "dana", "x = 1\n")
+    crlf = (folder / "pronoun_task.py").read_bytes().replace(b"\n", b"\r\n")
+    (folder / "pronoun_task.py").write_bytes(crlf)  # the same file copied through Windows
+    submission = load_submission(folder)
+    assert submission.files == {}
+    assert {"public_checks.py", "pronoun_task.py", "conftest.py", "test_public.py"} <= set(submission.kit)
+    assert submission.kit["pronoun_task.py"] == (REPO / "solutions" / "attention" / "pronoun_task.py").read_text(encoding="utf-8")
+
+
+def test_a_modified_copy_of_a_kit_file_is_the_students_and_is_scanned(tmp_path):
+    from autograder.assignment import current
+    from autograder.grading.integrity.static import analyze
+
+    folder = _release_folder(tmp_path / "erin", "x = 1\n")
+    with (folder / "public_checks.py").open("a") as file:
+        file.write("\ndef extra(x):\n    return torch.softmax(x, -1)\n")
+    submission = load_submission(folder)
+    assert set(submission.files) == {"public_checks.py"}
+    assert "public_checks.py" not in submission.kit
+    facts = analyze(submission.chunks, submission.files, current().library_names())
+    assert any(f.name == "softmax" and f.scope.startswith("public_checks.py") for f in facts.findings), facts
+
+
+def test_a_zip_of_the_whole_release_folder_keeps_the_kits_files_out_of_the_scan(tmp_path):
+    folder = _release_folder(tmp_path / "fay", "x = 1\n")
+    path = tmp_path / "fay.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for item in sorted(folder.rglob("*")):
+            archive.write(item, item.relative_to(tmp_path).as_posix())
+    submission = load_submission(path)
+    assert submission.files == {}
+    assert "public_checks.py" in submission.kit

@@ -189,7 +189,7 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
         submission = load_submission(path)
     except SubmissionError as error:
         return _unreadable(name, path, seed, str(error), options, started), {}
-    student = Student(factory, list(submission.chunks), submission.files, submission.filename, replace(options.config, hidden=hidden_paths()), options.budget, ahead=options.worker_ahead)
+    student = Student(factory, list(submission.chunks), submission.files, submission.filename, replace(options.config, hidden=hidden_paths()), options.budget, ahead=options.worker_ahead, kit=submission.kit)
     sink = ArtifactSink(render=options.images)
     try:
         checks = run_checks(student, seed, options.parts, sink, tasks=options.tasks, visible_only=options.visible_only)

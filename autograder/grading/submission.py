@@ -46,8 +46,9 @@ class Submission:
     kind: str  # "py", "ipynb", "folder", "zip"
     filename: str
     chunks: tuple[tuple[int, str], ...]
-    files: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # the student's own helper files: scanned, compared
     notes: tuple[str, ...] = ()
+    kit: dict[str, str] = field(default_factory=dict)  # the kit's own files handed in unchanged, as the kit has them: run, never scanned
 
 
 def submission_name(path: Path) -> str:
@@ -260,13 +261,25 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
         chunks = ((1, decode_python(data, entry)),)
         filename = PurePosixPath(entry).name
     helpers = {}
+    kit = {}
+    kit_files = current().kit_files()
     for other, content in files.items():
-        if other != entry and other.endswith(".py"):
-            try:
-                helpers[other] = decode_python(content, other)
-            except SubmissionError:
-                continue
-    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes)
+        if other == entry or not other.endswith(".py"):
+            continue
+        if other in kit_files and _same_text(content, kit_files[other]):
+            kit[other] = decode_python(kit_files[other], other)  # the kit's, not the student's work: not scanned
+            continue
+        try:
+            helpers[other] = decode_python(content, other)
+        except SubmissionError:
+            continue
+    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit)
+
+
+def _same_text(handed_in: bytes, kit: bytes) -> bool:
+    """Whether a handed-in file is the kit's copy of it, byte for byte but for line endings
+    (a copy made on Windows, or through git's autocrlf). A modified copy is the student's."""
+    return handed_in.replace(b"\r\n", b"\n") == kit.replace(b"\r\n", b"\n")
 
 
 def _find_entry(name: str, files: dict[str, bytes]) -> str:

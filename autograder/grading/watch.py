@@ -95,7 +95,7 @@ class Watcher:
             yield Pass(self.progress, "", time.perf_counter() - started, False)
             return
         config = replace(self.options.config, hidden=hidden_paths())
-        student = Student(self.factory, list(submission.chunks), submission.files, submission.filename, config, self.options.budget)
+        student = Student(self.factory, list(submission.chunks), submission.files, submission.filename, config, self.options.budget, kit=submission.kit)
         focus = self.progress.focus
         others = frozenset(self.progress.tasks) - {focus} if focus else frozenset()
         passes: list[frozenset[str] | None] = [frozenset({focus}), others] if focus and others else [None]

@@ -334,6 +334,7 @@ class Student:
     output: list[str] = field(default_factory=list)
     audit: list[str] = field(default_factory=list)  # audit events the worker reported (autograder.grading.integrity.record)
     ahead: bool = False  # start the next worker while the first one works (`check`; see _ensure_worker)
+    kit: dict[str, str] = field(default_factory=dict)  # the kit's own files handed in unchanged: the worker gets them, the static pass does not read them
     _worker: WorkerProcess | None = None
     _started: float = field(default_factory=time.monotonic)
     _import_failure: str = ""
@@ -346,11 +347,16 @@ class Student:
     _trusted: Callable[[Any], Any] | None = None  # answers the stand-ins' callbacks, grader side
     _callbacks: int = 0  # callbacks answered in the current request
 
+    @property
+    def worker_files(self) -> dict[str, str]:
+        """The helper files the worker gets: the kit's own and the student's."""
+        return {**self.kit, **self.files}
+
     # -- life cycle ------------------------------------------------------------------------
     def _preloads(self) -> tuple[str, ...]:
         """The optional libraries the submission's source imports (seaborn): the template imports
         them once, before forking, instead of each worker on its own."""
-        sources = [source for _, source in self.chunks] + list(self.files.values())
+        sources = [source for _, source in self.chunks] + list(self.worker_files.values())
         return ("seaborn",) if any(SEABORN_IMPORT_RE.search(source) for source in sources) else ()
 
     def _ensure_worker(self) -> WorkerProcess:
@@ -377,7 +383,7 @@ class Student:
         try:
             ready = self._exchange(None, "starting the worker", self.budget.import_seconds)
             worker.isolation = str(ready.get("isolation", ""))[:40]
-            loaded = self._request({"op": "load", "chunks": self.chunks, "files": self.files, "filename": self.filename}, "importing your file", self.budget.import_seconds)
+            loaded = self._request({"op": "load", "chunks": self.chunks, "files": self.worker_files, "filename": self.filename}, "importing your file", self.budget.import_seconds)
         except WorkerFailure as failure:
             self._import_failure = t("note.import_failed", failure=failure)
             raise WorkerFailure(self._import_failure) from None
