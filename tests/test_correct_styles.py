@@ -69,3 +69,17 @@ def test_a_whole_release_folder_with_a_finished_attention_py_gets_full_marks(gra
     result = grade(folder, name="handed_in_folder")
     assert not _failures(result), _failures(result)
     assert result.score == result.max_score == 100
+
+
+@pytest.mark.parametrize("returned", ["ax.figure", "None", "plt.gcf()"])
+def test_returning_something_other_than_the_axes_costs_only_the_return_check(grade, returned):
+    """The contract asks for the Axes back: a Figure (or nothing) returned is charged once, by the
+    check of the return value; the drawing is graded on the Axes it was drawn on (the given ax=,
+    or the one Axes of the figure holding the heatmap). QA's b41_e1_returns_figure lost all of E."""
+    reference = REFERENCE.read_text(encoding="utf-8")
+    body = reference[reference.index("def plot_attention("):]
+    end = reference.index("def plot_attention(") + body.index("    return ax\n")
+    source = reference[:end] + f"    return {returned}\n" + reference[end + len("    return ax\n"):]
+    result = grade(source, name="returns_" + returned.split(".")[-1].strip("()"), parts={"E"})
+    assert [c.check_id for c in result.checks if not c.passed] == ["plot_attention_returns_axes"], _failures(result)
+    assert next(p for p in result.parts if p.part == "E").score == 9.5

@@ -178,11 +178,42 @@ def plot_call(target: Callable[..., Any], args: list, kwargs: dict, picture: boo
     return extract_plot(draw, given, picture)
 
 
+def _holds_drawing(ax: Axes) -> bool:
+    """Whether an Axes holds a heatmap (an image or a mesh) and is no colorbar (which holds a mesh of its own)."""
+    return ax.get_label() != "<colorbar>" and (bool(ax.images) or any(isinstance(c, (QuadMesh, PolyQuadMesh)) for c in ax.collections))
+
+
+def _target(axes: list[Axes], ax: Axes | None, given: list[Axes]) -> int:
+    """The index of the Axes the function drew on: the one it returned; when it returned no Axes
+    (a Figure, None), the given Axes if it holds a drawing, else the one Axes of the figure that
+    holds a heatmap; -1 when that cannot be told apart (whether it returned the Axes is a check of its own)."""
+    if ax is not None:
+        return axes.index(ax) if ax in axes else (0 if axes else -1)
+    if given and given[0] in axes and _holds_drawing(given[0]):
+        return axes.index(given[0])
+    holding = [index for index, candidate in enumerate(axes) if _holds_drawing(candidate)]
+    return holding[0] if len(holding) == 1 else -1
+
+
+def _figure(returned: Any, given: list[Axes]) -> Figure | None:
+    """The figure to describe: the returned Axes'; when no Axes came back, the given Axes' if it was
+    drawn on, else the returned Figure, else the given Axes', else the current one."""
+    if isinstance(returned, Axes):
+        return returned.figure
+    if given and _holds_drawing(given[0]):
+        return given[0].figure
+    if isinstance(returned, Figure):
+        return returned
+    if given:
+        return given[0].figure
+    return plt.gcf() if plt.get_fignums() else None
+
+
 def _holders(returned_kind: str, axes: list[Axes], ax: Axes | None, given: list[Axes]) -> dict:
     """What was returned, and which of the figure's Axes is the returned one, the given one, a colorbar."""
     return {
         "returned": returned_kind,
-        "target": axes.index(ax) if ax in axes else (0 if axes else -1),
+        "target": _target(axes, ax, given),
         "colorbars": sum(1 for a in axes if a.get_label() == "<colorbar>"),
         "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
         "figures": len(plt.get_fignums()),
@@ -201,7 +232,7 @@ def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None, pictu
         returned = draw()
         returned_kind = type(returned).__name__
         ax = returned if isinstance(returned, Axes) else None
-        figure = ax.figure if ax is not None else (plt.gcf() if plt.get_fignums() else None)
+        figure = _figure(returned, given)
         if figure is None:
             return {"returned": returned_kind, "axes": [], "target": -1, "png": torch.empty(0, dtype=torch.uint8), "colorbars": 0, "given_axes": -1, "figures": 0}
         if not picture:  # which Axes holds what: not drawn, no PNG (saves the figure's two draws)
