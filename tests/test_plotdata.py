@@ -104,3 +104,30 @@ def test_part_f_draws_a_map_once_when_graded_again_with_stand_ins(grade, monkeyp
 def _closed_figures():
     yield
     plt.close("all")
+
+
+def test_the_kits_own_draws_add_no_warnings_to_the_students_output_and_host_paths_are_cut():
+    """QA: a figure with Chinese labels drew 'Glyph ... missing from font(s)' warnings from
+    plotdata.py, with the grader's host path, under 'What your code printed'. The student's own
+    warnings (raised while their function runs) are still theirs."""
+    import warnings
+
+    from autograder.grading.worker.client import HOST_PREFIXES, without_host_paths
+
+    def draw():
+        warnings.warn("the student's own warning")
+        ax = plt.figure(figsize=(3, 3)).add_subplot()
+        ax.imshow(W.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+        ax.set_xlabel("查询位置")  # no glyph for it in matplotlib's default font: a warning at draw time
+        ax.set_ylabel("键位置")
+        return ax
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        description = plotdata.extract_plot(draw)
+    assert description["png"].numel() > 0
+    assert [str(w.message) for w in caught] == ["the student's own warning"]
+    kit_file = str(REPO / "autograder" / "grading" / "worker" / "plotdata.py")
+    torch_file = f"{HOST_PREFIXES[0]}torch/nn/functional.py"
+    shown = without_host_paths(f"{kit_file}:204: UserWarning: x\n{torch_file}:9: UserWarning: y\n/tmp/s/attention.py:3: z")
+    assert shown == "autograder/grading/worker/plotdata.py:204: UserWarning: x\ntorch/nn/functional.py:9: UserWarning: y\n/tmp/s/attention.py:3: z"

@@ -17,6 +17,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, lau
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
 from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, StandInError, StandInRefused
+from autograder.paths import PACKAGE_DIR
 from autograder.settings import CALL_SECONDS, IMPORT_SECONDS, SUBMISSION_SECONDS
 
 SIGNAL_NAMES = {  # how a worker killed by a signal ended, in words (autograder.feedback.i18n "ended.*")
@@ -73,6 +75,9 @@ SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's fol
 # how long the grader waits for a keeper to report how its killed worker ended (a big process
 # dies slowly on a busy machine; the keeper is killed only after, so the worker is never orphaned)
 KEEPER_REPORT_SECONDS = 10.0
+# The grader's own folders, longest first: a warning from the kit or a library names its file by
+# these, which say nothing to the student; they are cut from the output shown (site-packages/torch/... -> torch/...).
+HOST_PREFIXES = tuple(sorted({f"{folder}{os.sep}" for folder in (sysconfig.get_path("purelib"), sysconfig.get_path("platlib"), sysconfig.get_path("stdlib"), str(PACKAGE_DIR.parent))}, key=len, reverse=True))
 TEMPLATE_CLOSE_SECONDS = 10.0  # a template still warming up finishes that first, then exits
 PRIVATE_OUTPUT_NOTE = t("note.private_output") + "\n"
 PRIVATE_MESSAGE_NOTE = t("note.private_message")
@@ -319,6 +324,13 @@ class Budget:
     total_seconds: float = SUBMISSION_SECONDS
 
 
+def without_host_paths(text: str) -> str:
+    """`text` with the grader's own folders cut from the file names in it (HOST_PREFIXES)."""
+    for prefix in HOST_PREFIXES:
+        text = text.replace(prefix, "")
+    return text
+
+
 @dataclass
 class Student:
     """The proxy through which checks reach a submission's code."""
@@ -459,7 +471,7 @@ class Student:
         if text and self._private_worker == generation:  # it held private data: none of it is shown
             text = PRIVATE_OUTPUT_NOTE
         if text:
-            self.output.append(text)
+            self.output.append(without_host_paths(text))
 
     def _check_total(self) -> None:
         if time.monotonic() - self._started > self.budget.total_seconds:
