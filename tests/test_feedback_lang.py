@@ -169,3 +169,18 @@ def test_part_f_failures_are_told_in_chinese(grade, reference_source):
     assert "block_pre_norm" in {c.mistake for c in failed}, "the mistake the maps match is named"
     assert "plot_attention 没有返回它所画的 Axes" in section
     assert not english_runs(markdown_prose(page)), english_runs(markdown_prose(page))
+
+
+@pytest.mark.parametrize("missing, en, zh", [
+    (["horizontal", "vertical"], "no label on the horizontal and vertical axes: ", "横轴和纵轴没有标签"),
+    (["vertical"], "no label on the vertical axis: ", "纵轴没有标签"),
+])
+def test_the_axis_label_message_agrees_in_number_in_english_and_names_the_axes_in_chinese(missing, en, zh):
+    """QA: "the horizontal and vertical axis has no label"."""
+    from autograder.assignments.attention.checks.part_e import axes_named
+    from autograder.assignments.attention.texts import english
+
+    which = axes_named(missing)
+    assert english("axis_unlabelled", which=which).startswith(en)
+    assert render_message("axis_unlabelled", {"which": which}, "zh").startswith(zh)
+    assert english("ticks_not_per_cell", which=which).startswith(f"the ticks of the {which} do not sit")

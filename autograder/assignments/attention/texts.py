@@ -211,7 +211,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "热力图有 {rows} 行 {cols} 列，而 query 有 {lq} 个、key 有 {lk} 个：每个 (query, key) 对画一个格子",
     },
     "ticks_not_per_cell": {
-        "en": "the {which} axis ticks do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))",
+        "en": "the ticks of the {which} do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))",
         "zh": "{which}的刻度没有做到每个格子一个、每个词元都有：把刻度放在格子中心，每个刻度一个词元（`ax.set_xticks(range(Lq), labels=...)`）",
     },
     "cells_mislabelled": {
@@ -219,7 +219,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{total} 个格子中有 {count} 个显示的不是其标签所指 (query, key) 对的权重",
     },
     "cells_wrong": {"en": "the cells do not show the weight matrix (rows = keys, columns = queries)", "zh": "格子显示的不是权重矩阵（行 = key，列 = query）"},
-    "axis_unlabelled": {"en": "the {which} axis has no label: name what it shows (query / key positions)", "zh": "{which}没有标签：写明它表示什么（Query / Key 位置）"},
+    "axis_unlabelled": {"en": "no label on the {which}: name what each axis shows (query / key positions)", "zh": "{which}没有标签：写明它表示什么（Query / Key 位置）"},
     "given_axes_ignored": {
         "en": "with ax= given, plot_attention drew on another figure or returned another Axes: draw on ax and return it",
         "zh": "给出 `ax=` 时，plot_attention 画在了别的图上或返回了别的 Axes：请画在 ax 上并返回它",
@@ -356,7 +356,10 @@ WHERE_PATTERNS: tuple[tuple[str, str], ...] = (  # (regex over the words, Chines
     (r"with a mask of shape (.+)", r"（形状为 \1 的掩码）"),
     (r"on (\(.+\)) with (\d+) heads?", r"（形状 \1，\2 个头）"),
 )
-AXIS_WORDS = {"horizontal": "横轴", "vertical": "纵轴", "horizontal and vertical": "横轴和纵轴"}
+AXIS_WORDS = {  # part_e.axes_named's words; the bare ones are those of results stored before it
+    "horizontal axis": "横轴", "vertical axis": "纵轴", "horizontal and vertical axes": "横轴和纵轴",
+    "horizontal": "横轴", "vertical": "纵轴", "horizontal and vertical": "横轴和纵轴",
+}
 WHAT_WORDS = {"values": "数值", "gradients": "梯度", "weights": "权重", "maps": "注意力图", "logits": "logits"}
 
 

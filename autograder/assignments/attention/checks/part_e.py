@@ -115,6 +115,11 @@ def drawn(student: StudentAPI) -> tuple[dict, Heatmap]:
     return description, heatmap
 
 
+def axes_named(which: list[str]) -> str:
+    """["horizontal"] -> "horizontal axis"; ["horizontal", "vertical"] -> "horizontal and vertical axes"."""
+    return " and ".join(which) + (" axes" if len(which) > 1 else " axis")
+
+
 def label_problem(heatmap: Heatmap) -> CheckFailure | None:
     """What is wrong with where the tokens are (None when queries run across and keys down)."""
     if heatmap.shape == (LQ, LK):
@@ -127,9 +132,9 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
     missing = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if labels != set(tokens)]
     if missing:
         unlabelled = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if not labels & set(tokens)]
-        which = " and ".join(missing)
+        which = axes_named(missing)
         if unlabelled:
-            return fail(f"the {which} axis ticks do not carry the tokens", "heatmap_unlabelled")
+            return fail(f"the ticks of the {which} do not carry the tokens", "heatmap_unlabelled")
         return CheckFailure.keyed("ticks_not_per_cell", which=which)
     return None
 
@@ -287,7 +292,7 @@ def test_plot_attention_axis_labels(student: StudentAPI):
     axes = target_axes(description)
     missing = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if not str(axes.get(key, "")).strip()]
     if missing:
-        raise CheckFailure.keyed("axis_unlabelled", which=" and ".join(missing))
+        raise CheckFailure.keyed("axis_unlabelled", which=axes_named(missing))
 
 
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", kind=PROPERTY, gate="plot_attention_cell_values")
