@@ -196,3 +196,16 @@ def test_a_zip_of_the_whole_release_folder_keeps_the_kits_files_out_of_the_scan(
     submission = load_submission(path)
     assert submission.files == {}
     assert "public_checks.py" in submission.kit
+
+
+def test_a_helper_in_a_cell_without_an_answer_tag_is_named_in_a_note(tmp_path):
+    """QA n01: the answer cells call a helper defined in an untagged cell; the grader runs only the
+    answer cells, so the NameError it gets says nothing of why: a note says it."""
+    path = tmp_path / "gil.ipynb"
+    path.write_bytes(_notebook([
+        _code("import math\n\ndef _row_max(x):\n    return x.amax(-1, keepdim=True)\n\nscratch = 3\n"),
+        _code("def masked_softmax(scores, mask=None):\n    x = scores - _row_max(scores)\n    return x.exp() / x.exp().sum(-1, keepdim=True)\n", ["attnkit:answer"]),
+        _code("def f(scratch):\n    return scratch + len([1])\n", ["attnkit:answer"]),
+    ]))
+    notes = load_submission(path).notes
+    assert len(notes) == 1 and "cell 1 defines _row_max," in notes[0] and "only the answer cells" in notes[0], notes

@@ -5,6 +5,8 @@ never extracted; symlinks are never followed; sizes are bounded even when an arc
 """
 from __future__ import annotations
 
+import ast
+import builtins
 import io
 import json
 import lzma
@@ -140,18 +142,76 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
     chunks = []
     line = 1
     for number, cell in tagged or code:
-        source = cell.get("source", "")
-        if isinstance(source, list) and all(isinstance(piece, str) for piece in source):
-            text = "".join(source)
-        elif isinstance(source, str):
-            text = source
-        else:
-            raise SubmissionError(t("submission.cell_source", file=where, number=number, kind=type(source).__name__))
-        kept = [ln for ln in text.splitlines() if not MAGIC_LINE.match(ln)]
-        body = "\n".join(kept) + "\n"
+        body = _cell_code(cell, where, number)
         chunks.append((line, body))
         line += body.count("\n") + 1
+    if tagged:
+        notes.extend(_untagged_definitions(chunks, [(n, c) for n, c in code if all(n != m for m, _ in tagged)], where))
     return tuple(chunks), tuple(notes)
+
+
+def _cell_code(cell: dict, where: str, number: int) -> str:
+    """A code cell's source, magics and shell escapes dropped."""
+    source = cell.get("source", "")
+    if isinstance(source, list) and all(isinstance(piece, str) for piece in source):
+        text = "".join(source)
+    elif isinstance(source, str):
+        text = source
+    else:
+        raise SubmissionError(t("submission.cell_source", file=where, number=number, kind=type(source).__name__))
+    return "\n".join(ln for ln in text.splitlines() if not MAGIC_LINE.match(ln)) + "\n"
+
+
+def _untagged_definitions(chunks: list[tuple[int, str]], untagged: list[tuple[int, dict]], where: str) -> list[str]:
+    """A note for each cell without an answer tag that defines a name the answer cells use and do
+    not define themselves: only the answer cells are graded, so that name is missing there."""
+    used: set[str] = set()
+    bound: set[str] = set()
+    for _, text in chunks:
+        tree = _parsed(text)
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.Name):
+                (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, ast.arg):  # a parameter (any function, lambda)
+                bound.add(node.arg)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                bound.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    wanted = used - bound - set(dir(builtins))
+    notes = []
+    for number, cell in untagged:
+        try:
+            tree = _parsed(_cell_code(cell, where, number))
+        except SubmissionError:
+            continue
+        names = sorted(_top_level_names(tree) & wanted) if tree else []
+        if names:
+            notes.append(t("submission.untagged_definition", file=where, number=number, names=", ".join(names)))
+    return notes
+
+
+def _parsed(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    """The names a module binds at its top level: definitions, imports, assignments."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
 
 
 def _is_answer_cell(cell: dict, where: str, notes: list[str]) -> bool:
