@@ -15,7 +15,7 @@ MASK_FILL = 'scores = scores.masked_fill(mask.logical_not(), float("-inf"))  # (
 
 def _traced(source: str, tmp_path: Path, name: str, *args) -> list[dict]:
     dispatcher = Dispatcher()
-    loaded = dispatcher.handle({"op": "load", "root": str(tmp_path), "chunks": [(1, source)], "files": {}, "filename": "attention.py"})
+    loaded = dispatcher.handle({"op": "load", "root": str(tmp_path), "chunks": [(1, source)], "files": {}, "filename": "attention.py", "module": "attention"})
     assert loaded["status"] == "ok" and not loaded["value"]["errors"], loaded
     answer = dispatcher.handle({"op": "call", "name": name, "args": list(args), "kwargs": {}, "device_trace": True})
     assert answer["status"] == "ok", answer

@@ -178,14 +178,14 @@ class Spawned:
 @pytest.fixture
 def spawned(factory, monkeypatch) -> Spawned:
     record = Spawned()
-    original = factory.spawn
+    original = factory.take  # every worker a Student gets, asked for ahead or not, is taken here
 
-    def spy(config, scratch, *rest):
-        worker = original(config, scratch, *rest)
+    def spy(requested):
+        worker = original(requested)
         record.workers.append(worker)
         return worker
 
-    monkeypatch.setattr(factory, "spawn", spy)
+    monkeypatch.setattr(factory, "take", spy)
     return record
 
 
@@ -622,15 +622,15 @@ def test_submission_names_never_collide_with_batch_files_or_each_other(tmp_path)
 @pytest.mark.slow
 def test_batch_of_hostile_submissions_completes_and_grades_the_correct_ones(factory, tmp_path, monkeypatch):
     keepers = tmp_path / "keepers.txt"
-    original_spawn = WorkerFactory.spawn
+    original_take = WorkerFactory.take
 
-    def recording_spawn(self, config, scratch, *rest):  # inherited by the pool's forked processes
-        worker = original_spawn(self, config, scratch, *rest)
+    def recording_take(self, requested):  # inherited by the pool's forked processes
+        worker = original_take(self, requested)
         with open(keepers, "a", encoding="utf-8") as handle:
             handle.write(f"{worker.keeper} {worker.scratch}\n")
         return worker
 
-    monkeypatch.setattr(WorkerFactory, "spawn", recording_spawn)
+    monkeypatch.setattr(WorkerFactory, "take", recording_take)
     inbox, out = tmp_path / "inbox", tmp_path / "out"
     inbox.mkdir()
     marker = tmp_path / "pwned"

@@ -25,6 +25,7 @@ import numpy
 import pytest
 import torch
 
+from autograder.assignment import current
 from autograder.grading.session import hidden_paths
 from autograder.grading.worker import protocol, sandbox
 from autograder.grading.worker.client import Budget, Student, WorkerFactory, WorkerFailure
@@ -730,14 +731,14 @@ def test_a_prepared_worker_is_the_next_one_of_its_config_and_is_ended_when_unuse
     fresh = WorkerFactory()
     try:
         config = SandboxConfig(hidden=hidden_paths())
-        fresh.prepare(config)
-        prepared = fresh._prepared[2]
+        fresh.prepare(config, stand_ins=current().stand_ins_file)
+        prepared = fresh._prepared[3]
         student = Student(fresh, [(1, AHEAD_SOURCE)], config=replace(config))
         student.call("pid")
         assert student._worker.sock is prepared.sock and fresh._prepared is None
         student.close()
-        fresh.prepare(config)
-        prepared = fresh._prepared[2]
+        fresh.prepare(config, stand_ins=current().stand_ins_file)
+        prepared = fresh._prepared[3]
         other = Student(fresh, [(1, AHEAD_SOURCE)], config=replace(config, output_bytes=config.output_bytes + 1))
         other.call("pid")
         assert other._worker.sock is not prepared.sock and fresh._prepared is None
@@ -747,3 +748,14 @@ def test_a_prepared_worker_is_the_next_one_of_its_config_and_is_ended_when_unuse
     finally:
         fresh.close()
     assert fresh.process.returncode == 0  # it exited after its keepers: the prepared one's too
+
+
+def test_the_submission_runs_as_the_assignments_module_whatever_its_file_is_called(factory, tmp_path):
+    """A file handed in as torch.py (or random.py, alice.py) runs as module `attention`: it must
+    not take the place of a library the worker imports."""
+    source = "import sys\nimport torch\n\ndef which():\n    return __name__, sys.modules['torch'].__name__, torch.ones(1).dtype == torch.float32\n"
+    student = Student(factory, [(1, source)], filename="torch.py")
+    try:
+        assert tuple(student.call("which")) == ("attention", "torch", True)
+    finally:
+        student.close()

@@ -21,7 +21,7 @@ import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
 from autograder.assignment import current
@@ -338,7 +338,7 @@ class Student:
     factory: WorkerFactory
     chunks: list[tuple[int, str]]
     files: dict[str, str] = field(default_factory=dict)
-    filename: str = field(default_factory=lambda: current().student_file)
+    filename: str = field(default_factory=lambda: current().student_file)  # the submission's file, as its tracebacks name it
     config: SandboxConfig = field(default_factory=SandboxConfig)
     budget: Budget = field(default_factory=Budget)
     events: list[str] = field(default_factory=list)
@@ -395,7 +395,7 @@ class Student:
         try:
             ready = self._exchange(None, "starting the worker", self.budget.import_seconds)
             worker.isolation = str(ready.get("isolation", ""))[:40]
-            loaded = self._request({"op": "load", "chunks": self.chunks, "files": self.worker_files, "filename": self.filename}, "importing your file", self.budget.import_seconds)
+            loaded = self._request({"op": "load", "chunks": self.chunks, "files": self.worker_files, "filename": self.filename, "module": self.module}, "importing your file", self.budget.import_seconds)
         except WorkerFailure as failure:
             self._import_failure = t("note.import_failed", failure=failure)
             raise WorkerFailure(self._import_failure) from None
@@ -406,6 +406,11 @@ class Student:
 
     def _request_worker(self) -> RequestedWorker:
         return self.factory.request(self.config, self._preloads(), current().stand_ins_file)
+
+    @property
+    def module(self) -> str:
+        """The module the submission runs as: the assignment's student file's stem, whatever its file is called."""
+        return PurePosixPath(current().student_file).stem
 
     @property
     def isolation(self) -> str:

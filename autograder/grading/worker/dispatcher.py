@@ -68,6 +68,7 @@ class Dispatcher:
         self.objects: dict[int, Any] = {}
         self.load_errors: list[dict] = []
         self.filenames: set[str] = set()
+        self.module_names: set[str] = set()  # the student modules this worker loaded
         self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
         self._audit_sent = 0
         self._inside: tuple[str, ...] = ()  # folders the submission may open files in
@@ -166,8 +167,9 @@ class Dispatcher:
         return "pong"
 
     def op_load(self, request: dict) -> dict:
-        """Write the submission's files into `root` and run its entry chunks as the module named
-        after its file (`filename`'s stem: what the submission's helper files import)."""
+        """Write the submission's files into `root` and run its entry chunks, from `filename`, as
+        the module `module` (the assignment's student file's stem, whatever the submission's file
+        is called: what its helper files import; never a name another module already has)."""
         root = Path(request["root"])
         for name, text in request.get("files", {}).items():
             target = root / name
@@ -179,7 +181,11 @@ class Dispatcher:
             self._inside = (str(root), os.getcwd())
             sys.addaudithook(self._on_audit)
         filename = str(root / request["filename"])
-        module = types.ModuleType(Path(filename).stem)
+        name = str(request["module"])
+        if not name.isidentifier() or (name in sys.modules and name not in self.module_names):
+            raise ValueError(f"the student's module cannot be named {name!r}")
+        self.module_names.add(name)
+        module = types.ModuleType(name)
         module.__file__ = filename
         sys.modules[module.__name__] = module
         self.namespace = module.__dict__

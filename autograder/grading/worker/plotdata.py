@@ -27,7 +27,7 @@ from matplotlib import font_manager  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.figure import Figure, SubFigure  # noqa: E402
 from matplotlib.image import AxesImage, imsave  # noqa: E402
 from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
@@ -200,14 +200,21 @@ def _figure(returned: Any, given: list[Axes]) -> Figure | None:
     """The figure to describe: the returned Axes'; when no Axes came back, the given Axes' if it was
     drawn on, else the returned Figure, else the given Axes', else the current one."""
     if isinstance(returned, Axes):
-        return returned.figure
+        return _root(returned.figure)
     if given and _holds_drawing(given[0]):
-        return given[0].figure
+        return _root(given[0].figure)
     if isinstance(returned, Figure):
         return returned
     if given:
-        return given[0].figure
+        return _root(given[0].figure)
     return plt.gcf() if plt.get_fignums() else None
+
+
+def _root(figure: Figure | SubFigure) -> Figure:
+    """The figure a (sub)figure is drawn in: a subfigure is saved with its whole figure."""
+    while isinstance(figure, SubFigure):
+        figure = figure.figure
+    return figure
 
 
 def _holders(returned_kind: str, axes: list[Axes], ax: Axes | None, given: list[Axes]) -> dict:
