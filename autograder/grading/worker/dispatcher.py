@@ -27,6 +27,7 @@ from autograder.grading.worker.devicetrace import DeviceTracer  # here: a worker
 from autograder.grading.chunks import split_chunks
 from autograder.grading.worker.protocol import Handle, Refused
 
+STUDENT_MARK = types.SimpleNamespace(__attnkit_student__=True)  # what a name no module has yet counts as
 MAX_TRACED_NAMES = 512  # names reported per traced call (a call uses a few dozen)
 STDLIB = os.path.dirname(os.__file__)
 MAX_AUDIT_EVENTS = 64  # audit events reported per worker
@@ -68,7 +69,6 @@ class Dispatcher:
         self.objects: dict[int, Any] = {}
         self.load_errors: list[dict] = []
         self.filenames: set[str] = set()
-        self.module_names: set[str] = set()  # the student modules this worker loaded
         self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
         self._audit_sent = 0
         self._inside: tuple[str, ...] = ()  # folders the submission may open files in
@@ -182,11 +182,11 @@ class Dispatcher:
             sys.addaudithook(self._on_audit)
         filename = str(root / request["filename"])
         name = str(request["module"])
-        if not name.isidentifier() or (name in sys.modules and name not in self.module_names):
-            raise ValueError(f"the student's module cannot be named {name!r}")
-        self.module_names.add(name)
+        if not name.isidentifier() or not getattr(sys.modules.get(name, STUDENT_MARK), "__attnkit_student__", False):
+            raise ValueError(f"the student's module cannot be named {name!r}: a library has that name")
         module = types.ModuleType(name)
         module.__file__ = filename
+        module.__attnkit_student__ = True  # type: ignore[attr-defined]  # a student module: the next load may replace it
         sys.modules[module.__name__] = module
         self.namespace = module.__dict__
         self.filenames.add(filename)
