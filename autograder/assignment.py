@@ -27,7 +27,7 @@ from typing import Any
 from autograder.errors import AttnkitError
 from autograder.feedback.messages import DEFAULT_LANG, Words, words_of
 from autograder.paths import ASSIGNMENT as DEFAULT_ASSIGNMENT
-from autograder.paths import ASSIGNMENTS_DIR, MANIFEST_NAME, PACKAGE_DIR
+from autograder.paths import ASSIGNMENTS_DIR, MANIFEST_NAME, PACKAGE_DIR, REPO_ROOT
 ENV_VAR = "ATTNKIT_ASSIGNMENT"
 CHECK_FILE_PATTERN = "part_*.py"  # also in autograder/grading/checks/pytest.ini (python_files)
 
@@ -82,6 +82,11 @@ class Manifest:
     def solution_dir(self) -> Path:
         """The folder of the reference solution: what `attnkit release` makes the student release of."""
         return self.solution.parent
+
+    @property
+    def release_dir(self) -> Path:
+        """Its student release (`attnkit release` writes it): assignments/<name>/ in the repository."""
+        return REPO_ROOT / "assignments" / self.name
 
     def in_language(self, file: str, lang: str) -> str:
         """The name of `file`'s text in `lang`: x.py -> x.zh.py (English: `file` itself)."""

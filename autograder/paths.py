@@ -16,6 +16,7 @@ def _only_assignment() -> str:
 
 
 ASSIGNMENT = _only_assignment()  # the default assignment: graded unless ATTNKIT_ASSIGNMENT names another; a result that names none is its
+# The default assignment's folders (tests and bench); the engine asks the manifest (autograder.assignment.current()).
 SOLUTION_DIR = REPO_ROOT / "solutions" / ASSIGNMENT
 RELEASE_DIR = REPO_ROOT / "assignments" / ASSIGNMENT
 CHECKS_DIR = ASSIGNMENTS_DIR / ASSIGNMENT / "checks"

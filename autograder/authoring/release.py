@@ -13,7 +13,6 @@ from autograder.assignment import current
 from autograder.authoring.notebook import NOTEBOOK_SOURCES, build_student_notebooks, solution_texts
 from autograder.authoring.stubs import BEGIN, stub_source
 from autograder.errors import AttnkitError
-from autograder.paths import REPO_ROOT
 
 
 def private_files() -> set[str]:
@@ -52,4 +51,4 @@ def build_release(solution_dir: Path, release_dir: Path) -> list[Path]:
 def release() -> list[Path]:
     """The current assignment's release: assignments/<name>/ from its solution folder."""
     manifest = current()
-    return build_release(manifest.solution_dir, REPO_ROOT / "assignments" / manifest.name)
+    return build_release(manifest.solution_dir, manifest.release_dir)

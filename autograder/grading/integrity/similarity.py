@@ -55,9 +55,9 @@ def release_boilerplate() -> np.ndarray:
     """Starter code (the release's copy of the file students submit) and the code cells of the
     student notebooks of the release."""
     from autograder.assignment import current
-    from autograder.paths import RELEASE_DIR as release
     from autograder.grading.submission import notebook_chunks
 
+    release = current().release_dir
     starter = release / current().student_file
     texts = [starter.read_text(encoding="utf-8")] if starter.is_file() else []
     for notebook in sorted(release.glob("*.ipynb")):
