@@ -110,12 +110,6 @@ class WorkerFactory:
         self._sent = self._answered = 0  # spawn requests sent, replies read: the template answers in order
         self._keepers: dict[int, int] = {}  # request number -> its keeper's pid, for replies read ahead
 
-    def spawn(self, config: SandboxConfig, preload: tuple[str, ...] = (), stand_ins: str = "") -> WorkerProcess:
-        """A new worker; `preload`: optional libraries (template.PRELOADS) the template imports
-        before it forks, because the submission imports them; `stand_ins`: the assignment's worker
-        stand-ins file, which the template imports before it forks (the worker cannot read it)."""
-        return self.take(self.request(config, preload, stand_ins))
-
     def prepare(self, config: SandboxConfig, preload: tuple[str, ...] = (), stand_ins: str = "") -> None:
         """Ask now for the worker that the next `request` with these arguments will get: the
         template forks it as soon as it is ready, while the caller is still loading (`check`,
@@ -124,7 +118,10 @@ class WorkerFactory:
 
     def request(self, config: SandboxConfig, preload: tuple[str, ...] = (), stand_ins: str = "") -> RequestedWorker:
         """Ask for a worker without waiting for it (the template may still be starting); `take`
-        it later. What is sent on its socket meanwhile waits there until the worker reads it."""
+        it later. What is sent on its socket meanwhile waits there until the worker reads it.
+        `preload`: optional libraries (template.PRELOADS) the template imports before it forks,
+        because the submission imports them; `stand_ins`: the assignment's worker stand-ins file,
+        which the template imports before it forks (the worker cannot read it)."""
         if self._prepared is not None:
             prepared, self._prepared = self._prepared, None
             if prepared[:3] == (config, preload, stand_ins):
