@@ -264,6 +264,20 @@ def test_in_process_grading_carries_errors_forward_too(reference_source):
     assert grade_part("B", namespace, verbose=False) == 10
 
 
+def test_in_process_grading_leaves_no_folder_behind(reference_source, tmp_path, monkeypatch):
+    """Each grade_part call made a scratch folder for the student's files and left it in /tmp:
+    a class of notebooks graded six parts each left thousands. It is removed when the part is done."""
+    import tempfile
+
+    from autograder.grading.inprocess import grade_part
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    namespace: dict = {"__name__": "attention"}
+    exec(compile(reference_source, "attention.py", "exec"), namespace)  # noqa: S102 - the student's side, in process
+    assert grade_part("B", namespace, verbose=False) == 10
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("attnkit-")] == []  # torch may keep its own cache here
+
+
 def test_in_process_part_f_alone_pays_a_block_bug_through_the_students_attention(reference_source):
     """nbgrader grades Part F in a run of its own: F tries the student's own attention in a
     trusted block shell (nothing of the reference enters the namespace)."""

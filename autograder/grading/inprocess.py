@@ -8,7 +8,9 @@ checks see exactly what they see through a worker.
 """
 from __future__ import annotations
 
+import shutil
 import tempfile
+import weakref
 from typing import Any
 
 import torch
@@ -35,7 +37,8 @@ class InProcessStudent(Student):
                          budget=Budget(total_seconds=float("inf")))
         self._dispatcher = Dispatcher(namespace, current().content("worker_standins"))
         self._dispatcher.channel = lambda message: _roundtrip(self.answer_callback(_roundtrip(message).get("callback")))
-        self._root = tempfile.mkdtemp(prefix="attnkit-inprocess-")
+        self._root = tempfile.mkdtemp(prefix="attnkit-inprocess-")  # what the student's code writes
+        self._remove_root = weakref.finalize(self, shutil.rmtree, self._root, ignore_errors=True)
 
     def _ensure_worker(self) -> None:  # type: ignore[override]  # there is no worker process to start
         return None
@@ -47,7 +50,7 @@ class InProcessStudent(Student):
             return _roundtrip(self._dispatcher.handle(request))
 
     def close(self) -> None:
-        return None
+        self._remove_root()
 
 
 def part_points(part: str) -> float:
@@ -60,7 +63,11 @@ def grade_part(part: str, namespace: dict, seed: int = DEFAULT_SEED, verbose: bo
     """Run the hidden checks of one part against `namespace`; print visible failures; return the score."""
     from autograder.grading.session import run_checks
 
-    results = run_checks(InProcessStudent(namespace), seed, frozenset({part}))
+    student = InProcessStudent(namespace)
+    try:
+        results = run_checks(student, seed, frozenset({part}))
+    finally:
+        student.close()
     score = round(sum(c.points for c in results), 6)
     if verbose:
         for check in results:
