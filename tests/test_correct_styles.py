@@ -45,6 +45,17 @@ def test_correct_style_gets_full_marks(name, grade):
     assert result.score == result.max_score == 100
 
 
+def test_a_float64_default_dtype_keeps_part_f(grade):
+    """torch.set_default_dtype(torch.float64) at the top of the file makes float64 parameters:
+    Part F loads its float32 weights and feeds float32 input, so it turns the block to float32
+    first (B-D turn it to float64). Before, F raised a dtype mismatch and scored 0 of 8."""
+    source = REFERENCE.read_text(encoding="utf-8").replace("import torch\n", "import torch\n\ntorch.set_default_dtype(torch.float64)\n", 1)
+    assert "set_default_dtype" in source
+    result = grade(source, name="default_float64", parts={"D", "F"})
+    assert not _failures(result), _failures(result)
+    assert {p.part: p.score for p in result.parts} == {"D": 12, "F": 8}
+
+
 def test_matshow_style_really_differs_from_the_reference():
     source = _matshow_layout()
     assert "matshow(" in source and "add_gridspec" in source and "imshow(" not in source

@@ -170,6 +170,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{where}：autograd 算出的梯度与有限差分不一致（torch.autograd.gradcheck 未通过）",
     },
     "double_lost": {"en": "{where}.double() did not return the module", "zh": "{where}.double() 没有返回模块本身"},
+    "float_lost": {"en": "{where}.float() did not return the module", "zh": "{where}.float() 没有返回模块本身"},
     "load_no_account": {"en": "{where}.load_state_dict() gave no account of the parameters it loaded", "zh": "{where}.load_state_dict() 没有报告它加载了哪些参数"},
     # A
     "blocked_nonzero": {"en": "masked_softmax: blocked keys (mask False) got a non-zero weight", "zh": "masked_softmax：被屏蔽的 key（掩码为 False）得到了非零权重"},

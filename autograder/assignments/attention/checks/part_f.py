@@ -134,6 +134,11 @@ def load_into_student(student: Student) -> Handle:
     ref = reference()
     student.start_private()  # a fresh worker holds the weights: what ran before keeps its output
     handle = student.new("AttentionBlock", ref.embed_dim, ref.num_heads)
+    # float32 as the trained weights and inputs are, whatever default dtype the student's module set
+    # (torch.set_default_dtype(torch.float64) made float64 parameters that float32 input cannot meet)
+    handle = student.method(handle, "float", where="AttentionBlock(...).float()")
+    if not isinstance(handle, Handle):
+        raise CheckFailure.keyed("float_lost", where="AttentionBlock(...)")
     load_weights(student, handle, ref.state, "AttentionBlock", ("attn.W_q", "attn.W_k", "attn.W_v", "attn.W_o", "norm"), private=True)
     student.train(handle, False, "AttentionBlock.eval()")
     return handle
