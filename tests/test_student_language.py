@@ -151,7 +151,7 @@ def _sample_args(key: str) -> dict[str, str]:
 
     samples = {"ended": t("ended.killed"), "consequence": t("load.error_file"), "why": t("refused.keys"),
                "failure": t("note.timed_out", seconds=10, where="causal_mask"), "reason": t("note.timed_out", seconds=10, where="causal_mask"),
-               "where": "masked_softmax"}
+               "where": "masked_softmax", "kind": "ValueError"}
     fields = re.findall(r"\{(\w+)", STRINGS[key]["en"])
     return {name: samples.get(name, "the thing it printed" if name in ("message", "text", "error") else "12") for name in fields if name in samples or name not in NOTE_PARTS}
 
@@ -169,6 +169,17 @@ def test_every_grader_note_is_found_from_its_english_and_said_in_chinese():
         assert re.search(r"[\u4e00-\u9fff]", chinese) and english_sentences(chinese) == [], (key, chinese)
 
 
+def test_a_crash_text_with_a_colon_is_no_import_error_note():
+    """A run-time error's text ("The size of tensor a ... (file:33 in f: line)") matched the bare
+    import-error note "{kind}: {message}", so a Chinese page called every crash an import error
+    (message_text shows the crash text as it is when it is no note)."""
+    from autograder.feedback.formats.view import translate_note
+
+    crash = "The size of tensor a (3) must match the size of tensor b (5) at non-singleton dimension 1 (s.py:33 in attention_scores: return q @ k.T / math.sqrt(d))"
+    assert translate_note(crash, "zh") is None
+    assert "导入时出错" in translate_note("ValueError: bad value (s.py:3 in <module>: x = f())", "zh")  # an import error's note still is one
+
+
 def test_what_the_worker_says_about_a_refused_value_or_a_missing_name_is_a_known_note():
     """The worker writes these (autograder/grading/worker/protocol.py, dispatcher.py); the grader's note
     templates must match them word for word."""
@@ -182,6 +193,9 @@ def test_what_the_worker_says_about_a_refused_value_or_a_missing_name_is_a_known
     for english in ("is not defined in your file", "is not defined as a class", "is not a function"):
         assert english in dispatcher
         assert translate_note(f"masked_softmax {english}", "zh")
+    unprintable = "(the message cannot be shown: turning it into text raised "
+    assert unprintable + "{type(error).__name__})" in dispatcher
+    assert translate_note(unprintable + "RuntimeError)", "zh")
 
 
 @pytest.mark.parametrize("name", ["exit_at_import", "segfault", "output_flood", "garbage"])

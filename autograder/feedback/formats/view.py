@@ -125,6 +125,10 @@ def message_text(check: CheckResult, lang: str, assignment: str = "") -> str:
 # ---------------------------------------------------------------------------------------------
 NOTE_PREFIXES = ("note.", "ended.", "load.", "refused.", "submission.")
 _FIELD = re.compile(r"\{(\w+)[^}]*\}")
+FIELD_BODIES = {
+    "where": "[^;]+?",  # a stage or a call: no clause of its own
+    "kind": r"[A-Za-z_][\w.]*",  # a type's name: so that "{kind}: {message}" is no crash text that has a colon in it
+}
 
 
 @cache
@@ -136,7 +140,7 @@ def _note_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
             english = texts[DEFAULT_LANG]
             pieces, end = [], 0
             for field in _FIELD.finditer(english):
-                body = "[^;]+?" if field.group(1) == "where" else ".+?"  # a stage or a call: no clause of its own
+                body = FIELD_BODIES.get(field.group(1), ".+?")
                 pieces += [re.escape(english[end:field.start()]), f"(?P<{field.group(1)}>{body})"]
                 end = field.end()
             pieces.append(re.escape(english[end:]))
