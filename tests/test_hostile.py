@@ -472,6 +472,18 @@ def test_syntax_error_in_one_function_keeps_the_other_points(grade_a, reference_
     assert any("SyntaxError" in e for e in result.events)
 
 
+def test_an_exception_that_cannot_be_printed_is_reported_and_costs_only_its_checks(grade_a, reference_a):
+    """An exception whose __str__ raises ended the worker ("the worker exited with code 70"),
+    which said nothing of what happened: now its type is named and the message says why it is missing."""
+    text = REFERENCE.read_text(encoding="utf-8") + (
+        "\n\nclass _Unprintable(Exception):\n    def __str__(self):\n        raise RuntimeError('you cannot print me')\n"
+        "\n\ndef causal_mask(size_q, size_k=None, device=None):\n    raise _Unprintable()\n"
+    )
+    result = grade_a(text, "unprintable_exception")
+    assert_only_a4_lost(result, reference_a, "causal_mask raised _Unprintable: (the message cannot be shown: turning it into text raised RuntimeError)")
+    assert not any("exited" in e for e in result.events), result.events
+
+
 def test_missing_function_costs_only_its_checks(grade_a, reference_a):
     text = REFERENCE.read_text(encoding="utf-8").replace("def causal_mask(", "def causal_mask_renamed(")
     result = grade_a(text, "missing_function")

@@ -223,6 +223,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "(the message is not shown: it was raised in a worker holding the grader's reference weights)",
         "zh": "（错误信息不予显示：它出自载入了评分程序参考权重的进程）",
     },
+    "note.unprintable": {  # worker/dispatcher.py: str() of the exception raised in turn
+        "en": "(the message cannot be shown: turning it into text raised {kind})",
+        "zh": "（错误信息无法显示：把它转成文字时又抛出了 {kind}）",
+    },
     "note.returned": {"en": "{where} returned {why}", "zh": "{where}返回了无法交给评分程序的值：{why}"},
     "note.no_tensors": {"en": "{where} did not return tensors", "zh": "{where}没有返回张量"},
     "note.no_object": {"en": "{where} did not build an object", "zh": "{where}没有创建出对象"},

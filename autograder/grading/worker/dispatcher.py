@@ -38,12 +38,22 @@ AUDITED = frozenset({  # Python audit events reported to the grader (it maps the
 })
 
 
+def _said(text_of: Callable[[], str], fallback: str) -> str:
+    """What the student's exception says of itself: its __str__ (or its class's __name__) is the
+    student's code too, and may raise or return no text (the worker would end on it)."""
+    try:
+        text = text_of()
+    except BaseException as error:  # noqa: BLE001 - anything the student's code raises
+        return fallback or f"(the message cannot be shown: turning it into text raised {type(error).__name__})"
+    return text if isinstance(text, str) else fallback
+
+
 class StudentRaised(Exception):
     """Student code raised: carries a plain description (type, message, student frames)."""
 
     def __init__(self, error: BaseException, filenames: set[str]):
-        self.kind = type(error).__name__
-        self.text = str(error)[:2000]
+        self.kind = _said(lambda: type(error).__name__, "Exception")[:100]
+        self.text = _said(lambda: str(error), "")[:2000]
         frames = [
             f"{Path(f.filename).name}:{f.lineno} in {f.name}: {(f.line or '').strip()}"
             for f in traceback.extract_tb(error.__traceback__)
