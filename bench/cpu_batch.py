@@ -51,12 +51,13 @@ def main() -> int:
                               capture_output=True, text=True, preexec_fn=enter_group)
         wall = time.monotonic() - started
         cpu = int((group / "cpuacct.usage").read_text()) / 1e9
+        kernel = int((group / "cpuacct.usage_sys").read_text()) / 1e9
         time.sleep(0.5)  # the last processes leave the group
         try:
             group.rmdir()
         except OSError:
             pass
-        print(f"rc={done.returncode} submissions={count} jobs={args.jobs} CPU/submission={cpu / count:.2f}s "
+        print(f"rc={done.returncode} submissions={count} jobs={args.jobs} CPU/submission={cpu / count:.2f}s (kernel {kernel / count:.2f}s) "
               f"wall/submission={wall / count:.2f}s load={os.getloadavg()[0]:.1f}")
         if done.returncode:
             print(done.stdout[-2000:], done.stderr[-2000:])
