@@ -140,6 +140,47 @@ def test_split_chunks_keeps_decorators_with_their_function():
     assert starts == [1, 2, 6]
 
 
+MULTI_LINE_STRINGS = '''"""Module docstring.
+Shapes:
+    B batch
+"""
+import math
+
+
+def broken(x):
+    return x /
+
+
+def causal_mask(n):
+    """Task A.4.
+
+Query i may attend to keys 0..i.
+"""
+    return n
+
+
+s = f"""a
+b {1}
+"""
+'''
+
+
+def test_split_chunks_does_not_split_inside_a_multi_line_string():
+    """A docstring line at column 0 opened a chunk of its own: with a syntax error anywhere in the
+    file, the function holding that docstring was cut in two and lost every point ("not defined")."""
+    chunks = split_chunks_for_tests(MULTI_LINE_STRINGS)
+    assert [first for first, _ in chunks] == [1, 5, 8, 12, 20]
+    first, text = chunks[3]
+    namespace: dict = {}
+    exec(compile("\n" * (first - 1) + text, "s.py", "exec"), namespace)  # noqa: S102 - the test's own source
+    assert namespace["causal_mask"](3) == 3
+
+
+def test_split_chunks_after_an_unterminated_string_falls_back_to_lines():
+    source = 'def f():\n    return 1\n\ndef g():\n    return """never closed\n\ndef h():\n    return 3\n'
+    assert [first for first, _ in split_chunks_for_tests(source)] == [1, 4, 7]
+
+
 @pytest.mark.parametrize("finished", ["attention.py", "attention.ipynb", "attention.zh.ipynb"])
 def test_a_whole_release_folder_grades_the_file_the_student_wrote_in(tmp_path, finished):
     """The release folder holds attention.py and both notebooks, all stubs; a student who submits

@@ -1,6 +1,29 @@
 """A broken file's top-level statements, grouped so each can be compiled on its own."""
 from __future__ import annotations
 
+import io
+import tokenize
+
+FSTRING_START, FSTRING_END = getattr(tokenize, "FSTRING_START", -1), getattr(tokenize, "FSTRING_END", -1)
+
+
+def _string_rows(source: str) -> set[int]:
+    """Indices (from 0) of the lines that continue a multi-line string: a docstring's line at
+    column 0 opens no statement. Found with the tokenizer, which reads a file with a syntax error
+    up to where its tokens end (an unterminated string, an inconsistent dedent)."""
+    rows: set[int] = set()
+    opened: list[int] = []  # Python 3.12+: an f-string is tokens from FSTRING_START to FSTRING_END
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == FSTRING_START:
+                opened.append(token.start[0])
+            first = opened.pop() if token.type == FSTRING_END and opened else token.start[0]
+            if token.type in (tokenize.STRING, FSTRING_END) and token.end[0] > first:
+                rows.update(range(first, token.end[0]))  # rows count from 1: the lines after its first
+    except (tokenize.TokenError, SyntaxError):  # what was read so far still counts
+        pass
+    return rows
+
 
 def split_chunks(source: str) -> list[tuple[int, str]]:
     """Top-level statements grouped into chunks (first line number, text).
@@ -9,11 +32,12 @@ def split_chunks(source: str) -> list[tuple[int, str]]:
     error in one function does not take the others down.
     """
     lines = source.splitlines(keepends=True)
+    in_string = _string_rows(source)
     starts = [0]
     for index, line in enumerate(lines[1:], start=1):
         stripped = line.lstrip()
         opens_statement = line[:1] not in (" ", "\t", "\n", "\r", "#", "") and not line.startswith(("else", "elif", "except", "finally", ")", "]", "}"))
-        if opens_statement and stripped and not lines[index - 1].rstrip().endswith("\\"):
+        if opens_statement and stripped and index not in in_string and not lines[index - 1].rstrip().endswith("\\"):
             if line.startswith("@") or not lines[index - 1].startswith("@"):
                 starts.append(index)
     starts.append(len(lines))
