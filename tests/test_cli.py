@@ -96,6 +96,28 @@ def test_missing_path_is_a_clear_error(tmp_path, capsys):
     assert "ERROR no submission at" in capsys.readouterr().err
 
 
+def test_grade_batch_on_a_file_or_an_empty_folder_says_what_to_give(tmp_path, capsys):
+    assert main(["grade-batch", str(REFERENCE), "--out", str(tmp_path / "out")]) == 2
+    assert f"grade one submission with `attnkit grade {REFERENCE}`" in capsys.readouterr().err
+    (tmp_path / "class").mkdir()
+    assert main(["grade-batch", str(tmp_path / "class"), "--out", str(tmp_path / "out")]) == 2
+    assert "no submissions in" in capsys.readouterr().err
+
+
+def test_check_without_a_path_finds_the_file_here_like_watch(tmp_path, capsys, monkeypatch):
+    shutil.copyfile(REFERENCE, tmp_path / "attention.py")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check"]) == 0
+    assert "done: all 13 tasks pass" in capsys.readouterr().out  # this copy, not the blank release
+
+
+def test_hint_with_a_file_says_to_ask_again_with_that_file(tmp_path, capsys):
+    student = tmp_path / "attention.py"
+    student.write_text("", encoding="utf-8")
+    assert main(["hint", "A.1", "--file", str(student), "--lang", "en"]) == 0
+    assert f"ask again for the next step: attnkit hint A.1 --file {student}" in capsys.readouterr().out
+
+
 def test_bad_language_from_environment_is_a_clear_error(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ATTNKIT_LANG", "fr")
     assert main(["grade", str(REFERENCE), "--out", str(tmp_path)]) == 2
