@@ -117,6 +117,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     selection = Selection(task=args.task, until=args.until, show_all=args.all)
     parts = selection.parts()  # validates --task / --until before anything starts
     path = _existing(args.path) if args.path else _default_file("check")
+    from autograder.grading.submission import load_submission
+
+    load_submission(path)  # a file that cannot be graded is an input error here, not a failed check
     from dataclasses import replace
 
     from autograder.grading.grader import Grader

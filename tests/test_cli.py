@@ -111,6 +111,14 @@ def test_check_without_a_path_finds_the_file_here_like_watch(tmp_path, capsys, m
     assert "done: all 13 tasks pass" in capsys.readouterr().out  # this copy, not the blank release
 
 
+def test_check_on_a_file_it_cannot_grade_is_an_error_not_a_failed_check(tmp_path, capsys):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my answers", encoding="utf-8")
+    assert main(["check", str(notes)]) == 2
+    captured = capsys.readouterr()
+    assert "ERROR notes.txt: expected a .py file" in captured.err and "FAIL" not in captured.out
+
+
 def test_hint_with_a_file_says_to_ask_again_with_that_file(tmp_path, capsys):
     student = tmp_path / "attention.py"
     student.write_text("", encoding="utf-8")
