@@ -286,6 +286,10 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
     with BatchProgress() as progress:
         result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args, _parts(args)),
                              progress=progress, shard=shard, runner=runner)
+    skipped = len(result.submissions) - progress.graded
+    if skipped:  # resumed: their results were kept, even where the file has changed since
+        print(f"{skipped} submission(s) already graded in {args.out} were not graded again (--force regrades them, a changed file too)",
+              file=sys.stderr)
     if shard:  # other shards are still writing: the class report comes once all are done
         _print_scores(result)
         print(f"shard {shard}: {len(result.submissions)} submissions graded into {args.out}; when every shard is done: attnkit report {args.out}")
@@ -301,8 +305,10 @@ class BatchProgress:
     def __init__(self, stream: TextIO | None = None) -> None:
         self._stream = stream or sys.stderr
         self._bar: tqdm | None = None
+        self.graded = 0  # submissions graded in this run (a resumed batch skips those already done)
 
     def __call__(self, count: int, total: int, result) -> None:
+        self.graded += 1
         status = "could not grade" if result.grader_error else f"{result.score:g}/{result.max_score:g}"
         line = f"{result.submission}: {status} ({result.execution_time:.1f} s)"
         if not self._stream.isatty():
