@@ -19,6 +19,8 @@ from autograder.settings import DEFAULT_BASE_IMAGE, GRADES_CSV, IMAGE, LOCAL_BAS
 if TYPE_CHECKING:
     from tqdm import tqdm
 
+    from autograder.deployment.roster import Roster
+
 
 def _lang(args: argparse.Namespace) -> str:
     lang = args.lang or os.environ.get("ATTNKIT_LANG") or "en"
@@ -400,7 +402,7 @@ def _roster(args: argparse.Namespace):
     return load_roster(Path(args.roster))
 
 
-def _warn_unmatched(names: list[str], roster, consequence: str) -> None:
+def _warn_unmatched(names: list[str], roster: Roster, consequence: str) -> None:
     """A warning for each graded submission the roster maps to no student, or to several."""
     for name in names:
         if roster.lookup(name) is None:
