@@ -105,6 +105,14 @@ def test_grade_batch_on_a_file_or_an_empty_folder_says_what_to_give(tmp_path, ca
     assert "no submissions in" in capsys.readouterr().err
 
 
+def test_an_out_that_is_a_file_is_named_as_the_problem(tmp_path, capsys):
+    taken = tmp_path / "grades.txt"
+    taken.write_text("not a folder", encoding="utf-8")
+    assert main(["grade", str(BLANK), "--out", str(taken)]) == 2
+    err = capsys.readouterr().err
+    assert "a file is in the way. Give --out a folder" in err and "free some space" not in err
+
+
 def test_check_without_a_path_finds_the_file_here_like_watch(tmp_path, capsys, monkeypatch):
     shutil.copyfile(REFERENCE, tmp_path / "attention.py")
     monkeypatch.chdir(tmp_path)
