@@ -19,6 +19,8 @@ from autograder.settings import DEFAULT_BASE_IMAGE, GRADES_CSV, IMAGE, LOCAL_BAS
 if TYPE_CHECKING:
     from tqdm import tqdm
 
+    from autograder.deployment.roster import Roster
+
 
 def _lang(args: argparse.Namespace) -> str:
     lang = args.lang or os.environ.get("ATTNKIT_LANG") or "en"
@@ -116,7 +118,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
     lang = _lang(args)
     selection = Selection(task=args.task, until=args.until, show_all=args.all)
     parts = selection.parts()  # validates --task / --until before anything starts
-    path = _existing(args.path or _student_file())
+    path = _existing(args.path) if args.path else _default_file("check")
+    from autograder.grading.submission import load_submission
+
+    load_submission(path)  # a file that cannot be graded is an input error here, not a failed check
     from dataclasses import replace
 
     from autograder.grading.grader import Grader
@@ -222,17 +227,32 @@ class _StopOnSignal:
 
 
 
+def _default_file(command: str) -> Path:
+    """The student's file when none is given: the one saved last here, else in the release
+    folder (as `attnkit watch` finds it)."""
+    from autograder.grading.watch import default_path
+
+    return default_path(Path.cwd(), command)
+
+
 def _cmd_hint(args: argparse.Namespace) -> int:
     from autograder.assignment import current
     from autograder.feedback.hints import TIER_NAMES, next_hint, state_path
     from autograder.feedback.i18n import t
 
     lang = _lang(args)
-    student_file = Path(args.file or _student_file())
+    if args.file:
+        student_file = Path(args.file)
+    else:
+        try:
+            student_file = _default_file("hint")
+        except AttnkitError:  # no file yet: the state goes next to where it will be
+            student_file = Path(_student_file())
     tier, text = next_hint(args.task, student_file, current().hint_tables(), lang, reset=args.reset)
     print(t("hint.heading", lang, task=args.task, tier=tier, kind=TIER_NAMES[lang][tier - 1]))
     print(text)
-    print(t("hint.next", lang, task=args.task) if tier < 3 else t("hint.last", lang, task=args.task))
+    again = args.task + (f" --file {args.file}" if args.file else "")
+    print(t("hint.next", lang, task=again) if tier < 3 else t("hint.last", lang, task=args.task))
     print(t("hint.saved", lang, path=state_path(student_file)))
     return 0
 
@@ -268,6 +288,10 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
     with BatchProgress() as progress:
         result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args, _parts(args)),
                              progress=progress, shard=shard, runner=runner)
+    skipped = len(result.submissions) - progress.graded
+    if skipped:  # resumed: their results were kept, even where the file has changed since
+        print(f"{skipped} submission(s) already graded in {args.out} were not graded again (--force regrades them, a changed file too)",
+              file=sys.stderr)
     if shard:  # other shards are still writing: the class report comes once all are done
         _print_scores(result)
         print(f"shard {shard}: {len(result.submissions)} submissions graded into {args.out}; when every shard is done: attnkit report {args.out}")
@@ -283,8 +307,10 @@ class BatchProgress:
     def __init__(self, stream: TextIO | None = None) -> None:
         self._stream = stream or sys.stderr
         self._bar: tqdm | None = None
+        self.graded = 0  # submissions graded in this run (a resumed batch skips those already done)
 
     def __call__(self, count: int, total: int, result) -> None:
+        self.graded += 1
         status = "could not grade" if result.grader_error else f"{result.score:g}/{result.max_score:g}"
         line = f"{result.submission}: {status} ({result.execution_time:.1f} s)"
         if not self._stream.isatty():
@@ -310,6 +336,8 @@ def _finish_batch(batch, out_dir: Path, lang: str, roster=None) -> None:
 
     index = write_report(out_dir, lang, roster=roster)
     _print_scores(batch)
+    if roster is not None:
+        _warn_unmatched([r.submission for r in batch.submissions], roster, f"no student_id in {GRADES_CSV}")
     print(f"grades: {out_dir / GRADES_CSV}")
     print(f"class dashboard: {index}")
     print(f"feedback pages: {out_dir}/<submission>/feedback.html")
@@ -374,6 +402,13 @@ def _roster(args: argparse.Namespace):
     return load_roster(Path(args.roster))
 
 
+def _warn_unmatched(names: list[str], roster: Roster, consequence: str) -> None:
+    """A warning for each graded submission the roster maps to no student, or to several."""
+    for name in names:
+        if roster.lookup(name) is None:
+            print(f"warning: {name}: not in the roster (or more than one match); {consequence}", file=sys.stderr)
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from autograder.feedback.report import write_gradebook, write_report
 
@@ -389,6 +424,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
         for name in book.unmatched:
             print(f"warning: {name}: not in the roster {args.roster} (or more than one match); left out of {path.name}",
                   file=sys.stderr)
+    elif roster is not None:
+        from autograder.feedback.report import load_results
+
+        _warn_unmatched([r.submission for _, r in load_results(Path(args.out_dir))], roster, f"no student_id in {GRADES_CSV}")
     print(f"summary:         {index.parent / 'summary.md'}")
     print(f"feedback pages:  {index.parent}/<submission>/feedback.html (and feedback.md)")
     return 0
@@ -428,11 +467,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG)")
         p.add_argument("--integrity", choices=INTEGRITY_MODES, default="record", help="record: integrity flags only show to the instructor; strict: a flagged part scores 0")
 
-    p = sub.add_parser("release", help="generate assignments/ and examples/submissions/bug_*.py from solutions/")
+    p = sub.add_parser("release", help="generate assignments/ and examples/submissions/bug_*.py from solutions/",
+                       description="Regenerate the student release (assignments/<assignment>/: stubs, notebooks, public checks) and "
+                                   "examples/submissions/bug_*.py from the reference solution in solutions/.")
     p.set_defaults(func=_cmd_release)
 
     p = sub.add_parser("grade", help="grade one submission (.py, .ipynb, folder or .zip)")
-    p.add_argument("path")
+    p.add_argument("path", help="the submission: a .py file, an .ipynb notebook, a folder or a .zip")
     p.add_argument("--out", default="out", help="results folder (default: out)")
     p.add_argument("--docker", action="store_true", help="grade in a fresh container of the grader image")
     p.add_argument("--prairielearn", action="store_true", help="also write PrairieLearn's results file (prairielearn.json)")
@@ -443,9 +484,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_grade)
 
     p = sub.add_parser("grade-batch", help="grade every submission in a folder")
-    p.add_argument("directory")
-    p.add_argument("--out", required=True)
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("directory", help="a folder holding one entry per submission (.py, .ipynb, .zip or a folder)")
+    p.add_argument("--out", required=True, help="results folder: OUT/<submission>/, grades.csv, index.html")
+    p.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default: 1)")
     p.add_argument("--force", action="store_true", help="grade again those already graded")
     p.add_argument("--docker", action="store_true", help="grade in one container of the grader image")
     p.add_argument("--prairielearn", action="store_true", help="also write PrairieLearn's results file (prairielearn.json)")
@@ -458,7 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_grade_batch)
 
     p = sub.add_parser("check", help="the visible checks, task by task, with hints (for students)")
-    p.add_argument("path", nargs="?", default=None, help="your file (default: the assignment's student file, here)")
+    p.add_argument("path", nargs="?", default=None, help="your file or notebook (default: the one saved last, here or in assignments/<assignment>/)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--task", default=None, help="only this task's checks, e.g. A.2")
     which.add_argument("--until", default=None, help="the tasks up to this one, e.g. A.4")
@@ -468,7 +509,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("hint", help="the next hint for a task: the idea, then the operation, then the code")
     p.add_argument("task", help="a task id, e.g. A.2")
-    p.add_argument("--file", default=None, help="your file (default: the assignment's student file); the hint state is saved next to it")
+    p.add_argument("--file", default=None, help="your file (default: the one saved last, here or in assignments/<assignment>/); the hint state is saved next to it")
     p.add_argument("--reset", action="store_true", help="start this task's hints again from the first")
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="hint language (or ATTNKIT_LANG)")
     p.set_defaults(func=_cmd_hint)
@@ -479,8 +520,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_watch)
 
     p = sub.add_parser("demo", help="grade the bundled example submissions")
-    p.add_argument("--out", default="demo-out")
-    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--out", default="demo-out", help="folder for the copied submissions and OUT/results/ (default: demo-out)")
+    p.add_argument("--jobs", type=int, default=2, help="submissions graded at once (default: 2)")
     common(p)
     p.set_defaults(func=_cmd_demo)
 
@@ -492,7 +533,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("nbgrader", help="the assignment as an nbgrader course")
     nbsub = p.add_subparsers(dest="nbgrader_command", required=True)
     q = nbsub.add_parser("init", help="create a ready nbgrader course folder")
-    q.add_argument("course_dir", metavar="COURSE_DIR")
+    q.add_argument("course_dir", metavar="COURSE_DIR", help="a new folder: nbgrader_config.py and source/<assignment>/ go there")
     q.set_defaults(func=_cmd_nbgrader_init)
 
     p = sub.add_parser("report", help="class dashboard, grades.csv, summary.md and every feedback page of a graded folder")
@@ -508,12 +549,12 @@ def build_parser() -> argparse.ArgumentParser:
     dsub = p.add_subparsers(dest="docker_command", required=True)
     q = dsub.add_parser("build", help="build the grader image offline (pip download on the host, docker build --network none)")
     q.add_argument("--base-image", default=None, help=f"default {DEFAULT_BASE_IMAGE} (or ATTNKIT_BASE_IMAGE); {LOCAL_BASE_IMAGE} from docker/build-base.sh needs no registry")
-    q.add_argument("--tag", default=IMAGE)
+    q.add_argument("--tag", default=IMAGE, help=f"the image's name (default: {IMAGE})")
     q.add_argument("--no-download", action="store_true", help="build from docker/wheelhouse/ as it is (air-gapped)")
     q.set_defaults(func=_cmd_docker_build)
 
     p = sub.add_parser("export", help="package the grader for Gradescope or PrairieLearn")
-    p.add_argument("platform", choices=("gradescope", "prairielearn"))
+    p.add_argument("platform", choices=("gradescope", "prairielearn"), help="gradescope: an autograder zip; prairielearn: a question folder")
     p.add_argument("--out", required=True, help="gradescope: autograder.zip; prairielearn: a question folder (or .zip)")
     p.add_argument("--image", default=IMAGE, help="prairielearn: the image name PrairieLearn pulls")
     p.add_argument("--no-download", action="store_true", help="gradescope: bundle docker/wheelhouse/cp311-x86_64/ as it is")

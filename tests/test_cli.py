@@ -57,6 +57,7 @@ def test_grade_batch_is_resumable_and_force_regrades(tmp_path, capsys):
     stamp = done.stat().st_mtime_ns
     assert main(["grade-batch", str(inbox), "--out", str(out)]) == 0
     assert done.stat().st_mtime_ns == stamp
+    assert "2 submission(s) already graded in" in capsys.readouterr().err  # said, so a changed file's stale result is no surprise
     assert main(["grade-batch", str(inbox), "--out", str(out), "--force"]) == 0
     assert done.stat().st_mtime_ns != stamp
     rows = (out / "grades.csv").read_text().splitlines()
@@ -65,7 +66,7 @@ def test_grade_batch_is_resumable_and_force_regrades(tmp_path, capsys):
     assert "class dashboard:" in captured.out and "blank" in captured.out
     # progress on a pipe: one plain line per graded submission, no bar, no carriage return
     assert "\r" not in captured.err
-    assert sum(line.startswith(("1/2 ", "2/2 ")) for line in captured.err.splitlines()) == 4  # first run + --force
+    assert sum(line.startswith(("1/2 ", "2/2 ")) for line in captured.err.splitlines()) == 2  # --force (the first run's were read above)
 
 
 class _Terminal(io.StringIO):
@@ -94,6 +95,44 @@ def test_check_passes_reference_and_explains_blank(capsys):
 def test_missing_path_is_a_clear_error(tmp_path, capsys):
     assert main(["grade", str(tmp_path / "nope.py")]) == 2
     assert "ERROR no submission at" in capsys.readouterr().err
+
+
+def test_grade_batch_on_a_file_or_an_empty_folder_says_what_to_give(tmp_path, capsys):
+    assert main(["grade-batch", str(REFERENCE), "--out", str(tmp_path / "out")]) == 2
+    assert f"grade one submission with `attnkit grade {REFERENCE}`" in capsys.readouterr().err
+    (tmp_path / "class").mkdir()
+    assert main(["grade-batch", str(tmp_path / "class"), "--out", str(tmp_path / "out")]) == 2
+    assert "no submissions in" in capsys.readouterr().err
+
+
+def test_an_out_that_is_a_file_is_named_as_the_problem(tmp_path, capsys):
+    taken = tmp_path / "grades.txt"
+    taken.write_text("not a folder", encoding="utf-8")
+    assert main(["grade", str(BLANK), "--out", str(taken)]) == 2
+    err = capsys.readouterr().err
+    assert "a file is in the way. Give --out a folder" in err and "free some space" not in err
+
+
+def test_check_without_a_path_finds_the_file_here_like_watch(tmp_path, capsys, monkeypatch):
+    shutil.copyfile(REFERENCE, tmp_path / "attention.py")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check"]) == 0
+    assert "done: all 13 tasks pass" in capsys.readouterr().out  # this copy, not the blank release
+
+
+def test_check_on_a_file_it_cannot_grade_is_an_error_not_a_failed_check(tmp_path, capsys):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my answers", encoding="utf-8")
+    assert main(["check", str(notes)]) == 2
+    captured = capsys.readouterr()
+    assert "ERROR notes.txt: expected a .py file" in captured.err and "FAIL" not in captured.out
+
+
+def test_hint_with_a_file_says_to_ask_again_with_that_file(tmp_path, capsys):
+    student = tmp_path / "attention.py"
+    student.write_text("", encoding="utf-8")
+    assert main(["hint", "A.1", "--file", str(student), "--lang", "en"]) == 0
+    assert f"ask again for the next step: attnkit hint A.1 --file {student}" in capsys.readouterr().out
 
 
 def test_bad_language_from_environment_is_a_clear_error(tmp_path, capsys, monkeypatch):

@@ -237,6 +237,17 @@ def test_report_with_a_roster_writes_ids_and_the_lms_file(tmp_path, capsys):
     assert errored_result().grader_error  # carol could not be graded: never imported as a 0
 
 
+def test_report_with_a_roster_alone_names_the_submissions_it_leaves_without_an_id(tmp_path, capsys):
+    out = tmp_path / "out"
+    write_sample_out(out)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("submission,student_id\nalice,s-1\nbob,s-2\n", encoding="utf-8")
+    assert main(["report", str(out), "--roster", str(roster)]) == 0
+    err = capsys.readouterr().err
+    assert "carol: not in the roster" in err and "no student_id in grades.csv" in err
+    assert "alice" not in err and "bob" not in err
+
+
 def test_the_online_gradescope_zip_is_small_and_installs_from_the_indexes(tmp_path):
     from zipfile import ZipFile
 

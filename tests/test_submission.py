@@ -110,6 +110,23 @@ def test_zip_of_a_folder_is_read_in_memory(tmp_path):
     assert submission.chunks == ((1, "x = 2\n"),) and submission.name == "carol"
 
 
+def test_a_zip_with_two_different_student_files_is_refused_naming_both(tmp_path):
+    path = tmp_path / "dave.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("draft/attention.py", "x = 1\n")
+        archive.writestr("final/attention.py", "x = 2\n")
+    with pytest.raises(SubmissionError, match=r"several different attention.py files \(draft/attention.py, final/attention.py\)"):
+        load_submission(path)
+
+
+def test_a_zip_with_two_identical_student_files_is_graded(tmp_path):
+    path = tmp_path / "erin.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a/attention.py", "x = 1\n")
+        archive.writestr("b/attention.py", "x = 1\n")
+    assert load_submission(path).chunks == ((1, "x = 1\n"),)
+
+
 @pytest.mark.parametrize("member", ["../evil.py", "/etc/evil.py"])
 def test_zip_path_escape_is_refused(tmp_path, member):
     path = tmp_path / "escape.zip"

@@ -304,6 +304,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{file} unpacks to more than the limits ({file_limit} MiB a file, {limit} MiB, {count} files)",
         "zh": "{file} 解压后超出了限制（每个文件 {file_limit} MiB，共 {limit} MiB，{count} 个文件）",
     },
+    "submission.ambiguous": {
+        "en": "{file}: holds several different {student_file} files ({files}); hand in only the one you worked in",
+        "zh": "{file}：包含多个不同的 {student_file}（{files}）；只提交你实际编写的那一个",
+    },
     "submission.not_found": {
         "en": "{file}: found no {student_file}, {notebook} or {notebook_zh} (files: {files})",
         "zh": "{file}：没有找到 {student_file}、{notebook} 或 {notebook_zh}（文件：{files}）",

@@ -33,9 +33,14 @@ STALL_MARGIN_SECONDS = 120.0  # start-up (import torch, the template) and the gr
 def list_submissions(directory: Path) -> list[Path]:
     """The submissions of a batch folder (hidden entries skipped), in name order."""
     directory = Path(directory)
+    if directory.is_file():
+        raise AttnkitError(f"{directory} is a file, not a folder of submissions: grade one submission with `attnkit grade {directory}`")
     if not directory.is_dir():
-        raise AttnkitError(f"{directory} is not a folder of submissions")
-    return sorted(p for p in directory.iterdir() if not p.name.startswith("."))
+        raise AttnkitError(f"{directory} is not a folder of submissions: give the folder that holds them")
+    found = sorted(p for p in directory.iterdir() if not p.name.startswith("."))
+    if not found:
+        raise AttnkitError(f"no submissions in {directory}: put each student's .py, .ipynb, .zip or folder in it")
+    return found
 
 
 def grade_batch(

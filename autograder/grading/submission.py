@@ -351,7 +351,11 @@ def _find_entry(name: str, files: dict[str, bytes]) -> str:
     for order, wanted in enumerate(entry_names()):
         matches = [f for f in files if PurePosixPath(f).name == wanted]
         if matches:
-            entry = min(matches, key=lambda f: f.count("/"))
+            depth = min(f.count("/") for f in matches)
+            shallowest = sorted(f for f in matches if f.count("/") == depth)
+            if len({files[f] for f in shallowest}) > 1:  # two different copies: which one is the work is not ours to guess
+                raise SubmissionError(t("submission.ambiguous", file=name, student_file=wanted, files=", ".join(shallowest)))
+            entry = shallowest[0]
             found.append((files[entry].count(STUB_MARK), order, entry))
     if found:
         return min(found)[2]

@@ -42,9 +42,9 @@ class _Stopped:
 STEP_MS = 50  # a save is checked once the file has been quiet this long (editors write in steps)
 
 
-def default_path(cwd: Path) -> Path:
+def default_path(cwd: Path, command: str = "watch") -> Path:
     """The student's file in `cwd`, else in the release folder (assignments/<name>/): of the
-    student file and the notebooks, the one saved last."""
+    student file and the notebooks, the one saved last. `command` names the verb in the error."""
     from autograder.assignment import current
     from autograder.grading.submission import entry_names
     from autograder.paths import REPO_ROOT
@@ -55,7 +55,7 @@ def default_path(cwd: Path) -> Path:
         found = [folder / name for name in names if (folder / name).is_file()]
         if found:
             return max(found, key=lambda p: p.stat().st_mtime_ns)
-    raise AttnkitError(f"no {' or '.join(names)} here or in {release}: give the file to watch (attnkit watch PATH)")
+    raise AttnkitError(f"no {' or '.join(names)} here or in {release}: give the file to {command} (attnkit {command} PATH)")
 
 
 @dataclass
