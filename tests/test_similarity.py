@@ -80,3 +80,19 @@ def test_a_pair_that_shares_nothing_is_ranked_without_passages():
              "b": "class Q:\n    def __init__(self):\n        self.items = {'k': 'v', 'w': 2}\n" * 3}
     [pair] = rank_pairs(texts)
     assert pair.score == 0 and pair.passages_a == () and pair.passages_b == ()
+
+
+def test_every_pair_at_or_above_the_threshold_is_kept_past_the_top(monkeypatch):
+    """A class with more suspicious pairs than TOP_PAIRS: the dashboard listed only the top 20 and
+    hid the rest. Every pair at or above THRESHOLD is kept; passages only for the first ones."""
+    from autograder.grading.integrity import similarity
+
+    monkeypatch.setattr(similarity, "PASSAGE_PAIRS", 3)
+    original = ORIGINAL.read_text(encoding="utf-8")
+    copies = {f"copy{n}": recommented(original) + f"\n# copy {n}\n" for n in range(8)}  # 28 pairs of copies
+    texts = {p.stem: answer_text(p) for p in INDEPENDENT} | copies
+    pairs = rank_pairs(texts, release_boilerplate(), top=5)
+    suspicious = [p for p in pairs if p.score >= THRESHOLD]
+    assert {frozenset((p.a, p.b)) for p in suspicious} >= {frozenset(c) for c in itertools.combinations(copies, 2)}
+    assert len(pairs) == max(5, len(suspicious)) and len(suspicious) >= 28
+    assert all(p.passages_a for p in pairs[:3]) and not any(p.passages_a for p in pairs[3:])

@@ -22,7 +22,9 @@ import numpy as np
 K_GRAM = 25  # tokens per fingerprinted k-gram (copydetect's default)
 WINDOW = 1  # winnowing window (1 = every k-gram)
 THRESHOLD = 0.60  # pairs at or above this are shown as suspicious (calibrated in tests/test_similarity.py)
-TOP_PAIRS = 20  # pairs compared in full (passages) and shown on the dashboard
+TOP_PAIRS = 20  # pairs kept even below THRESHOLD (similarity.json's ranking)
+PASSAGE_PAIRS = 100  # the best pairs whose matching passages are found (copydetect: ~4 ms a pair)
+MAX_PAIRS = 2000  # pairs kept at most: every pair at or above THRESHOLD, up to this many
 MAX_PASSAGES = 3
 PASSAGE_CHARS = 600
 SIMILARITY_FILE = "similarity.json"
@@ -73,7 +75,8 @@ def _passages(text: str, slices: np.ndarray) -> tuple[str, ...]:
 
 
 def rank_pairs(texts: dict[str, str], boilerplate: np.ndarray | None = None, top: int = TOP_PAIRS) -> list[Pair]:
-    """Every pair ranked by shared fingerprints; the `top` first with their matching passages."""
+    """Pairs ranked by shared fingerprints: the `top` first, and after them every pair at or above
+    THRESHOLD (at most MAX_PAIRS); the first PASSAGE_PAIRS with their matching passages."""
     import copydetect
 
     prints = {}
@@ -86,8 +89,12 @@ def rank_pairs(texts: dict[str, str], boilerplate: np.ndarray | None = None, top
             continue
     names = [name for name, fp in prints.items() if len(fp.hashes)]
     scored = _score_all_pairs(names, [frozenset(int(h) for h in prints[n].hashes) for n in names])
+    kept = [pair for rank, pair in enumerate(scored[:MAX_PAIRS]) if rank < top or pair[0] >= THRESHOLD]
     pairs = []
-    for score, a, b in scored[:top]:
+    for rank, (score, a, b) in enumerate(kept):
+        if rank >= PASSAGE_PAIRS:
+            pairs.append(Pair(a, b, round(score, 4), (), ()))
+            continue
         _, _, (slices_a, slices_b) = copydetect.compare_files(prints[a], prints[b])
         pairs.append(Pair(a, b, round(score, 4), _passages(texts[a], slices_a), _passages(texts[b], slices_b)))
     return pairs
