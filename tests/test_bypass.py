@@ -129,3 +129,13 @@ def test_correct_examples_raise_no_flag(path):
     submission = load_submission(path)
     facts = analyze(submission.chunks, submission.files, current().library_names())
     assert facts.findings == ()
+
+
+def test_a_library_alias_flag_names_the_line_it_is_used_on():
+    """`_row_normalise = functools.partial(torch.softmax, ...)` at module level, used in a function:
+    the flag said "(line 0)"; it names the line of the first use inside the function."""
+    source = ("import functools\nimport torch\n\n_row_normalise = functools.partial(torch.softmax, dim=-1)\n\n\n"
+              "def masked_softmax(scores, mask=None):\n    scores = scores * 1\n    return _row_normalise(scores)\n")
+    facts = analyze(((1, source),), (), current().library_names())
+    [alias] = [f for f in facts.findings if f.code == LIBRARY_CALL and "alias" in f.what]
+    assert alias.line == 9 and alias.describe().endswith("(line 9)"), alias

@@ -140,6 +140,7 @@ class _Scanner(ast.NodeVisitor):
         self.scope = MODULE_SCOPE
         self.findings: list[Finding] = []
         self.references: dict[str, set[str]] = {}
+        self.first_loads: dict[tuple[str, str], int] = {}  # (top-level def/class, name) -> the line it is first loaded on
         self.defined: set[str] = set()
         self.aliases: dict[str, str] = {}
         self.local_stores: dict[str, set[str]] = {}
@@ -199,6 +200,7 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node.ctx, ast.Load):
             if self.scope != MODULE_SCOPE:
                 self.references[self.scope].add(node.id)
+                self.first_loads.setdefault((self.scope, node.id), node.lineno)
             self._name_use(node.id, node)
         elif self.scope != MODULE_SCOPE:
             self.local_stores[self.scope].add(node.id)
@@ -338,7 +340,7 @@ def _resolve_aliases(scanner: _Scanner) -> None:
         for name in sorted(names & set(scanner.aliases)):
             if name in scanner.local_stores.get(scope, set()) or name in scanner.defined:
                 continue
-            scanner.findings.append(Finding(LIBRARY_CALL, f"{name} (an alias of {scanner.aliases[name]})", 0, scope, scanner.aliases[name]))
+            scanner.findings.append(Finding(LIBRARY_CALL, f"{name} (an alias of {scanner.aliases[name]})", scanner.first_loads.get((scope, name), 0), scope, scanner.aliases[name]))
 
 
 @functools.lru_cache(maxsize=8)
