@@ -289,8 +289,8 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
         result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args, _parts(args)),
                              progress=progress, shard=shard, runner=runner)
     skipped = len(result.submissions) - progress.graded
-    if skipped:  # resumed: their results were kept, even where the file has changed since
-        print(f"{skipped} submission(s) already graded in {args.out} were not graded again (--force regrades them, a changed file too)",
+    if skipped:  # resumed: the unchanged ones kept their results
+        print(f"{skipped} submission(s) already graded in {args.out}, unchanged since, were not graded again (--force regrades them)",
               file=sys.stderr)
     if shard:  # other shards are still writing: the class report comes once all are done
         _print_scores(result)
@@ -487,7 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("directory", help="a folder holding one entry per submission (.py, .ipynb, .zip or a folder)")
     p.add_argument("--out", required=True, help="results folder: OUT/<submission>/, grades.csv, index.html")
     p.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default: 1)")
-    p.add_argument("--force", action="store_true", help="grade again those already graded")
+    p.add_argument("--force", action="store_true", help="grade again those already graded (a changed submission is graded again anyway)")
     p.add_argument("--docker", action="store_true", help="grade in one container of the grader image")
     p.add_argument("--prairielearn", action="store_true", help="also write PrairieLearn's results file (prairielearn.json)")
     p.add_argument("--container-per-submission", action="store_true", help="with --docker: a fresh container for each submission")

@@ -57,7 +57,16 @@ def test_grade_batch_is_resumable_and_force_regrades(tmp_path, capsys):
     stamp = done.stat().st_mtime_ns
     assert main(["grade-batch", str(inbox), "--out", str(out)]) == 0
     assert done.stat().st_mtime_ns == stamp
-    assert "2 submission(s) already graded in" in capsys.readouterr().err  # said, so a changed file's stale result is no surprise
+    assert "2 submission(s) already graded in" in capsys.readouterr().err
+    # a student hands in again: that file is graded again, the unchanged one is kept
+    blank_done = out / "blank" / "attnkit.json"
+    blank_stamp = blank_done.stat().st_mtime_ns
+    shutil.copy(REFERENCE, inbox / "blank.py")
+    assert main(["grade-batch", str(inbox), "--out", str(out)]) == 0
+    assert done.stat().st_mtime_ns == stamp and blank_done.stat().st_mtime_ns != blank_stamp
+    assert "1 submission(s) already graded in" in capsys.readouterr().err
+    assert json.loads(blank_done.read_text())["digest"] == json.loads(done.read_text())["digest"]  # the same bytes now
+    shutil.copy(BLANK, inbox / "blank.py")
     assert main(["grade-batch", str(inbox), "--out", str(out), "--force"]) == 0
     assert done.stat().st_mtime_ns != stamp
     rows = (out / "grades.csv").read_text().splitlines()

@@ -19,6 +19,7 @@ from autograder.feedback.formats.html import render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.formats.prairielearn import to_prairielearn
 from autograder.feedback.results import SubmissionResult, load_submission_result, write_atomic, write_json_atomic
+from autograder.grading.submission import submission_digest
 from autograder.settings import (
     BATCH_LOCK_FILE, FEEDBACK_HTML, FEEDBACK_MD, GRADESCOPE_FILE, PARTIAL_SUFFIX, PRAIRIELEARN_FILE, RESULT_FILE,
 )
@@ -37,11 +38,13 @@ class ResultStore:
         return self.folder(name) / RESULT_FILE
 
     def is_done(self, path: Path, name: str) -> bool:
-        """Whether OUT/<name>/ holds a complete result of this very submission (same entry name)."""
+        """Whether OUT/<name>/ holds a complete result of this very submission: the same entry
+        name and the same content (a student who handed in again is graded again)."""
         try:
-            return Path(load_submission_result(self.result_file(name)).source).name == Path(path).name
+            result = load_submission_result(self.result_file(name))
         except (OSError, ValueError, TypeError, KeyError):
             return False
+        return Path(result.source).name == Path(path).name and bool(result.digest) and result.digest == submission_digest(Path(path))
 
     def load(self, name: str) -> SubmissionResult:
         return load_submission_result(self.result_file(name))

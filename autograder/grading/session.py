@@ -27,7 +27,7 @@ from autograder.grading.integrity.static import analyze
 from autograder.assignment import CHECK_FILE_PATTERN, current
 from autograder.grading.shard import Shard
 from autograder.feedback.results import ERROR, FAILED, Artifact, CheckResult, SubmissionResult
-from autograder.grading.submission import load_submission, submission_name
+from autograder.grading.submission import load_submission, submission_digest, submission_name
 from autograder.grading.worker.client import Budget, Student, WorkerFactory
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.sandbox import SandboxConfig
@@ -259,11 +259,13 @@ class _Unreadable:
 def grade_safely(path: Path, factory: WorkerFactory | None, options: GradeOptions, name: str) -> tuple[SubmissionResult, dict[str, bytes]]:
     """grade_submission, with a grader failure on one submission turned into that submission's
     result (a batch goes on; `attnkit grade` still writes a result that says what happened)."""
+    digest = submission_digest(path)  # before grading: what was graded, should the file change meanwhile
     try:
         assert factory is not None, "the grader process has no worker template"
-        return grade_submission(path, factory, options, name)
+        result, images = grade_submission(path, factory, options, name)
     except AttnkitError:
         raise  # the grader cannot grade at all (not installed right): say so, do not blame a submission
     except Exception as error:  # noqa: BLE001 - whatever it was, it is reported, not raised
         reason = t("note.internal_error", kind=type(error).__name__, text=str(error)[:500])
-        return SubmissionResult(submission=name, source=str(path), seed=options.seed or 0, grader_error=reason, lang=options.lang, assignment=current().name), {}
+        result, images = SubmissionResult(submission=name, source=str(path), seed=options.seed or 0, grader_error=reason, lang=options.lang, assignment=current().name), {}
+    return replace(result, digest=digest), images

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import hashlib
 import io
 import json
 import lzma
@@ -96,6 +97,24 @@ def output_names(paths: list[Path]) -> dict[Path, str]:
             names[path] = f"{path.name}~{number}"
             used.add(names[path])
     return names
+
+
+def submission_digest(path: Path) -> str:
+    """sha256 of what was handed in: a file's bytes, or a folder's files (names and bytes); ""
+    when it cannot be read or is larger than a submission may be (it is then never taken as done)."""
+    digest, total = hashlib.sha256(), 0
+    try:
+        files = [path] if not path.is_dir() else sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+        for file in files:
+            data = file.read_bytes()
+            total += len(data)
+            if total > 2 * MAX_ZIP_BYTES + MAX_TOTAL_BYTES:
+                return ""
+            name = file.relative_to(path).as_posix().encode() if file != path else b""
+            digest.update(len(name).to_bytes(8, "big") + name + len(data).to_bytes(8, "big") + data)
+    except OSError:
+        return ""
+    return digest.hexdigest()
 
 
 def output_name(path: Path) -> str:
