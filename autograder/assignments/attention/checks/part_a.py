@@ -12,7 +12,7 @@ from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, chec
 from autograder.assignments.attention.checks.remote_grad import remote_gradcheck
 from autograder.assignments.attention.rules import SDPA_OWN, SOFTMAX_BY_HAND
 from autograder.assignments.attention.checks.support import (
-    B, DH, DV, H, LK, LQ, expect_close, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask,
+    B, DH, DV, H, LK, LQ, expect_close, expect_gradients, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask,
     grad_of, raise_keyed_with_diagnosis, reference,
 )
 from autograder.grading.worker.client import StudentError, StudentException
@@ -58,7 +58,7 @@ def test_attention_scores_shape(student: StudentAPI, gen):
     expect_tensor(_scores(student, q, k), "attention_scores", (B, H, LQ, LK))
 
 
-@check("A.1", 3, "attention_scores: values equal q·kᵀ/√d")
+@check("A.1", 2, "attention_scores: values equal q·kᵀ/√d")
 def test_attention_scores_values(student: StudentAPI, gen):
     q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
     expected = reference().attention_scores(q, k)
@@ -77,6 +77,12 @@ def test_attention_scores_dtype(student: StudentAPI, gen):
     for dtype in (torch.float32, torch.float16):
         q, k = randn(gen, B, LQ, DH, dtype=dtype), randn(gen, B, LK, DH, dtype=dtype)
         expect_tensor(student.call("attention_scores", q, k), "attention_scores", (B, LQ, LK), dtype)
+
+
+@check("A.1", 1, "attention_scores: gradients reach q and k", kind=PROPERTY, gate="attention_scores_values")
+def test_attention_scores_gradients(student: StudentAPI, gen):
+    q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
+    expect_gradients(student, "attention_scores", [q, k], randn(gen, B, H, LQ, LK), {0: "q", 1: "k"}, (B, H, LQ, LK))
 
 
 # --------------------------------------------------------------------------------------------- A.2
@@ -130,6 +136,8 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
     mask[2] = False
     grad_out = randn(gen, LQ, LK)
     result = student.vjp("masked_softmax", [scores, mask], [grad_out], wrt=[0], where="masked_softmax backward")
+    if result["grads"][0] is None:
+        raise CheckFailure.keyed("no_gradient", where="masked_softmax", name="scores")
     grad = expect_tensor(result["grads"][0], "the gradient of masked_softmax", (LQ, LK))
     if not torch.isfinite(grad).all():
         raise fail_with("masked_softmax: the gradient is NaN or infinite when a row is fully blocked", "fully_masked_nan")
@@ -202,7 +210,7 @@ def test_sdpa_shapes(student: StudentAPI, gen):
     expect_tensor(weights, "scaled_dot_product_attention (weights)", (B, H, LQ, LK))
 
 
-@check("A.3", 2, "scaled_dot_product_attention: values with and without a mask")
+@check("A.3", 1, "scaled_dot_product_attention: values with and without a mask")
 def test_sdpa_values(student: StudentAPI, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
     for mask in (None, random_mask(gen, B, H, LQ, LK)):
@@ -252,6 +260,13 @@ def test_sdpa_no_library(student: StudentAPI, gen):
     value, traced = student.traced_call("scaled_dot_product_attention", q, k, v)
     expect_pair(value, "scaled_dot_product_attention")
     expect_rule(student, SDPA_OWN, traced)
+
+
+@check("A.3", 1, "scaled_dot_product_attention: gradients of the output reach q, k and v", kind=PROPERTY, gate="sdpa_values")
+def test_sdpa_gradients(student: StudentAPI, gen):
+    q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
+    mask = random_mask(gen, B, H, LQ, LK)
+    expect_gradients(student, "scaled_dot_product_attention", [q, k, v, mask], randn(gen, B, H, LQ, DV), {0: "q", 1: "k", 2: "v"}, (B, H, LQ, DV))
 
 
 # --------------------------------------------------------------------------------------------- A.4
