@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.assignments.attention.mutants import MASK_FILL, SAFE_TOTAL
+from autograder.assignments.attention.mutants import MASK_FILL, MUTANTS, SAFE_TOTAL
 from autograder.authoring.examples import Mutant, apply
 from autograder.feedback.results import SubmissionResult
 
@@ -33,3 +33,13 @@ def test_a_nan_from_blocked_keys_is_charged_in_the_fully_blocked_check_not_the_d
     lost = failed(result)
     assert "masked_softmax_fully_blocked" in lost and "masked_softmax_dtypes" not in lost, lost
     assert not any("subtract each row's maximum" in message for message in lost.values()), lost
+
+
+# bugs/c14: W_o forgotten, dropout right. The training-mode check explained its wrong output as
+# dropout in the wrong place; dropout placement is explained only when the output without dropout
+# is right, and the mistake it names is the missing W_o.
+def test_a_wrong_output_is_not_explained_as_dropout_in_the_wrong_place(grade, reference_source):
+    result = grade(apply(reference_source, MUTANTS["mha_no_output_projection"]), name="c14", parts={"C"})
+    check = next(c for c in result.checks if c.check_id == "mha_train_dropout")
+    assert not check.passed and check.message_key != "mha_dropout_not_on_weights", check.message
+    assert check.mistake == "mha_no_output_projection", check.message

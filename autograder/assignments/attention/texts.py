@@ -334,6 +334,7 @@ WHERE_WORDS: dict[str, str] = {
     "in training mode": "（训练模式）",
     "in eval mode": "（eval 模式）",
     "in training mode (its attention in eval mode)": "（训练模式，其注意力为 eval 模式）",
+    "without dropout": "（不用 dropout）",
     "(weights)": "（权重）",
     "(output)": "（输出）",
     "(output y)": "（输出 y）",
@@ -359,6 +360,7 @@ WHERE_PATTERNS: tuple[tuple[str, str], ...] = (  # (regex over the words, Chines
     (r"on (\d)-D inputs", r"（\1 维输入）"),
     (r"with a mask of shape (.+)", r"（形状为 \1 的掩码）"),
     (r"on (\(.+\)) with (\d+) heads?", r"（形状 \1，\2 个头）"),
+    (r"the gradient of (\S+) with respect to (\w+)", r"`\1` 对 `\2` 的梯度"),
 )
 AXIS_WORDS = {  # part_e.axes_named's words; the bare ones are those of results stored before it
     "horizontal axis": "横轴", "vertical axis": "纵轴", "horizontal and vertical axes": "横轴和纵轴",

@@ -216,6 +216,11 @@ def test_mha_train_dropout(student: StudentAPI, gen, seed):
         expect_match(weights, expected_weights, f"{MHA} in training mode (weights)")
     if torch.allclose(output, expected_out, rtol=1e-5, atol=1e-7):
         raise CheckFailure.keyed("mha_output_without_dropout", where=f"{MHA} in training mode")
+    # Where dropout acts is told from the output only when all else is right: the same weights
+    # without dropout (dropout=0.0, so dropout left on in eval mode is charged in its own check).
+    plain = build_student(student, "MultiHeadAttention", (E, H), state, seed, training=True)
+    plain_out, plain_weights = forward_checked(student, plain, f"{MHA} without dropout", OUT, SELF_WEIGHTS, query, seed=seed)
+    expect_attention(plain_out, plain_weights, (expected_out, expected_weights), f"{MHA} without dropout", mha_variants(state, H, query))
     if not dropped_weights_explain(output, state, query, query, p_drop=0.5):
         raise CheckFailure.keyed("mha_dropout_not_on_weights", where=f"{MHA} in training mode")
 
