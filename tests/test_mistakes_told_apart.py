@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.assignments.attention.mutants import MASK_FILL, MUTANTS, SAFE_TOTAL
+from autograder.assignments.attention.mutants import BLOCK_ATTN, MASK_FILL, MUTANTS, SAFE_TOTAL
 from autograder.authoring.examples import Mutant, apply
 from autograder.feedback.results import SubmissionResult
 
@@ -43,3 +43,16 @@ def test_a_wrong_output_is_not_explained_as_dropout_in_the_wrong_place(grade, re
     check = next(c for c in result.checks if c.check_id == "mha_train_dropout")
     assert not check.passed and check.message_key != "mha_dropout_not_on_weights", check.message
     assert check.mistake == "mha_no_output_projection", check.message
+
+
+# bugs/c21: the block passes its mask positionally, where MultiHeadAttention takes key. Run again
+# with the kit's trusted MultiHeadAttention, the mask reaches it as key: the student read the
+# stand-in's internal "raised StandInError: expected floating-point tensors".
+def test_what_a_trusted_stand_in_refuses_is_said_in_the_students_terms(grade, reference_source):
+    source = apply(reference_source, Mutant("c21_mask_as_key", "D", ((BLOCK_ATTN, "attended, weights = self.attn(x, mask)"),)))
+    result = grade(source, name="c21", parts={"D"})
+    check = next(c for c in result.checks if c.check_id == "block_mask")
+    assert not check.passed and "StandIn" not in check.message, check.message
+    assert check.message_key == "stand_in_refused", check.message
+    assert "the trusted MultiHeadAttention" in check.message and "key is a torch.bool tensor" in check.message, check.message
+    assert "self.attn(x, mask)" in check.message, check.message  # the student's line
