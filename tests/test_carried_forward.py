@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assignments.attention.mutants import MUTANTS
+from autograder.assignments.attention.mutants import MERGE_LINE, MUTANTS, SCORES_LINE, SPLIT_LINE
 from autograder.authoring.examples import Mutant, MutantError, apply
 from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import SubmissionResult
@@ -94,6 +94,28 @@ def test_two_mutants_in_two_parts_are_each_charged_in_their_own_task(first, seco
     source = apply(apply(reference_source, MUTANTS[first]), MUTANTS[second])
     result = grade(source, name=f"{first}+{second}", parts=parts_to_grade([first, second]))
     expect_only_own_tasks(result, [first, second])
+
+
+# Bugs that keep every value right but stop the gradient (qa2 followup c27, c28, c30, c31): later
+# tasks differentiate through the function, fail, and pass with stand-ins, so each task has a
+# gradient check of its own where the bug is charged.
+STOPPED_GRADIENTS = {  # task -> (its gradient check, the reference line, the line with the bug)
+    "A.1": ("attention_scores_gradients", SCORES_LINE, "return (q @ k.transpose(-2, -1) / math.sqrt(d)).detach()"),
+    "A.3": ("sdpa_gradients", "output = weights @ v  # (..., Lq, dv)", "output = weights.detach() @ v"),
+    "C.1": ("split_heads_gradients", SPLIT_LINE, "return x.detach().reshape(B, S, num_heads, E // num_heads).transpose(1, 2)"),
+    "C.2": ("merge_heads_gradients", MERGE_LINE, "return torch.from_numpy(x.transpose(1, 2).detach().numpy().reshape(B, S, H * Dh))"),
+}
+
+
+@pytest.mark.parametrize("task", sorted(STOPPED_GRADIENTS))
+def test_a_stopped_gradient_is_charged_in_its_own_tasks_gradient_check_only(task, grade, reference_source):
+    check, old, new = STOPPED_GRADIENTS[task]
+    source = apply(reference_source, Mutant(check, task[0], ((old, new),)))
+    parts = {task[0]} | {later.split(".")[0] for later, earlier in EARLIER.items() if task in earlier}
+    result = grade(source, name=check, parts=parts)
+    assert [(c.task, c.check_id, c.message_key) for c in result.checks if c.points < c.max_points] == [(task, check, "no_gradient")], losses(result)
+    carried = [c.message for c in result.checks if c.message_key == "scoring_carried"]
+    assert carried and all(c.endswith(f"charged in {task}") for c in carried), carried
 
 
 def test_every_mutant_is_in_a_pair():

@@ -45,7 +45,7 @@ def test_check_stops_at_the_first_unfinished_task_and_says_what_is_done(capsys):
     code, lines = _check(capsys, str(BLANK), "--lang", "en")
     assert code == 1
     assert re.fullmatch(r"done: none yet \(0 of \d+ tasks\); next: Task A\.1", lines[0]), lines[0]
-    assert "Task A.1 (attention_scores): 0 of 4 checks pass" in lines
+    assert "Task A.1 (attention_scores): 0 of 5 checks pass" in lines
     assert not any("A.2" in line or "masked_softmax" in line for line in lines), lines
     assert any("is not implemented yet" in line for line in lines)
     assert any(re.fullmatch(r"\d+ later task\(s\) are not shown: finish Task A\.1 first \(attnkit check --all lists them\)", line) for line in lines)

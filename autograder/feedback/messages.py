@@ -34,6 +34,10 @@ GENERIC = {
 ENGINE_MESSAGES: dict[str, dict[str, str]] = {
     # the plugin (autograder/grading/checks/plugin.py): a call of the student's code, a check that could not run
     "student_raised": {"en": "{where} raised {kind}: {text}", "zh": "{where} 抛出了 {kind}：{text}"},
+    "stand_in_refused": {
+        "en": "{where}, run again with the kit's trusted versions of your earlier functions: {text}",
+        "zh": "{where}（用本工具可信的版本代替你前面的函数重新运行）：{text}",
+    },
     "student_failed": {"en": "{text}", "zh": "调用你的代码没有得到结果：{text}"},
     "not_implemented": {"en": "{where}: not implemented yet{detail}", "zh": "{where} 还没有实现"},
     "check_skipped": {"en": "the check was skipped", "zh": "这一项检查被跳过了"},

@@ -13,6 +13,10 @@ torch.nn.MultiheadAttention 的约定正好相反（attn_mask、key_padding_mask
 
 新张量跟随输入所在的设备：用 device=x.device（或 *_like(x)、x.new_*）创建，这样同一份代码
 也能在 GPU 上运行。在 CPU 上建的掩码遇到 CUDA 上的输入会直接报错。
+
+梯度必须能传回去：后面的任务要通过你的函数训练，所以每个结果对它的张量输入的梯度必须正确（每个任务
+都会检查）。用 torch 运算得到结果；从输入到结果的路上用了 .detach()、.numpy()、.item() 或
+torch.no_grad()，梯度就断了。
 """
 import math
 

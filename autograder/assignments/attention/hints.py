@@ -152,7 +152,7 @@ _ideas(("masked_softmax_fully_blocked", "masked_softmax_fully_blocked_gradient")
 _ideas(("masked_softmax_large_logits", "masked_softmax_row_shift"),
        "Adding the same number to every score of a row does not change softmax; use that to keep the exponential small.",
        "给一行的所有分数加上同一个数，softmax 不变；利用这一点让指数函数的输入不会太大。")
-_ideas(("masked_softmax_gradcheck", "mha_gradcheck"),
+_ideas(("masked_softmax_gradcheck", "mha_gradcheck", "attention_scores_gradients", "sdpa_gradients", "split_heads_gradients", "merge_heads_gradients"),
        "Training needs gradients: build the result from differentiable tensor operations only.",
        "训练需要梯度：结果只能由可微的张量运算构成。")
 _ideas(("self_attention_gradients", "mha_gradients", "block_gradients"),

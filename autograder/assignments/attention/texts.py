@@ -36,6 +36,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "attention_scores_values": _text("attention_scores：数值等于 q·kᵀ/√d"),
     "attention_scores_any_leading_dims": _text("attention_scores：二维和五维输入也能用"),
     "attention_scores_dtype": _text("attention_scores：保持 float32 和 float16"),
+    "attention_scores_gradients": _text("attention_scores：梯度能传到 q 和 k"),
     # A.2
     "masked_softmax_values": _text("masked_softmax：无掩码时的数值，每行之和为 1"),
     "masked_softmax_mask": _text("masked_softmax：被屏蔽的 key 权重恰好为 0，其余之和为 1"),
@@ -55,6 +56,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "sdpa_causal_future_independence": _text("scaled_dot_product_attention：使用因果掩码时，未来位置不影响结果"),
     "sdpa_invariances": _text("scaled_dot_product_attention：同时置换 key 与 value 不改变结果；批次之间相互独立"),
     "sdpa_no_library": _text("scaled_dot_product_attention：用你自己的函数实现，而不是库里的注意力"),
+    "sdpa_gradients": _text("scaled_dot_product_attention：输出的梯度能传到 q、k 和 v"),
     # A.4
     "causal_mask_values": _text("causal_mask：方阵和长方阵掩码，key ≤ query 处为 True"),
     "causal_mask_matches_torch": _text("causal_mask：与 F.scaled_dot_product_attention 的 is_causal=True 一致"),
@@ -70,9 +72,11 @@ CHECK_TEXTS: dict[str, CheckText] = {
     # C.1, C.2
     "split_heads_shape": _text("split_heads：(B, S, H·Dh) -> (B, H, S, Dh)"),
     "split_heads_values": _text("split_heads：第 i 个头取特征 [i·Dh, (i+1)·Dh)"),
+    "split_heads_gradients": _text("split_heads：梯度能传到 x"),
     "split_heads_other_sizes": _text("split_heads：其他尺寸、一个头、很多头"),
     "split_merge_noncontiguous": _text("split_heads 和 merge_heads：对非连续输入也能用"),
     "merge_heads_values": _text("merge_heads：(B, H, S, Dh) -> (B, S, H·Dh)，各头并排"),
+    "merge_heads_gradients": _text("merge_heads：梯度能传到 x"),
     "split_merge_inverse": _text("merge_heads 还原 split_heads，split_heads 还原 merge_heads"),
     # C.3
     "mha_parameters": _text("MultiHeadAttention：W_q、W_k、W_v、W_o 为 nn.Linear(E, E)，以及 self.dropout"),
@@ -331,6 +335,7 @@ WHERE_WORDS: dict[str, str] = {
     "in training mode": "（训练模式）",
     "in eval mode": "（eval 模式）",
     "in training mode (its attention in eval mode)": "（训练模式，其注意力为 eval 模式）",
+    "without dropout": "（不用 dropout）",
     "(weights)": "（权重）",
     "(output)": "（输出）",
     "(output y)": "（输出 y）",
@@ -356,6 +361,7 @@ WHERE_PATTERNS: tuple[tuple[str, str], ...] = (  # (regex over the words, Chines
     (r"on (\d)-D inputs", r"（\1 维输入）"),
     (r"with a mask of shape (.+)", r"（形状为 \1 的掩码）"),
     (r"on (\(.+\)) with (\d+) heads?", r"（形状 \1，\2 个头）"),
+    (r"the gradient of (\S+) with respect to (\w+)", r"`\1` 对 `\2` 的梯度"),
 )
 AXIS_WORDS = {  # part_e.axes_named's words; the bare ones are those of results stored before it
     "horizontal axis": "横轴", "vertical axis": "纵轴", "horizontal and vertical axes": "横轴和纵轴",

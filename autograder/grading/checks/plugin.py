@@ -32,6 +32,7 @@ from autograder.assignment import current, words
 from autograder.feedback.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.client import NotImplementedYet, Student, StudentError, StudentException
+from autograder.grading.worker.standins import StandInError
 
 MARKER = "attnkit_check"
 VALUES, SHAPE, PROPERTY = "values", "shape", "property"
@@ -266,7 +267,8 @@ class AttnkitPlugin:
             return CheckResult(points=0.0, status=FAILED, message=error.message, mistake=error.mistake, mistake_message=error.mistake_message, message_key=error.key, message_args=error.values, **base)
         if isinstance(error, StudentError):
             key, args = student_error_message(error)
-            return CheckResult(points=0.0, status=FAILED, message=str(error), message_key=key, message_args=args, **base)
+            message = words().english(key, **args) if key == "stand_in_refused" else str(error)
+            return CheckResult(points=0.0, status=FAILED, message=message, message_key=key, message_args=args, **base)
         if isinstance(error, AssertionError):
             return CheckResult(points=0.0, status=FAILED, message=str(error).split("\nassert ")[0], **base)
         if isinstance(error, pytest.skip.Exception):
@@ -282,6 +284,8 @@ def student_error_message(error: StudentError) -> tuple[str, dict[str, str]]:
     if isinstance(error, StudentException):
         where = str(error).split(f" raised {error.kind}:")[0]
         location = f" ({error.frames[-1]})" if error.frames else ""
+        if error.kind == StandInError.__name__:  # a trusted stand-in stopped: the kit's class name is no news to a student
+            return "stand_in_refused", {"where": where, "text": f"{error.text}{location}"}
         return "student_raised", {"where": where, "kind": error.kind, "text": f"{error.text}{location}"}
     if isinstance(error, NotImplementedYet):
         where, _, detail = str(error).partition(": not implemented yet")

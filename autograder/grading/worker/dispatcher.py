@@ -317,11 +317,12 @@ class Dispatcher:
         pairs = [(o, g) for o, g in zip(selected, request["grad_outputs"]) if g is not None]
         if not all(isinstance(o, torch.Tensor) for o, _ in pairs):
             raise TypeError("the outputs to differentiate are not tensors")
+        pairs = [(o, g) for o, g in pairs if o.requires_grad]  # a detached output: no gradient reaches anything
         inputs = [args[i] for i in wrt]
         params = [p for p in (target.__self__.parameters() if request.get("params") else ())]
         grads = torch.autograd.grad(
             [o for o, _ in pairs], inputs + params, [g for _, g in pairs], allow_unused=True
-        )
+        ) if pairs else (None,) * (len(inputs) + len(params))
         named = dict(target.__self__.named_parameters()) if request.get("params") else {}
         return {
             "outputs": self._export(outputs),

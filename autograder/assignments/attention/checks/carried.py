@@ -125,15 +125,20 @@ def carried_note(charged: list[str], tasks: tuple[str, ...]) -> tuple[str, dict[
 # ---------------------------------------------------------------------------------------------
 # trusted answers (grader side)
 # ---------------------------------------------------------------------------------------------
-def _floats(*tensors: Any) -> None:
-    for tensor in tensors:
+def _kind(value: Any) -> str:
+    return f"a {value.dtype} tensor" if isinstance(value, torch.Tensor) else f"a {type(value).__name__}"
+
+
+def _floats(**tensors: Any) -> None:
+    """Each named input must be a floating-point tensor (the refusal names the first that is not)."""
+    for name, tensor in tensors.items():
         if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point():
-            raise StandInRefused("expected floating-point tensors")
+            raise StandInRefused(f"{name} is {_kind(tensor)}, where it takes a floating-point tensor")
 
 
 def _mask(mask: Any) -> None:
     if mask is not None and (not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool):
-        raise StandInRefused("a mask must be a bool tensor (True = may attend)")
+        raise StandInRefused(f"mask is {_kind(mask)}, where it takes a bool tensor (True = may attend)")
 
 
 def _count(options: dict, key: str, low: int, high: int) -> int:
@@ -144,18 +149,18 @@ def _count(options: dict, key: str, low: int, high: int) -> int:
 
 
 def _scores(options: dict, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    _floats(q, k)
+    _floats(q=q, k=k)
     return reference().attention_scores(q, k)  # (..., Lq, Lk)
 
 
 def _softmax(options: dict, scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-    _floats(scores)
+    _floats(scores=scores)
     _mask(mask)
     return reference().masked_softmax(scores, mask)  # (..., Lq, Lk)
 
 
 def _sdpa(options: dict, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
-    _floats(q, k, v)
+    _floats(q=q, k=k, v=v)
     _mask(mask)
     return reference().scaled_dot_product_attention(q, k, v, mask)  # (..., Lq, dv), (..., Lq, Lk)
 
@@ -165,12 +170,12 @@ def _causal(options: dict) -> torch.Tensor:
 
 
 def _split(options: dict, x: torch.Tensor) -> torch.Tensor:
-    _floats(x)
+    _floats(x=x)
     return reference().split_heads(x, _count(options, "num_heads", 1, 4096))  # (B, H, S, Dh)
 
 
 def _merge(options: dict, x: torch.Tensor) -> torch.Tensor:
-    _floats(x)
+    _floats(x=x)
     return reference().merge_heads(x)  # (B, S, E)
 
 
@@ -196,7 +201,7 @@ def _mha_module(embed_dim: int, num_heads: int, dropout: float, bias: bool) -> t
 
 
 def _mha(options: dict, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None, *params: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
-    _floats(query, key, value)
+    _floats(query=query, key=key, value=value)
     _mask(mask)
     state = _projections(params, "")
     dropout, training, seed = _dropout_options(options)
@@ -208,7 +213,7 @@ def _projections(params: tuple, prefix: str) -> dict[str, torch.Tensor]:
     if len(params) != len(PROJECTION_PARAMS) or params[0] is None:
         raise StandInRefused("expected the weights and biases of W_q, W_k, W_v, W_o")
     state = {prefix + name: p for name, p in zip(PROJECTION_PARAMS, params) if p is not None}
-    _floats(*state.values())
+    _floats(**state)
     return state
 
 
@@ -219,13 +224,13 @@ def _block_module(embed_dim: int, num_heads: int, dropout: float) -> torch.nn.Mo
 
 
 def _block(options: dict, x: torch.Tensor, mask: torch.Tensor | None, *params: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
-    _floats(x)
+    _floats(x=x)
     _mask(mask)
     state = _projections(params[:-2], "attn.")
     if not all(isinstance(p, torch.Tensor) for p in params[-2:]):
         raise StandInRefused("expected the LayerNorm's weight and bias")
     state.update({"norm.weight": params[-2], "norm.bias": params[-1]})
-    _floats(*state.values())
+    _floats(**state)
     dropout, training, seed = _dropout_options(options)
     module = _block_module(x.size(-1), _count(options, "num_heads", 1, 4096), dropout)
     return _run_module(module, state, training, seed, x, mask)  # (B, S, E), (B, H, S, S)
@@ -255,7 +260,7 @@ def _shell_module(embed_dim: int, dropout: float) -> torch.nn.Module:
 
 def _shell(options: dict, x: torch.Tensor, attended: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     """The reference block's residual, dropout and norm around the student's attention output."""
-    _floats(x, attended, weight, bias)
+    _floats(x=x, **{"the attention output": attended, "norm.weight": weight, "norm.bias": bias})
     if attended.shape != x.shape:
         raise StandInRefused("the attention output must have the shape of x (B, S, E)")
     dropout, training, seed = _dropout_options(options)
@@ -263,6 +268,7 @@ def _shell(options: dict, x: torch.Tensor, attended: torch.Tensor, weight: torch
     return _run_module(_shell_module(x.size(-1), dropout), state, training, seed, x)[0]  # (B, S, E)
 
 
+SHOWN = {"block_shell": "AttentionBlock"}  # a stand-in's name as the student knows it
 TRUSTED: dict[str, tuple[int, Callable[..., Any]]] = {  # name -> (number of tensors, function)
     "attention_scores": (2, _scores),
     "masked_softmax": (2, _softmax),
@@ -295,6 +301,7 @@ def trusted_answer(callback: Any) -> Any:
     if name not in TRUSTED:
         raise StandInRefused(f"no trusted stand-in named {str(name)[:40]!r}")
     count, function = TRUSTED[name]
+    shown = SHOWN.get(name, name)
     tensors = _tensors(callback.get("tensors"), count, "inputs")
     options = callback.get("options")
     if not isinstance(options, dict) or not all(type(v) in (int, float, bool) for v in options.values()):
@@ -304,10 +311,10 @@ def trusted_answer(callback: Any) -> Any:
             with torch.no_grad():
                 return function(options, *tensors)
         return _vjp(function, options, tensors, callback.get("grads"))
-    except StandInRefused:
-        raise
+    except StandInRefused as error:  # the student's code called the stand-in: say what it passed
+        raise StandInRefused(f"the trusted {shown} (standing in for yours) cannot take what your code passed: {error}") from None
     except (RuntimeError, ValueError, TypeError, IndexError) as error:  # the inputs do not fit the contract
-        raise StandInRefused(f"the trusted {name} cannot take these inputs ({type(error).__name__}: {str(error)[:200]})") from None
+        raise StandInRefused(f"the trusted {shown} (standing in for yours) cannot take what your code passed ({type(error).__name__}: {str(error)[:200]})") from None
 
 
 def _vjp(function: Callable[..., Any], options: dict, tensors: list, grads: Any) -> list[torch.Tensor | None]:

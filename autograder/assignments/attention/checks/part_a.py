@@ -12,9 +12,10 @@ from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, chec
 from autograder.assignments.attention.checks.remote_grad import remote_gradcheck
 from autograder.assignments.attention.rules import SDPA_OWN, SOFTMAX_BY_HAND
 from autograder.assignments.attention.checks.support import (
-    B, DH, DV, H, LK, LQ, expect_close, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask,
+    B, DH, DV, H, LK, LQ, expect_close, expect_gradients, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask,
     grad_of, raise_keyed_with_diagnosis, reference,
 )
+from autograder.assignments.attention.mistakes import diagnose
 from autograder.grading.worker.client import StudentError, StudentException
 
 
@@ -32,6 +33,20 @@ def _softmax_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[s
         variants["mask_filled_with_zero"] = ref(scores.masked_fill(~mask, 0.0))
         variants["mask_after_softmax"] = ref(scores).masked_fill(~mask, 0.0)
     return variants
+
+
+def _no_max_subtraction(weights: torch.Tensor, scores: torch.Tensor, mask: torch.Tensor | None) -> bool:
+    """Whether non-finite `weights` are those of exp() without the row maximum subtracted, in the
+    scores' dtype (blocked keys filled with -inf before exp, or zeroed after it)."""
+    exp = torch.exp(scores)  # (..., Lq, Lk), inf where a score overflows
+    forms = [exp] if mask is None else [torch.exp(scores.masked_fill(~mask, float("-inf"))), exp * mask]
+    return any(diagnose(weights, {"softmax_no_max_subtraction": e / e.sum(-1, keepdim=True)}) for e in forms)
+
+
+def _keep_row_max(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The mask with each row's largest score allowed: no row's allowed weights all underflow,
+    whichever maximum (over all keys, or the allowed ones) a stable softmax subtracts."""
+    return mask | F.one_hot(scores.argmax(-1), scores.size(-1)).bool()  # (..., Lq, Lk)
 
 
 # --------------------------------------------------------------------------------------------- A.1
@@ -58,7 +73,7 @@ def test_attention_scores_shape(student: StudentAPI, gen):
     expect_tensor(_scores(student, q, k), "attention_scores", (B, H, LQ, LK))
 
 
-@check("A.1", 3, "attention_scores: values equal q·kᵀ/√d")
+@check("A.1", 2, "attention_scores: values equal q·kᵀ/√d")
 def test_attention_scores_values(student: StudentAPI, gen):
     q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
     expected = reference().attention_scores(q, k)
@@ -77,6 +92,12 @@ def test_attention_scores_dtype(student: StudentAPI, gen):
     for dtype in (torch.float32, torch.float16):
         q, k = randn(gen, B, LQ, DH, dtype=dtype), randn(gen, B, LK, DH, dtype=dtype)
         expect_tensor(student.call("attention_scores", q, k), "attention_scores", (B, LQ, LK), dtype)
+
+
+@check("A.1", 1, "attention_scores: gradients reach q and k", kind=PROPERTY, gate="attention_scores_values")
+def test_attention_scores_gradients(student: StudentAPI, gen):
+    q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
+    expect_gradients(student, "attention_scores", [q, k], randn(gen, B, H, LQ, LK), {0: "q", 1: "k"}, (B, H, LQ, LK))
 
 
 # --------------------------------------------------------------------------------------------- A.2
@@ -130,6 +151,8 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
     mask[2] = False
     grad_out = randn(gen, LQ, LK)
     result = student.vjp("masked_softmax", [scores, mask], [grad_out], wrt=[0], where="masked_softmax backward")
+    if result["grads"][0] is None:
+        raise CheckFailure.keyed("no_gradient", where="masked_softmax", name="scores")
     grad = expect_tensor(result["grads"][0], "the gradient of masked_softmax", (LQ, LK))
     if not torch.isfinite(grad).all():
         raise fail_with("masked_softmax: the gradient is NaN or infinite when a row is fully blocked", "fully_masked_nan")
@@ -143,7 +166,7 @@ def test_masked_softmax_large_logits(student: StudentAPI, gen):
     scores = randn(gen, B, LQ, LK, scale=300.0)
     weights = student.call("masked_softmax", scores.float())
     expected = reference().masked_softmax(scores.float())
-    if not torch.isfinite(expect_tensor(weights, "masked_softmax", (B, LQ, LK))).all():
+    if not torch.isfinite(expect_tensor(weights, "masked_softmax", (B, LQ, LK))).all() and _no_max_subtraction(weights, scores.float(), None):
         raise fail_with("masked_softmax: large scores give NaN or inf", "softmax_no_max_subtraction")
     expect_close(weights, expected, "masked_softmax on large scores", rtol=1e-4, atol=1e-6)
 
@@ -152,9 +175,9 @@ def test_masked_softmax_large_logits(student: StudentAPI, gen):
 def test_masked_softmax_dtypes(student: StudentAPI, gen):
     for dtype in (torch.float16, torch.bfloat16, torch.float32):
         scores = randn(gen, B, LQ, LK, scale=20.0).to(dtype)
-        mask = random_mask(gen, B, LQ, LK)
+        mask = _keep_row_max(scores, random_mask(gen, B, LQ, LK))  # this check's subject is the dtype, not blocked rows
         weights = expect_tensor(student.call("masked_softmax", scores, mask), f"masked_softmax on {dtype}", (B, LQ, LK), dtype)
-        if not torch.isfinite(weights).all():
+        if not torch.isfinite(weights).all() and _no_max_subtraction(weights, scores, mask):
             raise fail_with(f"masked_softmax: {dtype} scores give NaN or inf", "softmax_no_max_subtraction")
         expect_close(weights, reference().masked_softmax(scores.double(), mask), f"masked_softmax on {dtype}", rtol=2e-2, atol=2e-2)
 
@@ -202,7 +225,7 @@ def test_sdpa_shapes(student: StudentAPI, gen):
     expect_tensor(weights, "scaled_dot_product_attention (weights)", (B, H, LQ, LK))
 
 
-@check("A.3", 2, "scaled_dot_product_attention: values with and without a mask")
+@check("A.3", 1, "scaled_dot_product_attention: values with and without a mask")
 def test_sdpa_values(student: StudentAPI, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
     for mask in (None, random_mask(gen, B, H, LQ, LK)):
@@ -252,6 +275,13 @@ def test_sdpa_no_library(student: StudentAPI, gen):
     value, traced = student.traced_call("scaled_dot_product_attention", q, k, v)
     expect_pair(value, "scaled_dot_product_attention")
     expect_rule(student, SDPA_OWN, traced)
+
+
+@check("A.3", 1, "scaled_dot_product_attention: gradients of the output reach q, k and v", kind=PROPERTY, gate="sdpa_values")
+def test_sdpa_gradients(student: StudentAPI, gen):
+    q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
+    mask = random_mask(gen, B, H, LQ, LK)
+    expect_gradients(student, "scaled_dot_product_attention", [q, k, v, mask], randn(gen, B, H, LQ, DV), {0: "q", 1: "k", 2: "v"}, (B, H, LQ, DV))
 
 
 # --------------------------------------------------------------------------------------------- A.4

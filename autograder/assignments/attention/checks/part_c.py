@@ -11,7 +11,7 @@ from autograder.assignments.attention.checks.module_support import (
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
-from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_gradients, expect_rule, expect_tensor, randn, random_mask, reference
 from autograder.assignments.attention.rules import MHA_OWN
 from autograder.grading.worker.client import StudentException
 from autograder.grading.worker.protocol import Handle
@@ -39,10 +39,16 @@ def test_split_heads_shape(student: StudentAPI, gen):
     expect_tensor(student.call("split_heads", randn(gen, B, LQ, E), H), "split_heads", (B, H, LQ, DH))
 
 
-@check("C.1", 1, "split_heads: head i holds the features [i·Dh, (i+1)·Dh)")
+@check("C.1", 0.5, "split_heads: head i holds the features [i·Dh, (i+1)·Dh)")
 def test_split_heads_values(student: StudentAPI, gen):
     x = randn(gen, B, LQ, E)
     expect_match(student.call("split_heads", x, H), reference().split_heads(x, H), "split_heads", _split_variants(x, H))
+
+
+@check("C.1", 0.5, "split_heads: gradients reach x", kind=PROPERTY, gate="split_heads_values")
+def test_split_heads_gradients(student: StudentAPI, gen):
+    x = randn(gen, B, LQ, E)
+    expect_gradients(student, "split_heads", [x, H], randn(gen, B, H, LQ, DH), {0: "x"}, (B, H, LQ, DH))
 
 
 @check("C.1", 1, "split_heads: other sizes, one head, many heads")
@@ -61,12 +67,18 @@ def test_split_merge_noncontiguous(student: StudentAPI, gen):
 
 
 # --------------------------------------------------------------------------------------------- C.2
-@check("C.2", 2, "merge_heads: (B, H, S, Dh) -> (B, S, H·Dh) with heads side by side")
+@check("C.2", 1, "merge_heads: (B, H, S, Dh) -> (B, S, H·Dh) with heads side by side")
 def test_merge_heads_values(student: StudentAPI, gen):
     x = randn(gen, B, H, LQ, DH)
     merged = student.call("merge_heads", x)
     expect_tensor(merged, "merge_heads", (B, LQ, E))
     expect_match(merged, reference().merge_heads(x), "merge_heads", [("merge_no_transpose", merge_no_transpose(x))])
+
+
+@check("C.2", 1, "merge_heads: gradients reach x", kind=PROPERTY, gate="merge_heads_values")
+def test_merge_heads_gradients(student: StudentAPI, gen):
+    x = randn(gen, B, H, LQ, DH)
+    expect_gradients(student, "merge_heads", [x], randn(gen, B, LQ, E), {0: "x"}, (B, LQ, E))
 
 
 @check("C.2", 1, "merge_heads undoes split_heads, and split_heads undoes merge_heads", kind=PROPERTY, gate="merge_heads_values")
@@ -204,6 +216,11 @@ def test_mha_train_dropout(student: StudentAPI, gen, seed):
         expect_match(weights, expected_weights, f"{MHA} in training mode (weights)")
     if torch.allclose(output, expected_out, rtol=1e-5, atol=1e-7):
         raise CheckFailure.keyed("mha_output_without_dropout", where=f"{MHA} in training mode")
+    # Where dropout acts is told from the output only when all else is right: the same weights
+    # without dropout (dropout=0.0, so dropout left on in eval mode is charged in its own check).
+    plain = build_student(student, "MultiHeadAttention", (E, H), state, seed, training=True)
+    plain_out, plain_weights = forward_checked(student, plain, f"{MHA} without dropout", OUT, SELF_WEIGHTS, query, seed=seed)
+    expect_attention(plain_out, plain_weights, (expected_out, expected_weights), f"{MHA} without dropout", mha_variants(state, H, query))
     if not dropped_weights_explain(output, state, query, query, p_drop=0.5):
         raise CheckFailure.keyed("mha_dropout_not_on_weights", where=f"{MHA} in training mode")
 

@@ -114,3 +114,21 @@ def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:
         raise failure
     if not verdict.passed:
         raise CheckFailure(verdict.message, key=verdict.key, values=verdict.values, flags=verdict.flags)
+
+
+def expect_gradients(student: StudentAPI, name: str, args: list, grad_output: torch.Tensor, wrt: dict[int, str], shape: tuple[int, ...]) -> None:
+    """The gradients of sum(output * grad_output) with respect to the arguments `wrt` names
+    (index -> argument name) must be the reference's: later tasks train through this function.
+    For a function that returns a pair, `output` is its first element."""
+    value = student.call(name, *args)
+    expect_tensor(value[0] if isinstance(value, tuple) else value, name, shape)
+    grad_outputs = [grad_output, None] if isinstance(value, tuple) else [grad_output]
+    grads = student.vjp(name, args, grad_outputs, wrt=list(wrt), where=f"{name} backward")["grads"]
+    leaves = [a.detach().clone().requires_grad_(True) if i in wrt else a for i, a in enumerate(args)]
+    expected = getattr(reference(), name)(*leaves)
+    torch.autograd.backward(expected[0] if isinstance(expected, tuple) else expected, grad_output)
+    for index, grad in zip(wrt, grads):
+        argument = wrt[index]
+        if not isinstance(grad, torch.Tensor):
+            raise CheckFailure.keyed("no_gradient", where=name, name=argument)
+        expect_close(grad, grad_of(leaves[index]), f"the gradient of {name} with respect to {argument}", what="gradients")
