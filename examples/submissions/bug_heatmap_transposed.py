@@ -18,9 +18,9 @@ New tensors follow the inputs' device: make them with device=x.device (or *_like
 x.new_*), so that the same code runs on a GPU. A mask made on the CPU next to CUDA inputs crashes.
 
 Gradients must flow: later tasks train through your functions, so the gradient of each result
-with respect to its tensor inputs must be the true one (it is checked in each task). Build results
-from torch operations; .detach(), .numpy(), .item() or torch.no_grad() on the way from an input
-to the result stops its gradient.
+with respect to its tensor inputs must be the true one (it is checked in each task). Build each
+result with torch operations; .detach(), .numpy(), .item() or torch.no_grad() on the way from an
+input to the result stops its gradient.
 """
 import math
 
