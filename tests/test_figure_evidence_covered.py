@@ -51,7 +51,16 @@ def colorbar_bottom():
     return ax
 
 
-COVERING = {"big_tick_font": big_tick_font, "colorbar_bottom": colorbar_bottom}
+def unrotated_30pt():
+    """Unrotated 30 pt labels: 'sat' lies mostly under 'cat' and 'down' (not judged), the others are seen."""
+    ax, image = probe_axes()
+    ax.set_xticks(range(len(Q)), labels=Q, rotation=0, ha="center")
+    ax.tick_params(labelsize=30)
+    ax.figure.colorbar(image, ax=ax, shrink=0.7)
+    return ax
+
+
+COVERING = {"big_tick_font": big_tick_font, "colorbar_bottom": colorbar_bottom, "unrotated_30pt": unrotated_30pt}
 
 
 @pytest.mark.parametrize("name", sorted(COVERING))

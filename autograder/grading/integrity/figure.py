@@ -259,7 +259,7 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
     where the whole label does not match, on the ink that `covering` (a crop -> (h, w) bool, True
     where something else of the figure is drawn) leaves visible. None when too little is visible."""
     left, top, right, bottom = box
-    template, width, height, _ = _drawn_label(text, font, box, png_height)
+    template, width, height, (dx, dy) = _drawn_label(text, font, box, png_height)
     if abs(width - (right - left)) > BOX_SIZE_SLACK_PX or abs(height - (bottom - top)) > BOX_SIZE_SLACK_PX:
         return 0.0  # the text in that font does not fill that box: the box or the font is not the label's
     if template.size == 0:
@@ -275,6 +275,10 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
     covered = covering((x0, y0, x0 + crop.shape[1], y0 + crop.shape[0]))
     if not covered.any():
         return whole
+    col, row = round(left) + dx - x0, round(top) + dy - y0  # where the box puts the label's ink in the crop
+    under = covered[row: row + template.shape[0], col: col + template.shape[1]]
+    if under.shape == template.shape and float(template[~under].sum()) < MIN_VISIBLE_INK * float(template.sum()):
+        return None  # mostly covered where its box puts it: the picture cannot tell
     return visible_correlation(ink, template, ~covered)
 
 
