@@ -122,6 +122,17 @@ def test_labels_in_another_order_claimed_to_lie_under_another_axes_fail():
     assert forged("big_tick_font", reverse_and_cover) == LABEL_NOT_SHOWN
 
 
+def test_labels_in_another_order_under_an_axes_that_hides_nothing_fail():
+    """Another Axes covers a label only when it holds an opaque drawing (a colorbar): an empty
+    overlay laid over the labels leaves them to be judged."""
+    def reverse_under_an_overlay(description, axes):
+        axes["yticklabels"] = axes["yticklabels"][::-1]
+        overlay = {**copy.deepcopy(description["axes"][-1]), "box_px": [0.0, 0.0, 1e4, 1e4], "xticklabels": [], "yticklabels": []}
+        description["axes"].append({**overlay, "images": [], "meshes": []})
+
+    assert forged("big_tick_font", reverse_under_an_overlay) == LABEL_NOT_SHOWN
+
+
 def test_visible_correlation_is_best_correlation_on_the_visible_pixels():
     rng = np.random.default_rng(0)
     for case in range(40):

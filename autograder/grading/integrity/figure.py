@@ -25,7 +25,7 @@ are drawn (~3 ms each). Axis labels and the title are not compared with pixels.
 A label the figure itself partly covers (large labels that run into each other, a colorbar over
 rotated labels: layouts the contract allows) is judged, when the whole label does not match, on
 the pixels that nothing else of the description covers: the other tick labels' ink (drawn again
-the same way) and the other Axes' boxes. One with less than MIN_VISIBLE_INK of its ink left to be
+the same way) and the boxes of the other Axes that hold an opaque drawing (a colorbar). One with less than MIN_VISIBLE_INK of its ink left to be
 seen is not judged (the picture cannot tell); a figure with no label left to be seen fails.
 """
 from __future__ import annotations
@@ -63,6 +63,7 @@ LABEL_NOT_SHOWN = "the image does not show a tick label where the description pu
 # closest other token of the probe, 'sat' drawn where 'cat' is, 0.80)
 MIN_VISIBLE_INK = 0.5  # share of a label's ink outside what covers it (other labels, Axes) needed to judge it
 COVER_MARGIN_PX = 1  # what covers a label (another label's ink, another Axes' box) grows by this many pixels
+MIN_COVER_ALPHA = 0.5  # another Axes covers what lies under it when its drawing is at least this opaque
 MAX_COVERING_LABELS = 16  # other tick labels drawn to find what covers one label (the rest are not subtracted)
 
 
@@ -284,14 +285,14 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
 
 def _covered(description: dict, label: tuple[dict, str, int], area: Area, png_height: float) -> np.ndarray:
     """(h, w) True where, inside `area`, the description draws something other than `label` (the
-    Axes' dict, "x" or "y", the index): another Axes (a colorbar: its box), another tick label of any
+    Axes' dict, "x" or "y", the index): another Axes holding an opaque drawing (a colorbar: its box), another tick label of any
     Axes (its ink, drawn again); each grown by COVER_MARGIN_PX."""
     x0, y0, x1, y1 = area
     covered = np.zeros((y1 - y0, x1 - x0), dtype=bool)
     own, own_axis, own_index = label
     drawn = 0
     for axes in description.get("axes", []):
-        if axes is not own:
+        if axes is not own and _opaque(axes):
             bx0, by0, bx1, by1 = (float(v) for v in axes["box_px"])
             covered[max(int(np.floor(by0)) - COVER_MARGIN_PX - y0, 0): max(int(np.ceil(by1)) + COVER_MARGIN_PX + 1 - y0, 0),
                     max(int(np.floor(bx0)) - COVER_MARGIN_PX - x0, 0): max(int(np.ceil(bx1)) + COVER_MARGIN_PX + 1 - x0, 0)] = True
@@ -308,6 +309,16 @@ def _covered(description: dict, label: tuple[dict, str, int], area: Area, png_he
                 ink, _, _, (dx, dy) = _drawn_label(str(text), font, (left, top, right, bottom), png_height)
                 _mark(covered, ink > INK, round(left) + dx - x0, round(top) + dy - y0)
     return covered
+
+
+def _opaque(axes: dict) -> bool:
+    """Whether an Axes holds a drawing that hides what lies under its box (a colorbar, an inset
+    heatmap); an Axes without one (an empty overlay) covers nothing."""
+    for drawing in (*axes.get("images", []), *axes.get("meshes", [])):
+        rgba = _array(drawing.get("rgba", np.empty(0)))
+        if rgba.ndim == 3 and rgba.shape[-1] == 4 and rgba.size and float(rgba[..., 3].min()) >= MIN_COVER_ALPHA:
+            return True
+    return False
 
 
 def _mark(covered: np.ndarray, ink: np.ndarray, col: int, row: int) -> None:
