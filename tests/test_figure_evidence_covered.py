@@ -91,14 +91,14 @@ def test_a_covered_tick_label_that_shows_another_word_fails(name):
     assert forged(name, swap) == LABEL_NOT_SHOWN
 
 
-def painted(description: dict, box: list[float]) -> None:
-    """The description's PNG with a box of solid black ink over `box` (left, top, right, bottom)."""
+def painted(description: dict, box: list[float], ink: int = 0) -> None:
+    """The description's PNG with a box of solid ink (black, or `ink`) over `box` (left, top, right, bottom)."""
     from PIL import Image
 
     with Image.open(io.BytesIO(bytes(description["png"].numpy().tobytes()))) as image:
         pixels = np.array(image.convert("RGBA"))  # (h, w, 4)
     left, top, right, bottom = (int(round(v)) for v in box)
-    pixels[top:bottom, left:right, :3] = 0
+    pixels[top:bottom, left:right, :3] = ink
     out = io.BytesIO()
     Image.fromarray(pixels).save(out, format="PNG")
     description["png"] = torch.frombuffer(bytearray(out.getvalue()), dtype=torch.uint8).clone()
@@ -113,24 +113,51 @@ def test_solid_ink_over_the_covered_tick_labels_fails(name):
     assert forged(name, black_box) == LABEL_NOT_SHOWN
 
 
-def test_labels_in_another_order_claimed_to_lie_under_another_axes_fail():
-    """Labels that do not match, all claimed to lie under another Axes: none is left to be seen, not a pass."""
-    def reverse_and_cover(description, axes):
-        axes["xticklabels"], axes["yticklabels"] = axes["xticklabels"][::-1], axes["yticklabels"][::-1]
+def test_labels_not_shown_and_all_claimed_to_lie_under_another_axes_fail():
+    """No label shown (painted over in white), every one claimed to lie under an opaque Axes (a
+    copy of the colorbar over the whole image): none is left to be seen, not a pass."""
+    def blank_and_cover(description, axes):
+        boxes = [box for box in axes["xtickboxes"] + axes["ytickboxes"] if box]
+        for box in boxes:
+            painted(description, box, ink=255)
         description["axes"].append({**copy.deepcopy(description["axes"][-1]), "box_px": [0.0, 0.0, 1e4, 1e4], "xticklabels": [], "yticklabels": []})
 
-    assert forged("big_tick_font", reverse_and_cover) == LABEL_NOT_SHOWN
+    assert forged("big_tick_font", blank_and_cover) == LABEL_NOT_SHOWN
 
 
-def test_labels_in_another_order_under_an_axes_that_hides_nothing_fail():
+def monospace_big_font(keys: list[str]):
+    """big_tick_font in a monospace font: every three-letter key has the same box."""
+    def draw():
+        with plt.rc_context({"font.family": "monospace"}):
+            ax, image = probe_axes()
+            ax.set_yticks(range(len(keys)), labels=keys)
+            ax.tick_params(labelsize=22)
+            ax.figure.colorbar(image, ax=ax)
+            return ax
+    return draw
+
+
+def another_word_shown(edit) -> str:
+    """The description of the monospace figure with 'big'; the picture of the same figure with
+    'bag' (same box, same font: only the pixels tell them apart); `edit` changes the description."""
+    description = copy.deepcopy(extract_plot(monospace_big_font(K)))
+    description["png"] = extract_plot(monospace_big_font(["a", "bag", "red", "dog", "ran"]))["png"]
+    edit(description)
+    return figure_problem(description)
+
+
+def test_a_word_with_the_same_box_shown_instead_of_the_label_fails():
+    assert another_word_shown(lambda _: None) == LABEL_NOT_SHOWN
+
+
+def test_a_word_shown_instead_of_the_label_under_an_axes_that_hides_nothing_fails():
     """Another Axes covers a label only when it holds an opaque drawing (a colorbar): an empty
     overlay laid over the labels leaves them to be judged."""
-    def reverse_under_an_overlay(description, axes):
-        axes["yticklabels"] = axes["yticklabels"][::-1]
-        overlay = {**copy.deepcopy(description["axes"][-1]), "box_px": [0.0, 0.0, 1e4, 1e4], "xticklabels": [], "yticklabels": []}
-        description["axes"].append({**overlay, "images": [], "meshes": []})
+    def overlay(description):
+        empty = {**copy.deepcopy(description["axes"][-1]), "box_px": [0.0, 0.0, 1e4, 1e4], "xticklabels": [], "yticklabels": []}
+        description["axes"].append({**empty, "images": [], "meshes": []})
 
-    assert forged("big_tick_font", reverse_under_an_overlay) == LABEL_NOT_SHOWN
+    assert another_word_shown(overlay) == LABEL_NOT_SHOWN
 
 
 def test_visible_correlation_is_best_correlation_on_the_visible_pixels():
