@@ -26,7 +26,10 @@ A label the figure itself partly covers (large labels that run into each other, 
 rotated labels: layouts the contract allows) is judged, when the whole label does not match, on
 the pixels that nothing else of the description covers: the other tick labels' ink (drawn again
 the same way) and the boxes of the other Axes that hold an opaque drawing (a colorbar). One with less than MIN_VISIBLE_INK of its ink left to be
-seen is not judged (the picture cannot tell); a figure with no label left to be seen fails.
+seen is not judged (the picture cannot tell); a figure with no label left to be seen fails. The
+other labels are drawn again only for a label that does not match whole (MAX_COVERING_LABELS at
+most each; a checked label drawn again is cached, so its neighbours share it): ~50 ms instead of
+~30 ms for the probe with 22 pt labels that run into each other.
 """
 from __future__ import annotations
 
