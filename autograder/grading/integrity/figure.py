@@ -25,11 +25,12 @@ are drawn (~3 ms each). Axis labels and the title are not compared with pixels.
 A label the figure itself partly covers (large labels that run into each other, a colorbar over
 rotated labels: layouts the contract allows) is judged, when the whole label does not match, on
 the pixels that nothing else of the description covers: the other tick labels' ink (drawn again
-the same way) and the boxes of the other Axes that hold an opaque drawing (a colorbar). One with less than MIN_VISIBLE_INK of its ink left to be
-seen is not judged (the picture cannot tell); a figure with no label left to be seen fails. The
-other labels are drawn again only for a label that does not match whole (MAX_COVERING_LABELS at
-most each; a checked label drawn again is cached, so its neighbours share it): ~50 ms instead of
-~30 ms for the probe with 22 pt labels that run into each other.
+the same way) and the boxes of the other Axes that hold an opaque drawing (a colorbar). One with
+less than MIN_VISIBLE_INK of its ink left to be seen where its box puts it is not judged (the
+picture cannot tell); a figure with no label left to be seen fails. The other labels are drawn
+again only for a label that does not match whole (MAX_COVERING_LABELS at most each; a checked
+label drawn again is cached, so its neighbours share it): ~50 ms instead of ~30 ms for the probe
+with 22 pt labels that run into each other.
 """
 from __future__ import annotations
 
@@ -202,7 +203,7 @@ def warm_up() -> None:
 
 def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], png_height: float) -> Drawn:
     """The label drawn by this grader (Agg, the reported font, PNG_DPI): its ink in [0, 1], cropped
-    to the ink, and the width and height of its box in pixels.
+    to the ink, the width and height of its box in pixels, and where the ink lies in the box.
 
     Agg places glyphs to the subpixel (and rows by its canvas height, a fraction of a pixel apart
     from the lines'), so the canvas gets the PNG's fractional height and the text is moved until its
@@ -288,8 +289,8 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
 
 def _covered(description: dict, label: tuple[dict, str, int], area: Area, png_height: float) -> np.ndarray:
     """(h, w) True where, inside `area`, the description draws something other than `label` (the
-    Axes' dict, "x" or "y", the index): another Axes holding an opaque drawing (a colorbar: its box), another tick label of any
-    Axes (its ink, drawn again); each grown by COVER_MARGIN_PX."""
+    Axes' dict, "x" or "y", the index): another Axes holding an opaque drawing (a colorbar: its
+    box), another tick label of any Axes (its ink, drawn again); each grown by COVER_MARGIN_PX."""
     x0, y0, x1, y1 = area
     covered = np.zeros((y1 - y0, x1 - x0), dtype=bool)
     own, own_axis, own_index = label
@@ -308,7 +309,7 @@ def _covered(description: dict, label: tuple[dict, str, int], area: Area, png_he
                     continue
                 drawn += 1
                 if drawn > MAX_COVERING_LABELS:
-                    return covered
+                    continue  # not subtracted: the label is judged on more pixels, never fewer
                 ink, _, _, (dx, dy) = _drawn_label(str(text), font, (left, top, right, bottom), png_height)
                 _mark(covered, ink > INK, round(left) + dx - x0, round(top) + dy - y0)
     return covered
@@ -343,10 +344,10 @@ def visible_correlation(image: np.ndarray, template: np.ndarray, visible: np.nda
     the shifts that leave at least MIN_VISIBLE_INK of the template's ink visible; None when none does."""
     windows = np.lib.stride_tricks.sliding_window_view(image, template.shape)  # (H-h+1, W-w+1, h, w)
     masks = np.lib.stride_tricks.sliding_window_view(visible.astype(np.float64), template.shape)  # (H-h+1, W-w+1, h, w)
-    shown = np.einsum("ijkl,kl->ij", masks, template) / float(template.sum())  # share of the ink left visible
     count = masks.sum(axis=(-2, -1))
     seen = masks * windows
     sum_i, sum_t = seen.sum(axis=(-2, -1)), np.einsum("ijkl,kl->ij", masks, template)
+    shown = sum_t / float(template.sum())  # the share of the template's ink left visible
     safe = np.maximum(count, 1.0)
     covariance = np.einsum("ijkl,kl->ij", seen, template) - sum_i * sum_t / safe
     spread_i = np.einsum("ijkl,ijkl->ij", seen, windows) - sum_i * sum_i / safe
