@@ -7,6 +7,7 @@ failure of the kit's own drawing is the grader's error, never reported as the st
 """
 from __future__ import annotations
 
+import types
 from pathlib import Path
 
 import matplotlib
@@ -84,3 +85,40 @@ def test_a_failure_of_the_kits_own_drawing_is_the_graders_error_not_the_students
     with pytest.raises(FigureNotDrawn, match="the kit's drawing broke") as raised:
         read_heatmap(description)
     assert not isinstance(raised.value, UnreadablePlot)  # not a message about the student's figure
+
+
+def test_an_error_of_the_students_own_code_called_while_the_figure_is_drawn_is_still_theirs():
+    """A tick formatter of the student's runs when the kit draws: its error is the student's (a
+    function of a student's module: its globals carry the dispatcher's __attnkit_student__ mark)."""
+    from matplotlib.ticker import FuncFormatter
+
+    def formatter(value, position):
+        raise ValueError("the student's formatter")
+
+    def draw(student: bool):
+        def drawn():
+            ax = heatmap()()
+            globals_ = {"__attnkit_student__": True} if student else {}
+            ax.yaxis.set_major_formatter(FuncFormatter(types.FunctionType(formatter.__code__, globals_)))
+            return ax
+        return drawn
+
+    with pytest.raises(ValueError, match="the student's formatter"):
+        plotdata.extract_plot(draw(student=True))
+    assert "the student's formatter" in plotdata.extract_plot(draw(student=False))["not_drawn"]  # no student frame: the kit's
+
+
+def test_a_students_formatter_that_raises_at_draw_time_is_reported_as_theirs_by_the_worker(grade):
+    snippet = (
+        "\n\nfrom matplotlib.ticker import FuncFormatter\n_drawn_plot_attention = plot_attention\n\n\n"
+        "def _tick(value, position):\n"
+        "    raise ValueError('no tick for you')\n\n\n"
+        "def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):\n"
+        "    ax = _drawn_plot_attention(weights, query_tokens, key_tokens, ax=ax, title=title)\n"
+        "    ax.yaxis.set_major_formatter(FuncFormatter(_tick))\n"
+        "    return ax\n"
+    )
+    result = grade(REFERENCE.read_text(encoding="utf-8") + snippet, name="formatter_raises", parts={"E"})
+    messages = [c.message for c in result.checks if c.part == "E" and not c.passed]
+    assert messages and all("plot_attention raised ValueError: no tick for you" in m for m in messages if "raised" in m), messages
+    assert any("plot_attention raised ValueError: no tick for you" in m for m in messages)

@@ -238,7 +238,9 @@ def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None, pictu
     """Run `draw` on a clean pyplot state and describe the Axes it returned (and its figure).
 
     `given` holds the Axes handed to the plotting function (filled while `draw` runs), if any:
-    `given_axes` is its index among the described axes, -1 when it is not in that figure.
+    `given_axes` is its index among the described axes, -1 when it is not in that figure. An error
+    while the kit draws the figure is raised only when it passed through the student's code (a
+    tick formatter of theirs called at draw time); else the description says it (`not_drawn`).
     """
     plt.close("all")
     given = given if given is not None else []
@@ -249,9 +251,22 @@ def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None, pictu
                 warnings.simplefilter("ignore")
                 return _describe(returned, given, picture)
         except Exception as error:  # noqa: BLE001 - the kit's drawing failed: said in the description, not raised as the student's
+            if _through_student_code(error):
+                raise  # the student's own code, called while the figure is drawn
             return _not_drawn(returned, given, error)
     finally:
         plt.close("all")
+
+
+def _through_student_code(error: BaseException) -> bool:
+    """Whether a frame of the error's traceback runs in a student's module (the dispatcher marks
+    each with __attnkit_student__)."""
+    frame = error.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_globals.get("__attnkit_student__") is True:
+            return True
+        frame = frame.tb_next
+    return False
 
 
 def _not_drawn(returned: Any, given: list[Axes], error: Exception) -> dict:
