@@ -197,8 +197,8 @@ def test_a_label_drawn_again_is_cached_and_a_forgery_with_its_box_still_fails():
         axes["xticklabels"][0], axes["xticklabels"][1] = axes["xticklabels"][1], axes["xticklabels"][0]
 
     assert forged_labels(swap) == LABEL_NOT_SHOWN
-    ink, _, _ = figure._label_ink(Q[0], ("DejaVu Sans",), 10.0, "normal", "normal", 0.0, (0.0, 0.0, 20.0, 12.0), 100.0)
-    assert not ink.flags.writeable  # a shared drawing cannot be changed by its reader
+    ink = figure._label_ink(Q[0], ("DejaVu Sans",), 10.0, "normal", "normal", 0.0, (0.0, 0.0, 20.0, 12.0), 100.0)
+    assert not ink.ink.flags.writeable  # a shared drawing cannot be changed by its reader
 
 def test_why_tick_labels_disagree_is_said_in_chinese():
     for problem in (LABEL_MISSING, LABEL_OUTSIDE, LABEL_ASIDE, LABEL_NOT_SHOWN):

@@ -30,6 +30,7 @@ import torch
 
 from autograder.errors import AttnkitError
 from autograder.grading.worker.protocol import NEW_AXES  # noqa: F401  (checks ask for a fresh Axes with it)
+from autograder.grading.worker.protocol import NOT_DRAWN_TEXT
 from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS
 from autograder.settings import PLOT_MAX_DRAWINGS as MAX_DRAWINGS
 from autograder.settings import PLOT_MAX_LABEL_CHARS as MAX_LABEL_CHARS
@@ -66,6 +67,13 @@ SIMILARITY_THRESHOLD = 0.997
 
 class UnreadablePlot(AttnkitError):
     """The drawing cannot be read as a heatmap; the text says why, in the student's terms."""
+
+
+class FigureNotDrawn(AttnkitError):
+    """The worker's drawing code failed on a figure for a reason of the kit's own (not the student's)."""
+
+
+TEXT_NOT_DRAWN = "your figure cannot be drawn: one of its texts holds a character that cannot be encoded (a lone surrogate such as \\ud800), which no font can draw"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,6 +199,11 @@ def read_heatmap(description: Any) -> Heatmap:
 
 def target_axes(description: Any) -> dict:
     """The description of the Axes that the plotting function returned."""
+    not_drawn = description.get("not_drawn") if isinstance(description, dict) else None
+    if not_drawn == NOT_DRAWN_TEXT:
+        raise UnreadablePlot(TEXT_NOT_DRAWN)
+    if not_drawn is not None:  # the kit's drawing failed: an internal error, never the student's
+        raise FigureNotDrawn(f"the grader could not draw the figure ({str(not_drawn)[:300]})")
     axes_list = description.get("axes", []) if isinstance(description, dict) else []
     target = description.get("target", -1) if isinstance(description, dict) else -1
     if not isinstance(axes_list, list) or not axes_list or not isinstance(target, int) or not 0 <= target < len(axes_list):

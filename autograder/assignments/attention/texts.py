@@ -245,6 +245,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "plot_grid_mismatch": {"en": "the heatmap's cells and its grid do not agree", "zh": "热力图的格子与它的网格不一致"},
     "plot_malformed": {"en": "the description of your figure is malformed", "zh": "你的图的描述格式不正确"},
+    "plot_text_not_drawn": {
+        "en": "your figure cannot be drawn: one of its texts holds a character that cannot be encoded (a lone surrogate such as \\ud800), which no font can draw",
+        "zh": "无法画出你的图：其中一段文字含有无法编码的字符（例如孤立的代理字符 \\ud800），任何字体都画不出来",
+    },
     "plot_too_large": {
         "en": f"the heatmap is too large to read: at most {PLOT_MAX_SIDE} rows or columns and {PLOT_MAX_CELLS} cells",
         "zh": f"热力图太大，无法读取：最多 {PLOT_MAX_SIDE} 行或列、{PLOT_MAX_CELLS} 个格子",

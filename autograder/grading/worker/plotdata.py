@@ -5,6 +5,11 @@ their arrays, extents or cell edges and colour limits; tick positions and labels
 in PNG pixels and its font (for the grader to draw it again: grading/integrity/figure.py); axis
 labels; limits; whether a colorbar belongs to the drawing. Plus a small PNG of the whole figure.
 
+A figure the plotting function closed (plt.close: its canvas is then a bare FigureCanvasBase), or one
+on another backend's canvas, is drawn on an Agg canvas of its own. When the kit's drawing fails, the
+error is not the student's: the description says so (`not_drawn`: NOT_DRAWN_TEXT when a text of
+the figure cannot be encoded, which no backend can draw; else the kit's error) instead of raising.
+
 `plot_call` is the entry point for a plot request: a keyword argument whose value is NEW_AXES
 (plain text on the wire) becomes a fresh Axes made here, so a check can see whether a plotting
 function draws on the Axes it is given (`given_axes` in the description). With `picture=False`
@@ -30,9 +35,10 @@ from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
 from matplotlib.figure import Figure, SubFigure  # noqa: E402
 from matplotlib.image import AxesImage, imsave  # noqa: E402
 from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
 
-from autograder.grading.worker.protocol import NEW_AXES  # noqa: E402
+from autograder.grading.worker.protocol import NEW_AXES, NOT_DRAWN_TEXT  # noqa: E402
 from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS  # noqa: E402  (the grader reads no more)
 from autograder.settings import PNG_DPI  # noqa: E402
 
@@ -232,17 +238,55 @@ def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None, pictu
     """Run `draw` on a clean pyplot state and describe the Axes it returned (and its figure).
 
     `given` holds the Axes handed to the plotting function (filled while `draw` runs), if any:
-    `given_axes` is its index among the described axes, -1 when it is not in that figure.
+    `given_axes` is its index among the described axes, -1 when it is not in that figure. An error
+    while the kit draws the figure is raised only when it passed through the student's code (a
+    tick formatter of theirs called at draw time); else the description says it (`not_drawn`).
     """
     plt.close("all")
     given = given if given is not None else []
     try:
         returned = draw()
-        with warnings.catch_warnings():  # the kit's own draws (missing glyphs...) are not the student's output
-            warnings.simplefilter("ignore")
-            return _describe(returned, given, picture)
+        try:
+            with warnings.catch_warnings():  # the kit's own draws (missing glyphs...) are not the student's output
+                warnings.simplefilter("ignore")
+                return _describe(returned, given, picture)
+        except Exception as error:  # noqa: BLE001 - the kit's drawing failed: said in the description, not raised as the student's
+            if _through_student_code(error):
+                raise  # the student's own code, called while the figure is drawn
+            return _not_drawn(returned, given, error)
     finally:
         plt.close("all")
+
+
+def _through_student_code(error: BaseException) -> bool:
+    """Whether a frame of the error's traceback runs in a student's module (the dispatcher marks
+    each with __attnkit_student__)."""
+    frame = error.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_globals.get("__attnkit_student__") is True:
+            return True
+        frame = frame.tb_next
+    return False
+
+
+def _not_drawn(returned: Any, given: list[Axes], error: Exception) -> dict:
+    """The description of a figure the kit could not draw: no Axes, and why (`not_drawn`)."""
+    try:
+        figure = _figure(returned, given)
+        texts = [] if figure is None else [text.get_text() for text in figure.findobj(Text)]
+    except Exception:  # noqa: BLE001 - the figure cannot even be walked: the kit's error stands
+        texts = []
+    why = NOT_DRAWN_TEXT if not all(_encodable(text) for text in texts) else f"{type(error).__name__}: {str(error)[:200]}"
+    return {"returned": type(returned).__name__, "axes": [], "target": -1, "png": torch.empty(0, dtype=torch.uint8), "colorbars": 0, "given_axes": -1, "figures": 0, "not_drawn": why}
+
+
+def _encodable(text: Any) -> bool:
+    """Whether a text can be drawn at all (a lone surrogate, '\\ud800', cannot be encoded: no font gets it)."""
+    try:
+        str(text).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _describe(returned: Any, given: list[Axes], picture: bool) -> dict:
@@ -259,6 +303,8 @@ def _describe(returned: Any, given: list[Axes], picture: bool) -> dict:
     if width * height * 72 * 72 > MAX_PIXELS:
         figure.set_size_inches(8, 6)
     figure.set_dpi(PNG_DPI)
+    if not isinstance(figure.canvas, FigureCanvasAgg):  # closed (plt.close) or another backend's
+        FigureCanvasAgg(figure)
     axes = list(figure.axes)
     described = _drawn_once(figure) or _drawn_twice(figure)
     return {**_holders(returned_kind, axes, ax, given), **described}
@@ -278,8 +324,8 @@ def _drawn_once(figure: Figure) -> dict | None:
     """The figure drawn once, on a canvas FRAME_PAD larger on every side (the layout kept as at its
     own size, as savefig does for bbox_inches), and cropped to its tight box: one layout and one
     render instead of a draw for the tight box and a second one for the PNG. None when it cannot:
-    a layout engine that runs at draw time (constrained layout), a canvas other than Agg's, or a
-    tight box past the frame."""
+    a layout engine that runs at draw time (constrained layout), a canvas other than Agg's (not
+    after _describe), or a tight box past the frame."""
     if _tight_bbox is None or not isinstance(figure.canvas, FigureCanvasAgg) or not isinstance(figure.get_layout_engine(), (type(None), PlaceHolderLayoutEngine)):
         return None
     renderer = figure.canvas.get_renderer()

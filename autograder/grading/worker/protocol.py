@@ -44,6 +44,7 @@ DTYPES: dict[str, torch.dtype] = {
 }
 DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
 NEW_AXES = "__attnkit_new_axes__"  # a plot keyword value the worker replaces by a fresh Axes (plotdata.plot_call)
+NOT_DRAWN_TEXT = "text"  # a plot description's `not_drawn` when a text of the figure cannot be encoded (plotdata)
 
 
 @dataclass(frozen=True)
