@@ -49,6 +49,7 @@ _ENTRIES = [
     Mistake("mha_key_projection_for_values", "C.3", "The values are projected with W_k: use W_v for the values.", "值（value）用了 W_k 投影：应使用 W_v。"),
     Mistake("mha_weights_after_dropout", "C.3", "The returned weights are the ones after dropout: return the weights from before dropout.", "返回的是 dropout 之后的权重：应返回 dropout 之前的权重。"),
     Mistake("dropout_in_eval", "C.3", "Dropout is still active in eval mode: use nn.Dropout (self.dropout), which is off after model.eval().", "eval 模式下 dropout 仍然生效：请使用 nn.Dropout（self.dropout），它在 model.eval() 之后会自动关闭。"),
+    Mistake("mha_weights_without_heads", "C.3", "The weights have no head axis: return every head's weights, (B, H, Lq, Lk), not one map for all heads (torch's nn.MultiheadAttention averages them by default; this task does not).", "返回的权重没有头这一维：应返回每个头的权重 (B, H, Lq, Lk)，而不是所有头合成的一张图（torch 的 nn.MultiheadAttention 默认会对各头取平均；本题不这样做）。"),
     Mistake("mha_mask_ignored", "C.3", "The mask is ignored: pass it to your masked_softmax.", "掩码被忽略了：要把它传给你的 masked_softmax。"),
     # Part D
     Mistake("block_pre_norm", "D.1", "The block normalises before attention (pre-norm): this task asks for post-norm, y = norm(x + dropout(attn(x))).", "该模块在注意力之前做了归一化（pre-norm）：本题要求 post-norm，即 y = norm(x + dropout(attn(x)))。"),

@@ -58,6 +58,7 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("mha_key_projection_for_values", "C", (("v = split_heads(self.W_v(value)", "v = split_heads(self.W_k(value)"),)),
         Mutant("mha_weights_after_dropout", "C", ((MHA_DROPOUT, "weights = self.dropout(weights)\n        heads = weights @ v"),)),
         Mutant("dropout_in_eval", "C", ((MHA_DROPOUT, "heads = torch.nn.functional.dropout(weights, p=self.dropout.p) @ v  # (B, H, Lq, Dh)"),)),
+        Mutant("mha_weights_without_heads", "C", (("return self.W_o(merge_heads(heads)), weights", "return self.W_o(merge_heads(heads)), weights.mean(dim=1)"),)),
         Mutant("mha_mask_ignored", "C", ((MHA_WEIGHTS, "weights = masked_softmax(attention_scores(q, k))"),)),
         # Part D
         Mutant("block_pre_norm", "D", (

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.checks.plugin import CheckFailure
-from autograder.assignments.attention.checks.support import expect_close, expect_pair, expect_tensor, grad_of, randn, reference
+from autograder.assignments.attention.checks.support import expect_close, expect_pair, expect_tensor, fmt_shape, grad_of, randn, reference
 from autograder.assignments.attention.mistakes import MISTAKES, diagnose
 from autograder.grading.worker.protocol import Handle
 
@@ -103,7 +103,15 @@ def forward_pair(student: StudentAPI, handle: Handle, where: str, *args: Any, se
 
 def forward_checked(student: StudentAPI, handle: Handle, where: str, out_shape: tuple, w_shape: tuple | None, *args: Any, seed: int | None = None, **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
     output, weights = forward_pair(student, handle, where, *args, seed=seed, **kwargs)
-    return expect_tensor(output, f"{where} (output)", out_shape), expect_tensor(weights, f"{where} (weights)", w_shape)
+    return expect_tensor(output, f"{where} (output)", out_shape), expect_weights(weights, where, w_shape)
+
+
+def expect_weights(weights: Any, where: str, shape: tuple | None) -> torch.Tensor:
+    """The weights must have `shape`; per-head weights (B, H, Lq, Lk) returned as one map for all
+    heads (B, Lq, Lk), as nn.MultiheadAttention does by default, are named as such."""
+    if shape is not None and len(shape) == 4 and isinstance(weights, torch.Tensor) and tuple(weights.shape) == (shape[0], *shape[2:]):
+        raise CheckFailure.keyed("wrong_shape", "mha_weights_without_heads", where=f"{where} (weights)", got=fmt_shape(weights.shape), expected=fmt_shape(shape))
+    return expect_tensor(weights, f"{where} (weights)", shape)
 
 
 def vjp_checked(student: StudentAPI, handle: Handle, where: str, args: list, grad_output: torch.Tensor, w_shape: tuple, wrt: list[int]) -> dict:
@@ -112,7 +120,7 @@ def vjp_checked(student: StudentAPI, handle: Handle, where: str, args: list, gra
     result = student.vjp(handle, args, [grad_output, None], wrt=wrt, where=f"{where} backward", params=True)
     output, weights = expect_pair(result.get("outputs"), where)
     expect_tensor(output, f"{where} (output)", tuple(grad_output.shape))
-    expect_tensor(weights, f"{where} (weights)", w_shape)
+    expect_weights(weights, where, w_shape)
     return result
 
 
