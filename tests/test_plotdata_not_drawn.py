@@ -2,8 +2,10 @@
 
 A plotting function may close its figure before returning it (the contract is silent on closing):
 the figure is drawn on an Agg canvas of its own and earns every point. A text that no font can
-draw (a lone surrogate) gets a short message of its own, not a dump of a C++ signature. Any other
-failure of the kit's own drawing is the grader's error, never reported as the student's.
+draw (a lone surrogate) gets a short message of its own, not a dump of a C++ signature. A figure
+that matplotlib's plain draw cannot draw either (a label with bad mathtext: plt.show and savefig
+fail the same way) is the student's, with matplotlib's error. Any other failure of the kit's own
+drawing is the grader's error, never reported as the student's.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import torch  # noqa: E402
 
 from autograder.assignments.attention.texts import key_of_english  # noqa: E402
 from autograder.grading.heatmap import TEXT_NOT_DRAWN, FigureNotDrawn, UnreadablePlot, read_heatmap  # noqa: E402
+from autograder.grading.worker.protocol import NOT_DRAWN_FIGURE  # noqa: E402
 from autograder.grading.integrity.figure import figure_problem  # noqa: E402
 from autograder.grading.worker import plotdata  # noqa: E402
 
@@ -105,7 +108,8 @@ def test_an_error_of_the_students_own_code_called_while_the_figure_is_drawn_is_s
 
     with pytest.raises(ValueError, match="the student's formatter"):
         plotdata.extract_plot(draw(student=True))
-    assert "the student's formatter" in plotdata.extract_plot(draw(student=False))["not_drawn"]  # no student frame: the kit's
+    kits = plotdata.extract_plot(draw(student=False))  # no student frame, but matplotlib's plain draw fails too: the figure's
+    assert kits["not_drawn"] == NOT_DRAWN_FIGURE and "the student's formatter" in kits["error"]
 
 
 def test_a_students_formatter_that_raises_at_draw_time_is_reported_as_theirs_by_the_worker(grade):
@@ -122,3 +126,21 @@ def test_a_students_formatter_that_raises_at_draw_time_is_reported_as_theirs_by_
     messages = [c.message for c in result.checks if c.part == "E" and not c.passed]
     assert messages and all("plot_attention raised ValueError: no tick for you" in m for m in messages if "raised" in m), messages
     assert any("plot_attention raised ValueError: no tick for you" in m for m in messages)
+
+
+def test_a_figure_matplotlib_cannot_draw_is_the_students_with_matplotlibs_error():
+    description = plotdata.extract_plot(heatmap(ylabel=r"key $\keyposition$"))  # unknown mathtext symbol
+    with pytest.raises(UnreadablePlot) as raised:
+        read_heatmap(description)
+    assert raised.value.key == "plot_not_drawable" and "Unknown symbol" in raised.value.values["error"]
+    assert "matplotlib cannot draw your figure" in str(raised.value)
+
+
+def test_a_label_with_bad_mathtext_fails_part_e_and_is_not_charged_again_in_part_f(grade):
+    source = REFERENCE.read_text(encoding="utf-8").replace('ax.set_xlabel("query position")', 'ax.set_xlabel(r"query $\\qposition$")')
+    result = grade(source, name="bad_mathtext", parts={"E", "F"})
+    part_e = [c for c in result.checks if c.part == "E"]
+    assert part_e and not any(c.passed for c in part_e) and all(c.status == "failed" for c in part_e), [(c.status, c.message) for c in part_e]
+    assert any("matplotlib cannot draw your figure" in c.message and "qposition" in c.message for c in part_e)
+    scores = {p.part: (p.score, p.max_score) for p in result.parts}
+    assert scores["F"][0] == scores["F"][1] > 0, [c.message for c in result.checks if c.part == "F" and not c.passed]

@@ -30,7 +30,7 @@ import torch
 
 from autograder.errors import AttnkitError
 from autograder.grading.worker.protocol import NEW_AXES  # noqa: F401  (checks ask for a fresh Axes with it)
-from autograder.grading.worker.protocol import NOT_DRAWN_TEXT
+from autograder.grading.worker.protocol import NOT_DRAWN_FIGURE, NOT_DRAWN_TEXT
 from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS
 from autograder.settings import PLOT_MAX_DRAWINGS as MAX_DRAWINGS
 from autograder.settings import PLOT_MAX_LABEL_CHARS as MAX_LABEL_CHARS
@@ -66,7 +66,12 @@ SIMILARITY_THRESHOLD = 0.997
 
 
 class UnreadablePlot(AttnkitError):
-    """The drawing cannot be read as a heatmap; the text says why, in the student's terms."""
+    """The drawing cannot be read as a heatmap; the text says why, in the student's terms (`key`
+    and `values`: the message's key in the assignment's texts, where the text has arguments)."""
+
+    def __init__(self, text: str, key: str = "", values: dict[str, str] | None = None) -> None:
+        super().__init__(text)
+        self.key, self.values = key, values or {}
 
 
 class FigureNotDrawn(AttnkitError):
@@ -74,6 +79,7 @@ class FigureNotDrawn(AttnkitError):
 
 
 TEXT_NOT_DRAWN = "your figure cannot be drawn: one of its texts holds a character that cannot be encoded (a lone surrogate such as \\ud800), which no font can draw"
+FIGURE_NOT_DRAWABLE = "matplotlib cannot draw your figure ({error}); plt.show() and savefig fail the same way: fix what that error names"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,6 +208,9 @@ def target_axes(description: Any) -> dict:
     not_drawn = description.get("not_drawn") if isinstance(description, dict) else None
     if not_drawn == NOT_DRAWN_TEXT:
         raise UnreadablePlot(TEXT_NOT_DRAWN)
+    if not_drawn == NOT_DRAWN_FIGURE:  # matplotlib's own plain draw fails too: the figure is the student's
+        said = {"error": str(description.get("error", ""))[:300]}
+        raise UnreadablePlot(FIGURE_NOT_DRAWABLE.format(**said), "plot_not_drawable", said)
     if not_drawn is not None:  # the kit's drawing failed: an internal error, never the student's
         raise FigureNotDrawn(f"the grader could not draw the figure ({str(not_drawn)[:300]})")
     axes_list = description.get("axes", []) if isinstance(description, dict) else []

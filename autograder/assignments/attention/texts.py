@@ -249,6 +249,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "your figure cannot be drawn: one of its texts holds a character that cannot be encoded (a lone surrogate such as \\ud800), which no font can draw",
         "zh": "无法画出你的图：其中一段文字含有无法编码的字符（例如孤立的代理字符 \\ud800），任何字体都画不出来",
     },
+    "plot_not_drawable": {
+        "en": "matplotlib cannot draw your figure ({error}); plt.show() and savefig fail the same way: fix what that error names",
+        "zh": "matplotlib 画不出你的图（{error}）；plt.show() 和 savefig 也会同样出错：请改正这个错误所指的地方",
+    },
     "plot_too_large": {
         "en": f"the heatmap is too large to read: at most {PLOT_MAX_SIDE} rows or columns and {PLOT_MAX_CELLS} cells",
         "zh": f"热力图太大，无法读取：最多 {PLOT_MAX_SIDE} 行或列、{PLOT_MAX_CELLS} 个格子",

@@ -7,8 +7,10 @@ labels; limits; whether a colorbar belongs to the drawing. Plus a small PNG of t
 
 A figure the plotting function closed (plt.close: its canvas is then a bare FigureCanvasBase), or one
 on another backend's canvas, is drawn on an Agg canvas of its own. When the kit's drawing fails, the
-error is not the student's: the description says so (`not_drawn`: NOT_DRAWN_TEXT when a text of
-the figure cannot be encoded, which no backend can draw; else the kit's error) instead of raising.
+error is not the student's unless matplotlib's own plain draw (what plt.show and savefig do) fails
+too: the description says so (`not_drawn`: NOT_DRAWN_TEXT when a text of the figure cannot be
+encoded, which no backend can draw; NOT_DRAWN_FIGURE, with the `error`, when matplotlib cannot draw
+the figure, e.g. a label with bad mathtext; else the kit's error) instead of raising.
 
 `plot_call` is the entry point for a plot request: a keyword argument whose value is NEW_AXES
 (plain text on the wire) becomes a fresh Axes made here, so a check can see whether a plotting
@@ -38,7 +40,7 @@ from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
 
-from autograder.grading.worker.protocol import NEW_AXES, NOT_DRAWN_TEXT  # noqa: E402
+from autograder.grading.worker.protocol import NEW_AXES, NOT_DRAWN_FIGURE, NOT_DRAWN_TEXT  # noqa: E402
 from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS  # noqa: E402  (the grader reads no more)
 from autograder.settings import PNG_DPI  # noqa: E402
 
@@ -271,13 +273,29 @@ def _through_student_code(error: BaseException) -> bool:
 
 def _not_drawn(returned: Any, given: list[Axes], error: Exception) -> dict:
     """The description of a figure the kit could not draw: no Axes, and why (`not_drawn`)."""
+    figure: Figure | None = None
     try:
         figure = _figure(returned, given)
         texts = [] if figure is None else [text.get_text() for text in figure.findobj(Text)]
     except Exception:  # noqa: BLE001 - the figure cannot even be walked: the kit's error stands
-        texts = []
-    why = NOT_DRAWN_TEXT if not all(_encodable(text) for text in texts) else f"{type(error).__name__}: {str(error)[:200]}"
-    return {"returned": type(returned).__name__, "axes": [], "target": -1, "png": torch.empty(0, dtype=torch.uint8), "colorbars": 0, "given_axes": -1, "figures": 0, "not_drawn": why}
+        figure, texts = None, []
+    said = f"{type(error).__name__}: {str(error)[:200]}"
+    description = {"returned": type(returned).__name__, "axes": [], "target": -1, "png": torch.empty(0, dtype=torch.uint8), "colorbars": 0, "given_axes": -1, "figures": 0, "not_drawn": said}
+    if not all(_encodable(text) for text in texts):
+        description["not_drawn"] = NOT_DRAWN_TEXT
+    elif figure is not None and (plain := _plain_draw_error(figure)):
+        description.update(not_drawn=NOT_DRAWN_FIGURE, error=plain)
+    return description
+
+
+def _plain_draw_error(figure: Figure) -> str:
+    """Why matplotlib's plain draw of the figure on an Agg canvas fails ('' when it draws): such a
+    figure cannot be shown or saved either, so its error is the student's."""
+    try:
+        FigureCanvasAgg(figure).draw()
+    except Exception as error:  # noqa: BLE001 - any error of the plain draw is the figure's own
+        return f"{type(error).__name__}: {str(error)[:200]}"
+    return ""
 
 
 def _encodable(text: Any) -> bool:

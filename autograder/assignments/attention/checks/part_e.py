@@ -87,8 +87,8 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     try:
         heatmap = read_heatmap(description)
     except UnreadablePlot as error:
-        key = key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
-        raise (CheckFailure(str(error), key=key) if key else fail(str(error))) from None
+        key = error.key or key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
+        raise (CheckFailure(str(error), key=key, values=error.values) if key else fail(str(error))) from None
     expect_trusted_figure(student)
     problem = _drawn["problem"] if "problem" in _drawn else figure_problem(description)
     _drawn["problem"] = problem  # the same description every time: its labels are drawn again once
