@@ -416,6 +416,22 @@ def test_wrong_tick_placement_fails_values_without_a_false_mistake(grade, refere
     assert checks["plot_attention_cell_values"].points == checks["plot_attention_cell_values"].max_points
 
 
+# qa3s e1_pcolormesh_ticks_off_by_half: pcolormesh cells are centred at i + 0.5; ticks set at i
+# put every token on a cell edge. The tokens are on the axes, only between the cells: that is said
+# (ticks_not_per_cell), not "the axes are not labelled with the tokens" (heatmap_unlabelled).
+_TICKS_ON_CELL_EDGES = _plot().replace(
+    "image = ax.imshow(weights.T.detach().numpy(), vmin=0, vmax=1, cmap='Blues')",
+    "image = ax.pcolormesh(weights.T.detach().numpy(), vmin=0, vmax=1, cmap='Blues')\n    ax.invert_yaxis()",
+)
+
+
+def test_tokens_on_cell_edges_are_said_to_be_off_the_cells_not_missing(grade, reference_source):
+    assert "pcolormesh" in _TICKS_ON_CELL_EDGES
+    check = _checks(grade(_with_plot(reference_source, _TICKS_ON_CELL_EDGES), parts={"E"}))["plot_attention_tick_labels"]
+    assert check.points == 0 and check.mistake == "", check.message
+    assert check.message_key == "ticks_not_per_cell", check.message
+
+
 PRE_NORM = ("attended, weights = self.attn(x, mask=mask)", "attended, weights = self.attn(self.norm(x), mask=mask)")
 PRE_NORM_OUT = ("return self.norm(x + self.dropout(attended)), weights", "return x + self.dropout(attended), weights")
 NO_SCALING = ("weights = masked_softmax(attention_scores(q, k), mask)", "weights = masked_softmax(q @ k.transpose(-2, -1), mask)")

@@ -131,11 +131,13 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
         return fail("the horizontal axis is labelled with the key tokens and the vertical one with the query tokens", "heatmap_transposed")
     missing = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if labels != set(tokens)]
     if missing:
-        unlabelled = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if not labels & set(tokens)]
-        which = axes_named(missing)
+        # unlabelled: no token anywhere on the axis; tokens on ticks that sit between the cells
+        # (pcolormesh ticks at i, not i + 0.5) are labels in the wrong place, said as such
+        on_axis = {"horizontal": set(heatmap.x_tick_labels), "vertical": set(heatmap.y_tick_labels)}
+        unlabelled = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if not (labels | on_axis[axis]) & set(tokens)]
         if unlabelled:
-            return fail(f"the ticks of the {which} do not carry the tokens", "heatmap_unlabelled")
-        return CheckFailure.keyed("ticks_not_per_cell", which=which)
+            return fail(f"the ticks of the {axes_named(unlabelled)} do not carry the tokens", "heatmap_unlabelled")
+        return CheckFailure.keyed("ticks_not_per_cell", which=axes_named(missing))
     return None
 
 
