@@ -432,6 +432,25 @@ def test_tokens_on_cell_edges_are_said_to_be_off_the_cells_not_missing(grade, re
     assert check.message_key == "ticks_not_per_cell", check.message
 
 
+# qa3s e1_axis_labels_swapped: the picture right (queries across), but the horizontal axis labelled
+# "key" and the vertical one "query". The contract: the horizontal label names the queries.
+def _labelled(xlabel: str, ylabel: str) -> str:
+    return _plot().replace("ax.set_xlabel('query'); ax.set_ylabel('key')", f"ax.set_xlabel({xlabel!r}); ax.set_ylabel({ylabel!r})")
+
+
+def test_axis_labels_that_name_the_other_axis_lose_the_label_point_only(grade, reference_source):
+    checks = _checks(grade(_with_plot(reference_source, _labelled("key position", "query position")), parts={"E"}))
+    lost = {name: c for name, c in checks.items() if c.points < c.max_points}
+    assert set(lost) == {"plot_attention_axis_labels"}, {name: c.message for name, c in lost.items()}
+    assert lost["plot_attention_axis_labels"].message_key == "axis_labels_swapped"
+
+
+@pytest.mark.parametrize(("xlabel", "ylabel"), [("横轴：Query 位置", "纵轴：Key 位置"), ("查询", "被关注的位置"), ("position", "Keys (关键词)")])
+def test_axis_labels_in_other_words_keep_the_label_point(grade, reference_source, xlabel, ylabel):
+    checks = _checks(grade(_with_plot(reference_source, _labelled(xlabel, ylabel)), parts={"E"}))
+    assert checks["plot_attention_axis_labels"].passed, checks["plot_attention_axis_labels"].message
+
+
 PRE_NORM = ("attended, weights = self.attn(x, mask=mask)", "attended, weights = self.attn(self.norm(x), mask=mask)")
 PRE_NORM_OUT = ("return self.norm(x + self.dropout(attended)), weights", "return x + self.dropout(attended), weights")
 NO_SCALING = ("weights = masked_softmax(attention_scores(q, k), mask)", "weights = masked_softmax(q @ k.transpose(-2, -1), mask)")

@@ -225,6 +225,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "cells_wrong": {"en": "the cells do not show the weight matrix (rows = keys, columns = queries)", "zh": "格子显示的不是权重矩阵（行 = key，列 = query）"},
     "axis_unlabelled": {"en": "no label on the {which}: name what each axis shows (query / key positions)", "zh": "{which}没有标签：写明它表示什么（Query / Key 位置）"},
+    "axis_labels_swapped": {
+        "en": "the axis labels name the wrong axes (horizontal: {xlabel!r}, vertical: {ylabel!r}): queries run across and keys down, so the horizontal label names the queries and the vertical one the keys",
+        "zh": "坐标轴标签写反了（横轴：{xlabel!r}，纵轴：{ylabel!r}）：横轴是 Query、纵轴是 Key，标签也应如此",
+    },
     "given_axes_ignored": {
         "en": "with ax= given, plot_attention drew on another figure or returned another Axes: draw on ax and return it",
         "zh": "给出 `ax=` 时，plot_attention 画在了别的图上或返回了别的 Axes：请画在 ax 上并返回它",

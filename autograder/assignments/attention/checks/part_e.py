@@ -12,6 +12,7 @@ student's own figure goes into the feedback next to the kit's render of the same
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import numpy as np
@@ -288,13 +289,27 @@ def test_plot_attention_light_to_dark(student: StudentAPI):
         raise CheckFailure.keyed("heatmap_dark_to_light", cmap=heatmap.cmap)
 
 
-@check("E.1", 1, "plot_attention: both axes have a label", kind=PROPERTY, gate="plot_attention_cell_values")
+# Words that name the queries or the keys in an axis label (English, the course text's Chinese).
+QUERY_WORDS = re.compile(r"\bquer(y|ies)\b|查询", re.IGNORECASE)
+KEY_WORDS = re.compile(r"\bkeys?\b|(?<!关)键", re.IGNORECASE)
+
+
+def names_only(label: str, named: re.Pattern, other: re.Pattern) -> bool:
+    """Whether the label names one side (keys or queries) and not the other: a label that names
+    both ("query → key") or neither ("position") is left alone."""
+    return bool(named.search(label)) and not other.search(label)
+
+
+@check("E.1", 1, "plot_attention: both axes have a label, the horizontal one for the queries", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_axis_labels(student: StudentAPI):
     description, _ = drawn(student)
     axes = target_axes(description)
     missing = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if not str(axes.get(key, "")).strip()]
     if missing:
         raise CheckFailure.keyed("axis_unlabelled", which=axes_named(missing))
+    xlabel, ylabel = str(axes["xlabel"]).strip()[:80], str(axes["ylabel"]).strip()[:80]
+    if names_only(xlabel, KEY_WORDS, QUERY_WORDS) or names_only(ylabel, QUERY_WORDS, KEY_WORDS):
+        raise CheckFailure.keyed("axis_labels_swapped", xlabel=xlabel, ylabel=ylabel)
 
 
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", kind=PROPERTY, gate="plot_attention_cell_values")
