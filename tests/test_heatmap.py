@@ -451,6 +451,20 @@ def test_axis_labels_in_other_words_keep_the_label_point(grade, reference_source
     assert checks["plot_attention_axis_labels"].passed, checks["plot_attention_axis_labels"].message
 
 
+# qa3s e1_vmin_vmax_swapped: a colour range fixed, but not to [0, 1], was explained as "the colour
+# range follows the data" (heatmap_auto_color_range). That mistake is named only when an end of the
+# range is the data's own (vmax=weights.max()); a range fixed elsewhere is said as it is.
+@pytest.mark.parametrize(
+    ("vmin", "mistake", "key"),
+    [("vmin=0, vmax=0.5, ", "", "color_range_not_unit"), ("vmin=0, vmax=float(weights.max()), ", "heatmap_auto_color_range", "")],
+    ids=["fixed_elsewhere", "follows_the_data"],
+)
+def test_a_wrong_colour_range_names_the_data_only_when_it_follows_the_data(grade, reference_source, vmin, mistake, key):
+    check = _checks(grade(_with_plot(reference_source, _plot(vmin=vmin)), parts={"E"}))["plot_attention_color_range"]
+    assert check.points == 0 and check.mistake == mistake, check.message
+    assert check.message_key == key or key == "", check.message
+
+
 PRE_NORM = ("attended, weights = self.attn(x, mask=mask)", "attended, weights = self.attn(self.norm(x), mask=mask)")
 PRE_NORM_OUT = ("return self.norm(x + self.dropout(attended)), weights", "return x + self.dropout(attended), weights")
 NO_SCALING = ("weights = masked_softmax(attention_scores(q, k), mask)", "weights = masked_softmax(q @ k.transpose(-2, -1), mask)")

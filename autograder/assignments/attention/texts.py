@@ -135,6 +135,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "causal_mask(3, 4, device='meta') returned a mask on {got}: make the mask on the device it is given (device=device), so that it sits next to inputs on a GPU",
         "zh": "causal_mask(3, 4, device='meta') 返回的掩码在 {got} 上：掩码要建在给定的 device 上（device=device），这样才会和 GPU 上的输入在一起",
     },
+    "color_range_not_unit": {
+        "en": "the colour range is [{low}, {high}], not [0, 1]: fix it with vmin=0, vmax=1 so that maps can be compared",
+        "zh": "颜色范围是 [{low}, {high}]，不是 [0, 1]：用 vmin=0, vmax=1 把它固定下来，这样不同的图才能比较",
+    },
     "heatmap_dark_to_light": {
         "en": "the colour map '{cmap}' does not go from light (weight 0) to dark (weight 1), so the strongest cell is not the darkest one: use a light-to-dark map such as 'Blues'",
         "zh": "颜色映射 '{cmap}' 不是由浅（权重 0）到深（权重 1），所以权重最大的格子不是颜色最深的：请使用由浅到深的颜色映射，例如 'Blues'",
