@@ -167,6 +167,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "figure_label_not_shown": {"en": "the image does not show a tick label where the description puts it", "zh": "图像中在描述所说的位置上没有显示那个刻度标签"},
     "no_parameter": {"en": "{where} has no parameter {names}: name the layers as the task says ({expected})", "zh": "{where} 没有参数 {names}：请按题目要求给各层命名（{expected}）"},
     "no_bias": {"en": "{where} has no parameter {names}: its layers need a bias (nn.Linear has one unless it is given bias=False)", "zh": "{where} 没有参数 {names}：这些层需要偏置（nn.Linear 默认有偏置，除非传入 bias=False）"},
+    "layer_without_parameters": {
+        "en": "{where} has no parameter {names}: its layers {layers} are named right but made without them (nn.LayerNorm(embed_dim) has a weight and a bias unless elementwise_affine=False)",
+        "zh": "{where} 没有参数 {names}：层 {layers} 的名字对，但创建时没有这些参数（nn.LayerNorm(embed_dim) 默认有 weight 和 bias，除非传入 elementwise_affine=False）",
+    },
     "no_parameter_but": {
         "en": "{where} has no parameter {names} (it has {own}): name the layers as the task says ({expected})",
         "zh": "{where} 没有参数 {names}（它有的是 {own}）：请按题目要求给各层命名（{expected}）",
