@@ -80,4 +80,3 @@ def test_nan_only_in_the_fully_blocked_row_is_still_named(grade, reference_sourc
     result = grade(apply(reference_source, MUTANTS["fully_masked_nan"]), name="fully_masked_nan", parts={"A"})
     check = next(c for c in result.checks if c.check_id == "masked_softmax_fully_blocked")
     assert check.mistake == "fully_masked_nan", check.message
-
