@@ -129,3 +129,13 @@ def test_layers_without_bias_are_told_so_not_to_rename_them(grade, reference_sou
     messages = list(_failed(result).values())
     assert messages and any("bias=False" in m for m in messages), messages
     assert not any("name the layers" in m for m in messages), messages
+
+
+def test_a_norm_made_without_weight_and_bias_is_told_so_not_to_rename_it(grade, reference_source):
+    """qa3s d1_norm_no_affine: nn.LayerNorm(E, elementwise_affine=False) was told to "name the layers
+    as the task says (attn, norm, dropout)" in every D.1 check, where its layer is named right."""
+    norm = "        self.norm = nn.LayerNorm(embed_dim)\n"
+    result = _grade(grade, reference_source, "block_norm_no_affine", "D", (norm, norm.replace("(embed_dim)", "(embed_dim, elementwise_affine=False)")))
+    messages = list(_failed(result).values())
+    assert messages and any("norm (LayerNorm)" in m and "elementwise_affine=False" in m for m in messages), messages
+    assert not any("name the layers" in m for m in messages), messages

@@ -416,6 +416,55 @@ def test_wrong_tick_placement_fails_values_without_a_false_mistake(grade, refere
     assert checks["plot_attention_cell_values"].points == checks["plot_attention_cell_values"].max_points
 
 
+# qa3s e1_pcolormesh_ticks_off_by_half: pcolormesh cells are centred at i + 0.5; ticks set at i
+# put every token on a cell edge. The tokens are on the axes, only between the cells: that is said
+# (ticks_not_per_cell), not "the axes are not labelled with the tokens" (heatmap_unlabelled).
+_TICKS_ON_CELL_EDGES = _plot().replace(
+    "image = ax.imshow(weights.T.detach().numpy(), vmin=0, vmax=1, cmap='Blues')",
+    "image = ax.pcolormesh(weights.T.detach().numpy(), vmin=0, vmax=1, cmap='Blues')\n    ax.invert_yaxis()",
+)
+
+
+def test_tokens_on_cell_edges_are_said_to_be_off_the_cells_not_missing(grade, reference_source):
+    assert "pcolormesh" in _TICKS_ON_CELL_EDGES
+    check = _checks(grade(_with_plot(reference_source, _TICKS_ON_CELL_EDGES), parts={"E"}))["plot_attention_tick_labels"]
+    assert check.points == 0 and check.mistake == "", check.message
+    assert check.message_key == "ticks_not_per_cell", check.message
+
+
+# qa3s e1_axis_labels_swapped: the picture right (queries across), but the horizontal axis labelled
+# "key" and the vertical one "query". The contract: the horizontal label names the queries.
+def _labelled(xlabel: str, ylabel: str) -> str:
+    return _plot().replace("ax.set_xlabel('query'); ax.set_ylabel('key')", f"ax.set_xlabel({xlabel!r}); ax.set_ylabel({ylabel!r})")
+
+
+def test_axis_labels_that_name_the_other_axis_lose_the_label_point_only(grade, reference_source):
+    checks = _checks(grade(_with_plot(reference_source, _labelled("key position", "query position")), parts={"E"}))
+    lost = {name: c for name, c in checks.items() if c.points < c.max_points}
+    assert set(lost) == {"plot_attention_axis_labels"}, {name: c.message for name, c in lost.items()}
+    assert lost["plot_attention_axis_labels"].message_key == "axis_labels_swapped"
+
+
+@pytest.mark.parametrize(("xlabel", "ylabel"), [("横轴：Query 位置", "纵轴：Key 位置"), ("查询", "被关注的位置"), ("position", "Keys (关键词)")])
+def test_axis_labels_in_other_words_keep_the_label_point(grade, reference_source, xlabel, ylabel):
+    checks = _checks(grade(_with_plot(reference_source, _labelled(xlabel, ylabel)), parts={"E"}))
+    assert checks["plot_attention_axis_labels"].passed, checks["plot_attention_axis_labels"].message
+
+
+# qa3s e1_vmin_vmax_swapped: a colour range fixed, but not to [0, 1], was explained as "the colour
+# range follows the data" (heatmap_auto_color_range). That mistake is named only when an end of the
+# range is the data's own (vmax=weights.max()); a range fixed elsewhere is said as it is.
+@pytest.mark.parametrize(
+    ("vmin", "mistake", "key"),
+    [("vmin=0, vmax=0.5, ", "", "color_range_not_unit"), ("vmin=0, vmax=float(weights.max()), ", "heatmap_auto_color_range", "")],
+    ids=["fixed_elsewhere", "follows_the_data"],
+)
+def test_a_wrong_colour_range_names_the_data_only_when_it_follows_the_data(grade, reference_source, vmin, mistake, key):
+    check = _checks(grade(_with_plot(reference_source, _plot(vmin=vmin)), parts={"E"}))["plot_attention_color_range"]
+    assert check.points == 0 and check.mistake == mistake, check.message
+    assert check.message_key == key or key == "", check.message
+
+
 PRE_NORM = ("attended, weights = self.attn(x, mask=mask)", "attended, weights = self.attn(self.norm(x), mask=mask)")
 PRE_NORM_OUT = ("return self.norm(x + self.dropout(attended)), weights", "return x + self.dropout(attended), weights")
 NO_SCALING = ("weights = masked_softmax(attention_scores(q, k), mask)", "weights = masked_softmax(q @ k.transpose(-2, -1), mask)")

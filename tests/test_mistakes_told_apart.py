@@ -56,3 +56,27 @@ def test_what_a_trusted_stand_in_refuses_is_said_in_the_students_terms(grade, re
     assert check.message_key == "stand_in_refused", check.message
     assert "the trusted MultiHeadAttention" in check.message and "key is a torch.bool tensor" in check.message, check.message
     assert "self.attn(x, mask)" in check.message, check.message  # the student's line
+
+
+# qa3s a2_additive_inf_times_mask: the mask added as (~mask) * -inf, where 0 * -inf = NaN at every
+# allowed key. The mask check said "blocked keys got a non-zero weight" (NaN != 0) and the
+# fully-blocked checks named fully_masked_nan (a guard for the all-blocked row) for NaN in every row.
+# NaN beyond the fully blocked row is said as NaN, and no mistake is named for it.
+ADDITIVE_NAN_MASK = Mutant("a2_additive_inf_times_mask", "A", (
+    (MASK_FILL, 'scores = scores + (~mask).to(scores.dtype) * float("-inf")'),
+))
+
+
+def test_nan_at_allowed_keys_is_said_as_nan_not_as_blocked_weight_or_a_fully_blocked_row(grade, reference_source):
+    result = grade(apply(reference_source, ADDITIVE_NAN_MASK), name="a2_additive", parts={"A"})
+    checks = {c.check_id: c for c in result.checks if c.task == "A.2"}
+    assert checks["masked_softmax_mask"].message_key == "nan_values", checks["masked_softmax_mask"].message
+    for check_id in ("masked_softmax_fully_blocked", "masked_softmax_fully_blocked_gradient"):
+        check = checks[check_id]
+        assert not check.passed and check.mistake != "fully_masked_nan", check.message
+
+
+def test_nan_only_in_the_fully_blocked_row_is_still_named(grade, reference_source):
+    result = grade(apply(reference_source, MUTANTS["fully_masked_nan"]), name="fully_masked_nan", parts={"A"})
+    check = next(c for c in result.checks if c.check_id == "masked_softmax_fully_blocked")
+    assert check.mistake == "fully_masked_nan", check.message

@@ -91,6 +91,8 @@ class Heatmap:
 
     values (rows, cols): rows top to bottom, columns left to right;
     column_labels / row_labels: the tick label at each column / row centre ('' when none);
+    x_tick_labels / y_tick_labels: every label on the horizontal / vertical axis, wherever its tick
+    sits (a label between two cells is on the axis but under no column or row);
     clim: the colour range (None where unset); colorbar: a colorbar belongs to the drawing.
     """
 
@@ -101,6 +103,8 @@ class Heatmap:
     clim: tuple[float | None, float | None]
     colorbar: bool
     cmap: str
+    x_tick_labels: tuple[str, ...] = ()
+    y_tick_labels: tuple[str, ...] = ()
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -255,6 +259,8 @@ def _read(description: dict) -> Heatmap:
         clim=(None if low is None else float(low), None if high is None else float(high)),
         colorbar=bool(drawing.get("colorbar")) or int(description.get("colorbars", 0)) > 0,
         cmap=str(drawing.get("cmap", "")),
+        x_tick_labels=tuple(label.strip() for label in xlabels if label.strip()),
+        y_tick_labels=tuple(label.strip() for label in ylabels if label.strip()),
     )
 
 

@@ -135,6 +135,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "causal_mask(3, 4, device='meta') returned a mask on {got}: make the mask on the device it is given (device=device), so that it sits next to inputs on a GPU",
         "zh": "causal_mask(3, 4, device='meta') 返回的掩码在 {got} 上：掩码要建在给定的 device 上（device=device），这样才会和 GPU 上的输入在一起",
     },
+    "color_range_not_unit": {
+        "en": "the colour range is [{low}, {high}], not [0, 1]: fix it with vmin=0, vmax=1 so that maps can be compared",
+        "zh": "颜色范围是 [{low}, {high}]，不是 [0, 1]：用 vmin=0, vmax=1 把它固定下来，这样不同的图才能比较",
+    },
     "heatmap_dark_to_light": {
         "en": "the colour map '{cmap}' does not go from light (weight 0) to dark (weight 1), so the strongest cell is not the darkest one: use a light-to-dark map such as 'Blues'",
         "zh": "颜色映射 '{cmap}' 不是由浅（权重 0）到深（权重 1），所以权重最大的格子不是颜色最深的：请使用由浅到深的颜色映射，例如 'Blues'",
@@ -163,6 +167,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "figure_label_not_shown": {"en": "the image does not show a tick label where the description puts it", "zh": "图像中在描述所说的位置上没有显示那个刻度标签"},
     "no_parameter": {"en": "{where} has no parameter {names}: name the layers as the task says ({expected})", "zh": "{where} 没有参数 {names}：请按题目要求给各层命名（{expected}）"},
     "no_bias": {"en": "{where} has no parameter {names}: its layers need a bias (nn.Linear has one unless it is given bias=False)", "zh": "{where} 没有参数 {names}：这些层需要偏置（nn.Linear 默认有偏置，除非传入 bias=False）"},
+    "layer_without_parameters": {
+        "en": "{where} has no parameter {names}: its layers {layers} are named right but made without them (nn.LayerNorm(embed_dim) has a weight and a bias unless elementwise_affine=False)",
+        "zh": "{where} 没有参数 {names}：层 {layers} 的名字对，但创建时没有这些参数（nn.LayerNorm(embed_dim) 默认有 weight 和 bias，除非传入 elementwise_affine=False）",
+    },
     "no_parameter_but": {
         "en": "{where} has no parameter {names} (it has {own}): name the layers as the task says ({expected})",
         "zh": "{where} 没有参数 {names}（它有的是 {own}）：请按题目要求给各层命名（{expected}）",
@@ -225,6 +233,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "cells_wrong": {"en": "the cells do not show the weight matrix (rows = keys, columns = queries)", "zh": "格子显示的不是权重矩阵（行 = key，列 = query）"},
     "axis_unlabelled": {"en": "no label on the {which}: name what each axis shows (query / key positions)", "zh": "{which}没有标签：写明它表示什么（Query / Key 位置）"},
+    "axis_labels_swapped": {
+        "en": "the axis labels name the wrong axes (horizontal: {xlabel!r}, vertical: {ylabel!r}): queries run across and keys down, so the horizontal label names the queries and the vertical one the keys",
+        "zh": "坐标轴标签写反了（横轴：{xlabel!r}，纵轴：{ylabel!r}）：横轴是 Query、纵轴是 Key，标签也应如此",
+    },
     "given_axes_ignored": {
         "en": "with ax= given, plot_attention drew on another figure or returned another Axes: draw on ax and return it",
         "zh": "给出 `ax=` 时，plot_attention 画在了别的图上或返回了别的 Axes：请画在 ax 上并返回它",

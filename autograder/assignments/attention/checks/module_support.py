@@ -83,6 +83,12 @@ def load_weights(student: StudentAPI, handle: Handle, state: Params, owner: str,
     if absent and all(name.endswith(".bias") for name in absent):  # the layers are there, made with bias=False
         raise CheckFailure.keyed("no_bias", where=owner, names=", ".join(absent))
     if absent:
+        layers = sorted({name.rpartition(".")[0] for name in absent})
+        info = student.describe(handle, where=f"inspecting {owner}")
+        children = info.get("children", {}) if isinstance(info, dict) else {}
+        if all(layer and layer in children for layer in layers):  # named right, made without them
+            made = ", ".join(f"{layer} ({children[layer]})" for layer in layers)
+            raise CheckFailure.keyed("layer_without_parameters", where=owner, names=", ".join(absent), layers=made)
         raise CheckFailure.keyed("no_parameter", where=owner, names=", ".join(absent), expected=", ".join(names))
 
 

@@ -124,7 +124,7 @@ def test_masked_softmax_mask(student: StudentAPI, gen):
     mask = random_mask(gen, B, H, LQ, LK)
     weights = expect_tensor(student.call("masked_softmax", scores, mask), "masked_softmax", (B, H, LQ, LK))
     candidates = _softmax_variants(scores, mask)
-    if (weights.masked_select(~mask) != 0).any():
+    if not torch.isnan(weights).any() and (weights.masked_select(~mask) != 0).any():  # NaN: said by expect_close
         raise_keyed_with_diagnosis(weights, candidates, "blocked_nonzero")
     expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a mask", candidates)
 
@@ -142,8 +142,8 @@ def test_masked_softmax_fully_blocked(student: StudentAPI, gen):
     mask = random_mask(gen, LQ, LK)
     mask[1] = False
     weights = expect_tensor(student.call("masked_softmax", scores, mask), "masked_softmax", (LQ, LK))
-    if torch.isnan(weights).any():
-        raise fail_with("masked_softmax: a fully blocked row gives NaN", "fully_masked_nan")
+    if torch.isnan(weights[1]).any() and not torch.isnan(weights[torch.arange(LQ) != 1]).any():
+        raise fail_with("masked_softmax: a fully blocked row gives NaN", "fully_masked_nan")  # NaN elsewhere too: said by expect_close
     if weights[1].abs().sum() > 0:
         uniform = torch.allclose(weights[1].double(), torch.full((LK,), 1 / LK, dtype=torch.float64))
         if uniform:
@@ -162,7 +162,7 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
     if result["grads"][0] is None:
         raise CheckFailure.keyed("no_gradient", where="masked_softmax", name="scores")
     grad = expect_tensor(result["grads"][0], "the gradient of masked_softmax", (LQ, LK))
-    if not torch.isfinite(grad).all():
+    if not torch.isfinite(grad[2]).all() and torch.isfinite(grad[torch.arange(LQ) != 2]).all():
         raise fail_with("masked_softmax: the gradient is NaN or infinite when a row is fully blocked", "fully_masked_nan")
     leaf = scores.clone().requires_grad_(True)
     torch.autograd.backward(reference().masked_softmax(leaf, mask), grad_out)

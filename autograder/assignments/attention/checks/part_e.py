@@ -12,6 +12,7 @@ student's own figure goes into the feedback next to the kit's render of the same
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import numpy as np
@@ -131,11 +132,13 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
         return fail("the horizontal axis is labelled with the key tokens and the vertical one with the query tokens", "heatmap_transposed")
     missing = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if labels != set(tokens)]
     if missing:
-        unlabelled = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if not labels & set(tokens)]
-        which = axes_named(missing)
+        # unlabelled: no token anywhere on the axis; tokens on ticks that sit between the cells
+        # (pcolormesh ticks at i, not i + 0.5) are labels in the wrong place, said as such
+        on_axis = {"horizontal": set(heatmap.x_tick_labels), "vertical": set(heatmap.y_tick_labels)}
+        unlabelled = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if not (labels | on_axis[axis]) & set(tokens)]
         if unlabelled:
-            return fail(f"the ticks of the {which} do not carry the tokens", "heatmap_unlabelled")
-        return CheckFailure.keyed("ticks_not_per_cell", which=which)
+            return fail(f"the ticks of the {axes_named(unlabelled)} do not carry the tokens", "heatmap_unlabelled")
+        return CheckFailure.keyed("ticks_not_per_cell", which=axes_named(missing))
     return None
 
 
@@ -251,7 +254,9 @@ def test_plot_attention_color_range(student: StudentAPI):
     data_low, data_high = float(weights.min()), float(weights.max())
     if low is None or high is None or (abs(low - data_low) < 1e-6 and abs(high - data_high) < 1e-6):
         raise fail("the colour range follows the data", "heatmap_auto_color_range")
-    raise fail(f"the colour range is [{low:.3g}, {high:.3g}], not [0, 1]", "heatmap_auto_color_range")
+    if abs(low - data_low) < 1e-6 or abs(high - data_high) < 1e-6:  # one end follows the data (vmax=w.max())
+        raise fail(f"the colour range is [{low:.3g}, {high:.3g}], not [0, 1]", "heatmap_auto_color_range")
+    raise CheckFailure.keyed("color_range_not_unit", low=f"{low:.3g}", high=f"{high:.3g}")  # fixed, but not to [0, 1]
 
 
 def lightness(rgba: Any) -> float:
@@ -286,13 +291,27 @@ def test_plot_attention_light_to_dark(student: StudentAPI):
         raise CheckFailure.keyed("heatmap_dark_to_light", cmap=heatmap.cmap)
 
 
-@check("E.1", 1, "plot_attention: both axes have a label", kind=PROPERTY, gate="plot_attention_cell_values")
+# Words that name the queries or the keys in an axis label (English, the course text's Chinese).
+QUERY_WORDS = re.compile(r"\bquer(y|ies)\b|查询", re.IGNORECASE)
+KEY_WORDS = re.compile(r"\bkeys?\b|(?<!关)键", re.IGNORECASE)
+
+
+def names_only(label: str, named: re.Pattern, other: re.Pattern) -> bool:
+    """Whether the label names one side (keys or queries) and not the other: a label that names
+    both ("query → key") or neither ("position") is left alone."""
+    return bool(named.search(label)) and not other.search(label)
+
+
+@check("E.1", 1, "plot_attention: both axes have a label, the horizontal one for the queries", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_axis_labels(student: StudentAPI):
     description, _ = drawn(student)
     axes = target_axes(description)
     missing = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if not str(axes.get(key, "")).strip()]
     if missing:
         raise CheckFailure.keyed("axis_unlabelled", which=axes_named(missing))
+    xlabel, ylabel = str(axes["xlabel"]).strip()[:80], str(axes["ylabel"]).strip()[:80]
+    if names_only(xlabel, KEY_WORDS, QUERY_WORDS) or names_only(ylabel, QUERY_WORDS, KEY_WORDS):
+        raise CheckFailure.keyed("axis_labels_swapped", xlabel=xlabel, ylabel=ylabel)
 
 
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", kind=PROPERTY, gate="plot_attention_cell_values")
