@@ -300,6 +300,18 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
     return 0
 
 
+def shown_name(name: str) -> str:
+    """A submission's name as the terminal shows it: control and format characters (a newline, a
+    terminal escape, a right-to-left override) as `\\x1b`, `\\u202e`: a file name chosen by a
+    student must not act in the instructor's terminal or read as another name."""
+    import unicodedata
+
+    return "".join(
+        ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch
+        for ch in name
+    )
+
+
 class BatchProgress:
     """grade-batch's progress: a tqdm bar with one line per submission on a terminal; on a pipe or
     in a log, the same lines alone (no bar, no carriage returns)."""
@@ -312,7 +324,7 @@ class BatchProgress:
     def __call__(self, count: int, total: int, result) -> None:
         self.graded += 1
         status = "could not grade" if result.grader_error else f"{result.score:g}/{result.max_score:g}"
-        line = f"{result.submission}: {status} ({result.execution_time:.1f} s)"
+        line = f"{shown_name(result.submission)}: {status} ({result.execution_time:.1f} s)"
         if not self._stream.isatty():
             print(f"{count}/{total} {line}", file=self._stream, flush=True)
             return
@@ -348,7 +360,7 @@ def _print_scores(batch) -> None:
     for result in batch.submissions:
         parts = " ".join(f"{p.part}:{p.score:g}/{p.max_score:g}" for p in result.parts)
         score = "error" if result.grader_error and not result.checks else f"{result.score:g}/{result.max_score:g}"
-        print(f"{result.submission:<28} {score:>9}  {parts}")
+        print(f"{shown_name(result.submission):<28} {score:>9}  {parts}")
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

@@ -94,6 +94,14 @@ def test_progress_on_a_terminal_draws_a_bar_and_names_each_submission():
     assert "2/2" in text and "100%" in text  # tqdm's bar, finished
 
 
+def test_progress_shows_control_characters_in_a_name_instead_of_sending_them():
+    stream = io.StringIO()  # a pipe: the plain lines
+    name = "evil\x1b]0;pwned\x07\nbob: 4/4\u202egnp"
+    with BatchProgress(stream) as progress:
+        progress(1, 1, SimpleNamespace(submission=name, grader_error="", score=0.0, max_score=4.0, execution_time=1.0))
+    assert stream.getvalue() == "1/1 evil\\x1b]0;pwned\\x07\\nbob: 4/4\\u202egnp: 0/4 (1.0 s)\n"
+
+
 def test_check_passes_reference_and_explains_blank(capsys):
     assert main(["check", str(REFERENCE)]) == 0
     assert main(["check", str(BLANK)]) == 1

@@ -417,6 +417,16 @@ def test_lone_surrogates_in_student_text_can_still_be_written(grade_a, tmp_path)
     assert "bad ? mask ?" in (folder / "feedback.md").read_text(encoding="utf-8")
 
 
+def test_terminal_escapes_in_printed_output_are_shown_not_sent_to_the_terminal(grade_a, reference_a, tmp_path):
+    result = grade_a(payload("terminal_escapes"), "terminal_escapes")
+    assert result.score == reference_a.score  # printing costs nothing
+    folder = write_submission(result, {}, tmp_path / "out")
+    for name in ("feedback.md", "feedback.html"):
+        text = (folder / name).read_text(encoding="utf-8")
+        assert "\\x1b[2J\\x1b[H\\x1b]0;pwned\\x07hidden\\x0dScore: 100/100" in text, name
+        assert not any(ch in text for ch in "\x1b\x07\r"), name
+
+
 @root_only(NO_NETNS)
 def test_network_is_unreachable_from_the_worker(grade_a):
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
