@@ -267,3 +267,35 @@ def test_a_helper_in_a_cell_without_an_answer_tag_is_named_in_a_note(tmp_path):
     ]))
     notes = load_submission(path).notes
     assert len(notes) == 1 and "cell 1 defines _row_max," in notes[0] and "only the answer cells" in notes[0], notes
+
+
+def test_a_solution_written_in_a_new_cell_below_the_stub_is_named_in_a_note(tmp_path):
+    """QA qa3p n06: the task's answer cell still holds the stub and the student's code is in a new
+    (untagged) cell below it; only the answer cells are graded, so 'not implemented yet' alone
+    would not say why: a note names the cell and the definition."""
+    path = tmp_path / "below.ipynb"
+    path.write_bytes(_notebook([
+        _code("def causal_mask(size_q, size_k=None, device=None):\n    raise NotImplementedError\n", ["attnkit:answer"]),
+        _code("def causal_mask(size_q, size_k=None, device=None):\n    return torch.ones(size_q, size_k or size_q).tril().bool()\n"),
+        _code("print(causal_mask(3))\n"),
+    ]))
+    notes = load_submission(path).notes
+    assert len(notes) == 1 and "cell 2 defines causal_mask again" in notes[0] and "only the answer cells" in notes[0], notes
+
+
+@pytest.mark.parametrize("notebook", ["attention.ipynb", "attention.zh.ipynb"])
+def test_a_notebook_whose_tags_were_lost_grades_without_the_kits_own_cells(notebook):
+    """QA qa3p n10: an editor that drops cell metadata (tags) leaves a notebook with no answer cell,
+    graded as all its code cells; the kit's own cells (checks, demos, Part F's importlib) cost the
+    student 15 points as 'your file uses importlib'. Those cells, unchanged, are the kit's."""
+    released = json.loads((REPO / "assignments" / "attention" / notebook).read_text(encoding="utf-8"))
+    for cell in released["cells"]:
+        cell["metadata"] = {"id": "colab"}
+        if "def causal_mask" in "".join(cell["source"]):
+            cell["source"] = "".join(cell["source"]).replace("\n", "\r\n")  # saved on Windows: still the answer
+    scratch = _code("print(causal_mask(3))\n")
+    released["cells"].append(scratch)
+    text = "".join(code for _, code in notebook_chunks(json.dumps(released).encode(), notebook))
+    assert "public_checks" not in text and "importlib" not in text and "pronoun_task" not in text
+    assert "import torch" in text and "def causal_mask" in text and "def plot_attention" in text
+    assert "print(causal_mask(3))" in text  # the student's own cells are kept
