@@ -299,3 +299,29 @@ def test_a_notebook_whose_tags_were_lost_grades_without_the_kits_own_cells(noteb
     assert "public_checks" not in text and "importlib" not in text and "pronoun_task" not in text
     assert "import torch" in text and "def causal_mask" in text and "def plot_attention" in text
     assert "print(causal_mask(3))" in text  # the student's own cells are kept
+
+
+def _with_outputs(size: int) -> bytes:
+    """A notebook whose answer is one line of code and whose outputs (a picture) take `size` bytes."""
+    picture = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "A" * size}}
+    return _notebook([{**_code("def f():\n    return 1\n", ["attnkit:answer"]), "outputs": [picture]}])
+
+
+def test_a_notebook_large_with_its_outputs_is_read_the_same_from_a_file_a_folder_and_a_zip(tmp_path):
+    """QA qa3p n25: a 3.6 MB notebook (pictures left in its outputs) got 0/100 as a file ('over the
+    2 MiB limit') and 100/100 in a folder (Gradescope's, PrairieLearn's): outputs are not graded."""
+    data = _with_outputs(3 << 20)
+    (tmp_path / "sub").mkdir()
+    for path in (tmp_path / "ada.ipynb", tmp_path / "sub" / "attention.ipynb"):
+        path.write_bytes(data)
+    with zipfile.ZipFile(tmp_path / "ada.zip", "w") as archive:
+        archive.writestr("attention.ipynb", data)
+    for path in (tmp_path / "ada.ipynb", tmp_path / "sub", tmp_path / "ada.zip"):
+        assert [code for _, code in load_submission(path).chunks] == ["def f():\n    return 1\n"], path
+
+
+def test_a_notebook_over_the_limit_says_to_clear_its_outputs(tmp_path):
+    path = tmp_path / "huge.ipynb"
+    path.write_bytes(_with_outputs(9 << 20))
+    with pytest.raises(SubmissionError, match=r"over the 8 MiB limit of a notebook: its outputs .* Clear them"):
+        load_submission(path)

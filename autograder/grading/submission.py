@@ -303,9 +303,16 @@ def load_submission(path: Path) -> Submission:
         return _from_files(submission_name(path), "zip", _read_zip(path))
     if path.suffix not in (".py", ".ipynb"):
         raise SubmissionError(t("submission.kind", file=path.name))
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise SubmissionError(t("submission.too_big", file=path.name, size=path.stat().st_size, limit=MAX_FILE_BYTES >> 20))
+    if path.stat().st_size > _max_bytes(path.name):
+        key = "submission.notebook_too_big" if path.suffix == ".ipynb" else "submission.too_big"
+        raise SubmissionError(t(key, file=path.name, size=path.stat().st_size, limit=_max_bytes(path.name) >> 20))
     return _from_files(submission_name(path), path.suffix[1:], {path.name: path.read_bytes()}, entry=path.name)
+
+
+def _max_bytes(name: str) -> int:
+    """The size a handed-in file may have: a notebook carries its outputs (images) besides the code,
+    so it may take what a whole folder may, as it does when handed in inside one."""
+    return MAX_TOTAL_BYTES if name.endswith(".ipynb") else MAX_FILE_BYTES
 
 
 def _read_folder(folder: Path) -> dict[str, bytes]:
@@ -347,11 +354,11 @@ def _read_zip(path: Path) -> dict[str, bytes]:
                 continue
             try:
                 with archive.open(info) as member:
-                    data = member.read(MAX_FILE_BYTES + 1)  # bounded even if the header lies
+                    data = member.read(_max_bytes(name.name) + 1)  # bounded even if the header lies
             except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError, RuntimeError, NotImplementedError) as error:
                 raise SubmissionError(t("submission.zip_entry", file=path.name, entry=repr(info.filename), error=error)) from None
             total += len(data)
-            if len(data) > MAX_FILE_BYTES or total > MAX_ZIP_BYTES or len(files) >= MAX_FILES:
+            if len(data) > _max_bytes(name.name) or total > MAX_ZIP_BYTES or len(files) >= MAX_FILES:
                 raise SubmissionError(t("submission.zip_bomb", file=path.name, file_limit=MAX_FILE_BYTES >> 20, limit=MAX_ZIP_BYTES >> 20, count=MAX_FILES))
             files[name.as_posix()] = data
     return _strip_common_folder(files)
