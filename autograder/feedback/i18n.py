@@ -325,8 +325,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "{file}：第 {number} 个单元格定义了 {names}，你的作答单元格用到了它，但它不是作答单元格：评分器只运行作答单元格（标签 attnkit:answer），请给这个单元格加上标签，或把定义移到作答单元格里",
     },
     "submission.untagged_redefinition": {
-        "en": "{file}: cell {number} defines {names} again, but it is not an answer cell: the grader runs only the answer cells (tagged attnkit:answer), so it graded the {names} of the task's own cell; put your code in that cell (or tag this one and delete the other)",
-        "zh": "{file}：第 {number} 个单元格又定义了一次 {names}，但它不是作答单元格：评分器只运行作答单元格（标签 attnkit:answer），所以评的是该题自己单元格里的 {names}；请把代码写进那个单元格（或给这个单元格加上标签并删掉另一个）",
+        "en": "{file}: cell {number} defines {names} again, but it is not an answer cell: the grader runs only the answer cells (tagged attnkit:answer), so it graded the definition in the task's own cell; put your code in that cell (or tag this one and delete the other)",
+        "zh": "{file}：第 {number} 个单元格又定义了一次 {names}，但它不是作答单元格：评分器只运行作答单元格（标签 attnkit:answer），所以评的是该题自己单元格里的定义；请把代码写进那个单元格（或给这个单元格加上标签并删掉另一个）",
     },
     "submission.tags": {
         "en": "{file}: its metadata \"tags\" is {value}, not a list of strings; it was read as a cell without tags",
