@@ -320,8 +320,11 @@ def test_a_notebook_large_with_its_outputs_is_read_the_same_from_a_file_a_folder
         assert [code for _, code in load_submission(path).chunks] == ["def f():\n    return 1\n"], path
 
 
-def test_a_notebook_over_the_limit_says_to_clear_its_outputs(tmp_path):
-    path = tmp_path / "huge.ipynb"
-    path.write_bytes(_with_outputs(9 << 20))
-    with pytest.raises(SubmissionError, match=r"over the 8 MiB limit of a notebook: its outputs .* Clear them"):
-        load_submission(path)
+def test_a_notebook_over_the_limit_says_to_clear_its_outputs_as_a_file_or_in_a_folder(tmp_path):
+    """QA qa3p n13: in Gradescope's and PrairieLearn's folder it was 'more than 200 files or 8 MiB of code'."""
+    (tmp_path / "sub").mkdir()
+    for path in (tmp_path / "huge.ipynb", tmp_path / "sub" / "attention.ipynb"):
+        path.write_bytes(_with_outputs(9 << 20))
+    for path in (tmp_path / "huge.ipynb", tmp_path / "sub"):
+        with pytest.raises(SubmissionError, match=r"over the 8 MiB limit of a notebook: its outputs .* Clear them"):
+            load_submission(path)

@@ -326,7 +326,10 @@ def _read_folder(folder: Path) -> dict[str, bytes]:
             continue  # never followed: a link may point anywhere on the grader's machine
         if not item.is_file() or item.suffix not in (".py", ".ipynb"):
             continue
-        total += item.stat().st_size
+        size = item.stat().st_size
+        if item.suffix == ".ipynb" and size > _max_bytes(item.name):  # its outputs, not code: say so
+            raise SubmissionError(t("submission.notebook_too_big", file=relative, size=size, limit=_max_bytes(item.name) >> 20))
+        total += size
         if len(files) >= MAX_FILES or total > MAX_TOTAL_BYTES:
             raise SubmissionError(t("submission.folder_too_big", file=folder.name, count=MAX_FILES, limit=MAX_TOTAL_BYTES >> 20))
         files[relative] = item.read_bytes()
