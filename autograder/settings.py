@@ -34,7 +34,7 @@ PLOT_MAX_LABEL_CHARS = 200  # characters kept of one tick label
 PLOT_MAX_PNG_BYTES = 4 << 20  # the student's own figure, stored with the feedback
 
 # --- a submission as read from disk (grading/submission.py) ------------------------------------
-SUBMISSION_MAX_FILE_BYTES = 2 << 20  # one .py or .ipynb
+SUBMISSION_MAX_FILE_BYTES = 2 << 20  # one .py file (a notebook, with its outputs, may take SUBMISSION_MAX_TOTAL_BYTES)
 SUBMISSION_MAX_TOTAL_BYTES = 8 << 20  # a folder, every file together
 SUBMISSION_MAX_FILES = 200
 SUBMISSION_MAX_ZIP_BYTES = 32 << 20  # a zip, unpacked
@@ -106,7 +106,8 @@ LIMITS: tuple[tuple[str, str], ...] = (
                                     f"{PLOT_MAX_TICKS} ticks, {_size(PLOT_MAX_PNG_BYTES)} PNG"),
     ("wire format", f"{_size(WIRE_MAX_JSON_BYTES)} JSON, {_size(WIRE_MAX_PAYLOAD_BYTES)} tensor data, {WIRE_MAX_BLOBS} blobs, "
                     f"nesting {WIRE_MAX_DEPTH}"),
-    ("submission", f"{_size(SUBMISSION_MAX_FILE_BYTES)} a file, {_size(SUBMISSION_MAX_TOTAL_BYTES)} a folder, {SUBMISSION_MAX_FILES} files; "
+    ("submission", f"{_size(SUBMISSION_MAX_FILE_BYTES)} a .py file, {_size(SUBMISSION_MAX_TOTAL_BYTES)} a notebook (its outputs are not graded) or a folder, "
+                   f"{SUBMISSION_MAX_FILES} files; "
                    f"zip: {_size(SUBMISSION_MAX_ZIP_BYTES)} unpacked, {SUBMISSION_MAX_ZIP_ENTRIES} entries"),
     ("embedded images: Gradescope / PrairieLearn JSON, HTML page", f"{GRADESCOPE_MAX_IMAGE_BYTES:,} B / {PRAIRIELEARN_MAX_IMAGE_BYTES:,} B "
                                                                   f"(all together), {_size(HTML_MAX_IMAGE_BYTES)} (one)"),

@@ -267,3 +267,64 @@ def test_a_helper_in_a_cell_without_an_answer_tag_is_named_in_a_note(tmp_path):
     ]))
     notes = load_submission(path).notes
     assert len(notes) == 1 and "cell 1 defines _row_max," in notes[0] and "only the answer cells" in notes[0], notes
+
+
+def test_a_solution_written_in_a_new_cell_below_the_stub_is_named_in_a_note(tmp_path):
+    """QA qa3p n06: the task's answer cell still holds the stub and the student's code is in a new
+    (untagged) cell below it; only the answer cells are graded, so 'not implemented yet' alone
+    would not say why: a note names the cell and the definition."""
+    path = tmp_path / "below.ipynb"
+    path.write_bytes(_notebook([
+        _code("def causal_mask(size_q, size_k=None, device=None):\n    raise NotImplementedError\n", ["attnkit:answer"]),
+        _code("def causal_mask(size_q, size_k=None, device=None):\n    return torch.ones(size_q, size_k or size_q).tril().bool()\n"),
+        _code("print(causal_mask(3))\n"),
+    ]))
+    notes = load_submission(path).notes
+    assert len(notes) == 1 and "cell 2 defines causal_mask again" in notes[0] and "only the answer cells" in notes[0], notes
+
+
+@pytest.mark.parametrize("notebook", ["attention.ipynb", "attention.zh.ipynb"])
+def test_a_notebook_whose_tags_were_lost_grades_without_the_kits_own_cells(notebook):
+    """QA qa3p n10: an editor that drops cell metadata (tags) leaves a notebook with no answer cell,
+    graded as all its code cells; the kit's own cells (checks, demos, Part F's importlib) cost the
+    student 15 points as 'your file uses importlib'. Those cells, unchanged, are the kit's."""
+    released = json.loads((REPO / "assignments" / "attention" / notebook).read_text(encoding="utf-8"))
+    for cell in released["cells"]:
+        cell["metadata"] = {"id": "colab"}
+        if "def causal_mask" in "".join(cell["source"]):
+            cell["source"] = "".join(cell["source"]).replace("\n", "\r\n")  # saved on Windows: still the answer
+    scratch = _code("print(causal_mask(3))\n")
+    released["cells"].append(scratch)
+    text = "".join(code for _, code in notebook_chunks(json.dumps(released).encode(), notebook))
+    assert "public_checks" not in text and "importlib" not in text and "pronoun_task" not in text
+    assert "import torch" in text and "def causal_mask" in text and "def plot_attention" in text
+    assert "print(causal_mask(3))" in text  # the student's own cells are kept
+
+
+def _with_outputs(size: int) -> bytes:
+    """A notebook whose answer is one line of code and whose outputs (a picture) take `size` bytes."""
+    picture = {"output_type": "display_data", "metadata": {}, "data": {"image/png": "A" * size}}
+    return _notebook([{**_code("def f():\n    return 1\n", ["attnkit:answer"]), "outputs": [picture]}])
+
+
+def test_a_notebook_large_with_its_outputs_is_read_the_same_from_a_file_a_folder_and_a_zip(tmp_path):
+    """QA qa3p n25: a 3.6 MB notebook (pictures left in its outputs) got 0/100 as a file ('over the
+    2 MiB limit') and 100/100 in a folder (Gradescope's, PrairieLearn's): outputs are not graded."""
+    data = _with_outputs(3 << 20)
+    (tmp_path / "sub").mkdir()
+    for path in (tmp_path / "ada.ipynb", tmp_path / "sub" / "attention.ipynb"):
+        path.write_bytes(data)
+    with zipfile.ZipFile(tmp_path / "ada.zip", "w") as archive:
+        archive.writestr("attention.ipynb", data)
+    for path in (tmp_path / "ada.ipynb", tmp_path / "sub", tmp_path / "ada.zip"):
+        assert [code for _, code in load_submission(path).chunks] == ["def f():\n    return 1\n"], path
+
+
+def test_a_notebook_over_the_limit_says_to_clear_its_outputs_as_a_file_or_in_a_folder(tmp_path):
+    """QA qa3p n13: in Gradescope's and PrairieLearn's folder it was 'more than 200 files or 8 MiB of code'."""
+    (tmp_path / "sub").mkdir()
+    for path in (tmp_path / "huge.ipynb", tmp_path / "sub" / "attention.ipynb"):
+        path.write_bytes(_with_outputs(9 << 20))
+    for path in (tmp_path / "huge.ipynb", tmp_path / "sub"):
+        with pytest.raises(SubmissionError, match=r"over the 8 MiB limit of a notebook: its outputs .* Clear them"):
+            load_submission(path)

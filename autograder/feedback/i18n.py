@@ -291,6 +291,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "submission.missing": {"en": "no submission at {file}", "zh": "{file} 处没有提交"},
     "submission.kind": {"en": "{file}: expected a .py file, an .ipynb notebook, a folder or a .zip", "zh": "{file}：应为 .py 文件、.ipynb 笔记本、文件夹或 .zip"},
     "submission.too_big": {"en": "{file} is {size} bytes, over the {limit} MiB limit", "zh": "{file} 有 {size} 字节，超出了 {limit} MiB 的限制"},
+    "submission.notebook_too_big": {
+        "en": "{file} is {size} bytes, over the {limit} MiB limit of a notebook: its outputs (pictures) make it that large, and they are not graded. Clear them (Edit › Clear Outputs of All Cells, or Kernel › Restart Kernel and Clear Outputs), save, and hand it in again",
+        "zh": "{file} 有 {size} 字节，超出了笔记本 {limit} MiB 的限制：是单元格的输出（图片）让它这么大，而输出不参与评分。请清除输出（Edit › Clear Outputs of All Cells，或 Kernel › Restart Kernel and Clear Outputs），保存后重新提交",
+    },
     "submission.folder_too_big": {"en": "{file}: more than {count} files or {limit} MiB of code", "zh": "{file}：超过 {count} 个文件或 {limit} MiB 的代码"},
     "submission.bad_zip": {"en": "{file} is not a readable zip archive ({error})", "zh": "{file} 不是可读的 zip 压缩包（{error}）"},
     "submission.zip_entries": {"en": "{file} holds {count} entries, more than {limit}", "zh": "{file} 有 {count} 个条目，超过了 {limit} 个"},
@@ -319,6 +323,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "submission.untagged_definition": {
         "en": "{file}: cell {number} defines {names}, which your answer cells use, but it is not an answer cell: the grader runs only the answer cells (tagged attnkit:answer), so tag that cell or move the definition into an answer cell",
         "zh": "{file}：第 {number} 个单元格定义了 {names}，你的作答单元格用到了它，但它不是作答单元格：评分器只运行作答单元格（标签 attnkit:answer），请给这个单元格加上标签，或把定义移到作答单元格里",
+    },
+    "submission.untagged_redefinition": {
+        "en": "{file}: cell {number} defines {names} again, but it is not an answer cell: the grader runs only the answer cells (tagged attnkit:answer), so it graded the definition in the task's own cell; put your code in that cell (or tag this one and delete the other)",
+        "zh": "{file}：第 {number} 个单元格又定义了一次 {names}，但它不是作答单元格：评分器只运行作答单元格（标签 attnkit:answer），所以评的是该题自己单元格里的定义；请把代码写进那个单元格（或给这个单元格加上标签并删掉另一个）",
     },
     "submission.tags": {
         "en": "{file}: its metadata \"tags\" is {value}, not a list of strings; it was read as a cell without tags",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import hashlib
 import io
 import json
@@ -21,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from autograder.assignment import current
 from autograder.errors import SubmissionError
-from autograder.feedback.i18n import t
+from autograder.feedback.i18n import LANGS, t
 from autograder.settings import BATCH_FILES  # noqa: F401  (names a submission folder may not take)
 from autograder.settings import SUBMISSION_MAX_FILE_BYTES as MAX_FILE_BYTES
 from autograder.settings import SUBMISSION_MAX_FILES as MAX_FILES
@@ -158,6 +159,9 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
     notes: list[str] = []
     code = [(number, c) for number, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code"]
     tagged = [(number, c) for number, c in code if _is_answer_cell(c, f"{where}: cell {number}", notes)]
+    if not tagged:  # its tags were lost (an editor that drops cell metadata): the kit's own cells are not the student's
+        kit = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS))
+        code = [(number, c) for number, c in code if _plain(_cell_code(c, where, number)) not in kit]
     chunks = []
     line = 1
     for number, cell in tagged or code:
@@ -167,6 +171,27 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
     if tagged:
         notes.extend(_untagged_definitions(chunks, [(n, c) for n, c in code if all(n != m for m, _ in tagged)], where))
     return tuple(chunks), tuple(notes)
+
+
+@functools.cache
+def _kit_cells(release: Path, notebooks: tuple[str, ...]) -> frozenset[str]:
+    """The code of the released notebooks' own cells (check cells, demos, Part F), those with no
+    answer or setup tag, as _plain gives it."""
+    found = set()
+    for name in notebooks:
+        try:
+            cells = json.loads((release / name).read_text(encoding="utf-8"))["cells"]
+        except (OSError, ValueError, KeyError):
+            continue
+        for number, cell in enumerate(cells, start=1):
+            if cell.get("cell_type") == "code" and not _is_answer_cell(cell, name, []):
+                found.add(_plain(_cell_code(cell, name, number)))
+    return frozenset(found)
+
+
+def _plain(code: str) -> str:
+    """A cell's code for comparing with the kit's: line endings and trailing blanks ignored."""
+    return "\n".join(line.rstrip() for line in code.replace("\r\n", "\n").splitlines()).strip()
 
 
 def _cell_code(cell: dict, where: str, number: int) -> str:
@@ -183,11 +208,16 @@ def _cell_code(cell: dict, where: str, number: int) -> str:
 
 def _untagged_definitions(chunks: list[tuple[int, str]], untagged: list[tuple[int, dict]], where: str) -> list[str]:
     """A note for each cell without an answer tag that defines a name the answer cells use and do
-    not define themselves: only the answer cells are graded, so that name is missing there."""
+    not define themselves: only the answer cells are graded, so that name is missing there; and for
+    each one that defines a function or class again that an answer cell defines (the solution
+    written in a new cell below the task's stub): the answer cell's definition is the one graded."""
     used: set[str] = set()
     bound: set[str] = set()
+    defined: set[str] = set()  # the functions and classes the answer cells define at their top level
     for _, text in chunks:
         tree = _parsed(text)
+        if tree:
+            defined.update(n.name for n in tree.body if isinstance(n, _DEFINITIONS))
         for node in ast.walk(tree) if tree else ():
             if isinstance(node, ast.Name):
                 (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
@@ -209,7 +239,13 @@ def _untagged_definitions(chunks: list[tuple[int, str]], untagged: list[tuple[in
         names = sorted(_top_level_names(tree) & wanted) if tree else []
         if names:
             notes.append(t("submission.untagged_definition", file=where, number=number, names=", ".join(names)))
+        again = sorted({n.name for n in tree.body if isinstance(n, _DEFINITIONS)} & defined) if tree else []
+        if again:
+            notes.append(t("submission.untagged_redefinition", file=where, number=number, names=", ".join(again)))
     return notes
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _parsed(text: str) -> ast.Module | None:
@@ -267,9 +303,16 @@ def load_submission(path: Path) -> Submission:
         return _from_files(submission_name(path), "zip", _read_zip(path))
     if path.suffix not in (".py", ".ipynb"):
         raise SubmissionError(t("submission.kind", file=path.name))
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise SubmissionError(t("submission.too_big", file=path.name, size=path.stat().st_size, limit=MAX_FILE_BYTES >> 20))
+    if path.stat().st_size > _max_bytes(path.name):
+        key = "submission.notebook_too_big" if path.suffix == ".ipynb" else "submission.too_big"
+        raise SubmissionError(t(key, file=path.name, size=path.stat().st_size, limit=_max_bytes(path.name) >> 20))
     return _from_files(submission_name(path), path.suffix[1:], {path.name: path.read_bytes()}, entry=path.name)
+
+
+def _max_bytes(name: str) -> int:
+    """The size a handed-in file may have: a notebook carries its outputs (images) besides the code,
+    so it may take what a whole folder may, as it does when handed in inside one."""
+    return MAX_TOTAL_BYTES if name.endswith(".ipynb") else MAX_FILE_BYTES
 
 
 def _read_folder(folder: Path) -> dict[str, bytes]:
@@ -283,7 +326,10 @@ def _read_folder(folder: Path) -> dict[str, bytes]:
             continue  # never followed: a link may point anywhere on the grader's machine
         if not item.is_file() or item.suffix not in (".py", ".ipynb"):
             continue
-        total += item.stat().st_size
+        size = item.stat().st_size
+        if item.suffix == ".ipynb" and size > _max_bytes(item.name):  # its outputs, not code: say so
+            raise SubmissionError(t("submission.notebook_too_big", file=relative, size=size, limit=_max_bytes(item.name) >> 20))
+        total += size
         if len(files) >= MAX_FILES or total > MAX_TOTAL_BYTES:
             raise SubmissionError(t("submission.folder_too_big", file=folder.name, count=MAX_FILES, limit=MAX_TOTAL_BYTES >> 20))
         files[relative] = item.read_bytes()
@@ -311,11 +357,11 @@ def _read_zip(path: Path) -> dict[str, bytes]:
                 continue
             try:
                 with archive.open(info) as member:
-                    data = member.read(MAX_FILE_BYTES + 1)  # bounded even if the header lies
+                    data = member.read(_max_bytes(name.name) + 1)  # bounded even if the header lies
             except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError, RuntimeError, NotImplementedError) as error:
                 raise SubmissionError(t("submission.zip_entry", file=path.name, entry=repr(info.filename), error=error)) from None
             total += len(data)
-            if len(data) > MAX_FILE_BYTES or total > MAX_ZIP_BYTES or len(files) >= MAX_FILES:
+            if len(data) > _max_bytes(name.name) or total > MAX_ZIP_BYTES or len(files) >= MAX_FILES:
                 raise SubmissionError(t("submission.zip_bomb", file=path.name, file_limit=MAX_FILE_BYTES >> 20, limit=MAX_ZIP_BYTES >> 20, count=MAX_FILES))
             files[name.as_posix()] = data
     return _strip_common_folder(files)
