@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import shutil
 import re
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -125,6 +126,21 @@ def test_a_zip_with_two_identical_student_files_is_graded(tmp_path):
         archive.writestr("a/attention.py", "x = 1\n")
         archive.writestr("b/attention.py", "x = 1\n")
     assert load_submission(path).chunks == ((1, "x = 1\n"),)
+
+
+def test_a_zip_with_two_entries_of_the_same_name_is_refused(tmp_path):
+    path = tmp_path / "fred.zip"
+    with zipfile.ZipFile(path, "w") as archive, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name: that is the point
+        archive.writestr("attention.py", "x = 1\n")
+        archive.writestr("attention.py", "x = 2\n")
+    with pytest.raises(SubmissionError, match="two entries named 'attention.py'"):
+        load_submission(path)
+
+
+def test_a_notebook_saved_with_a_byte_order_mark_is_read():
+    data = b"\xef\xbb\xbf" + _notebook([_code("a = 1")])
+    assert [t for _, t in notebook_chunks(data, "nb.ipynb")] == ["a = 1\n"]
 
 
 @pytest.mark.parametrize("member", ["../evil.py", "/etc/evil.py"])

@@ -298,6 +298,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "submission.folder_too_big": {"en": "{file}: more than {count} files or {limit} MiB of code", "zh": "{file}：超过 {count} 个文件或 {limit} MiB 的代码"},
     "submission.bad_zip": {"en": "{file} is not a readable zip archive ({error})", "zh": "{file} 不是可读的 zip 压缩包（{error}）"},
     "submission.zip_entries": {"en": "{file} holds {count} entries, more than {limit}", "zh": "{file} 有 {count} 个条目，超过了 {limit} 个"},
+    "submission.zip_same_name": {
+        "en": "{file} holds two entries named {entry}; zip your folder again so that each file is in it once",
+        "zh": "{file} 中有两个名为 {entry} 的条目；请重新压缩文件夹，让每个文件只出现一次",
+    },
     "submission.zip_escape": {
         "en": "{file}: entry {entry} points outside the archive; zip your folder again without absolute paths or '..'",
         "zh": "{file}：条目 {entry} 指向压缩包之外；请不用绝对路径或 '..' 重新压缩文件夹",

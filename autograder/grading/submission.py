@@ -147,7 +147,7 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
     needs only cells, sources and tags, each checked below. The released notebooks use nbformat.
     """
     try:
-        notebook = json.loads(data.decode("utf-8"))
+        notebook = json.loads(data.decode("utf-8-sig"))  # an editor may save a byte-order mark first
         version = notebook.get("nbformat")
     except (UnicodeDecodeError, ValueError, AttributeError, RecursionError) as error:
         raise SubmissionError(t("submission.notebook", file=where, error=type(error).__name__)) from None
@@ -360,6 +360,8 @@ def _read_zip(path: Path) -> dict[str, bytes]:
                     data = member.read(_max_bytes(name.name) + 1)  # bounded even if the header lies
             except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, OSError, RuntimeError, NotImplementedError) as error:
                 raise SubmissionError(t("submission.zip_entry", file=path.name, entry=repr(info.filename), error=error)) from None
+            if name.as_posix() in files:  # the same name twice: which one is the work cannot be told
+                raise SubmissionError(t("submission.zip_same_name", file=path.name, entry=repr(info.filename)))
             total += len(data)
             if len(data) > _max_bytes(name.name) or total > MAX_ZIP_BYTES or len(files) >= MAX_FILES:
                 raise SubmissionError(t("submission.zip_bomb", file=path.name, file_limit=MAX_FILE_BYTES >> 20, limit=MAX_ZIP_BYTES >> 20, count=MAX_FILES))
