@@ -313,7 +313,10 @@ def test_shipped_weights_are_what_train_reference_makes_by_default(tmp_path):
     retrained = load_state(tmp_path / WEIGHTS_NAME)
     assert retrained.keys() == shipped.keys()
     for name in shipped:  # float sums may differ in the last bits on another CPU, nowhere else
-        torch.testing.assert_close(retrained[name], shipped[name], rtol=1e-4, atol=1e-5)
+        # but the key bias: softmax ignores it (q·b_k is the same for every key), so its gradient is
+        # rounding noise alone, and that noise differs by CPU (0.0098 apart on an AMD EPYC)
+        atol = 5e-2 if name == "block.attn.W_k.bias" else 1e-5
+        torch.testing.assert_close(retrained[name], shipped[name], rtol=1e-4, atol=atol)
     written = json.loads((tmp_path / METRICS_NAME).read_text(encoding="utf-8"))
     assert written == report
     said = summary(report, tmp_path)

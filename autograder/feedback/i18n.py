@@ -293,7 +293,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "submission.too_big": {"en": "{file} is {size} bytes, over the {limit} MiB limit", "zh": "{file} 有 {size} 字节，超出了 {limit} MiB 的限制"},
     "submission.notebook_too_big": {
         "en": "{file} is {size} bytes, over the {limit} MiB limit of a notebook: its outputs (pictures) make it that large, and they are not graded. Clear them (Edit › Clear Outputs of All Cells, or Kernel › Restart Kernel and Clear Outputs), save, and hand it in again",
-        "zh": "{file} 有 {size} 字节，超出了笔记本 {limit} MiB 的限制：是单元格的输出（图片）让它这么大，而输出不参与评分。请清除输出（Edit › Clear Outputs of All Cells，或 Kernel › Restart Kernel and Clear Outputs），保存后重新提交",
+        "zh": "{file} 有 {size} 字节，超出了笔记本 {limit} MiB 的限制：是单元格的输出（图片）让它这么大，而输出不参与评分。请清除输出（菜单 `Edit › Clear Outputs of All Cells`，或 `Kernel › Restart Kernel and Clear Outputs`），保存后重新提交",
     },
     "submission.folder_too_big": {"en": "{file}: more than {count} files or {limit} MiB of code", "zh": "{file}：超过 {count} 个文件或 {limit} MiB 的代码"},
     "submission.bad_zip": {"en": "{file} is not a readable zip archive ({error})", "zh": "{file} 不是可读的 zip 压缩包（{error}）"},
