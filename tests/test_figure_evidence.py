@@ -36,6 +36,20 @@ def imshow(**options):
     return draw
 
 
+def probe(**options):
+    """The grader's own E.1 probe (its weights span 0.02-0.9, neighbours far apart), drawn with imshow."""
+    from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, probe_weights
+
+    def draw():
+        _, ax = plt.subplots(figsize=(6, 5))
+        image = ax.imshow(probe_weights().T.numpy(), vmin=0, vmax=1, **options)
+        ax.set_xticks(range(len(QUERY_TOKENS)), labels=QUERY_TOKENS)
+        ax.set_yticks(range(len(KEY_TOKENS)), labels=KEY_TOKENS)
+        ax.figure.colorbar(image, ax=ax)
+        return ax
+    return draw
+
+
 def seaborn_annotated():
     import seaborn
 
@@ -67,6 +81,13 @@ HONEST = {
     "seaborn_annotated": seaborn_annotated,
     "pcolormesh_inverted": pcolormesh_inverted,
     "auto_range_lognorm": auto_range_lognorm,
+    # qa4e: the grader's probe drawn smoothed or with a named map in a few steps was flagged as a
+    # forgery (E 0/10 and a tamper flag): the middle half of a cell blends into a much darker
+    # neighbour; the map's colours were recomputed in 256 steps, not the drawing's 5
+    "probe_bilinear": probe(interpolation="bilinear", cmap="Blues"),
+    "probe_bilinear_greys": probe(interpolation="bilinear", cmap="Greys"),
+    "probe_greys_in_5_steps": probe(cmap=matplotlib.colormaps["Greys"].resampled(5)),
+    "probe_blues_in_3_steps": probe(cmap=plt.get_cmap("Blues", 3)),
 }
 
 

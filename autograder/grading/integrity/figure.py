@@ -4,9 +4,11 @@ The description of a figure (arrays, colours, limits, where the Axes sits) is bu
 student's process, so it could be forged. The PNG comes from the same place, but a forger would
 have to draw a PNG that shows what the description claims: so the heatmap the checks grade must
 be visible in the PNG, cell by cell. For every cell of the graded drawing, the pixels inside the
-cell (its middle half, clear of grid lines; the median, so an annotation does not matter) must
-have the cell's colour. The cell's colour is the grader's own: the named colormap and the colour
-range of the description applied to the cell's value (a linear norm); where the drawing uses a
+cell (its middle half, clear of grid lines; the median, so an annotation does not matter; or, in
+a smoothed image that blends cells into their neighbours, its centre) must have the cell's colour.
+The cell's colour is the grader's own: the named colormap (in the number of steps the drawing
+uses: plt.get_cmap("Blues", 8)) and the colour range of the description applied to the cell's
+value (a linear norm); where the drawing uses a
 colormap or a norm this grader does not recompute (LogNorm, a ListedColormap of its own), the
 description's colours are used: then the pixels are tied to those colours, and the colours must
 tell the weights apart, but not to the values themselves.
@@ -48,6 +50,8 @@ from autograder.settings import PNG_DPI
 COLOUR_TOLERANCE = 0.10  # largest difference per RGB channel, in [0, 1], between pixel and cell colour
 MIN_SPREAD = 0.15  # the cells' colours must differ by at least this (RGB, one channel) somewhere
 MIN_CELL_PIXELS = 2  # a cell smaller than this on screen cannot be checked
+CENTRE_FRACTION = 0.1  # a cell whose middle half is off is judged again on its centre (this fraction of the cell each way)
+MAX_CMAP_LEVELS = 1 << 16  # colours of a named colour map resampled (plt.get_cmap(name, N)) that the grader recomputes
 MAX_CHECKED_LABELS = 64  # tick labels drawn again and compared per figure (the probe has 9)
 LABEL_GAP_PT = 36.0  # largest gap between a tick label's box and the Axes' edge (ticks + pad are ~7 pt)
 EDGE_SLACK_PX = 3.0  # a label's box may reach this far into the Axes (antialiasing, rounding)
@@ -101,8 +105,12 @@ def _expected(drawing: dict, values: np.ndarray) -> np.ndarray:
     name = str(drawing.get("cmap", ""))
     rgba = _array(drawing.get("rgba", np.empty(0)))
     if drawing.get("norm") == "Normalize" and name in matplotlib.colormaps and low is not None and high is not None and float(high) > float(low):
+        cmap = matplotlib.colormaps[name]
+        levels = drawing.get("cmap_levels")
+        if isinstance(levels, int) and not isinstance(levels, bool) and 2 <= levels <= MAX_CMAP_LEVELS and levels != cmap.N:
+            cmap = cmap.resampled(levels)  # the named map in fewer (or more) steps: plt.get_cmap(name, 8)
         scaled = (values - float(low)) / (float(high) - float(low))
-        ours = np.asarray(matplotlib.colormaps[name](np.clip(scaled, 0.0, 1.0)), dtype=np.float64)
+        ours = np.asarray(cmap(np.clip(scaled, 0.0, 1.0)), dtype=np.float64)
         if rgba.shape == ours.shape:
             ours[..., 3] = rgba[..., 3]  # the drawing's transparency (alpha=) is its own
         rgba = ours
@@ -148,11 +156,23 @@ def _problem(description: dict) -> str:
             if x_lo < 0 or y_lo < 0 or x_hi > image.shape[1] or y_hi > image.shape[0]:
                 return "the heatmap's cells lie outside the image"
             shown = np.median(image[y_lo:y_hi, x_lo:x_hi].reshape(-1, 3), axis=0)
-            if np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE:
+            if np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE and not _centre_agrees(image, (cx, cy), (half_w, half_h), expected[row, col]):
                 wrong += 1
     if wrong:
         return f"{wrong} of {values.size} cells in the image do not have the colour of the value the description gives them"
     return _labels_problem(description, axes, image, x, y, px, py)
+
+
+def _centre_agrees(image: np.ndarray, centre: tuple[float, float], half: tuple[float, float], colour: np.ndarray) -> bool:
+    """Whether the pixels right at a cell's centre have its colour: a smoothed image (imshow's
+    interpolation="bilinear", "bicubic"...) blends each cell into its neighbours away from the
+    centre, so its middle half can be off while the centre is exact."""
+    (cx, cy), (half_w, half_h) = centre, half
+    reach_x, reach_y = max(half_w * 2 * CENTRE_FRACTION, 0.5), max(half_h * 2 * CENTRE_FRACTION, 0.5)
+    x_lo, x_hi = int(round(cx - reach_x)), int(round(cx + reach_x)) + 1
+    y_lo, y_hi = int(round(cy - reach_y)), int(round(cy + reach_y)) + 1
+    shown = np.median(image[y_lo:y_hi, x_lo:x_hi].reshape(-1, 3), axis=0)
+    return bool(np.abs(shown - colour).max() <= COLOUR_TOLERANCE)
 
 
 def _labels_problem(description: dict, axes: dict, image: np.ndarray, x: np.ndarray, y: np.ndarray, px: np.ndarray, py: np.ndarray) -> str:
