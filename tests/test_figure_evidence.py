@@ -176,6 +176,37 @@ def test_tick_labels_reported_in_another_order_than_drawn_fail():
     assert forged_labels(reverse) == LABEL_NOT_SHOWN
 
 
+def probe_annotated(fontsize: float):
+    """The probe with each cell's weight written in it: at 30 pt in a 5 x 4 in figure the numbers of
+    the outer cells run over the tick labels (qa4e: read as a forgery, E 0/10 and a tamper flag)."""
+    from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, probe_weights
+
+    def draw():
+        weights = probe_weights().numpy()  # (Lq, Lk)
+        _, ax = plt.subplots(figsize=(5, 4))
+        image = ax.imshow(weights.T, vmin=0, vmax=1, cmap="Blues")
+        for i, j in np.ndindex(weights.shape):
+            ax.text(i, j, f"{weights[i, j]:.2f}", ha="center", va="center", fontsize=fontsize)
+        ax.set_xticks(range(len(QUERY_TOKENS)), labels=QUERY_TOKENS)
+        ax.set_yticks(range(len(KEY_TOKENS)), labels=KEY_TOKENS)
+        ax.figure.colorbar(image, ax=ax)
+        return ax
+    return draw
+
+
+@pytest.mark.parametrize("fontsize", [10, 30])
+def test_cell_annotations_running_over_the_tick_labels_are_no_forgery(fontsize):
+    assert figure_problem(extract_plot(probe_annotated(fontsize))) == ""
+
+
+def test_text_boxes_claimed_over_every_tick_label_leave_none_to_see():
+    def cover_every_label(axes):
+        axes["yticklabels"] = axes["yticklabels"][::-1]
+        axes["textboxes"] = [*axes["xtickboxes"], *axes["ytickboxes"]]
+
+    assert forged_labels(cover_every_label) == LABEL_NOT_SHOWN
+
+
 def test_tick_labels_with_boxes_moved_along_fail():
     def reverse_with_boxes(axes):
         axes["yticklabels"], axes["ytickboxes"] = axes["yticklabels"][::-1], axes["ytickboxes"][::-1]

@@ -27,7 +27,8 @@ are drawn (~3 ms each). Axis labels and the title are not compared with pixels.
 A label the figure itself partly covers (large labels that run into each other, a colorbar over
 rotated labels: layouts the contract allows) is judged, when the whole label does not match, on
 the pixels that nothing else of the description covers: the other tick labels' ink (drawn again
-the same way) and the boxes of the other Axes that hold an opaque drawing (a colorbar). One with
+the same way), the boxes of the other Axes that hold an opaque drawing (a colorbar) and the boxes
+of the texts drawn on an Axes (cell annotations in a font too large for their cells). One with
 less than MIN_VISIBLE_INK of its ink left to be seen where its box puts it is not judged (the
 picture cannot tell); a figure with no label left to be seen fails. The other labels are drawn
 again only for a label that does not match whole (MAX_COVERING_LABELS at most each; a checked
@@ -73,6 +74,7 @@ MIN_VISIBLE_INK = 0.5  # share of a label's ink outside what covers it (other la
 COVER_MARGIN_PX = 1  # what covers a label (another label's ink, another Axes' box) grows by this many pixels
 MIN_COVER_ALPHA = 0.5  # another Axes covers what lies under it when its drawing is at least this opaque
 MAX_COVERING_LABELS = 16  # other tick labels drawn to find what covers one label (the rest are not subtracted)
+MAX_TEXT_BOXES = 400  # texts on one Axes (cell annotations) whose boxes cover what lies under them
 
 
 class Drawn(NamedTuple):
@@ -310,16 +312,17 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
 def _covered(description: dict, label: tuple[dict, str, int], area: Area, png_height: float) -> np.ndarray:
     """(h, w) True where, inside `area`, the description draws something other than `label` (the
     Axes' dict, "x" or "y", the index): another Axes holding an opaque drawing (a colorbar: its
-    box), another tick label of any Axes (its ink, drawn again); each grown by COVER_MARGIN_PX."""
+    box), a text on an Axes (a cell annotation in a large font: its box), another tick label of
+    any Axes (its ink, drawn again); each grown by COVER_MARGIN_PX."""
     x0, y0, x1, y1 = area
     covered = np.zeros((y1 - y0, x1 - x0), dtype=bool)
     own, own_axis, own_index = label
     drawn = 0
     for axes in description.get("axes", []):
-        if axes is not own and _opaque(axes):
-            bx0, by0, bx1, by1 = (float(v) for v in axes["box_px"])
-            covered[max(int(np.floor(by0)) - COVER_MARGIN_PX - y0, 0): max(int(np.ceil(by1)) + COVER_MARGIN_PX + 1 - y0, 0),
-                    max(int(np.floor(bx0)) - COVER_MARGIN_PX - x0, 0): max(int(np.ceil(bx1)) + COVER_MARGIN_PX + 1 - x0, 0)] = True
+        boxes = [axes["box_px"]] if axes is not own and _opaque(axes) else []
+        for bx0, by0, bx1, by1 in (*boxes, *(box for box in axes.get("textboxes", [])[:MAX_TEXT_BOXES] if len(box) == 4)):
+            covered[max(int(np.floor(float(by0))) - COVER_MARGIN_PX - y0, 0): max(int(np.ceil(float(by1))) + COVER_MARGIN_PX + 1 - y0, 0),
+                    max(int(np.floor(float(bx0))) - COVER_MARGIN_PX - x0, 0): max(int(np.ceil(float(bx1))) + COVER_MARGIN_PX + 1 - x0, 0)] = True
         for axis in ("x", "y"):
             for index, (text, box, font) in enumerate(zip(axes.get(f"{axis}ticklabels", []), axes.get(f"{axis}tickboxes", []), axes.get(f"{axis}tickfonts", []))):
                 if (axes is own and axis == own_axis and index == own_index) or len(box) != 4 or not str(text).strip():

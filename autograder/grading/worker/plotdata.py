@@ -166,6 +166,7 @@ def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True
         "yticklabels": [t.get_text() for t in ylabels],
         "ytickboxes": _label_boxes(ylabels_boxed, origin),
         "ytickfonts": _label_fonts(ylabels_boxed),
+        "textboxes": [box for box in _label_boxes(list(ax.texts) if boxes else [], origin) if box],  # annotations (ax.text, seaborn's annot=True): they may run over tick labels
         "xlabel": ax.get_xlabel(),
         "ylabel": ax.get_ylabel(),
         "title": " ".join(text for text in (ax.get_title(loc) for loc in ("center", "left", "right")) if text),
