@@ -36,6 +36,20 @@ def imshow(**options):
     return draw
 
 
+def probe(**options):
+    """The grader's own E.1 probe (its weights span 0.02-0.9, neighbours far apart), drawn with imshow."""
+    from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, probe_weights
+
+    def draw():
+        _, ax = plt.subplots(figsize=(6, 5))
+        image = ax.imshow(probe_weights().T.numpy(), vmin=0, vmax=1, **options)
+        ax.set_xticks(range(len(QUERY_TOKENS)), labels=QUERY_TOKENS)
+        ax.set_yticks(range(len(KEY_TOKENS)), labels=KEY_TOKENS)
+        ax.figure.colorbar(image, ax=ax)
+        return ax
+    return draw
+
+
 def seaborn_annotated():
     import seaborn
 
@@ -67,6 +81,13 @@ HONEST = {
     "seaborn_annotated": seaborn_annotated,
     "pcolormesh_inverted": pcolormesh_inverted,
     "auto_range_lognorm": auto_range_lognorm,
+    # qa4e: the grader's probe drawn smoothed or with a named map in a few steps was flagged as a
+    # forgery (E 0/10 and a tamper flag): the middle half of a cell blends into a much darker
+    # neighbour; the map's colours were recomputed in 256 steps, not the drawing's 5
+    "probe_bilinear": probe(interpolation="bilinear", cmap="Blues"),
+    "probe_bilinear_greys": probe(interpolation="bilinear", cmap="Greys"),
+    "probe_greys_in_5_steps": probe(cmap=matplotlib.colormaps["Greys"].resampled(5)),
+    "probe_blues_in_3_steps": probe(cmap=plt.get_cmap("Blues", 3)),
 }
 
 
@@ -153,6 +174,37 @@ def test_tick_labels_reported_in_another_order_than_drawn_fail():
         axes["yticklabels"] = axes["yticklabels"][::-1]  # the picture shows K from the top
 
     assert forged_labels(reverse) == LABEL_NOT_SHOWN
+
+
+def probe_annotated(fontsize: float):
+    """The probe with each cell's weight written in it: at 30 pt in a 5 x 4 in figure the numbers of
+    the outer cells run over the tick labels (qa4e: read as a forgery, E 0/10 and a tamper flag)."""
+    from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, probe_weights
+
+    def draw():
+        weights = probe_weights().numpy()  # (Lq, Lk)
+        _, ax = plt.subplots(figsize=(5, 4))
+        image = ax.imshow(weights.T, vmin=0, vmax=1, cmap="Blues")
+        for i, j in np.ndindex(weights.shape):
+            ax.text(i, j, f"{weights[i, j]:.2f}", ha="center", va="center", fontsize=fontsize)
+        ax.set_xticks(range(len(QUERY_TOKENS)), labels=QUERY_TOKENS)
+        ax.set_yticks(range(len(KEY_TOKENS)), labels=KEY_TOKENS)
+        ax.figure.colorbar(image, ax=ax)
+        return ax
+    return draw
+
+
+@pytest.mark.parametrize("fontsize", [10, 30])
+def test_cell_annotations_running_over_the_tick_labels_are_no_forgery(fontsize):
+    assert figure_problem(extract_plot(probe_annotated(fontsize))) == ""
+
+
+def test_text_boxes_claimed_over_every_tick_label_leave_none_to_see():
+    def cover_every_label(axes):
+        axes["yticklabels"] = axes["yticklabels"][::-1]
+        axes["textboxes"] = [*axes["xtickboxes"], *axes["ytickboxes"]]
+
+    assert forged_labels(cover_every_label) == LABEL_NOT_SHOWN
 
 
 def test_tick_labels_with_boxes_moved_along_fail():

@@ -390,7 +390,7 @@ def test_a_dark_to_light_colour_map_loses_only_the_colour_rule(grade, reference_
 @pytest.mark.parametrize(
     ("plot", "mistake", "lost"),
     [
-        (_plot(matrix="weights"), "heatmap_transposed", {"plot_attention_tick_labels", "plot_attention_cell_values"}),
+        (_plot(matrix="weights"), "heatmap_transposed", {"plot_attention_tick_labels"}),
         (_plot(ticks=False), "heatmap_unlabelled", {"plot_attention_tick_labels"}),
         (_SWAPPED_LABELS, "heatmap_transposed", {"plot_attention_tick_labels"}),
         (_plot(vmin=""), "heatmap_auto_color_range", {"plot_attention_color_range"}),
@@ -407,6 +407,25 @@ def test_heatmap_mistake_is_named(grade, reference_source, plot, mistake, lost):
     assert not gated or "plot_attention_cell_values" in lost
     assert {checks[name].mistake for name in lost} == {mistake}
 
+
+
+# qa4e b01/b02: a transposed picture (queries down the rows) is one mistake, charged by the
+# tick-label check alone: its colorbar, colour range, colour map, axis labels and title are right
+# whichever way the matrix lies. Before, the cell check failed too and gated every property: 0.5/10.
+_KEYS_ACROSS = _plot(matrix="weights", ticks=False).replace("    ax.figure.colorbar", (
+    "    ax.set_xticks(range(len(key_tokens)), labels=key_tokens)\n"
+    "    ax.set_yticks(range(len(query_tokens)), labels=query_tokens)\n"
+    "    ax.figure.colorbar"
+)).replace("ax.set_xlabel('query'); ax.set_ylabel('key')", "ax.set_xlabel('key'); ax.set_ylabel('query')")
+
+
+@pytest.mark.parametrize("plot", [_plot(matrix="weights"), _KEYS_ACROSS], ids=["transpose_forgotten", "keys_across_labelled_so"])
+def test_a_transposed_heatmap_is_charged_once_by_the_tick_label_check(grade, reference_source, plot):
+    checks = _checks(grade(_with_plot(reference_source, plot), parts={"E"}))
+    lost = {name: c.message for name, c in checks.items() if c.points < c.max_points}
+    assert set(lost) == {"plot_attention_tick_labels"}, lost
+    assert checks["plot_attention_tick_labels"].mistake == "heatmap_transposed"
+    assert sum(c.points for c in checks.values()) == 8
 
 def test_wrong_tick_placement_fails_values_without_a_false_mistake(grade, reference_source):
     # set_xticklabels without set_xticks: labels land on matplotlib's automatic tick positions

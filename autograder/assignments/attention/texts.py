@@ -104,7 +104,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     # E.1
     "plot_attention_returns_axes": _text("plot_attention：返回画有热力图的 Axes"),
     "plot_attention_tick_labels": _text("plot_attention：横轴是 query（x 刻度标签），纵轴是 key（y 刻度标签）"),
-    "plot_attention_cell_values": _text("plot_attention：(query, key) 处的格子显示这一对的权重"),
+    "plot_attention_cell_values": _text("plot_attention：格子显示权重矩阵，每个 (query, key) 对一个格子"),
     "plot_attention_colorbar": _text("plot_attention：有颜色条"),
     "plot_attention_color_range": _text("plot_attention：颜色范围固定为 [0, 1]"),
     "plot_attention_light_to_dark": _text("plot_attention：颜色越深表示权重越高（由浅到深的颜色映射）"),

@@ -4,9 +4,11 @@ The description of a figure (arrays, colours, limits, where the Axes sits) is bu
 student's process, so it could be forged. The PNG comes from the same place, but a forger would
 have to draw a PNG that shows what the description claims: so the heatmap the checks grade must
 be visible in the PNG, cell by cell. For every cell of the graded drawing, the pixels inside the
-cell (its middle half, clear of grid lines; the median, so an annotation does not matter) must
-have the cell's colour. The cell's colour is the grader's own: the named colormap and the colour
-range of the description applied to the cell's value (a linear norm); where the drawing uses a
+cell (its middle half, clear of grid lines; the median, so an annotation does not matter; or, in
+a smoothed image that blends cells into their neighbours, its centre) must have the cell's colour.
+The cell's colour is the grader's own: the named colormap (in the number of steps the drawing
+uses: plt.get_cmap("Blues", 8)) and the colour range of the description applied to the cell's
+value (a linear norm); where the drawing uses a
 colormap or a norm this grader does not recompute (LogNorm, a ListedColormap of its own), the
 description's colours are used: then the pixels are tied to those colours, and the colours must
 tell the weights apart, but not to the values themselves.
@@ -25,7 +27,8 @@ are drawn (~3 ms each). Axis labels and the title are not compared with pixels.
 A label the figure itself partly covers (large labels that run into each other, a colorbar over
 rotated labels: layouts the contract allows) is judged, when the whole label does not match, on
 the pixels that nothing else of the description covers: the other tick labels' ink (drawn again
-the same way) and the boxes of the other Axes that hold an opaque drawing (a colorbar). One with
+the same way), the boxes of the other Axes that hold an opaque drawing (a colorbar) and the boxes
+of the texts drawn on an Axes (cell annotations in a font too large for their cells). One with
 less than MIN_VISIBLE_INK of its ink left to be seen where its box puts it is not judged (the
 picture cannot tell); a figure with no label left to be seen fails. The other labels are drawn
 again only for a label that does not match whole (MAX_COVERING_LABELS at most each; a checked
@@ -48,6 +51,8 @@ from autograder.settings import PNG_DPI
 COLOUR_TOLERANCE = 0.10  # largest difference per RGB channel, in [0, 1], between pixel and cell colour
 MIN_SPREAD = 0.15  # the cells' colours must differ by at least this (RGB, one channel) somewhere
 MIN_CELL_PIXELS = 2  # a cell smaller than this on screen cannot be checked
+CENTRE_FRACTION = 0.1  # a cell whose middle half is off is judged again on its centre (this fraction of the cell each way)
+MAX_CMAP_LEVELS = 1 << 16  # colours of a named colour map resampled (plt.get_cmap(name, N)) that the grader recomputes
 MAX_CHECKED_LABELS = 64  # tick labels drawn again and compared per figure (the probe has 9)
 LABEL_GAP_PT = 36.0  # largest gap between a tick label's box and the Axes' edge (ticks + pad are ~7 pt)
 EDGE_SLACK_PX = 3.0  # a label's box may reach this far into the Axes (antialiasing, rounding)
@@ -69,6 +74,7 @@ MIN_VISIBLE_INK = 0.5  # share of a label's ink outside what covers it (other la
 COVER_MARGIN_PX = 1  # what covers a label (another label's ink, another Axes' box) grows by this many pixels
 MIN_COVER_ALPHA = 0.5  # another Axes covers what lies under it when its drawing is at least this opaque
 MAX_COVERING_LABELS = 16  # other tick labels drawn to find what covers one label (the rest are not subtracted)
+MAX_TEXT_BOXES = 400  # texts on one Axes (cell annotations) whose boxes cover what lies under them
 
 
 class Drawn(NamedTuple):
@@ -101,8 +107,12 @@ def _expected(drawing: dict, values: np.ndarray) -> np.ndarray:
     name = str(drawing.get("cmap", ""))
     rgba = _array(drawing.get("rgba", np.empty(0)))
     if drawing.get("norm") == "Normalize" and name in matplotlib.colormaps and low is not None and high is not None and float(high) > float(low):
+        cmap = matplotlib.colormaps[name]
+        levels = drawing.get("cmap_levels")
+        if isinstance(levels, int) and not isinstance(levels, bool) and 2 <= levels <= MAX_CMAP_LEVELS and levels != cmap.N:
+            cmap = cmap.resampled(levels)  # the named map in fewer (or more) steps: plt.get_cmap(name, 8)
         scaled = (values - float(low)) / (float(high) - float(low))
-        ours = np.asarray(matplotlib.colormaps[name](np.clip(scaled, 0.0, 1.0)), dtype=np.float64)
+        ours = np.asarray(cmap(np.clip(scaled, 0.0, 1.0)), dtype=np.float64)
         if rgba.shape == ours.shape:
             ours[..., 3] = rgba[..., 3]  # the drawing's transparency (alpha=) is its own
         rgba = ours
@@ -148,11 +158,23 @@ def _problem(description: dict) -> str:
             if x_lo < 0 or y_lo < 0 or x_hi > image.shape[1] or y_hi > image.shape[0]:
                 return "the heatmap's cells lie outside the image"
             shown = np.median(image[y_lo:y_hi, x_lo:x_hi].reshape(-1, 3), axis=0)
-            if np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE:
+            if np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE and not _centre_agrees(image, (cx, cy), (half_w, half_h), expected[row, col]):
                 wrong += 1
     if wrong:
         return f"{wrong} of {values.size} cells in the image do not have the colour of the value the description gives them"
     return _labels_problem(description, axes, image, x, y, px, py)
+
+
+def _centre_agrees(image: np.ndarray, centre: tuple[float, float], half: tuple[float, float], colour: np.ndarray) -> bool:
+    """Whether the pixels right at a cell's centre have its colour: a smoothed image (imshow's
+    interpolation="bilinear", "bicubic"...) blends each cell into its neighbours away from the
+    centre, so its middle half can be off while the centre is exact."""
+    (cx, cy), (half_w, half_h) = centre, half
+    reach_x, reach_y = max(half_w * 2 * CENTRE_FRACTION, 0.5), max(half_h * 2 * CENTRE_FRACTION, 0.5)
+    x_lo, x_hi = int(round(cx - reach_x)), int(round(cx + reach_x)) + 1
+    y_lo, y_hi = int(round(cy - reach_y)), int(round(cy + reach_y)) + 1
+    shown = np.median(image[y_lo:y_hi, x_lo:x_hi].reshape(-1, 3), axis=0)
+    return bool(np.abs(shown - colour).max() <= COLOUR_TOLERANCE)
 
 
 def _labels_problem(description: dict, axes: dict, image: np.ndarray, x: np.ndarray, y: np.ndarray, px: np.ndarray, py: np.ndarray) -> str:
@@ -290,16 +312,17 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
 def _covered(description: dict, label: tuple[dict, str, int], area: Area, png_height: float) -> np.ndarray:
     """(h, w) True where, inside `area`, the description draws something other than `label` (the
     Axes' dict, "x" or "y", the index): another Axes holding an opaque drawing (a colorbar: its
-    box), another tick label of any Axes (its ink, drawn again); each grown by COVER_MARGIN_PX."""
+    box), a text on an Axes (a cell annotation in a large font: its box), another tick label of
+    any Axes (its ink, drawn again); each grown by COVER_MARGIN_PX."""
     x0, y0, x1, y1 = area
     covered = np.zeros((y1 - y0, x1 - x0), dtype=bool)
     own, own_axis, own_index = label
     drawn = 0
     for axes in description.get("axes", []):
-        if axes is not own and _opaque(axes):
-            bx0, by0, bx1, by1 = (float(v) for v in axes["box_px"])
-            covered[max(int(np.floor(by0)) - COVER_MARGIN_PX - y0, 0): max(int(np.ceil(by1)) + COVER_MARGIN_PX + 1 - y0, 0),
-                    max(int(np.floor(bx0)) - COVER_MARGIN_PX - x0, 0): max(int(np.ceil(bx1)) + COVER_MARGIN_PX + 1 - x0, 0)] = True
+        boxes = [axes["box_px"]] if axes is not own and _opaque(axes) else []
+        for bx0, by0, bx1, by1 in (*boxes, *(box for box in axes.get("textboxes", [])[:MAX_TEXT_BOXES] if len(box) == 4)):
+            covered[max(int(np.floor(float(by0))) - COVER_MARGIN_PX - y0, 0): max(int(np.ceil(float(by1))) + COVER_MARGIN_PX + 1 - y0, 0),
+                    max(int(np.floor(float(bx0))) - COVER_MARGIN_PX - x0, 0): max(int(np.ceil(float(bx1))) + COVER_MARGIN_PX + 1 - x0, 0)] = True
         for axis in ("x", "y"):
             for index, (text, box, font) in enumerate(zip(axes.get(f"{axis}ticklabels", []), axes.get(f"{axis}tickboxes", []), axes.get(f"{axis}tickfonts", []))):
                 if (axes is own and axis == own_axis and index == own_index) or len(box) != 4 or not str(text).strip():

@@ -71,6 +71,8 @@ def _cmap_ends(mappable: Any) -> list[list[float]]:
     """The RGBA colours of the lowest and the highest value (is darker = more weight?)."""
     cmap = mappable.get_cmap()
     return [[float(c) for c in cmap(0.0)], [float(c) for c in cmap(1.0)]]
+
+
 def _colours(mappable: Any, array: Any, shape: tuple[int, int]) -> torch.Tensor:
     """The RGBA colour (rows, cols, 4) in [0, 1] that the mappable gives each cell (any norm, any cmap)."""
     data = np.ma.asarray(array, dtype=np.float64).reshape(shape)
@@ -93,6 +95,7 @@ def _image(image: AxesImage) -> dict:
         "origin": str(image.origin),
         "clim": _clim(image),
         "cmap": image.get_cmap().name,
+        "cmap_levels": int(image.get_cmap().N),  # plt.get_cmap(name, 8), .resampled(8): the named map in 8 steps
         "cmap_ends": _cmap_ends(image),
         "colorbar": image.colorbar is not None,
     }
@@ -110,6 +113,7 @@ def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
         "y_edges": _tensor(coordinates[:, 0, 1]),
         "clim": _clim(mesh),
         "cmap": mesh.get_cmap().name,
+        "cmap_levels": int(mesh.get_cmap().N),  # plt.get_cmap(name, 8), .resampled(8): the named map in 8 steps
         "cmap_ends": _cmap_ends(mesh),
         "colorbar": mesh.colorbar is not None,
     }
@@ -162,6 +166,7 @@ def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True
         "yticklabels": [t.get_text() for t in ylabels],
         "ytickboxes": _label_boxes(ylabels_boxed, origin),
         "ytickfonts": _label_fonts(ylabels_boxed),
+        "textboxes": [box for box in _label_boxes(list(ax.texts) if boxes else [], origin) if box],  # annotations (ax.text, seaborn's annot=True): they may run over tick labels
         "xlabel": ax.get_xlabel(),
         "ylabel": ax.get_ylabel(),
         "title": " ".join(text for text in (ax.get_title(loc) for loc in ("center", "left", "right")) if text),
