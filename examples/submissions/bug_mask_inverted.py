@@ -201,7 +201,8 @@ def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
     """Task E.1: draw one (Lq, Lk) weight matrix as a heatmap and return the matplotlib Axes.
 
     Horizontal axis (横轴) = query positions, labelled with query_tokens;
-    vertical axis (纵轴) = key positions, labelled with key_tokens.
+    vertical axis (纵轴) = key positions, labelled with key_tokens (a tick label may add the
+    token's position, as in 'the (0)', to tell repeated words apart).
     Darker = more weight: a light-to-dark colour map such as "Blues" (imshow's default, viridis,
     and seaborn's default are dark-to-light). Colour range fixed to [0, 1], a colorbar, and axis
     labels. When `ax` is given, draw on that Axes (not on the current one: ax.imshow, not

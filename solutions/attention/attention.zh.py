@@ -218,7 +218,8 @@ class AttentionBlock(nn.Module):
 def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
     """Task E.1：把一个 (Lq, Lk) 的权重矩阵画成热力图，并返回 matplotlib 的 Axes。
 
-    横轴 = Query 位置，用 query_tokens 标注；纵轴 = Key 位置，用 key_tokens 标注。
+    横轴 = Query 位置，用 query_tokens 标注；纵轴 = Key 位置，用 key_tokens 标注（刻度标签可以在词元旁
+    加上它的位置，例如 'the (0)'，用来区分重复的词）。
     颜色越深表示权重越高：使用由浅到深的颜色映射，例如 "Blues"（imshow 的默认 viridis 和
     seaborn 的默认颜色映射都是由深到浅）。颜色范围固定为 [0, 1]，加颜色条和坐标轴标签。给了 `ax` 时画在
     这个 Axes 上（不是当前的 Axes：用 ax.imshow，不用 plt.imshow）并返回它；否则新建一张图。给了

@@ -11,6 +11,7 @@ student's own figure goes into the feedback next to the kit's render of the same
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from typing import Any
@@ -86,7 +87,7 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     if not returned_axes(description) and not (isinstance(target, int) and target >= 0):
         raise CheckFailure.keyed("plot_returned", kind=str(description.get("returned") if isinstance(description, dict) else None))
     try:
-        heatmap = read_heatmap(description)
+        heatmap = with_plain_tokens(read_heatmap(description))
     except UnreadablePlot as error:
         key = error.key or key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
         raise (CheckFailure(str(error), key=key, values=error.values) if key else fail(str(error))) from None
@@ -99,6 +100,30 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
         values = {"problem": problem, "problem_key": key} if key else {"problem": problem}
         raise CheckFailure(f"your figure could not be read reliably: {problem}", key="figure_disagrees", values=values, flags=(flag,))
     return description, heatmap
+
+
+POSITION = re.compile(r"^[\W_]*\d+[\W_]*|[\W_]*\d+[\W_]*$")  # a number and what sets it apart, at either end
+
+
+def plain_token(label: str, tokens: tuple[str, ...]) -> str:
+    """A tick label that is a token with a position number beside it ('the (0)', 'the_0', '3: dog'),
+    as students write to tell repeated words apart, read as the token itself (the contract allows
+    it); any other label is kept as it is."""
+    if label in tokens:
+        return label
+    word = POSITION.sub("", label, count=1)
+    return word if word in tokens else label
+
+
+def with_plain_tokens(heatmap: Heatmap) -> Heatmap:
+    tokens = QUERY_TOKENS + KEY_TOKENS
+    return dataclasses.replace(
+        heatmap,
+        column_labels=tuple(plain_token(label, tokens) for label in heatmap.column_labels),
+        row_labels=tuple(plain_token(label, tokens) for label in heatmap.row_labels),
+        x_tick_labels=tuple(plain_token(label, tokens) for label in heatmap.x_tick_labels),
+        y_tick_labels=tuple(plain_token(label, tokens) for label in heatmap.y_tick_labels),
+    )
 
 
 def drawn(student: StudentAPI) -> tuple[dict, Heatmap]:
@@ -149,7 +174,7 @@ def test_plot_attention_returns_axes(student: StudentAPI, artifacts):
     png = description.get("png") if isinstance(description, dict) else None
     if artifacts is not None and isinstance(png, torch.Tensor) and png.dtype == torch.uint8 and 0 < png.numel() <= MAX_PNG_BYTES:
         try:  # the student's figure is shown even when it cannot be read
-            heatmap = read_heatmap(description)
+            heatmap = with_plain_tokens(read_heatmap(description))
         except UnreadablePlot:
             heatmap = None
         add_plot_artifact(artifacts, png.numpy().tobytes(), heatmap, probe_weights())
