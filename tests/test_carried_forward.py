@@ -224,6 +224,26 @@ def test_a_stand_in_takes_the_calls_written_for_the_submissions_own_signature():
         module(1, need_weights=False)
 
 
+def test_a_stand_in_replaces_the_aliases_of_the_submissions_function_too(factory):
+    """`softmax = masked_softmax` at module level, and the later code calls `softmax`: the alias is
+    replaced with the name (qa4s b57: A.3 and C.3 lost 10 points for an A.2 bug), and both are
+    the submission's own again after the run."""
+    import torch
+
+    from autograder.assignments.attention.checks.carried import trusted_answer
+    from autograder.grading.worker.client import Student
+
+    source = "def attention_scores(q, k):\n    return q\n\nscores = attention_scores\n\ndef use(q, k):\n    return scores(q, k)\n"
+    student = Student(factory, [(1, source)])
+    q, k = torch.randn(2, 3, 4, dtype=torch.float64), torch.randn(2, 5, 4, dtype=torch.float64)
+    try:
+        with student.stand_ins(["attention_scores"], trusted_answer):
+            assert torch.allclose(student.call("use", q, k), q @ k.transpose(-2, -1) / 2.0)
+        assert torch.equal(student.call("use", q, k), q)
+    finally:
+        student.close()
+
+
 def test_the_worker_stand_ins_are_the_assignments_content_and_hold_no_reference_code(factory):
     """The stand-ins are a file of the assignment's folder (its manifest's `worker_standins`) that
     imports only torch and the engine's machinery; the template imports it before it forks, so a
