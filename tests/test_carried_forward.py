@@ -178,6 +178,72 @@ def test_stand_ins_are_proxies_and_refuse_what_is_not_in_use(factory, tmp_path):
     assert decode_value(encode_value(trusted_answer({"kind": "forward", "name": "causal_mask", "tensors": [], "options": {"size_q": 2, "size_k": 3}}), blobs), blobs).dtype == torch.bool
 
 
+def test_a_stand_in_takes_the_calls_written_for_the_submissions_own_signature():
+    """The submission's code calls its own signature: parameters named otherwise, and further ones
+    held at their defaults, reach the stand-in (qa4s: `masked_softmax(scores, mask=None, dim=-1)`
+    called with dim=-1 made A.3 and C.3 lose 10 points for A.2's bug: the stand-in took no `dim`).
+    A further argument away from its default is refused, saying which."""
+    import torch.nn as nn
+
+    from autograder.grading.worker.standins import StandInError, fitted
+
+    def trusted(scores, mask=None):
+        return ("trusted", scores, mask)
+
+    def own(logits, attn_mask=None, dim=-1):
+        raise AssertionError("the submission's own function is never called")
+
+    fit = fitted(trusted, own, "masked_softmax")
+    assert fit(1, attn_mask=2, dim=-1) == fit(1, 2) == ("trusted", 1, 2)
+    assert fit(logits=1) == ("trusted", 1, None)
+    with pytest.raises(StandInError, match="masked_softmax .*dim=int"):
+        fit(1, 2, dim=0)
+    assert fitted(trusted, lambda scores, mask=None: None, "masked_softmax") is trusted  # same signature: as it is
+    assert fitted(trusted, None, "masked_softmax") is trusted
+
+    class Trusted(nn.Module):
+        def __init__(self, dim, heads):
+            super().__init__()
+            self.dim, self.heads = dim, heads
+
+        def forward(self, x, mask=None):
+            return x, mask
+
+    class Own(nn.Module):
+        def __init__(self, dim, heads, causal=False):
+            super().__init__()
+
+        def forward(self, x, mask=None, need_weights=True):
+            raise AssertionError("never called")
+
+    Fit = fitted(Trusted, Own, "MultiHeadAttention")
+    module = Fit(4, 2, causal=False)
+    assert isinstance(module, Trusted) and Fit.__name__ == "Trusted" and (module.dim, module.heads) == (4, 2)
+    assert module(1, mask=2, need_weights=True) == (1, 2)
+    with pytest.raises(StandInError, match="need_weights"):
+        module(1, need_weights=False)
+
+
+def test_a_stand_in_replaces_the_aliases_of_the_submissions_function_too(factory):
+    """`softmax = masked_softmax` at module level, and the later code calls `softmax`: the alias is
+    replaced with the name (qa4s b57: A.3 and C.3 lost 10 points for an A.2 bug), and both are
+    the submission's own again after the run."""
+    import torch
+
+    from autograder.assignments.attention.checks.carried import trusted_answer
+    from autograder.grading.worker.client import Student
+
+    source = "def attention_scores(q, k):\n    return q\n\nscores = attention_scores\n\ndef use(q, k):\n    return scores(q, k)\n"
+    student = Student(factory, [(1, source)])
+    q, k = torch.randn(2, 3, 4, dtype=torch.float64), torch.randn(2, 5, 4, dtype=torch.float64)
+    try:
+        with student.stand_ins(["attention_scores"], trusted_answer):
+            assert torch.allclose(student.call("use", q, k), q @ k.transpose(-2, -1) / 2.0)
+        assert torch.equal(student.call("use", q, k), q)
+    finally:
+        student.close()
+
+
 def test_the_worker_stand_ins_are_the_assignments_content_and_hold_no_reference_code(factory):
     """The stand-ins are a file of the assignment's folder (its manifest's `worker_standins`) that
     imports only torch and the engine's machinery; the template imports it before it forks, so a

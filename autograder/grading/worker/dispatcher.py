@@ -145,7 +145,9 @@ class Dispatcher:
         if key not in self._stand_in_sets:  # built once: a stand-in class keeps its identity
             self._stand_in_sets[key] = standins.build(self.stand_ins, list(key), self._stand_in_call, lambda name: self.namespace.get(name))
         missing = object()
-        replaced = self._stand_in_sets[key]  # the submission's name -> its stand-in
+        replaced = dict(self._stand_in_sets[key])  # the submission's name -> its stand-in
+        own = {id(self.namespace[name]): name for name in replaced if callable(self.namespace.get(name))}
+        replaced |= {alias: replaced[own[id(value)]] for alias, value in list(self.namespace.items()) if id(value) in own and alias not in replaced}  # `softmax = masked_softmax`: its aliases too
         saved = {name: self.namespace.get(name, missing) for name in replaced}
         self.namespace.update(replaced)
         self._active, self._callbacks = key, 0

@@ -233,8 +233,7 @@ def mha_variants(p: Params, heads: int, query: torch.Tensor, key: torch.Tensor |
     ]
     if mask is not None:
         variants.append(("mha_mask_ignored", run(use_mask=False)))
-        if (~mask).any(-1).all():
-            variants.append(("mask_inverted", mha(p, heads, query, key, value, ~mask, prefix=prefix)))
+        variants.append(("mask_inverted", mha(p, heads, query, key, value, ~mask, prefix=prefix)))
     return variants
 
 

@@ -29,7 +29,7 @@ def _softmax_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[s
     ref = reference().masked_softmax
     variants = {"softmax_wrong_axis": ref(scores.transpose(-2, -1)).transpose(-2, -1) if mask is None else None}
     if mask is not None:
-        variants["mask_inverted"] = ref(scores, ~mask) if (~mask).any(-1).all() else None
+        variants["mask_inverted"] = ref(scores, ~mask)  # a row the inverted mask blocks fully: zeros, as the student's code gives
         variants["mask_filled_with_zero"] = ref(scores.masked_fill(~mask, 0.0))
         variants["mask_after_softmax"] = ref(scores).masked_fill(~mask, 0.0)
     return variants
