@@ -7,6 +7,7 @@ expected values.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import torch
@@ -35,6 +36,7 @@ _ENTRIES = [
     Mistake("softmax_no_max_subtraction", "A.2", "Large scores overflow: subtract each row's maximum before exp().", "分数较大时 exp() 溢出：在 exp() 之前先减去每一行的最大值。"),
     Mistake("fully_masked_nan", "A.2", "A row whose keys are all blocked gives NaN: make such a row all zeros (avoid 0/0 and -inf - -inf).", "所有 key 都被屏蔽的一行得到了 NaN：这样的行应全为 0（避免 0/0 和 -inf - -inf）。"),
     Mistake("fully_masked_uniform", "A.2", "A row whose keys are all blocked gives uniform weights: it must be all zeros.", "所有 key 都被屏蔽的一行得到了均匀权重：它应全为 0。"),
+    Mistake("sdpa_mask_ignored", "A.3", "The mask is ignored: pass it on to your masked_softmax.", "掩码被忽略了：要把它传给你的 masked_softmax。"),
     Mistake("causal_mask_inverted", "A.4", "The causal mask is upside down: query i may see keys 0..i (the lower triangle, diagonal included).", "因果掩码方向反了：query i 只能看到 key 0..i（下三角，含对角线）。"),
     Mistake("causal_mask_strict", "A.4", "The causal mask leaves out the diagonal: a query may attend to its own position.", "因果掩码漏掉了对角线：query 可以关注自己所在的位置。"),
     # Part B
@@ -44,6 +46,7 @@ _ENTRIES = [
     Mistake("split_no_transpose", "C.1", "The heads are split with a reshape alone: reshape to (B, S, H, Dh), then transpose to (B, H, S, Dh).", "分头时只做了 reshape：应先 reshape 成 (B, S, H, Dh)，再转置成 (B, H, S, Dh)。"),
     Mistake("split_interleaved", "C.1", "The heads are interleaved: head i must take the contiguous features [i·Dh, (i+1)·Dh), so reshape to (B, S, H, Dh), not (B, S, Dh, H).", "分头方式是交错的：第 i 个头应取连续的特征 [i·Dh, (i+1)·Dh)，所以 reshape 成 (B, S, H, Dh)，而不是 (B, S, Dh, H)。"),
     Mistake("merge_no_transpose", "C.2", "The heads are merged with a reshape alone: transpose (B, H, S, Dh) back to (B, S, H, Dh) before flattening.", "合并头时只做了 reshape：展平之前要先把 (B, H, S, Dh) 转置回 (B, S, H, Dh)。"),
+    Mistake("merge_interleaved", "C.2", "The heads are merged interleaved: head i's features must come back as the contiguous block [i·Dh, (i+1)·Dh), so transpose (B, H, S, Dh) to (B, S, H, Dh) before flattening, not to (B, S, Dh, H).", "合并头时各头是交错排列的：第 i 个头的特征应回到连续的 [i·Dh, (i+1)·Dh)，所以展平之前把 (B, H, S, Dh) 转置成 (B, S, H, Dh)，而不是 (B, S, Dh, H)。"),
     Mistake("mha_scaled_by_embed_dim", "C.3", "The scores are scaled by √E (the whole embedding) instead of √Dh (one head's size).", "分数按 √E（整个嵌入维度）缩放了，应该按 √Dh（单个头的维度）缩放。"),
     Mistake("mha_no_output_projection", "C.3", "The output projection W_o is missing: apply it to the merged heads.", "缺少输出投影 W_o：合并各头之后要再经过 W_o。"),
     Mistake("mha_key_projection_for_values", "C.3", "The values are projected with W_k: use W_v for the values.", "值（value）用了 W_k 投影：应使用 W_v。"),
@@ -54,6 +57,7 @@ _ENTRIES = [
     # Part D
     Mistake("block_pre_norm", "D.1", "The block normalises before attention (pre-norm): this task asks for post-norm, y = norm(x + dropout(attn(x))).", "该模块在注意力之前做了归一化（pre-norm）：本题要求 post-norm，即 y = norm(x + dropout(attn(x)))。"),
     Mistake("block_no_residual", "D.1", "The residual connection is missing: add x to the attention output before the LayerNorm.", "缺少残差连接：在 LayerNorm 之前要把 x 加到注意力输出上。"),
+    Mistake("block_residual_after_norm", "D.1", "The residual is added after the LayerNorm (x + norm(attn(x))): add x first, then normalise, y = norm(x + dropout(attn(x))).", "残差是在 LayerNorm 之后才加的（x + norm(attn(x))）：应先加上 x 再归一化，即 y = norm(x + dropout(attn(x)))。"),
     Mistake("block_no_norm", "D.1", "The LayerNorm is missing: y = norm(x + dropout(attn(x))).", "缺少 LayerNorm：y = norm(x + dropout(attn(x)))。"),
     Mistake("block_mask_ignored", "D.1", "The mask is ignored: pass it on to self.attn (self.attn(x, mask=mask)).", "掩码被忽略了：要把它传给 self.attn（self.attn(x, mask=mask)）。"),
     # Part E
@@ -67,14 +71,16 @@ _ENTRIES = [
 MISTAKES: dict[str, Mistake] = {m.key: m for m in _ENTRIES}
 
 
-def diagnose(actual: torch.Tensor, candidates: dict[str, torch.Tensor], rtol: float = 1e-4, atol: float = 1e-6) -> str:
-    """The key of the first candidate whose output matches `actual` (same shape, close), or ''."""
-    for key, expected in candidates.items():
+def diagnose(actual: torch.Tensor, candidates: Mapping[str, torch.Tensor | tuple[torch.Tensor, ...] | None], rtol: float = 1e-4, atol: float = 1e-6) -> str:
+    """The key of the first candidate whose output matches `actual` (same shape, close), or ''.
+    A mistake with several forms (a softmax over any wrong axis) gives a tuple of outputs."""
+    for key, outputs in candidates.items():
         if key not in MISTAKES:
             raise KeyError(f"unknown mistake {key!r}")
-        if expected is None or actual.shape != expected.shape:
-            continue
-        a, e = actual.to(torch.float64), expected.to(torch.float64)
-        if torch.equal(torch.isnan(a), torch.isnan(e)) and torch.allclose(torch.nan_to_num(a), torch.nan_to_num(e), rtol=rtol, atol=atol):
-            return key
+        for expected in outputs if isinstance(outputs, tuple) else (outputs,):
+            if expected is None or actual.shape != expected.shape:
+                continue
+            a, e = actual.to(torch.float64), expected.to(torch.float64)
+            if torch.equal(torch.isnan(a), torch.isnan(e)) and torch.allclose(torch.nan_to_num(a), torch.nan_to_num(e), rtol=rtol, atol=atol):
+                return key
     return ""

@@ -41,6 +41,7 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("softmax_no_max_subtraction", "A", (("exp = torch.exp(scores - row_max)", "exp = torch.exp(scores)"),)),
         Mutant("fully_masked_nan", "A", ((SAFE_MAX, ""), (SAFE_TOTAL, ""))),
         Mutant("fully_masked_uniform", "A", ((MASK_FILL, "scores = scores.masked_fill(mask.logical_not(), -1e9)"),)),
+        Mutant("sdpa_mask_ignored", "A", (("weights = masked_softmax(scores, mask)  # (..., Lq, Lk)", "weights = masked_softmax(scores)  # the mask not passed on"),)),
         Mutant("causal_mask_inverted", "A", (("device=device).tril()", "device=device).triu()"),)),
         Mutant("causal_mask_strict", "A", (("device=device).tril()", "device=device).tril(-1)"),)),
         # Part B
@@ -53,6 +54,7 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("split_no_transpose", "C", ((SPLIT_LINE, "return x.reshape(B, num_heads, S, E // num_heads)"),)),
         Mutant("split_interleaved", "C", ((SPLIT_LINE, "return x.reshape(B, S, E // num_heads, num_heads).permute(0, 3, 1, 2)"),)),
         Mutant("merge_no_transpose", "C", ((MERGE_LINE, "return x.reshape(B, S, H * Dh)"),)),
+        Mutant("merge_interleaved", "C", ((MERGE_LINE, "return x.permute(0, 2, 3, 1).reshape(B, S, H * Dh)"),)),
         Mutant("mha_scaled_by_embed_dim", "C", ((MHA_WEIGHTS, "weights = masked_softmax(q @ k.transpose(-2, -1) / math.sqrt(self.embed_dim), mask)"),)),
         Mutant("mha_no_output_projection", "C", (("return self.W_o(merge_heads(heads)), weights", "return merge_heads(heads), weights"),)),
         Mutant("mha_key_projection_for_values", "C", (("v = split_heads(self.W_v(value)", "v = split_heads(self.W_k(value)"),)),
@@ -67,6 +69,7 @@ MUTANTS: dict[str, Mutant] = {
         )),
         Mutant("block_no_residual", "D", ((BLOCK_RETURN, "return self.norm(self.dropout(attended)), weights"),)),
         Mutant("block_no_norm", "D", ((BLOCK_RETURN, "return x + self.dropout(attended), weights"),)),
+        Mutant("block_residual_after_norm", "D", ((BLOCK_RETURN, "return x + self.norm(self.dropout(attended)), weights"),)),
         Mutant("block_mask_ignored", "D", ((BLOCK_ATTN, "attended, weights = self.attn(x)"),)),
     )
 }

@@ -1,6 +1,6 @@
 # qa4s b06_a2_softmax_dim1: BUG A.2: max and sum over dim=1 instead of the last axis.
 # Per-part scores (A-D): A=20 B=10 C=28 D=12.
-# Mistakes named: none.
+# Mistakes named: softmax_wrong_axis.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
 

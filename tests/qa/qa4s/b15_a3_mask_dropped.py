@@ -1,6 +1,6 @@
 # qa4s b15_a3_mask_dropped: BUG A.3: the mask is not passed on to masked_softmax.
 # Per-part scores (A-D): A=25 B=10 C=28 D=12.
-# Mistakes named: none.
+# Mistakes named: sdpa_mask_ignored.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
 

@@ -1,6 +1,6 @@
 # qa4s b29_c2_interleaved_merge: BUG C.2: merge_heads permutes to (B, S, Dh, H) before flattening (interleaves the heads).
 # Per-part scores (A-D): A=32 B=10 C=25 D=12.
-# Mistakes named: none.
+# Mistakes named: merge_interleaved.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
 

@@ -1,6 +1,6 @@
 # qa4s b41_d1_norm_then_residual: BUG D.1: residual added after the norm: x + norm(dropout(attn(x))).
 # Per-part scores (A-D): A=32 B=10 C=28 D=1.
-# Mistakes named: none.
+# Mistakes named: block_residual_after_norm.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
 

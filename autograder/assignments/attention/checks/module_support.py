@@ -226,6 +226,7 @@ def mha_variants(p: Params, heads: int, query: torch.Tensor, key: torch.Tensor |
         ("split_interleaved", run(split=split_interleaved)),
         ("split_interleaved", run(split=split_interleaved, merge=merge_interleaved)),
         ("merge_no_transpose", run(merge=merge_no_transpose)),
+        ("merge_interleaved", run(merge=merge_interleaved)),
         ("mha_scaled_by_embed_dim", run(scale_dim=e)),
         ("scores_no_scaling", run(scale_dim=1)),
         ("mha_no_output_projection", run(output_projection=False)),

@@ -27,11 +27,21 @@ def _scores_variants(q: torch.Tensor, k: torch.Tensor) -> dict[str, torch.Tensor
 
 def _softmax_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[str, Any]:
     ref = reference().masked_softmax
-    variants = {"softmax_wrong_axis": ref(scores.transpose(-2, -1)).transpose(-2, -1) if mask is None else None}
+    other_axes = tuple(ref(scores.transpose(axis, -1)).transpose(axis, -1) for axis in range(scores.dim() - 1))  # the query axis, heads, batch
+    variants: dict[str, Any] = {"softmax_wrong_axis": tuple(reversed(other_axes)) if mask is None else None}
     if mask is not None:
         variants["mask_inverted"] = ref(scores, ~mask)  # a row the inverted mask blocks fully: zeros, as the student's code gives
         variants["mask_filled_with_zero"] = ref(scores.masked_fill(~mask, 0.0))
         variants["mask_after_softmax"] = ref(scores).masked_fill(~mask, 0.0)
+    return variants
+
+
+def _sdpa_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[str, Any]:
+    """A.3's weights: the softmax's mistakes, the scores left unscaled, the mask not passed on."""
+    ref = reference().masked_softmax
+    variants = _softmax_variants(scores, mask) | {"scores_no_scaling": ref(scores * math.sqrt(DH), mask)}
+    if mask is not None:
+        variants["sdpa_mask_ignored"] = ref(scores)
     return variants
 
 
@@ -240,7 +250,7 @@ def test_sdpa_values(student: StudentAPI, gen):
         output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v, mask), "scaled_dot_product_attention")
         ref_out, ref_w = reference().scaled_dot_product_attention(q, k, v, mask)
         scores = reference().attention_scores(q, k)
-        expect_close(weights, ref_w, "scaled_dot_product_attention (weights)", _softmax_variants(scores, mask) | {"scores_no_scaling": reference().masked_softmax(scores * math.sqrt(DH), mask)})
+        expect_close(weights, ref_w, "scaled_dot_product_attention (weights)", _sdpa_variants(scores, mask))
         expect_close(output, ref_out, "scaled_dot_product_attention (output)")
 
 

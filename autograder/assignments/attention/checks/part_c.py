@@ -7,7 +7,7 @@ import torch
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_no_transpose, mha, mha_variants, split_correct, split_interleaved, split_no_transpose, vjp_checked,
+    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_interleaved, merge_no_transpose, mha, mha_variants, split_correct, split_interleaved, split_no_transpose, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
@@ -23,6 +23,10 @@ MHA = "MultiHeadAttention.forward"
 
 def _split_variants(x: torch.Tensor, heads: int) -> list[tuple[str, torch.Tensor]]:
     return [("split_no_transpose", split_no_transpose(x, heads)), ("split_interleaved", split_interleaved(x, heads))]
+
+
+def _merge_variants(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
+    return [("merge_no_transpose", merge_no_transpose(x)), ("merge_interleaved", merge_interleaved(x))]
 
 
 def _mha(student: StudentAPI, gen: torch.Generator, seed: int, dropout: float = 0.0, bias: bool = True, training: bool = False) -> tuple[dict, Handle]:
@@ -63,7 +67,7 @@ def test_split_merge_noncontiguous(student: StudentAPI, gen):
     x = randn(gen, B, LQ, E)
     expect_match(student.call("split_heads", x, H, noncontiguous=(0,)), reference().split_heads(x, H), "split_heads on a non-contiguous x", _split_variants(x, H))
     y = randn(gen, B, H, LQ, DH)
-    expect_match(student.call("merge_heads", y, noncontiguous=(0,)), reference().merge_heads(y), "merge_heads on a non-contiguous x", [("merge_no_transpose", merge_no_transpose(y))])
+    expect_match(student.call("merge_heads", y, noncontiguous=(0,)), reference().merge_heads(y), "merge_heads on a non-contiguous x", _merge_variants(y))
 
 
 # --------------------------------------------------------------------------------------------- C.2
@@ -72,7 +76,7 @@ def test_merge_heads_values(student: StudentAPI, gen):
     x = randn(gen, B, H, LQ, DH)
     merged = student.call("merge_heads", x)
     expect_tensor(merged, "merge_heads", (B, LQ, E))
-    expect_match(merged, reference().merge_heads(x), "merge_heads", [("merge_no_transpose", merge_no_transpose(x))])
+    expect_match(merged, reference().merge_heads(x), "merge_heads", _merge_variants(x))
 
 
 @check("C.2", 1, "merge_heads: gradients reach x", kind=PROPERTY, gate="merge_heads_values")

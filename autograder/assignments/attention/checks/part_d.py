@@ -37,6 +37,7 @@ def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None) -> list[tup
         ("block_pre_norm", (_norm(p, x) + normed_attended, normed_weights)),
         ("block_no_residual", (_norm(p, attended), weights)),
         ("block_no_norm", (x + attended, weights)),
+        ("block_residual_after_norm", (x + _norm(p, attended), weights)),
     ]
     if mask is not None:
         variants.append(("block_mask_ignored", (_norm(p, x + mha(p, H, x, prefix="attn.")[0]), mha(p, H, x, prefix="attn.")[1])))
