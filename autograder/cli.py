@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from autograder.errors import AttnkitError
+from autograder.feedback.shown import shown
 from autograder.grading.integrity.flags import INTEGRITY_MODES
 from autograder.settings import DEFAULT_BASE_IMAGE, GRADES_CSV, IMAGE, LOCAL_BASE_IMAGE
 
@@ -132,7 +133,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         assert grader.factory is not None  # a Grader of one client holds its factory
         result, _ = grade_submission(path, grader.factory, replace(_options(args, parts), visible_only=True, images=False, worker_ahead=True))
     lines, done = render_check(result, lang, selection)
-    print("\n".join(lines))
+    print(shown("\n".join(lines), keep="\n\t"))
     return 0 if done else 1
 
 
@@ -163,7 +164,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         clear = "\x1b[2J\x1b[H" if sys.stdout.isatty() else ""
 
         def show(step) -> None:
-            print(clear + render_view(step, path, options.seed, options.lang) + ("" if clear else "\n"), flush=True)
+            print(clear + shown(render_view(step, path, options.seed, options.lang), keep="\n\t") + ("" if clear else "\n"), flush=True)
 
         assert grader.factory is not None  # a Grader of one client holds its factory
         watch(path, grader.factory, options, show)
@@ -262,14 +263,14 @@ def _print_result(result, lang: str = "en") -> None:
     from autograder.feedback.i18n import t
     from autograder.feedback.formats.view import part_title
 
-    print(t("grade.total", lang, name=result.submission, score=f"{result.score:g}", max_score=f"{result.max_score:g}"))
+    print(t("grade.total", lang, name=shown(result.submission), score=f"{result.score:g}", max_score=f"{result.max_score:g}"))
     for part in result.parts:
         label = f"{t('grade.part', lang, part=part.part)} {part_title(part.part, lang, result.assignment)}"
         print(f"  {label:<36} {part.score:g}/{part.max_score:g}")
     for event in result.events:
-        print(f"  {t('check.note', lang, event=note_text(event, lang))}")
+        print(f"  {t('check.note', lang, event=shown(note_text(event, lang), keep=chr(10)))}")
     if result.grader_error:
-        print(f"  {t('grade.could_not', lang, error=note_text(result.grader_error, lang))}")
+        print(f"  {t('grade.could_not', lang, error=shown(note_text(result.grader_error, lang), keep=chr(10)))}")
 
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
@@ -301,15 +302,9 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
 
 
 def shown_name(name: str) -> str:
-    """A submission's name as the terminal shows it: control and format characters (a newline, a
-    terminal escape, a right-to-left override) as `\\x1b`, `\\u202e`: a file name chosen by a
+    """A submission's name as the terminal shows it (feedback/shown.py): a file name chosen by a
     student must not act in the instructor's terminal or read as another name."""
-    import unicodedata
-
-    return "".join(
-        ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch
-        for ch in name
-    )
+    return shown(name)
 
 
 class BatchProgress:
@@ -587,7 +582,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return args.func(args)
     except AttnkitError as error:
-        print(f"ERROR {error}", file=sys.stderr)
+        print(f"ERROR {shown(str(error), keep=chr(10))}", file=sys.stderr)
         return 2
 
 

@@ -27,7 +27,7 @@ from autograder.grading.integrity.static import analyze
 from autograder.assignment import CHECK_FILE_PATTERN, current
 from autograder.grading.shard import Shard
 from autograder.feedback.results import ERROR, FAILED, Artifact, CheckResult, SubmissionResult
-from autograder.grading.submission import load_submission, submission_digest, submission_name
+from autograder.grading.submission import load_submission, output_name, submission_digest
 from autograder.grading.worker.client import Budget, Student, WorkerFactory
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.sandbox import SandboxConfig
@@ -184,7 +184,7 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     path = Path(path)
     seed = options.seed if options.seed is not None else new_seed()
     started = time.perf_counter()
-    name = name or submission_name(path)
+    name = name or output_name(path)
     try:
         submission = load_submission(path)
     except SubmissionError as error:

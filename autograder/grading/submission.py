@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import functools
 import hashlib
 import io
@@ -23,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from autograder.assignment import current
 from autograder.errors import SubmissionError
 from autograder.feedback.i18n import LANGS, t
+from autograder.feedback.shown import clean_name, name_key
 from autograder.settings import BATCH_FILES  # noqa: F401  (names a submission folder may not take)
 from autograder.settings import SUBMISSION_MAX_FILE_BYTES as MAX_FILE_BYTES
 from autograder.settings import SUBMISSION_MAX_FILES as MAX_FILES
@@ -67,36 +69,40 @@ def submission_name(path: Path) -> str:
 
 
 def output_names(paths: list[Path]) -> dict[Path, str]:
-    """The results folder of each submission under a batch's output folder: deterministic, and
-    no two submissions and no batch file (BATCH_FILES) ever share a name.
+    """The results folder of each submission under a batch's output folder, which is also its id in
+    every output (grades.csv, the dashboard, feedback): deterministic, made of the names in the
+    folder alone, shown safely (shown.clean_name), and no two submissions and no batch file
+    (BATCH_FILES) ever share one, not even in case only (name_key: a copy on macOS or Windows).
 
-    A submission's folder is its name without .py/.ipynb/.zip (alice.py -> alice/) unless that
-    name is also another submission's, another entry's full name or a batch file; then it is the
-    entry's full name (alice.py/ and alice.zip/; grades.csv.py/), and a full name that is itself
-    a batch file gets ~2, ~3... Entries in one folder have distinct full names, so this ends.
+    A submission's folder is its cleaned name without .py/.ipynb/.zip (alice.py -> alice/) unless
+    that name is also another submission's, another entry's full name or a batch file; then it is
+    the entry's cleaned full name (alice.py/ and alice.zip/; grades.csv.py/), and a full name that
+    is taken (a batch file; two names alike once cleaned) gets ~2, ~3..., in name order.
     """
-    stems = {path: submission_name(path) for path in paths}
-    full_names = {path.name for path in paths}
-    counts: dict[str, int] = {}
-    for stem in stems.values():
-        counts[stem] = counts.get(stem, 0) + 1
+    stems = {path: clean_name(submission_name(path)) for path in paths}
+    fulls = {path: clean_name(path.name) for path in paths}
+    stem_counts = collections.Counter(name_key(stem) for stem in stems.values())
+    full_keys = collections.Counter(name_key(full) for full in fulls.values())
+    batch_keys = {name_key(name) for name in BATCH_FILES}
     names: dict[Path, str] = {}
     for path, stem in stems.items():
-        if counts[stem] == 1 and stem not in BATCH_FILES and (stem == path.name or stem not in full_names):
+        key = name_key(stem)
+        own = key == name_key(fulls[path])
+        if stem_counts[key] == 1 and key not in batch_keys and full_keys[key] == int(own):
             names[path] = stem
-    used = set(names.values()) | set(BATCH_FILES)
+    used = {name_key(name) for name in names.values()} | batch_keys
     rest = [path for path in sorted(paths, key=lambda p: p.name) if path not in names]
     for path in rest:
-        if path.name not in BATCH_FILES:
-            names[path] = path.name
-            used.add(path.name)
+        if name_key(fulls[path]) not in used:
+            names[path] = fulls[path]
+            used.add(name_key(fulls[path]))
     for path in rest:
         if path not in names:
             number = 2
-            while f"{path.name}~{number}" in used:
+            while name_key(f"{fulls[path]}~{number}") in used:
                 number += 1
-            names[path] = f"{path.name}~{number}"
-            used.add(names[path])
+            names[path] = f"{fulls[path]}~{number}"
+            used.add(name_key(names[path]))
     return names
 
 

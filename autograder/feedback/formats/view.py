@@ -13,6 +13,7 @@ from autograder.feedback.hints import first_tier, fold
 from autograder.feedback.i18n import DEFAULT_LANG, NOTE_PARTS, STRINGS, t, t_of
 from autograder.feedback.messages import GENERIC
 from autograder.feedback.results import Artifact, CheckResult, SubmissionResult
+from autograder.feedback.shown import shown
 
 
 @dataclass(frozen=True)
@@ -185,15 +186,12 @@ def note_text(text: str, lang: str) -> str:
     return text if lang == DEFAULT_LANG else f"`{text}`"
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def output_text(output: str, lang: str) -> str:
     """What the student's code printed, with the grader's own lines in it (output dropped, output
-    withheld) in `lang`. Control characters other than newline and tab are shown as `\\xNN`: a
-    terminal escape printed by the code (clear the screen, retitle the window) must not act in
-    the terminal of whoever reads feedback.md."""
-    output = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", output.replace("\r\n", "\n"))
+    withheld) in `lang`. Control and format characters other than newline and tab are shown as
+    `\\x1b`, `\\u202e` (feedback/shown.py): a terminal escape printed by the code (clear the
+    screen, retitle the window) must not act in the terminal of whoever reads feedback.md."""
+    output = shown(output.replace("\r\n", "\n"), keep="\n\t")
     if lang == DEFAULT_LANG:
         return output
     return "\n".join(translate_note(line, lang) or line if line.startswith("[") else line for line in output.split("\n"))
