@@ -104,7 +104,7 @@ class Entry:
     folded: tuple = ()  # the failures of the same task this one's mistake probably explains
 
 
-CRASH_RE = re.compile(r"raised (\w+): .*\((\S+:\d+) in ")
+CRASH_RE = re.compile(r"raised (\w+): .*\((\S+:\d+|cell \d+, line \d+) in ")  # a .py file's place, or a notebook's (grading/chunks.py)
 
 
 def _cause(check) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 
 from autograder.assignment import current
 from autograder.errors import SubmissionError
+from autograder.grading.chunks import Cells
 from autograder.feedback.i18n import LANGS, t
 from autograder.feedback.shown import clean_name, name_key
 from autograder.settings import BATCH_FILES  # noqa: F401  (names a submission folder may not take)
@@ -55,6 +56,7 @@ class Submission:
     files: dict[str, str] = field(default_factory=dict)  # the student's own helper files: scanned, compared
     notes: tuple[str, ...] = ()
     kit: dict[str, str] = field(default_factory=dict)  # the kit's own files handed in unchanged, as the kit has them: run, never scanned
+    cells: Cells = ()  # a notebook: where each chunk is in it (grading/chunks.py), for "cell 7, line 3"
 
 
 def submission_name(path: Path) -> str:
@@ -141,12 +143,13 @@ def decode_python(data: bytes, where: str) -> str:
 
 
 def notebook_chunks(data: bytes, where: str) -> tuple[tuple[int, str], ...]:
-    """The answer cells of a notebook, magics and shell escapes dropped."""
+    """The answer cells of a notebook, magics and shell escapes blanked."""
     return _notebook(data, where)[0]
 
 
-def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...]]:
-    """(chunks, notes): the answer cells, and a note for each piece of metadata that was ignored.
+def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells]:
+    """(chunks, notes, cells): the answer cells, a note for each piece of metadata that was
+    ignored, and where each chunk is in the notebook (grading/chunks.py: "cell 7, line 3").
 
     Read with json, not nbformat: a cold `import nbformat` costs as much as `import torch` here
     (1.05x; jsonschema compiles an rfc3987 grammar; bench/notebook_reader.py), a graded notebook
@@ -169,14 +172,16 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         kit = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS))
         code = [(number, c) for number, c in code if _plain(_cell_code(c, where, number)) not in kit]
     chunks = []
+    cells = []
     line = 1
     for number, cell in tagged or code:
         body = _cell_code(cell, where, number)
         chunks.append((line, body))
+        cells.append((line, number))
         line += body.count("\n") + 1
     if tagged:
         notes.extend(_untagged_definitions(chunks, [(n, c) for n, c in code if all(n != m for m, _ in tagged)], where))
-    return tuple(chunks), tuple(notes)
+    return tuple(chunks), tuple(notes), tuple(cells)
 
 
 @functools.cache
@@ -201,7 +206,7 @@ def _plain(code: str) -> str:
 
 
 def _cell_code(cell: dict, where: str, number: int) -> str:
-    """A code cell's source, magics and shell escapes dropped."""
+    """A code cell's source, magics and shell escapes blanked (the lines keep their numbers)."""
     source = cell.get("source", "")
     if isinstance(source, list) and all(isinstance(piece, str) for piece in source):
         text = "".join(source)
@@ -209,7 +214,7 @@ def _cell_code(cell: dict, where: str, number: int) -> str:
         text = source
     else:
         raise SubmissionError(t("submission.cell_source", file=where, number=number, kind=type(source).__name__))
-    return "\n".join(ln for ln in text.splitlines() if not MAGIC_LINE.match(ln)) + "\n"
+    return "\n".join("" if MAGIC_LINE.match(ln) else ln for ln in text.splitlines()) + "\n"
 
 
 def _untagged_definitions(chunks: list[tuple[int, str]], untagged: list[tuple[int, dict]], where: str) -> list[str]:
@@ -387,8 +392,9 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
     entry = entry or _find_entry(name, files)
     data = files[entry]
     notes: tuple[str, ...] = ()
+    cells: Cells = ()
     if entry.endswith(".ipynb"):
-        chunks, notes = _notebook(data, entry)
+        chunks, notes, cells = _notebook(data, entry)
         filename = entry_names()[0]
     else:
         chunks = ((1, decode_python(data, entry)),)
@@ -406,7 +412,7 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
             helpers[other] = decode_python(content, other)
         except SubmissionError:
             continue
-    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit)
+    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells)
 
 
 def _same_text(handed_in: bytes, kit: bytes) -> bool:

@@ -169,6 +169,8 @@ def translate_note(text: str, lang: str, prefixes: tuple[str, ...] = NOTE_PREFIX
                 args[name] = inner
             elif name == "where":
                 args[name] = stage_text(value, lang)
+            elif name == "place":
+                args[name] = place_text(value, lang)
             elif re.fullmatch(r"[\d.]+", value.strip()):  # a number, as it is
                 args[name] = value
             else:
@@ -176,6 +178,16 @@ def translate_note(text: str, lang: str, prefixes: tuple[str, ...] = NOTE_PREFIX
         else:
             return t(key, lang, **args)
     return None
+
+
+def place_text(place: str, lang: str) -> str:
+    """A place in the student's file ("line 50", "cell 16, line 3": grading/chunks.py) in `lang`;
+    any other text (a traceback's `attention.py:50`) as it is."""
+    found = re.fullmatch(r"(?:cell (\d+), )?line (\d+)", place.strip())
+    if lang == DEFAULT_LANG or found is None:
+        return place
+    cell, line = found.groups()
+    return t("place.cell_line", lang, cell=cell, line=line) if cell else t("place.line", lang, line=line)
 
 
 def note_text(text: str, lang: str) -> str:

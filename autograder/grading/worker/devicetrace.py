@@ -18,6 +18,8 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from autograder.grading.chunks import Cells, frame_where
+
 FACTORIES = {
     "tensor", "as_tensor", "asarray", "from_numpy", "ones", "zeros", "full", "empty", "arange", "range",
     "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm", "tril_indices", "triu_indices",
@@ -41,7 +43,7 @@ class DeviceTracer(TorchFunctionMode):
     """Tags tensors as following the inputs or made on the default device; `found` holds, per line
     of the student's file that made a default-device tensor: the site and the operation that mixed it in."""
 
-    def __init__(self, inputs: list[torch.Tensor], filenames: set[str]):
+    def __init__(self, inputs: list[torch.Tensor], filenames: dict[str, Cells]):
         super().__init__()
         self.filenames = filenames
         self.tags: dict[int, tuple[str, str]] = {}  # id(tensor) -> (kind, "file:line" where it was made)
@@ -61,7 +63,8 @@ class DeviceTracer(TorchFunctionMode):
         if not frames:
             return None
         frame = frames[-1]
-        return {"where": f"{Path(frame.filename).name}:{frame.lineno}", "function": frame.name, "line": (frame.line or "").strip()}
+        where = frame_where(Path(frame.filename).name, frame.lineno or 0, self.filenames[frame.filename])
+        return {"where": where, "function": frame.name, "line": (frame.line or "").strip()}
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
