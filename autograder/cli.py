@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from autograder.errors import AttnkitError
+from autograder.feedback.i18n import LANGS, t
 from autograder.feedback.shown import shown
 from autograder.grading.integrity.flags import INTEGRITY_MODES
 from autograder.settings import DEFAULT_BASE_IMAGE, GRADES_CSV, IMAGE, LOCAL_BASE_IMAGE
@@ -74,7 +75,7 @@ def _student_file() -> str:
 
 def _existing(path: str) -> Path:
     if not Path(path).exists():
-        raise AttnkitError(f"no submission at {path}: give the path of a .py, .ipynb, folder or .zip")
+        raise AttnkitError(t("cli.no_submission", path=path))
     return Path(path)
 
 
@@ -88,7 +89,6 @@ def _folder_name(name: str | None) -> str:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from autograder.feedback.i18n import t
     from autograder.settings import FEEDBACK_HTML
 
     path = _existing(args.path)
@@ -144,8 +144,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 
     path = Path(args.path) if args.path else default_path(Path.cwd())
     if not path.is_file():
-        raise AttnkitError(f"no file at {path}: give the .py or .ipynb you are working on")
-    from autograder.feedback.i18n import t
+        raise AttnkitError(t("cli.no_file", path=path))
 
     lang = _lang(args)
     stop = _StopOnSignal()
@@ -239,7 +238,6 @@ def _default_file(command: str) -> Path:
 def _cmd_hint(args: argparse.Namespace) -> int:
     from autograder.assignment import current
     from autograder.feedback.hints import TIER_NAMES, next_hint, state_path
-    from autograder.feedback.i18n import t
 
     lang = _lang(args)
     if args.file:
@@ -260,7 +258,6 @@ def _cmd_hint(args: argparse.Namespace) -> int:
 
 def _print_result(result, lang: str = "en") -> None:
     from autograder.feedback.formats.view import note_text
-    from autograder.feedback.i18n import t
     from autograder.feedback.formats.view import part_title
 
     print(t("grade.total", lang, name=shown(result.submission), score=f"{result.score:g}", max_score=f"{result.max_score:g}"))
@@ -582,7 +579,11 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return args.func(args)
     except AttnkitError as error:
-        print(f"ERROR {shown(str(error), keep=chr(10))}", file=sys.stderr)
+        from autograder.feedback.formats.view import note_text
+
+        lang = getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or "en"
+        text = note_text(str(error), lang) if lang in LANGS and lang != "en" else str(error)  # the student's language where we have it
+        print(t("cli.error", lang if lang in LANGS else "en", error=shown(text, keep=chr(10))), file=sys.stderr)
         return 2
 
 

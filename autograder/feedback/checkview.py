@@ -49,7 +49,7 @@ class Selection:
 def _valid(task: str, option: str) -> str:
     names = task_names()
     if not TASK_ID_RE.match(task) or task not in names:
-        raise AttnkitError(f"{option} {task}: no such task; use one of {', '.join(names)}")
+        raise AttnkitError(t("cli.no_such_task", option=option, task=task, tasks=", ".join(names)))
     return task
 
 
@@ -99,7 +99,7 @@ def render_check(result, lang: str, selection: Selection = Selection()) -> tuple
     elif selection.until:
         tasks = [task for task in tasks if task_order(task) <= task_order(selection.until)]
     if not tasks:
-        raise AttnkitError(f"no visible checks for {selection.task or selection.until}")
+        raise AttnkitError(t("cli.no_visible", task=selection.task or selection.until))
     by_task = {task: [c for c in visible if c.task == task] for task in tasks}
     done = [task for task in tasks if all(c.passed for c in by_task[task])]
     unfinished = [task for task in tasks if task not in done]

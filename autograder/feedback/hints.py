@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Sequence
 
 from autograder.errors import AttnkitError
+from autograder.feedback.i18n import t
 
 HINT_STATE_FILE = ".attnkit-hints.json"  # written next to the student's file
 TIER_NAMES = {
@@ -44,8 +45,9 @@ HintTables = tuple[dict[str, Tiers], dict[str, dict[str, str]]]  # an assignment
 def tiers_for(task: str, tables: HintTables) -> Tiers:
     tiers, _ = tables
     if task not in tiers:
-        example = f" (e.g. `attnkit hint {next(iter(tiers))}`)" if tiers else ""
-        raise AttnkitError(f"no task {task!r}: use one of {', '.join(tiers) or 'none (this assignment has no hints)'}{example}")
+        if not tiers:
+            raise AttnkitError(f"no task {task!r}: this assignment has no hints")
+        raise AttnkitError(t("cli.no_hint_task", task=task, tasks=", ".join(tiers), example=next(iter(tiers))))
     return tiers[task]
 
 
@@ -89,7 +91,7 @@ def next_hint(task: str, student_file: Path, tables: HintTables, lang: str = "en
         temporary.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(temporary, path)
     except OSError as error:
-        raise AttnkitError(f"cannot save the hint state in {path}: {error.strerror}; run `attnkit hint` in a folder you can write to") from None
+        raise AttnkitError(t("cli.hint_state", path=path, reason=error.strerror)) from None
     return shown, tiers.tier(shown, lang)
 
 

@@ -145,6 +145,20 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "your code raised {kind} at {where}: {line} (Python: {said})",
         "zh": "你的代码在 {where} 抛出了 {kind}：{line}（Python 原文：{said}）",
     },
+    # what a student's command (check, watch, hint, grade) could not do: raised in English, shown
+    # in the student's language by cli._run (found again from the English, as the notes are)
+    "cli.error": {"en": "ERROR {error}", "zh": "错误：{error}"},
+    "cli.no_submission": {"en": "no submission at {path}: give the path of a .py, .ipynb, folder or .zip",
+                          "zh": "{path} 不存在：请给出 .py、.ipynb、文件夹或 .zip 的路径"},
+    "cli.no_file": {"en": "no file at {path}: give the .py or .ipynb you are working on", "zh": "{path} 处没有文件：请给出你正在写的 .py 或 .ipynb"},
+    "cli.no_such_task": {"en": "{option} {task}: no such task; use one of {tasks}", "zh": "{option} {task}：没有这个任务；可用的任务：{tasks}"},
+    "cli.no_visible": {"en": "no visible checks for {task}", "zh": "{task} 没有可见检查"},
+    "cli.no_hint_task": {"en": "no task {task}: use one of {tasks} (e.g. `attnkit hint {example}`)",
+                         "zh": "没有任务 {task}：可用的任务：{tasks}（例如 attnkit hint {example}）"},
+    "cli.hint_state": {"en": "cannot save the hint state in {path}: {reason}; run `attnkit hint` in a folder you can write to",
+                       "zh": "无法把提示进度保存到 {path}：{reason}；请在你有写权限的文件夹里运行 `attnkit hint`"},
+    "cli.no_default_file": {"en": "no {names} here or in {release}: give the file (attnkit {command} PATH)",
+                            "zh": "这里和 {release} 里都没有 {names}：请给出文件（attnkit {command} PATH）"},
     # a place in the student's file (grading/chunks.py), in a translated note
     "place.line": {"en": "line {line}", "zh": "第 {line} 行"},
     "place.cell_line": {"en": "cell {cell}, line {line}", "zh": "第 {cell} 个单元格第 {line} 行"},

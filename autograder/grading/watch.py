@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.errors import AttnkitError, SubmissionError
+from autograder.feedback.i18n import t
 from autograder.feedback.formats.watchview import Pass, Progress
 from autograder.grading.worker.launch import STOP_SIGNALS, signals_deferred
 
@@ -55,7 +56,7 @@ def default_path(cwd: Path, command: str = "watch") -> Path:
         found = [folder / name for name in names if (folder / name).is_file()]
         if found:
             return max(found, key=lambda p: p.stat().st_mtime_ns)
-    raise AttnkitError(f"no {' or '.join(names)} here or in {release}: give the file to {command} (attnkit {command} PATH)")
+    raise AttnkitError(t("cli.no_default_file", names=" or ".join(names), release=release, command=command))
 
 
 @dataclass

@@ -124,7 +124,7 @@ def message_text(check: CheckResult, lang: str, assignment: str = "") -> str:
 # ---------------------------------------------------------------------------------------------
 # the grader's notes (autograder.feedback.i18n "note.*"), found again from their English text
 # ---------------------------------------------------------------------------------------------
-NOTE_PREFIXES = ("note.", "ended.", "load.", "refused.", "submission.")
+NOTE_PREFIXES = ("note.", "ended.", "load.", "refused.", "submission.", "cli.")
 _FIELD = re.compile(r"\{(\w+)[^}]*\}")
 FIELD_BODIES = {
     "where": "[^;]+?",  # a stage or a call: no clause of its own
