@@ -20,7 +20,7 @@ from autograder.settings import BATCH_FILES
 HOSTILE_NAMES = (
     "evil\x1b]0;pwned\x07.py", "evil_]0;pwned_.py",  # alike once cleaned
     "bob\n: 4/4.ipynb", "bidi\u202egnp.py", "zero\u200bwidth.zip", "tab\there.py",
-    "-rf.py", "_rf.py", "=HYPERLINK(1).py", "+1.py", "@sum.py", " padded .py",
+    "-rf.py", "_rf.py", "=HYPERLINK(1).py", "+1.py", "@sum.py", " padded .py", " .hidden.py",
     "Alice.py", "alice.py", "ALICE.zip",  # alike but for case
     "caf\u00e9.py", "cafe\u0301.py",  # alike but for Unicode normalization (macOS)
     "x" * 240 + ".py", "x" * 240 + ".zip", "长" * 80 + ".py",
@@ -37,7 +37,7 @@ def test_output_names_are_clean_unique_and_the_same_on_every_run():
     names = output_names(paths)
     for path, name in names.items():
         assert not _unsafe(name), (path.name, name)
-        assert not name.startswith(("-", "=", "+", "@", " ")) and name == name.strip(), (path.name, name)
+        assert not name.startswith(("-", "=", "+", "@", " ", ".")) and name == name.strip(), (path.name, name)
         assert len(name.encode("utf-8")) <= 120, (path.name, name)
     keys = [name_key(name) for name in names.values()]
     assert len(set(keys)) == len(paths)  # unique even on a file system blind to case and normalization

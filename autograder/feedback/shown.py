@@ -19,7 +19,7 @@ Tree = TypeVar("Tree")
 
 UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # controls, format (bidi, zero-width), surrogates, line breaks
 _ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-SPECIAL_STARTS = ("-", "=", "+", "@")  # an option to a shell command; a formula in a spreadsheet
+SPECIAL_STARTS = ("-", "=", "+", "@", ".")  # an option to a shell command; a formula in a spreadsheet; a hidden folder
 NAME_MAX_BYTES = 100  # a longer name is cut and given a digest of the whole: unique, and a folder name fits
 
 
@@ -41,7 +41,7 @@ def shown(text: str, keep: str = "") -> str:
 
 def clean_name(name: str) -> str:
     """A submission's name as its id and results folder: control and format characters as `_`,
-    no blank at either end, no `-`, `=`, `+` or `@` first, at most NAME_MAX_BYTES bytes (a long
+    no blank at either end, no `-`, `=`, `+`, `@` or `.` first, at most NAME_MAX_BYTES bytes (a long
     name keeps its start and gets `~` and a digest of the whole). An ordinary name stays itself."""
     cleaned = "".join("_" if unsafe(ch) else ch for ch in name).strip()
     if cleaned.startswith(SPECIAL_STARTS):
