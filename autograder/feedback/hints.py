@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Sequence
 
 from autograder.errors import AttnkitError
-from autograder.feedback.i18n import t
 
 HINT_STATE_FILE = ".attnkit-hints.json"  # written next to the student's file
 TIER_NAMES = {
@@ -47,7 +46,9 @@ def tiers_for(task: str, tables: HintTables) -> Tiers:
     if task not in tiers:
         if not tiers:
             raise AttnkitError(f"no task {task!r}: this assignment has no hints")
-        raise AttnkitError(t("cli.no_hint_task", task=task, tasks=", ".join(tiers), example=next(iter(tiers))))
+        # the words of i18n's cli.no_hint_task (shown in the student's language by cli._run); this
+        # module imports no i18n: it sits under every feedback format (tests/test_layout.py)
+        raise AttnkitError(f"no task {task}: use one of {', '.join(tiers)} (e.g. `attnkit hint {next(iter(tiers))}`)")
     return tiers[task]
 
 
@@ -91,7 +92,9 @@ def next_hint(task: str, student_file: Path, tables: HintTables, lang: str = "en
         temporary.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(temporary, path)
     except OSError as error:
-        raise AttnkitError(t("cli.hint_state", path=path, reason=error.strerror)) from None
+        raise AttnkitError(  # the words of i18n's cli.hint_state
+            f"cannot save the hint state in {path}: {error.strerror}; run `attnkit hint` in a folder you can write to"
+        ) from None
     return shown, tiers.tier(shown, lang)
 
 

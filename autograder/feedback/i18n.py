@@ -153,6 +153,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "cli.no_file": {"en": "no file at {path}: give the .py or .ipynb you are working on", "zh": "{path} 处没有文件：请给出你正在写的 .py 或 .ipynb"},
     "cli.no_such_task": {"en": "{option} {task}: no such task; use one of {tasks}", "zh": "{option} {task}：没有这个任务；可用的任务：{tasks}"},
     "cli.no_visible": {"en": "no visible checks for {task}", "zh": "{task} 没有可见检查"},
+    # feedback/hints.py writes the English of these two itself (it imports no i18n: tests/test_layout.py)
     "cli.no_hint_task": {"en": "no task {task}: use one of {tasks} (e.g. `attnkit hint {example}`)",
                          "zh": "没有任务 {task}：可用的任务：{tasks}（例如 attnkit hint {example}）"},
     "cli.hint_state": {"en": "cannot save the hint state in {path}: {reason}; run `attnkit hint` in a folder you can write to",
