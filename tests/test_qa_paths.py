@@ -2,7 +2,8 @@
 mistake is. A notebook's answer cells run as one file; its feedback named lines of that joined
 file ("attention.py:245"), which no student can find in Jupyter. It now names "cell N, line M":
 N counts every cell from the top (markdown too), M the lines inside the cell, on every path
-(grade, grade-batch, check, watch), with a note that says so (en, zh). A function whose code did
+(grade, grade-batch, check, watch), with a note that says so (en, zh); in nbgrader's kernel, as
+IPython names a cell: "Cell In[7], line 3". A function whose code did
 not compile was "not defined in your file"; it now says its code has a syntax error, and where."""
 from __future__ import annotations
 
@@ -72,3 +73,19 @@ def test_feedback_names_places_as_jupyter_shows_them(tmp_path):
     assert not any("cell N, line M" in e for e in plain.events)
     saved = json.loads((out / "places" / "attnkit.json").read_text(encoding="utf-8"))
     assert saved["submission"] == "places"
+
+
+def test_nbgrader_cells_are_named_as_ipython_names_them(tmp_path):
+    """nbgrader runs the checks in the student's kernel (grading/inprocess.py): a crash named no
+    place at all (only the worker's file was the student's); now the cell, as IPython's own
+    tracebacks name it beside the cell: `Cell In[1], line 4`."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import torch\n\ndef split_heads(x, num_heads):\n    batch, seq, dim = x.shap\n    return x"),
+        nbformat.v4.new_code_cell("from autograder.grading.inprocess import grade_part\ngrade_part('C', globals())"),
+    ])
+    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    printed = "".join(output.get("text", "") for output in notebook.cells[1].outputs)
+    assert "split_heads raised AttributeError: 'Tensor' object has no attribute 'shap' (Cell In[1], line 4 in split_heads: batch, seq, dim = x.shap)" in printed

@@ -69,3 +69,11 @@ def line_where(line: int, cells: Cells) -> str:
 def frame_where(filename: str, line: int, cells: Cells) -> str:
     """A traceback's place: `attention.py:12` of a .py file; `cell 7, line 3` of a notebook."""
     return line_where(line, cells) if cell_place(line, cells) else f"{filename}:{line}"
+
+
+class SourcePlaces(dict[str, Cells]):
+    """The files of the student's code (a frame in one is the student's), each with the cells it
+    was joined from when it is a notebook, and the place of a line as feedback names it."""
+
+    def where(self, filename: str, line: int) -> str:
+        return frame_where(filename.rsplit("/", 1)[-1], line, self[filename])

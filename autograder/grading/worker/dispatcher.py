@@ -25,7 +25,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from autograder.grading.worker import standins
 from autograder.grading.worker.devicetrace import DeviceTracer  # here: a worker cannot import after isolation
-from autograder.grading.chunks import Cells, frame_where, line_where, split_chunks
+from autograder.grading.chunks import SourcePlaces, frame_where, line_where, split_chunks
 from autograder.grading.worker.protocol import Handle, Refused
 
 STUDENT_MARK = types.SimpleNamespace(__attnkit_student__=True)  # what a name no module has yet counts as
@@ -53,11 +53,11 @@ def _said(text_of: Callable[[], str], fallback: str) -> str:
 class StudentRaised(Exception):
     """Student code raised: carries a plain description (type, message, student frames)."""
 
-    def __init__(self, error: BaseException, filenames: dict[str, Cells]):
+    def __init__(self, error: BaseException, filenames: SourcePlaces):
         self.kind = _said(lambda: type(error).__name__, "Exception")[:100]
         self.text = _said(lambda: str(error), "")[:2000]
         frames = [
-            f"{frame_where(Path(f.filename).name, f.lineno or 0, filenames[f.filename])} in {f.name}: {(f.line or '').strip()}"
+            f"{filenames.where(f.filename, f.lineno or 0)} in {f.name}: {(f.line or '').strip()}"
             for f in traceback.extract_tb(error.__traceback__)
             if f.filename in filenames
         ]
@@ -81,7 +81,7 @@ class Dispatcher:
         self.objects: dict[int, Any] = {}
         self.load_errors: list[dict] = []
         self.uncompiled: dict[str, str] = {}  # a function or class whose code had a syntax error -> where that error is
-        self.filenames: dict[str, Cells] = {}  # the student's entry file -> where its lines are in a notebook (chunks.py)
+        self.filenames = SourcePlaces()  # the student's entry file -> where its lines are in a notebook (chunks.py)
         self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
         self._audit_sent = 0
         self._inside: tuple[str, ...] = ()  # folders the submission may open files in
