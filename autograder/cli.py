@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from autograder.errors import AttnkitError
+from autograder.feedback.i18n import LANGS, t
+from autograder.feedback.shown import shown
 from autograder.grading.integrity.flags import INTEGRITY_MODES
 from autograder.settings import DEFAULT_BASE_IMAGE, GRADES_CSV, IMAGE, LOCAL_BASE_IMAGE
 
@@ -73,7 +75,7 @@ def _student_file() -> str:
 
 def _existing(path: str) -> Path:
     if not Path(path).exists():
-        raise AttnkitError(f"no submission at {path}: give the path of a .py, .ipynb, folder or .zip")
+        raise AttnkitError(t("cli.no_submission", path=path))
     return Path(path)
 
 
@@ -87,7 +89,6 @@ def _folder_name(name: str | None) -> str:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from autograder.feedback.i18n import t
     from autograder.settings import FEEDBACK_HTML
 
     path = _existing(args.path)
@@ -132,7 +133,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         assert grader.factory is not None  # a Grader of one client holds its factory
         result, _ = grade_submission(path, grader.factory, replace(_options(args, parts), visible_only=True, images=False, worker_ahead=True))
     lines, done = render_check(result, lang, selection)
-    print("\n".join(lines))
+    print(shown("\n".join(lines), keep="\n\t"))
     return 0 if done else 1
 
 
@@ -143,8 +144,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 
     path = Path(args.path) if args.path else default_path(Path.cwd())
     if not path.is_file():
-        raise AttnkitError(f"no file at {path}: give the .py or .ipynb you are working on")
-    from autograder.feedback.i18n import t
+        raise AttnkitError(t("cli.no_file", path=path))
 
     lang = _lang(args)
     stop = _StopOnSignal()
@@ -163,7 +163,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         clear = "\x1b[2J\x1b[H" if sys.stdout.isatty() else ""
 
         def show(step) -> None:
-            print(clear + render_view(step, path, options.seed, options.lang) + ("" if clear else "\n"), flush=True)
+            print(clear + shown(render_view(step, path, options.seed, options.lang), keep="\n\t") + ("" if clear else "\n"), flush=True)
 
         assert grader.factory is not None  # a Grader of one client holds its factory
         watch(path, grader.factory, options, show)
@@ -238,7 +238,6 @@ def _default_file(command: str) -> Path:
 def _cmd_hint(args: argparse.Namespace) -> int:
     from autograder.assignment import current
     from autograder.feedback.hints import TIER_NAMES, next_hint, state_path
-    from autograder.feedback.i18n import t
 
     lang = _lang(args)
     if args.file:
@@ -259,17 +258,16 @@ def _cmd_hint(args: argparse.Namespace) -> int:
 
 def _print_result(result, lang: str = "en") -> None:
     from autograder.feedback.formats.view import note_text
-    from autograder.feedback.i18n import t
     from autograder.feedback.formats.view import part_title
 
-    print(t("grade.total", lang, name=result.submission, score=f"{result.score:g}", max_score=f"{result.max_score:g}"))
+    print(t("grade.total", lang, name=shown(result.submission), score=f"{result.score:g}", max_score=f"{result.max_score:g}"))
     for part in result.parts:
         label = f"{t('grade.part', lang, part=part.part)} {part_title(part.part, lang, result.assignment)}"
         print(f"  {label:<36} {part.score:g}/{part.max_score:g}")
     for event in result.events:
-        print(f"  {t('check.note', lang, event=note_text(event, lang))}")
+        print(f"  {t('check.note', lang, event=shown(note_text(event, lang), keep=chr(10)))}")
     if result.grader_error:
-        print(f"  {t('grade.could_not', lang, error=note_text(result.grader_error, lang))}")
+        print(f"  {t('grade.could_not', lang, error=shown(note_text(result.grader_error, lang), keep=chr(10)))}")
 
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
@@ -301,15 +299,9 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
 
 
 def shown_name(name: str) -> str:
-    """A submission's name as the terminal shows it: control and format characters (a newline, a
-    terminal escape, a right-to-left override) as `\\x1b`, `\\u202e`: a file name chosen by a
+    """A submission's name as the terminal shows it (feedback/shown.py): a file name chosen by a
     student must not act in the instructor's terminal or read as another name."""
-    import unicodedata
-
-    return "".join(
-        ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") else ch
-        for ch in name
-    )
+    return shown(name)
 
 
 class BatchProgress:
@@ -587,7 +579,11 @@ def _run(args: argparse.Namespace) -> int:
     try:
         return args.func(args)
     except AttnkitError as error:
-        print(f"ERROR {error}", file=sys.stderr)
+        from autograder.feedback.formats.view import note_text
+
+        lang = getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or "en"
+        text = note_text(str(error), lang) if lang in LANGS and lang != "en" else str(error)  # the student's language where we have it
+        print(t("cli.error", lang if lang in LANGS else "en", error=shown(text, keep=chr(10))), file=sys.stderr)
         return 2
 
 

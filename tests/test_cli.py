@@ -164,3 +164,19 @@ def test_release_command_regenerates_the_release(tmp_path, monkeypatch):
     after = {p.name: p.read_bytes() for p in (REPO / "assignments" / "attention").iterdir() if p.is_file()}
     assert before == after
     assert os.path.isfile(REPO / "assignments" / "attention" / "attention.ipynb")
+
+
+def test_a_students_command_errors_speak_the_students_language(capsys, tmp_path):
+    """`attnkit check/watch/hint --lang zh` said what it could not do in English only."""
+    assert main(["check", str(tmp_path / "nothere.py"), "--lang", "zh"]) == 2
+    assert main(["watch", str(tmp_path / "nothere.py"), "--lang", "zh"]) == 2
+    assert main(["hint", "Z.9", "--lang", "zh", "--file", str(tmp_path / "attention.py")]) == 2
+    assert main(["check", "--task", "A.9", "--lang", "zh"]) == 2
+    (tmp_path / "notes.txt").write_text("x")
+    assert main(["check", str(tmp_path / "notes.txt"), "--lang", "zh"]) == 2  # a SubmissionError: its i18n text, in zh
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 5 and all(line.startswith("错误：") for line in lines), lines
+    assert "不存在" in lines[0] and "处没有文件" in lines[1] and "没有任务 `Z.9`" in lines[2] and "没有这个任务" in lines[3]
+    assert "应为 .py 文件" in lines[4]
+    assert main(["hint", "Z.9", "--file", str(tmp_path / "attention.py")]) == 2
+    assert capsys.readouterr().err.startswith("ERROR no task Z.9: use one of A.1")

@@ -116,3 +116,21 @@ def test_returning_something_other_than_the_axes_costs_only_the_return_check(gra
     result = grade(source, name="returns_" + returned.split(".")[-1].strip("()"), parts={"E"})
     assert [c.check_id for c in result.checks if not c.passed] == ["plot_attention_returns_axes"], _failures(result)
     assert next(p for p in result.parts if p.part == "E").score == 9.5
+
+
+def test_a_thousand_threads_cost_nothing(grade):
+    """torch.set_num_threads(1000) (or OMP_NUM_THREADS set in the file) runs on a student's
+    machine; in the worker, libgomp could not start that many threads under the sandbox's limits
+    (processes, address space), printed "libgomp: Thread creation failed" and exited with code 1 in
+    the first call that ran in parallel: a correct file lost 62 of 100 points to "the worker
+    exited with code 1". The contract says nothing about threads: the worker's OpenMP is held to
+    one thread (OMP_THREAD_LIMIT, read when the template loads it), whatever the file asks."""
+    reference = REFERENCE.read_text(encoding="utf-8")
+    source = reference.replace(
+        "import torch\n", 'import os\n\nimport torch\n\nos.environ["OMP_NUM_THREADS"] = "1000"\ntorch.set_num_threads(1000)\n', 1,
+    ).replace("    def forward(self, query, key=None, value=None, mask=None):\n",
+              "    def forward(self, query, key=None, value=None, mask=None):\n        torch.set_num_threads(10**6)\n", 1)
+    assert source.count("set_num_threads") == 2
+    result = grade(source, name="threads", seed=1)
+    assert not result.grader_error and not _failures(result), _failures(result)
+    assert result.score == result.max_score == 100

@@ -423,7 +423,7 @@ def test_terminal_escapes_in_printed_output_are_shown_not_sent_to_the_terminal(g
     folder = write_submission(result, {}, tmp_path / "out")
     for name in ("feedback.md", "feedback.html"):
         text = (folder / name).read_text(encoding="utf-8")
-        assert "\\x1b[2J\\x1b[H\\x1b]0;pwned\\x07hidden\\x0dScore: 100/100" in text, name
+        assert "\\x1b[2J\\x1b[H\\x1b]0;pwned\\x07hidden\\rScore: 100/100" in text, name
         assert not any(ch in text for ch in "\x1b\x07\r"), name
 
 

@@ -132,7 +132,7 @@ def test_watch_without_a_student_file_is_a_clear_error(tmp_path, monkeypatch, ca
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(paths, "REPO_ROOT", tmp_path / "nowhere")  # no release folder either
     assert main(["watch"]) == 2
-    assert "give the file to watch" in capsys.readouterr().err
+    assert "give the file (attnkit watch PATH)" in capsys.readouterr().err
 
 
 def test_watch_picks_the_file_saved_last(tmp_path):

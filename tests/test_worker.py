@@ -353,7 +353,8 @@ def test_template_is_a_fresh_interpreter_with_a_small_environment(factory):
 
     environ = Path(f"/proc/{factory.pid}/environ").read_bytes().split(b"\0")
     names = {item.split(b"=", 1)[0].decode() for item in environ if item}
-    assert names <= {*TEMPLATE_ENV, "PYTHONPATH"}
+    assert names <= {*TEMPLATE_ENV, "PYTHONPATH", "OMP_THREAD_LIMIT"}
+    assert b"OMP_THREAD_LIMIT=1" in environ  # OpenMP starts no thread in a worker (launch.py)
     assert Path(f"/proc/{factory.pid}/exe").resolve() == Path(sys.executable).resolve()
     for fd in os.listdir(f"/proc/{factory.pid}/fd"):
         target = os.readlink(f"/proc/{factory.pid}/fd/{fd}")

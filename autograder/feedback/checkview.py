@@ -49,7 +49,7 @@ class Selection:
 def _valid(task: str, option: str) -> str:
     names = task_names()
     if not TASK_ID_RE.match(task) or task not in names:
-        raise AttnkitError(f"{option} {task}: no such task; use one of {', '.join(names)}")
+        raise AttnkitError(t("cli.no_such_task", option=option, task=task, tasks=", ".join(names)))
     return task
 
 
@@ -61,7 +61,7 @@ def task_order(task: str) -> tuple[str, int]:
 def message(check, lang: str) -> str:
     """The failure in lang: a diagnosed mistake in the catalogue's words, a stub said plainly;
     otherwise the check's own message (English until the check messages have a Chinese text)."""
-    from autograder.feedback.formats.view import message_text, note_text, translate_note
+    from autograder.feedback.formats.view import message_text, note_text, place_text, translate_note
     from autograder.feedback.hints import CRASH_RE
 
     mistakes = words().mistakes
@@ -74,10 +74,11 @@ def message(check, lang: str) -> str:
         rest = check.message[crash.end():]
         line = (rest[:-1] if rest.endswith(")") else rest).partition(": ")[2]
         said = check.message.split(f"raised {crash.group(1)}: ", 1)[1].rsplit(f" ({crash.group(2)}", 1)[0]
-        return t("check.crashed", lang, kind=crash.group(1), where=crash.group(2), line=line, said=said)
+        return t("check.crashed", lang, kind=crash.group(1), where=place_text(crash.group(2), lang), line=line, said=said)
     raised = RAISED_RE.search(check.message)
     if raised and lang != "en":
-        return t("check.raised", lang, kind=raised.group(1), said=raised.group(2))
+        ours = translate_note(raised.group(2), lang)  # the grader's words (a function not defined), not Python's
+        return ours if ours is not None else t("check.raised", lang, kind=raised.group(1), said=raised.group(2))
     if lang != "en" and (check.message_key or CJK_RE.search(check.message)):
         return message_text(check, lang)  # the check's keyed message, in lang (autograder.feedback.messages)
     if lang != "en" and translate_note(check.message, lang):
@@ -98,7 +99,7 @@ def render_check(result, lang: str, selection: Selection = Selection()) -> tuple
     elif selection.until:
         tasks = [task for task in tasks if task_order(task) <= task_order(selection.until)]
     if not tasks:
-        raise AttnkitError(f"no visible checks for {selection.task or selection.until}")
+        raise AttnkitError(t("cli.no_visible", task=selection.task or selection.until))
     by_task = {task: [c for c in visible if c.task == task] for task in tasks}
     done = [task for task in tasks if all(c.passed for c in by_task[task])]
     unfinished = [task for task in tasks if task not in done]

@@ -44,8 +44,11 @@ HintTables = tuple[dict[str, Tiers], dict[str, dict[str, str]]]  # an assignment
 def tiers_for(task: str, tables: HintTables) -> Tiers:
     tiers, _ = tables
     if task not in tiers:
-        example = f" (e.g. `attnkit hint {next(iter(tiers))}`)" if tiers else ""
-        raise AttnkitError(f"no task {task!r}: use one of {', '.join(tiers) or 'none (this assignment has no hints)'}{example}")
+        if not tiers:
+            raise AttnkitError(f"no task {task!r}: this assignment has no hints")
+        # the words of i18n's cli.no_hint_task (shown in the student's language by cli._run); this
+        # module imports no i18n: it sits under every feedback format (tests/test_layout.py)
+        raise AttnkitError(f"no task {task}: use one of {', '.join(tiers)} (e.g. `attnkit hint {next(iter(tiers))}`)")
     return tiers[task]
 
 
@@ -89,7 +92,9 @@ def next_hint(task: str, student_file: Path, tables: HintTables, lang: str = "en
         temporary.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(temporary, path)
     except OSError as error:
-        raise AttnkitError(f"cannot save the hint state in {path}: {error.strerror}; run `attnkit hint` in a folder you can write to") from None
+        raise AttnkitError(  # the words of i18n's cli.hint_state
+            f"cannot save the hint state in {path}: {error.strerror}; run `attnkit hint` in a folder you can write to"
+        ) from None
     return shown, tiers.tier(shown, lang)
 
 
@@ -104,7 +109,7 @@ class Entry:
     folded: tuple = ()  # the failures of the same task this one's mistake probably explains
 
 
-CRASH_RE = re.compile(r"raised (\w+): .*\((\S+:\d+) in ")
+CRASH_RE = re.compile(r"raised (\w+): .*\((\S+:\d+|cell \d+, line \d+) in ")  # a .py file's place, or a notebook's (grading/chunks.py)
 
 
 def _cause(check) -> str:

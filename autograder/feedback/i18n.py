@@ -145,6 +145,24 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "your code raised {kind} at {where}: {line} (Python: {said})",
         "zh": "你的代码在 {where} 抛出了 {kind}：{line}（Python 原文：{said}）",
     },
+    # what a student's command (check, watch, hint, grade) could not do: raised in English, shown
+    # in the student's language by cli._run (found again from the English, as the notes are)
+    "cli.error": {"en": "ERROR {error}", "zh": "错误：{error}"},
+    "cli.no_submission": {"en": "no submission at {path}: give the path of a .py, .ipynb, folder or .zip",
+                          "zh": "{path} 不存在：请给出 .py、.ipynb、文件夹或 .zip 的路径"},
+    "cli.no_file": {"en": "no file at {path}: give the .py or .ipynb you are working on", "zh": "{path} 处没有文件：请给出你正在写的 .py 或 .ipynb"},
+    "cli.no_such_task": {"en": "{option} {task}: no such task; use one of {tasks}", "zh": "{option} {task}：没有这个任务；可用的任务：{tasks}"},
+    "cli.no_visible": {"en": "no visible checks for {task}", "zh": "{task} 没有可见检查"},
+    # feedback/hints.py writes the English of these two itself (it imports no i18n: tests/test_layout.py)
+    "cli.no_hint_task": {"en": "no task {task}: use one of {tasks} (e.g. `attnkit hint {example}`)",
+                         "zh": "没有任务 {task}：可用的任务：{tasks}（例如 attnkit hint {example}）"},
+    "cli.hint_state": {"en": "cannot save the hint state in {path}: {reason}; run `attnkit hint` in a folder you can write to",
+                       "zh": "无法把提示进度保存到 {path}：{reason}；请在你有写权限的文件夹里运行 `attnkit hint`"},
+    "cli.no_default_file": {"en": "no {names} here or in {release}: give the file (attnkit {command} PATH)",
+                            "zh": "这里和 {release} 里都没有 {names}：请给出文件（attnkit {command} PATH）"},
+    # a place in the student's file (grading/chunks.py), in a translated note
+    "place.line": {"en": "line {line}", "zh": "第 {line} 行"},
+    "place.cell_line": {"en": "cell {cell}, line {line}", "zh": "第 {cell} 个单元格第 {line} 行"},
     "check.raised": {
         "en": "your code raised {kind} ({said})",
         "zh": "调用你的代码时抛出了 {kind}（Python 原文：{said}）",
@@ -232,6 +250,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "note.no_object": {"en": "{where} did not build an object", "zh": "{where}没有创建出对象"},
     "note.not_defined": {"en": "{name} is not defined in your file", "zh": "你的文件里没有定义 {name}"},  # worker/dispatcher.py
     "note.not_a_class": {"en": "{name} is not defined as a class", "zh": "{name} 没有定义成类"},
+    "note.not_defined_uncompiled": {  # worker/dispatcher.py: a definition skipped for a syntax error
+        "en": "{name} is not defined in your file: its code has a syntax error ({place}), so it never ran",
+        "zh": "你的文件里没有定义 {name}：它的代码有语法错误（{place}），所以没有运行",
+    },
+    "note.not_a_class_uncompiled": {
+        "en": "{name} is not defined as a class: its code has a syntax error ({place}), so it never ran",
+        "zh": "{name} 没有定义成类：它的代码有语法错误（{place}），所以没有运行",
+    },
     "note.not_a_function": {"en": "{name} is not a function", "zh": "{name} 不是函数"},
     "note.not_a_module": {"en": "expected an nn.Module, got {kind}", "zh": "应为 nn.Module，实际是 {kind}"},
     "note.nothing_to_grade": {"en": "nothing to grade", "zh": "没有可以评分的内容"},
@@ -323,6 +349,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "submission.metadata": {
         "en": "{file}: its metadata is {value}, not an object; it was read as a cell without tags",
         "zh": "{file}：它的元数据是 {value}，不是对象；已按没有标签的单元格读取",
+    },
+    "submission.cell_places": {  # grading/session.py: a notebook whose feedback names places in it (grading/chunks.py)
+        "en": "\"cell N, line M\" in this feedback is the N-th cell from the top of the notebook, counting every cell (markdown cells too), and line M inside it (JupyterLab shows a cell's line numbers with the menu `View › Show Line Numbers`)",
+        "zh": "本反馈中的 \"cell N, line M\" 指笔记本从上往下数的第 N 个单元格（所有单元格都算，Markdown 单元格也算）中的第 M 行（在 JupyterLab 中用菜单 `View › Show Line Numbers` 显示单元格内的行号）",
     },
     "submission.untagged_definition": {
         "en": "{file}: cell {number} defines {names}, which your answer cells use, but it is not an answer cell: the grader runs only the answer cells (tagged attnkit:answer), so tag that cell or move the definition into an answer cell",

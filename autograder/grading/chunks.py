@@ -42,3 +42,38 @@ def split_chunks(source: str) -> list[tuple[int, str]]:
                 starts.append(index)
     starts.append(len(lines))
     return [(a + 1, "".join(lines[a:b])) for a, b in zip(starts, starts[1:]) if "".join(lines[a:b]).strip()]
+
+
+# A notebook's answer cells run as one file (submission.py joins them): where a line of it is, as
+# the student sees it in Jupyter. `cells`: (first line of the cell's code in the joined text, the
+# cell's number in the notebook: 1-based, counting every cell from the top, markdown cells too);
+# empty for a .py file.
+Cells = tuple[tuple[int, int], ...]
+
+
+def cell_place(line: int, cells: Cells) -> tuple[int, int] | None:
+    """(cell number, line inside that cell) of a line of the joined text; None for a .py file."""
+    found = None
+    for first, number in cells:
+        if first <= line:
+            found = (number, line - first + 1)
+    return found
+
+
+def line_where(line: int, cells: Cells) -> str:
+    """`line 12` of a .py file; `cell 7, line 3` of a notebook."""
+    place = cell_place(line, cells)
+    return f"cell {place[0]}, line {place[1]}" if place else f"line {line}"
+
+
+def frame_where(filename: str, line: int, cells: Cells) -> str:
+    """A traceback's place: `attention.py:12` of a .py file; `cell 7, line 3` of a notebook."""
+    return line_where(line, cells) if cell_place(line, cells) else f"{filename}:{line}"
+
+
+class SourcePlaces(dict[str, Cells]):
+    """The files of the student's code (a frame in one is the student's), each with the cells it
+    was joined from when it is a notebook, and the place of a line as feedback names it."""
+
+    def where(self, filename: str, line: int) -> str:
+        return frame_where(filename.rsplit("/", 1)[-1], line, self[filename])

@@ -9,6 +9,7 @@ checks see exactly what they see through a worker.
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 import weakref
 from typing import Any
@@ -17,6 +18,7 @@ import torch
 
 from autograder.assignment import current
 from autograder.feedback.i18n import t
+from autograder.grading.chunks import SourcePlaces
 from autograder.grading.worker.client import Budget, Student
 from autograder.grading.worker.dispatcher import Dispatcher
 from autograder.grading.worker.protocol import decode_value, encode_value
@@ -36,6 +38,9 @@ class InProcessStudent(Student):
         super().__init__(factory=None, chunks=[],  # type: ignore[arg-type]  # no worker: requests go to the Dispatcher here
                          budget=Budget(total_seconds=float("inf")))
         self._dispatcher = Dispatcher(namespace, current().content("worker_standins"))
+        shell = _kernel_shell()
+        if shell is not None:  # a frame in a cell is the student's: feedback names it as IPython does
+            self._dispatcher.filenames = KernelCells(shell)
         self._dispatcher.channel = lambda message: _roundtrip(self.answer_callback(_roundtrip(message).get("callback")))
         self._root = tempfile.mkdtemp(prefix="attnkit-inprocess-")  # what the student's code writes
         self._remove_root = weakref.finalize(self, shutil.rmtree, self._root, ignore_errors=True)
@@ -51,6 +56,36 @@ class InProcessStudent(Student):
 
     def close(self) -> None:
         self._remove_root()
+
+
+def _kernel_shell() -> Any:
+    """The IPython shell this runs in (a Jupyter kernel: nbgrader), None elsewhere."""
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+
+
+class KernelCells(SourcePlaces):
+    """The student's code in a kernel is its cells: IPython compiles each under a file name of its
+    own and names its place in tracebacks `Cell In[7], line 3` (7: the cell's execution count, as
+    Jupyter shows it beside the cell); feedback names it the same way."""
+
+    def __init__(self, shell: Any) -> None:
+        super().__init__()
+        self._shell = shell
+
+    def _label(self, filename: object) -> tuple[str, str] | None:
+        try:
+            label = self._shell.compile.format_code_name(filename)
+        except Exception:  # noqa: BLE001 - an IPython without it: no cell is known
+            return None
+        return label if isinstance(label, tuple) and len(label) == 2 else None
+
+    def __contains__(self, filename: object) -> bool:
+        return self._label(filename) is not None
+
+    def where(self, filename: str, line: int) -> str:
+        kind, name = self._label(filename) or ("", filename)
+        return f"{kind} {name}, line {line}".strip()
 
 
 def part_points(part: str) -> float:

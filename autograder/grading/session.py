@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import secrets
 import time
 import warnings
@@ -27,12 +28,13 @@ from autograder.grading.integrity.static import analyze
 from autograder.assignment import CHECK_FILE_PATTERN, current
 from autograder.grading.shard import Shard
 from autograder.feedback.results import ERROR, FAILED, Artifact, CheckResult, SubmissionResult
-from autograder.grading.submission import load_submission, submission_digest, submission_name
+from autograder.grading.submission import Submission, load_submission, output_name, submission_digest
 from autograder.grading.worker.client import Budget, Student, WorkerFactory
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.sandbox import SandboxConfig
 
 SUBMISSION_SUFFIXES = (".py", ".ipynb", ".zip")
+CELL_PLACE_RE = re.compile(r"\bcell \d+, line \d+")  # a place in a notebook (grading/chunks.py)
 
 
 @dataclass
@@ -184,12 +186,12 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     path = Path(path)
     seed = options.seed if options.seed is not None else new_seed()
     started = time.perf_counter()
-    name = name or submission_name(path)
+    name = name or output_name(path)
     try:
         submission = load_submission(path)
     except SubmissionError as error:
         return _unreadable(name, path, seed, str(error), options, started), {}
-    student = Student(factory, list(submission.chunks), submission.files, submission.filename, replace(options.config, hidden=hidden_paths()), options.budget, ahead=options.worker_ahead, kit=submission.kit)
+    student = Student(factory, list(submission.chunks), submission.files, submission.filename, replace(options.config, hidden=hidden_paths()), options.budget, ahead=options.worker_ahead, kit=submission.kit, cells=submission.cells)
     sink = ArtifactSink(render=options.images)
     try:
         checks = run_checks(student, seed, options.parts, sink, tasks=options.tasks, visible_only=options.visible_only)
@@ -197,7 +199,8 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     finally:
         student.close()
     events = [*load_notes(student), *student.events, *submission.notes, *device]
-    flags = record.merge(sink.flags, record.source_flags(analyze(submission.chunks, submission.files, current().library_names())), record.event_flags([*student.events, *(c.message for c in checks)]), record.audit_flags(student.audit))
+    events += place_notes(submission, [*events, *(c.message for c in checks)])
+    flags = record.merge(sink.flags, record.source_flags(analyze(submission.chunks, submission.files, current().library_names(), submission.cells)), record.event_flags([*student.events, *(c.message for c in checks)]), record.audit_flags(student.audit))
     if options.integrity == "strict":
         checks = list(record.strict(tuple(checks), flags))
     return SubmissionResult(
@@ -216,6 +219,11 @@ LOAD_ERROR_CONSEQUENCES = {  # the words are in autograder.feedback.i18n ("load.
     ("error", "cell"): "load.error_cell",
     ("error", "statement"): "load.error_statement",
 }
+
+
+def place_notes(submission: Submission, texts: list[str]) -> list[str]:
+    """The note that says what "cell N, line M" counts, when the feedback on a notebook names one."""
+    return [t("submission.cell_places")] if submission.cells and any(CELL_PLACE_RE.search(text) for text in texts) else []
 
 
 def load_notes(student: Student) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import functools
 import hashlib
 import io
@@ -22,7 +23,9 @@ from pathlib import Path, PurePosixPath
 
 from autograder.assignment import current
 from autograder.errors import SubmissionError
+from autograder.grading.chunks import Cells
 from autograder.feedback.i18n import LANGS, t
+from autograder.feedback.shown import clean_name, name_key
 from autograder.settings import BATCH_FILES  # noqa: F401  (names a submission folder may not take)
 from autograder.settings import SUBMISSION_MAX_FILE_BYTES as MAX_FILE_BYTES
 from autograder.settings import SUBMISSION_MAX_FILES as MAX_FILES
@@ -53,6 +56,7 @@ class Submission:
     files: dict[str, str] = field(default_factory=dict)  # the student's own helper files: scanned, compared
     notes: tuple[str, ...] = ()
     kit: dict[str, str] = field(default_factory=dict)  # the kit's own files handed in unchanged, as the kit has them: run, never scanned
+    cells: Cells = ()  # a notebook: where each chunk is in it (grading/chunks.py), for "cell 7, line 3"
 
 
 def submission_name(path: Path) -> str:
@@ -67,36 +71,40 @@ def submission_name(path: Path) -> str:
 
 
 def output_names(paths: list[Path]) -> dict[Path, str]:
-    """The results folder of each submission under a batch's output folder: deterministic, and
-    no two submissions and no batch file (BATCH_FILES) ever share a name.
+    """The results folder of each submission under a batch's output folder, which is also its id in
+    every output (grades.csv, the dashboard, feedback): deterministic, made of the names in the
+    folder alone, shown safely (shown.clean_name), and no two submissions and no batch file
+    (BATCH_FILES) ever share one, not even in case only (name_key: a copy on macOS or Windows).
 
-    A submission's folder is its name without .py/.ipynb/.zip (alice.py -> alice/) unless that
-    name is also another submission's, another entry's full name or a batch file; then it is the
-    entry's full name (alice.py/ and alice.zip/; grades.csv.py/), and a full name that is itself
-    a batch file gets ~2, ~3... Entries in one folder have distinct full names, so this ends.
+    A submission's folder is its cleaned name without .py/.ipynb/.zip (alice.py -> alice/) unless
+    that name is also another submission's, another entry's full name or a batch file; then it is
+    the entry's cleaned full name (alice.py/ and alice.zip/; grades.csv.py/), and a full name that
+    is taken (a batch file; two names alike once cleaned) gets ~2, ~3..., in name order.
     """
-    stems = {path: submission_name(path) for path in paths}
-    full_names = {path.name for path in paths}
-    counts: dict[str, int] = {}
-    for stem in stems.values():
-        counts[stem] = counts.get(stem, 0) + 1
+    stems = {path: clean_name(submission_name(path)) for path in paths}
+    fulls = {path: clean_name(path.name) for path in paths}
+    stem_counts = collections.Counter(name_key(stem) for stem in stems.values())
+    full_keys = collections.Counter(name_key(full) for full in fulls.values())
+    batch_keys = {name_key(name) for name in BATCH_FILES}
     names: dict[Path, str] = {}
     for path, stem in stems.items():
-        if counts[stem] == 1 and stem not in BATCH_FILES and (stem == path.name or stem not in full_names):
+        key = name_key(stem)
+        own = key == name_key(fulls[path])
+        if stem_counts[key] == 1 and key not in batch_keys and full_keys[key] == int(own):
             names[path] = stem
-    used = set(names.values()) | set(BATCH_FILES)
+    used = {name_key(name) for name in names.values()} | batch_keys
     rest = [path for path in sorted(paths, key=lambda p: p.name) if path not in names]
     for path in rest:
-        if path.name not in BATCH_FILES:
-            names[path] = path.name
-            used.add(path.name)
+        if name_key(fulls[path]) not in used:
+            names[path] = fulls[path]
+            used.add(name_key(fulls[path]))
     for path in rest:
         if path not in names:
             number = 2
-            while f"{path.name}~{number}" in used:
+            while name_key(f"{fulls[path]}~{number}") in used:
                 number += 1
-            names[path] = f"{path.name}~{number}"
-            used.add(names[path])
+            names[path] = f"{fulls[path]}~{number}"
+            used.add(name_key(names[path]))
     return names
 
 
@@ -135,12 +143,13 @@ def decode_python(data: bytes, where: str) -> str:
 
 
 def notebook_chunks(data: bytes, where: str) -> tuple[tuple[int, str], ...]:
-    """The answer cells of a notebook, magics and shell escapes dropped."""
+    """The answer cells of a notebook, magics and shell escapes blanked."""
     return _notebook(data, where)[0]
 
 
-def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...]]:
-    """(chunks, notes): the answer cells, and a note for each piece of metadata that was ignored.
+def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells]:
+    """(chunks, notes, cells): the answer cells, a note for each piece of metadata that was
+    ignored, and where each chunk is in the notebook (grading/chunks.py: "cell 7, line 3").
 
     Read with json, not nbformat: a cold `import nbformat` costs as much as `import torch` here
     (1.05x; jsonschema compiles an rfc3987 grammar; bench/notebook_reader.py), a graded notebook
@@ -163,14 +172,16 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         kit = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS))
         code = [(number, c) for number, c in code if _plain(_cell_code(c, where, number)) not in kit]
     chunks = []
+    cells = []
     line = 1
     for number, cell in tagged or code:
         body = _cell_code(cell, where, number)
         chunks.append((line, body))
+        cells.append((line, number))
         line += body.count("\n") + 1
     if tagged:
         notes.extend(_untagged_definitions(chunks, [(n, c) for n, c in code if all(n != m for m, _ in tagged)], where))
-    return tuple(chunks), tuple(notes)
+    return tuple(chunks), tuple(notes), tuple(cells)
 
 
 @functools.cache
@@ -195,7 +206,7 @@ def _plain(code: str) -> str:
 
 
 def _cell_code(cell: dict, where: str, number: int) -> str:
-    """A code cell's source, magics and shell escapes dropped."""
+    """A code cell's source, magics and shell escapes blanked (the lines keep their numbers)."""
     source = cell.get("source", "")
     if isinstance(source, list) and all(isinstance(piece, str) for piece in source):
         text = "".join(source)
@@ -203,7 +214,7 @@ def _cell_code(cell: dict, where: str, number: int) -> str:
         text = source
     else:
         raise SubmissionError(t("submission.cell_source", file=where, number=number, kind=type(source).__name__))
-    return "\n".join(ln for ln in text.splitlines() if not MAGIC_LINE.match(ln)) + "\n"
+    return "\n".join("" if MAGIC_LINE.match(ln) else ln for ln in text.splitlines()) + "\n"
 
 
 def _untagged_definitions(chunks: list[tuple[int, str]], untagged: list[tuple[int, dict]], where: str) -> list[str]:
@@ -381,8 +392,9 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
     entry = entry or _find_entry(name, files)
     data = files[entry]
     notes: tuple[str, ...] = ()
+    cells: Cells = ()
     if entry.endswith(".ipynb"):
-        chunks, notes = _notebook(data, entry)
+        chunks, notes, cells = _notebook(data, entry)
         filename = entry_names()[0]
     else:
         chunks = ((1, decode_python(data, entry)),)
@@ -400,7 +412,7 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None
             helpers[other] = decode_python(content, other)
         except SubmissionError:
             continue
-    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit)
+    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells)
 
 
 def _same_text(handed_in: bytes, kit: bytes) -> bool:

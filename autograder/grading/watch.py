@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autograder.errors import AttnkitError, SubmissionError
+from autograder.feedback.i18n import t
 from autograder.feedback.formats.watchview import Pass, Progress
 from autograder.grading.worker.launch import STOP_SIGNALS, signals_deferred
 
@@ -55,7 +56,7 @@ def default_path(cwd: Path, command: str = "watch") -> Path:
         found = [folder / name for name in names if (folder / name).is_file()]
         if found:
             return max(found, key=lambda p: p.stat().st_mtime_ns)
-    raise AttnkitError(f"no {' or '.join(names)} here or in {release}: give the file to {command} (attnkit {command} PATH)")
+    raise AttnkitError(t("cli.no_default_file", names=" or ".join(names), release=release, command=command))
 
 
 @dataclass
@@ -82,7 +83,7 @@ class Watcher:
     def check(self) -> Iterator[Pass]:
         """Check the file: the task being worked on first, then the others (one pass when the
         task is unknown or every task is right)."""
-        from autograder.grading.session import ArtifactSink, hidden_paths, load_notes, run_checks
+        from autograder.grading.session import ArtifactSink, hidden_paths, load_notes, place_notes, run_checks
         from autograder.grading.submission import load_submission
         from autograder.grading.worker.client import Student
 
@@ -95,7 +96,7 @@ class Watcher:
             yield Pass(self.progress, "", time.perf_counter() - started, False)
             return
         config = replace(self.options.config, hidden=hidden_paths())
-        student = Student(self.factory, list(submission.chunks), submission.files, submission.filename, config, self.options.budget, kit=submission.kit)
+        student = Student(self.factory, list(submission.chunks), submission.files, submission.filename, config, self.options.budget, kit=submission.kit, cells=submission.cells)
         focus = self.progress.focus
         others = frozenset(self.progress.tasks) - {focus} if focus else frozenset()
         passes: list[frozenset[str] | None] = [frozenset({focus}), others] if focus and others else [None]
@@ -103,7 +104,9 @@ class Watcher:
             for number, tasks in enumerate(passes):
                 checks = run_checks(student, self.options.seed or 0, None, ArtifactSink(render=False), tasks=tasks, visible_only=True)
                 notes = (*load_notes(student), *student.events, *submission.notes)
-                self.progress = replace(self.progress.merged(checks), notes=notes)
+                merged = self.progress.merged(checks)
+                notes += tuple(place_notes(submission, [*notes, *(c.message for c in merged.checks)]))
+                self.progress = replace(merged, notes=notes)
                 yield Pass(self.progress, focus if tasks and len(passes) > 1 and number == 0 else "", time.perf_counter() - started, number + 1 < len(passes))
         finally:
             with signals_deferred():

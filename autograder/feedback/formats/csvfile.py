@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from autograder.feedback.formats.view import number, percent
 from autograder.assignment import current
 from autograder.feedback.results import BatchResult, SubmissionResult
+from autograder.feedback.shown import shown
 
 LEAD_COLUMNS = ("submission", "student_id", "score", "max_score", "percent")
 TAIL_COLUMNS = ("status", "grader_error", "seed", "execution_time")
@@ -32,7 +33,9 @@ def columns(batch: BatchResult) -> tuple[str, ...]:
 
 
 def cell_text(text: str) -> str:
-    """Text a spreadsheet will not run as a formula (a file name like '=cmd|...' is student-chosen)."""
+    """Text a spreadsheet will not run as a formula (a file name like '=cmd|...' is student-chosen),
+    with control and format characters shown as `\\x1b` (feedback/shown.py)."""
+    text = shown(text)
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 

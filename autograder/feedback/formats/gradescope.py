@@ -13,6 +13,7 @@ from autograder.feedback.formats.view import check_views
 from autograder.feedback.formats.view import assignment_t, heatmap_images
 from autograder.feedback.i18n import t
 from autograder.feedback.results import PASSED, SubmissionResult
+from autograder.feedback.shown import shown_tree
 from autograder.settings import GRADESCOPE_MAX_IMAGE_BYTES, GRADESCOPE_MAX_OUTPUT_CHARS
 
 STATUS = {PASSED: "passed"}
@@ -56,7 +57,7 @@ def to_gradescope(result: SubmissionResult, *, result_dir: Path | None = None) -
                 "tags": [f"part:{check.part}", f"task:{check.task}"] + ([f"mistake:{check.mistake}"] if check.mistake else []),
             }
         )
-    return {
+    return shown_tree({  # what the student's code printed or raised, and file names, shown safely
         "score": result.score,
         "max_score": result.max_score,
         "execution_time": result.execution_time,
@@ -66,4 +67,4 @@ def to_gradescope(result: SubmissionResult, *, result_dir: Path | None = None) -
         "stdout_visibility": "hidden",
         "extra_data": {"seed": result.seed, "lang": result.lang},
         "tests": tests,
-    }
+    })

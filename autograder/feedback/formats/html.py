@@ -2,8 +2,10 @@
 
 The pages are Jinja2 templates (templates/), autoescaped: every piece of text that can come from
 the student (printed output, error messages, names) is escaped unless the code marks it Markup
-(only `code_spans`, which escapes first). A Content-Security-Policy forbids scripts and any
-request but data: images.
+(only `code_spans`, which escapes first), and every value shown has its control and format
+characters but newline and tab written as `\\x1b`, `\\u202e` (feedback/shown.py: a right-to-left
+override in a file name must not turn the rest of a line around). A Content-Security-Policy forbids
+scripts and any request but data: images.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from autograder.feedback.formats.view import (
 from autograder.feedback.i18n import status_word, t
 from autograder.feedback.formats.view import part_title
 from autograder.feedback.results import Artifact, SubmissionResult
+from autograder.feedback.shown import shown
 from autograder.settings import HTML_MAX_IMAGE_BYTES
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -31,8 +34,15 @@ HTML_LANG = {"en": "en", "zh": "zh-CN"}
 TEMPLATES = Path(__file__).with_name("templates")  # Jinja2 templates and the pages' CSS (style.css)
 ENVIRONMENT = jinja2.Environment(
     loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined,
-    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, finalize=lambda value: _shown_value(value),
 )
+
+
+def _shown_value(value: object) -> object:
+    """What a template shows, with shown() applied to text (Markup stays Markup: escapes are plain text)."""
+    if isinstance(value, Markup):
+        return Markup(shown(str(value), keep="\n\t"))
+    return shown(value, keep="\n\t") if isinstance(value, str) else value
 
 
 def code_spans(text: str) -> Markup:

@@ -7,18 +7,22 @@ from autograder.feedback.formats.view import event_notes, feedback_view, note_te
 from autograder.feedback.i18n import status_word, t
 from autograder.feedback.formats.view import part_title
 from autograder.feedback.results import SubmissionResult
+from autograder.feedback.shown import shown
 
 STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "⚠️"}
 
 
 def inline(text: str) -> str:
-    """One line of untrusted text made inert: no raw HTML, no table breaks, no line breaks."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """One line of untrusted text made inert: no raw HTML, no table breaks, no line breaks, no
+    control or format characters (shown as `\\x1b`: feedback/shown.py)."""
+    text = shown(" ".join(text.split())).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return " ".join(text.replace("|", "\\|").split())
 
 
 def fenced(text: str) -> str:
-    """A code block that the text cannot close early, whatever backticks it holds."""
+    """A code block that the text cannot close early, whatever backticks it holds; control and
+    format characters but newline and tab shown as `\\x1b` (feedback/shown.py)."""
+    text = shown(text, keep="\n\t")
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text.rstrip()}\n{fence}"

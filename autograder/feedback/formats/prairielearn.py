@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from autograder.feedback.shown import shown_tree
 from autograder.feedback.formats.view import CheckView, check_views, note_text, number
 from autograder.feedback.formats.view import heatmap_images
 from autograder.feedback.i18n import t
@@ -46,7 +47,12 @@ def not_gradable(reasons: list[str], *, output: str = "") -> dict[str, Any]:
 
 
 def to_prairielearn(result: SubmissionResult, *, result_dir: Path | None = None) -> dict[str, Any]:
-    """The results.json object PrairieLearn expects; result_dir (optional) embeds heatmap images."""
+    """The results.json object PrairieLearn expects; result_dir (optional) embeds heatmap images.
+    What the student's code printed or raised, and file names, are shown safely (feedback/shown.py)."""
+    return shown_tree(_prairielearn(result, result_dir))
+
+
+def _prairielearn(result: SubmissionResult, result_dir: Path | None) -> dict[str, Any]:
     lang = result.lang
     if result.grader_error:
         failure = not_gradable([t("feedback.grader_error", lang, error=note_text(result.grader_error, lang))], output=result.output)

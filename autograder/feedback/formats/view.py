@@ -13,6 +13,7 @@ from autograder.feedback.hints import first_tier, fold
 from autograder.feedback.i18n import DEFAULT_LANG, NOTE_PARTS, STRINGS, t, t_of
 from autograder.feedback.messages import GENERIC
 from autograder.feedback.results import Artifact, CheckResult, SubmissionResult
+from autograder.feedback.shown import shown
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def message_text(check: CheckResult, lang: str, assignment: str = "") -> str:
 # ---------------------------------------------------------------------------------------------
 # the grader's notes (autograder.feedback.i18n "note.*"), found again from their English text
 # ---------------------------------------------------------------------------------------------
-NOTE_PREFIXES = ("note.", "ended.", "load.", "refused.", "submission.")
+NOTE_PREFIXES = ("note.", "ended.", "load.", "refused.", "submission.", "cli.")
 _FIELD = re.compile(r"\{(\w+)[^}]*\}")
 FIELD_BODIES = {
     "where": "[^;]+?",  # a stage or a call: no clause of its own
@@ -168,6 +169,8 @@ def translate_note(text: str, lang: str, prefixes: tuple[str, ...] = NOTE_PREFIX
                 args[name] = inner
             elif name == "where":
                 args[name] = stage_text(value, lang)
+            elif name == "place":
+                args[name] = place_text(value, lang)
             elif re.fullmatch(r"[\d.]+", value.strip()):  # a number, as it is
                 args[name] = value
             else:
@@ -175,6 +178,16 @@ def translate_note(text: str, lang: str, prefixes: tuple[str, ...] = NOTE_PREFIX
         else:
             return t(key, lang, **args)
     return None
+
+
+def place_text(place: str, lang: str) -> str:
+    """A place in the student's file ("line 50", "cell 16, line 3": grading/chunks.py) in `lang`;
+    any other text (a traceback's `attention.py:50`) as it is."""
+    found = re.fullmatch(r"(?:cell (\d+), )?line (\d+)", place.strip())
+    if lang == DEFAULT_LANG or found is None:
+        return place
+    cell, line = found.groups()
+    return t("place.cell_line", lang, cell=cell, line=line) if cell else t("place.line", lang, line=line)
 
 
 def note_text(text: str, lang: str) -> str:
@@ -185,15 +198,12 @@ def note_text(text: str, lang: str) -> str:
     return text if lang == DEFAULT_LANG else f"`{text}`"
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def output_text(output: str, lang: str) -> str:
     """What the student's code printed, with the grader's own lines in it (output dropped, output
-    withheld) in `lang`. Control characters other than newline and tab are shown as `\\xNN`: a
-    terminal escape printed by the code (clear the screen, retitle the window) must not act in
-    the terminal of whoever reads feedback.md."""
-    output = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", output.replace("\r\n", "\n"))
+    withheld) in `lang`. Control and format characters other than newline and tab are shown as
+    `\\x1b`, `\\u202e` (feedback/shown.py): a terminal escape printed by the code (clear the
+    screen, retitle the window) must not act in the terminal of whoever reads feedback.md."""
+    output = shown(output.replace("\r\n", "\n"), keep="\n\t")
     if lang == DEFAULT_LANG:
         return output
     return "\n".join(translate_note(line, lang) or line if line.startswith("[") else line for line in output.split("\n"))

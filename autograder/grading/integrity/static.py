@@ -24,10 +24,10 @@ import functools
 import io
 import keyword
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
-from autograder.grading.chunks import split_chunks
+from autograder.grading.chunks import Cells, line_where, split_chunks
 
 GRADER_NAMES = frozenset({"autograder", "attnkit", "dispatcher", "plotdata", "OpTracer", "OpRecorder", "Dispatcher", "plot_call", "extract_plot", "LIBRARY_FUNCTIONS"})
 EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins", "marshal", "codeop", "pickle", "dill", "cloudpickle", "runpy"})
@@ -62,8 +62,10 @@ class Finding:
     scope: str  # the top-level function or class it is in ("" = module level); "file.py:" prefix for helper files
     name: str = ""  # for LIBRARY_CALL: the library function's name (softmax, MultiheadAttention...)
 
+    cells: Cells = ()  # the entry is a notebook: where its lines are (grading/chunks.py)
+
     def describe(self) -> str:
-        return f"{self.what} (line {self.line})"
+        return f"{self.what} ({line_where(self.line, self.cells)})"
 
 
 @dataclass(frozen=True)
@@ -344,7 +346,7 @@ def _resolve_aliases(scanner: _Scanner) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str]) -> SourceFacts:
+def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], cells: Cells) -> SourceFacts:
     scanner = _Scanner(library)
     for first_line, text in chunks:
         _scan_text(scanner, text, first_line)
@@ -352,7 +354,7 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
         if name in scanner.references:
             scanner.references[name] |= loads
     _resolve_aliases(scanner)
-    findings = list(scanner.findings)
+    findings = [replace(finding, cells=cells) for finding in scanner.findings]
     for name, text in files:
         if not name.endswith(".py"):
             continue
@@ -368,7 +370,10 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
     )
 
 
-def analyze(chunks: list[tuple[int, str]] | tuple[tuple[int, str], ...], files: dict[str, str] | None = None, library: frozenset[str] = frozenset()) -> SourceFacts:
+def analyze(chunks: list[tuple[int, str]] | tuple[tuple[int, str], ...], files: dict[str, str] | None = None, library: frozenset[str] = frozenset(),
+            cells: Cells = ()) -> SourceFacts:
     """The static facts of a submission: its entry chunks (first line, text) and helper files;
-    `library`: the library functions whose uses it records (an assignment's rules ban them)."""
-    return _analyze(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())), frozenset(library))
+    `library`: the library functions whose uses it records (an assignment's rules ban them);
+    `cells`: where the chunks are in a notebook, for the places its findings name."""
+    return _analyze(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())), frozenset(library),
+                    tuple((int(first), int(number)) for first, number in cells))

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator
 from autograder.assignment import current
 from autograder.feedback.i18n import t
 from autograder.grading.worker import sandbox
+from autograder.grading.chunks import Cells
 from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template, signals_deferred  # noqa: F401  (TEMPLATE_ENV: re-exported)
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
@@ -344,6 +345,7 @@ class Student:
     audit: list[str] = field(default_factory=list)  # audit events the worker reported (autograder.grading.integrity.record)
     ahead: bool = False  # start the next worker while the first one works (`check`; see _ensure_worker)
     kit: dict[str, str] = field(default_factory=dict)  # the kit's own files handed in unchanged: the worker gets them, the static pass does not read them
+    cells: Cells = ()  # a notebook: where each chunk is in it, for "cell 7, line 3" (grading/chunks.py)
     _worker: WorkerProcess | None = None
     _started: float = field(default_factory=time.monotonic)
     _import_failure: str = ""
@@ -392,7 +394,7 @@ class Student:
         try:
             ready = self._exchange(None, "starting the worker", self.budget.import_seconds)
             worker.isolation = str(ready.get("isolation", ""))[:40]
-            loaded = self._request({"op": "load", "chunks": self.chunks, "files": self.worker_files, "filename": self.filename, "module": self.module}, "importing your file", self.budget.import_seconds)
+            loaded = self._request({"op": "load", "chunks": self.chunks, "cells": self.cells, "files": self.worker_files, "filename": self.filename, "module": self.module}, "importing your file", self.budget.import_seconds)
         except WorkerFailure as failure:
             self._import_failure = t("note.import_failed", failure=failure)
             raise WorkerFailure(self._import_failure) from None

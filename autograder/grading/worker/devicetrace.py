@@ -12,11 +12,12 @@ factory given device= counts as following the inputs: where the code may be righ
 from __future__ import annotations
 
 import traceback
-from pathlib import Path
 from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode
+
+from autograder.grading.chunks import SourcePlaces
 
 FACTORIES = {
     "tensor", "as_tensor", "asarray", "from_numpy", "ones", "zeros", "full", "empty", "arange", "range",
@@ -41,7 +42,7 @@ class DeviceTracer(TorchFunctionMode):
     """Tags tensors as following the inputs or made on the default device; `found` holds, per line
     of the student's file that made a default-device tensor: the site and the operation that mixed it in."""
 
-    def __init__(self, inputs: list[torch.Tensor], filenames: set[str]):
+    def __init__(self, inputs: list[torch.Tensor], filenames: SourcePlaces):
         super().__init__()
         self.filenames = filenames
         self.tags: dict[int, tuple[str, str]] = {}  # id(tensor) -> (kind, "file:line" where it was made)
@@ -61,7 +62,7 @@ class DeviceTracer(TorchFunctionMode):
         if not frames:
             return None
         frame = frames[-1]
-        return {"where": f"{Path(frame.filename).name}:{frame.lineno}", "function": frame.name, "line": (frame.line or "").strip()}
+        return {"where": self.filenames.where(frame.filename, frame.lineno or 0), "function": frame.name, "line": (frame.line or "").strip()}
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}

@@ -11,6 +11,7 @@ import ast
 import contextlib
 import linecache
 import os
+import re
 import socket
 import sys
 import traceback
@@ -24,7 +25,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from autograder.grading.worker import standins
 from autograder.grading.worker.devicetrace import DeviceTracer  # here: a worker cannot import after isolation
-from autograder.grading.chunks import split_chunks
+from autograder.grading.chunks import SourcePlaces, frame_where, line_where, split_chunks
 from autograder.grading.worker.protocol import Handle, Refused
 
 STUDENT_MARK = types.SimpleNamespace(__attnkit_student__=True)  # what a name no module has yet counts as
@@ -37,6 +38,7 @@ AUDITED = frozenset({  # Python audit events reported to the grader (it maps the
     "gc.get_objects", "gc.get_referrers", "gc.get_referents", "open",
 })
 
+DEFINITION_RE = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)  # a top-level function or class
 
 def _said(text_of: Callable[[], str], fallback: str) -> str:
     """What the student's exception says of itself: its __str__ (or its class's __name__) is the
@@ -51,11 +53,11 @@ def _said(text_of: Callable[[], str], fallback: str) -> str:
 class StudentRaised(Exception):
     """Student code raised: carries a plain description (type, message, student frames)."""
 
-    def __init__(self, error: BaseException, filenames: set[str]):
+    def __init__(self, error: BaseException, filenames: SourcePlaces):
         self.kind = _said(lambda: type(error).__name__, "Exception")[:100]
         self.text = _said(lambda: str(error), "")[:2000]
         frames = [
-            f"{Path(f.filename).name}:{f.lineno} in {f.name}: {(f.line or '').strip()}"
+            f"{filenames.where(f.filename, f.lineno or 0)} in {f.name}: {(f.line or '').strip()}"
             for f in traceback.extract_tb(error.__traceback__)
             if f.filename in filenames
         ]
@@ -78,7 +80,8 @@ class Dispatcher:
         self.stand_ins = stand_ins
         self.objects: dict[int, Any] = {}
         self.load_errors: list[dict] = []
-        self.filenames: set[str] = set()
+        self.uncompiled: dict[str, str] = {}  # a function or class whose code had a syntax error -> where that error is
+        self.filenames = SourcePlaces()  # the student's entry file -> where its lines are in a notebook (chunks.py)
         self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
         self._audit_sent = 0
         self._inside: tuple[str, ...] = ()  # folders the submission may open files in
@@ -201,7 +204,7 @@ class Dispatcher:
         module.__attnkit_student__ = True  # type: ignore[attr-defined]  # a student module: the next load may replace it
         sys.modules[module.__name__] = module
         self.namespace = module.__dict__
-        self.filenames.add(filename)
+        self.filenames[filename] = tuple((int(first), int(number)) for first, number in request.get("cells", ()))
         chunks = request["chunks"]
         _remember_source(filename, chunks)
         for first_line, text in chunks:
@@ -232,9 +235,12 @@ class Dispatcher:
         try:
             ast.parse(padded, filename)
         except SyntaxError as error:
+            line, cells = error.lineno or 0, self.filenames.get(filename, ())
             self.load_errors.append(
-                {"type": "SyntaxError", "message": f"line {error.lineno}: {error.msg}", "frames": [f"{Path(filename).name}:{error.lineno}: {(error.text or '').strip()}"], "unit": unit}
+                {"type": "SyntaxError", "message": f"{line_where(line, cells)}: {error.msg}", "frames": [f"{frame_where(Path(filename).name, line, cells)}: {(error.text or '').strip()}"], "unit": unit}
             )
+            for name in DEFINITION_RE.findall(padded):  # never ran: asked for, it is "not defined" because of this
+                self.uncompiled.setdefault(name, line_where(line, cells))
 
     def op_names(self, request: dict) -> dict:
         """Which of the requested names exist, and whether each is a class or a function."""
@@ -270,7 +276,7 @@ class Dispatcher:
     def op_new(self, request: dict) -> Handle:
         cls = self.namespace.get(request["cls"])
         if not isinstance(cls, type):
-            raise NameError(f"{request['cls']} is not defined as a class")
+            raise self._undefined(request["cls"], "is not defined as a class")
         self._seed(request)
         obj = cls(*request.get("args", []), **request.get("kwargs", {}))
         handle = Handle(len(self.objects) + 1)
@@ -341,6 +347,13 @@ class Dispatcher:
         return plot_call(target, args, kwargs)
 
     # -- helpers ---------------------------------------------------------------------------
+    def _undefined(self, name: str, said: str) -> NameError:
+        """`name` is missing: because its code did not compile (say where), or not written
+        (the words of i18n's note.not_defined, note.not_a_class, note.not_compiled)."""
+        if name in self.uncompiled and name not in self.namespace:
+            return NameError(f"{name} {said}: its code has a syntax error ({self.uncompiled[name]}), so it never ran")
+        return NameError(f"{name} {said}")
+
     def _target(self, request: dict) -> Callable:
         if "handle" in request:
             obj = self._object(request["handle"])
@@ -348,7 +361,7 @@ class Dispatcher:
             return getattr(obj, method)
         value = self.namespace.get(request["name"])
         if value is None:
-            raise NameError(f"{request['name']} is not defined in your file")
+            raise self._undefined(request["name"], "is not defined in your file")
         if not callable(value):
             raise TypeError(f"{request['name']} is not a function")
         return value

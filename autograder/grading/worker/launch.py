@@ -72,6 +72,10 @@ def launch_template(clients: int = 1, warm: bool = True) -> LaunchedTemplate:
     package_root = str(Path(__file__).resolve().parents[3])  # the folder that holds the autograder package
     env = {k: v for k, v in os.environ.items() if k in TEMPLATE_ENV}
     env["PYTHONPATH"] = package_root
+    # OpenMP (libgomp) reads its thread limit once, when `import torch` loads it here: a worker then
+    # never starts a thread for torch.set_num_threads(1000) or OMP_NUM_THREADS in a submission. It
+    # could not (the process and address-space limits): libgomp exited with code 1, unexplained.
+    env["OMP_THREAD_LIMIT"] = "1"
     fds = [theirs.fileno() for _, theirs in pairs]
     command = [sys.executable, "-c", "from autograder.grading.worker.template import main; main()", "warm" if warm else "cold", ",".join(map(str, fds)), str(os.getpid())]
     process = subprocess.Popen(command, pass_fds=fds, stdin=subprocess.DEVNULL, env=env, cwd="/")
