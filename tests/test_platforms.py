@@ -218,6 +218,17 @@ def test_gradescope_export_and_plain_rosters_match(tmp_path):
     assert load_roster(plain).lookup("bob") is None
 
 
+def test_a_plain_roster_names_a_submission_as_it_was_handed_in(tmp_path):
+    """The grader's id of '=cmd|x\x1b' is '_cmd|x_' (feedback.shown.clean_name); a roster that
+    copies the handed-in name still finds its student, and the id itself is found too."""
+    plain = tmp_path / "plain.csv"
+    plain.write_text('submission,student_id\n"=cmd|x\x1b",u-9\ncarol,u-3\n', encoding="utf-8")
+    roster = load_roster(plain)
+    assert roster.lookup("_cmd|x_").student_id == "u-9"
+    assert roster.lookup("carol").student_id == "u-3"
+    assert roster.lookup("=cmd|x") is None
+
+
 def test_a_roster_without_key_columns_is_refused_with_what_it_needs(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("who,score\nalice,3\n", encoding="utf-8")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.errors import AttnkitError
+from autograder.feedback.shown import clean_name
 
 # Which roster column holds each platform's key (first present wins), and which the student id.
 KEY_COLUMNS = {
@@ -70,14 +71,16 @@ class Roster:
         name_column = self._column(NAME_COLUMNS)
         return Student(row.get(id_column or "", "").strip(), row.get(name_column or "", "").strip(), row)
 
-    def _rows_where(self, column: str | None, value: str) -> list[dict[str, str]]:
+    def _rows_where(self, column: str | None, value: str, named=lambda cell: cell) -> list[dict[str, str]]:
         if column is None:
             return []
-        return [row for row in self.rows if row.get(column, "").strip().lower() == value.lower()]
+        return [row for row in self.rows if named(row.get(column, "").strip()).lower() == value.lower()]
 
     def lookup(self, submission: str) -> Student | None:
-        """The one student this submission belongs to, or None (no match, or an ambiguous one)."""
-        matches = self._rows_where(self._column(KEY_COLUMNS["plain"]), submission)
+        """The one student this submission belongs to, or None (no match, or an ambiguous one).
+        A `submission` cell may hold the name as handed in: it is read as the id the grader gave
+        that name (feedback.shown.clean_name: control characters as `_`, no `=` first...)."""
+        matches = self._rows_where(self._column(KEY_COLUMNS["plain"]), submission, clean_name)
         if not matches:
             recognised = recognise(submission)
             if recognised:
