@@ -242,6 +242,15 @@ def test_hanging_function_loses_only_its_own_checks(grade_a, reference_a, name):
 
 
 @pytest.mark.timing
+def test_reply_trickled_in_past_the_call_limit_is_not_taken(grade_a, reference_a):
+    """causal_mask writes the right answer into the worker's socket a few bytes a second, 16 s
+    in all: the socket's timeout restarted with every byte, so the grader waited past the call
+    limit and paid it (an endless trickle stalled the batch). The limit is for the whole reply."""
+    result = grade_a(payload("slow_trickle"), "slow_trickle", budget=Budget(call_seconds=4, import_seconds=5, total_seconds=60))
+    assert_only_a4_lost(result, reference_a, "timed out after 4 s in causal_mask")
+
+
+@pytest.mark.timing
 def test_cpu_burning_thread_does_not_cost_points(grade_a, reference_a):
     result = grade_a(payload("cpu_thread"), "cpu_thread", budget=Budget(call_seconds=8, import_seconds=8, total_seconds=90))
     assert result.score == reference_a.score

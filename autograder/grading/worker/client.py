@@ -483,11 +483,12 @@ class Student:
     def _exchange(self, message: dict | None, where: str, timeout: float) -> dict:
         worker = self._worker
         assert worker is not None
+        deadline = time.monotonic() + timeout  # for the whole reply: a worker that trickles it byte by byte gets no longer
         try:
+            worker.sock.settimeout(timeout)
             if message is not None:
                 send_message(worker.sock, message)
-            worker.sock.settimeout(timeout)
-            response = recv_message(worker.sock)
+            response = recv_message(worker.sock, deadline=deadline)
         except TimeoutError:
             self._hung[where] = t("note.timed_out", seconds=f"{timeout:.0f}", where=where)
             self._discard_worker(self._hung[where])
