@@ -56,6 +56,19 @@ CATALOGUE: dict[str, tuple[set[str], set[str], set[str]]] = {
     "forge_plot": ({"E"}, E_CHECKS, {TAMPER, GRADER_REFERENCE}),
     "forge_tick_labels": ({"E"}, E_CHECKS, {TAMPER}),
     "mha_library": ({"C"}, {"mha_no_library"}, {LIBRARY_CALL}),
+    # qa4h: code that runs at import through a helper, a decorator, a default value, a class body
+    # or a module-level name; names reached as text; code run in another thread
+    "import_time_helper": ({"A"}, BOTH, {EVASION}),
+    "decorator_install": ({"A"}, BOTH, {EVASION}),
+    "default_argument": ({"A"}, BOTH, {EVASION}),
+    "class_body": ({"A"}, BOTH, {EVASION}),
+    "module_alias_binding": ({"A"}, BOTH, {EVASION}),
+    "getattr_as_value": ({"A"}, BOTH, {EVASION}),
+    "attrgetter_route": ({"A"}, {BY_HAND}, {EVASION}),
+    "reduce_getattr": ({"A"}, {BY_HAND}, {EVASION}),
+    "formatter_field": ({"A"}, {BY_HAND}, {EVASION}),
+    "resolve_name": ({"A"}, {BY_HAND}, {EVASION}),
+    "thread_route": ({"A"}, BOTH, {EVASION}),
 }
 RULE_CHECKS = {BY_HAND, SDPA, "mha_no_library"}
 LOOSE = {"mha_library"}  # other checks may fail too (the library's dropout differs): the rule must

@@ -50,6 +50,7 @@ FAST = Budget(call_seconds=3, import_seconds=5, total_seconds=60)
 BATCH = Budget(call_seconds=30, import_seconds=10, total_seconds=600)
 PART_A = {"A"}
 A4 = "A.4"  # causal_mask: the function the snippets break
+TRACED_RULES = {"masked_softmax_by_hand", "sdpa_no_library"}  # Part A's checks judged from the worker's trace
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,6 +216,17 @@ def reference_a(factory) -> SubmissionResult:
     return result
 
 
+def assert_only_rules_lost(result: SubmissionResult, reference: SubmissionResult) -> None:
+    """Code run in another thread or process from import on is out of the trace's sight: the
+    traced rules (A.2 by hand, A.3 not the library) cannot be checked and pay nothing, saying
+    so; every other check keeps its points."""
+    for got in result.checks:
+        if got.check_id in TRACED_RULES:
+            assert got.points == 0 and "cannot be checked" in got.message, (got.check_id, got.message)
+        else:
+            assert got.points == check(reference, got.check_id).points, (got.check_id, got.message)
+
+
 def assert_only_a4_lost(result: SubmissionResult, reference: SubmissionResult, reason: str) -> None:
     """The other tasks keep every point; every causal_mask check fails, saying `reason`."""
     assert task_score(result, "A.1", "A.2", "A.3") == task_score(reference, "A.1", "A.2", "A.3")
@@ -253,7 +265,7 @@ def test_reply_trickled_in_past_the_call_limit_is_not_taken(grade_a, reference_a
 @pytest.mark.timing
 def test_cpu_burning_thread_does_not_cost_points(grade_a, reference_a):
     result = grade_a(payload("cpu_thread"), "cpu_thread", budget=Budget(call_seconds=8, import_seconds=8, total_seconds=90))
-    assert result.score == reference_a.score
+    assert_only_rules_lost(result, reference_a)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,7 +281,7 @@ def test_memory_exhaustion_is_stopped_by_the_memory_limit(grade_a, reference_a):
 @pytest.mark.timing
 def test_fork_swarm_is_capped_and_reaped(grade_a, reference_a):
     result = grade_a(payload("fork_swarm"), "fork_swarm")
-    assert result.score == reference_a.score
+    assert_only_rules_lost(result, reference_a)
     forked = int(result.output.split("fork refused after ")[1].split()[0])
     assert forked < SandboxConfig().max_processes
 
@@ -278,7 +290,7 @@ def test_fork_swarm_is_capped_and_reaped(grade_a, reference_a):
 @pytest.mark.timing
 def test_setsid_daemon_does_not_outlive_grading(grade_a, reference_a):
     result = grade_a(payload("daemon"), "daemon")  # grade_a waits for every process of the uid
-    assert result.score == reference_a.score
+    assert_only_rules_lost(result, reference_a)
 
 
 @pytest.mark.timing

@@ -24,7 +24,8 @@ import functools
 import io
 import keyword
 import tokenize
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
 from autograder.grading.chunks import split_chunks
@@ -40,6 +41,13 @@ EVASION_ATTRIBUTES = frozenset({
 })
 EVASION_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "globals", "vars", "locals", "breakpoint", "__builtins__", "__loader__", "__spec__"})
 NAME_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
+# what reaches an attribute or a module by its name as text, like a computed getattr
+TEXT_LOOKUPS = frozenset({
+    "attrgetter", "methodcaller", "locate", "resolve_name", "get_field", "import_module", "getattr_static", "find_spec",
+    "module_from_spec", "load_module", "exec_module",
+})
+# what runs code in another thread or process, where the worker's trace (per thread) does not see it
+OUTSIDE_TRACE = frozenset({"threading", "_thread", "concurrent", "Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread", "DataLoader"})
 FILE_NAMES = frozenset({
     "open", "shutil", "glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes", "write_text",
     "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
@@ -50,6 +58,7 @@ PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "threading", "system
 SIGNAL_NAMES = frozenset({"signal", "kill", "killpg", "pidfd_send_signal", "tgkill"})
 SAFE_RECEIVERS = ("self", "cls")  # the student's own objects (self.x, getattr(self, name), self.__dict__)
 MODULE_SCOPE = ""
+SCRIPTED = "(scripted or compiled code runs outside the trace)"  # it hides only the function it scripts
 
 
 @dataclass(frozen=True)
@@ -97,9 +106,11 @@ class SourceFacts:
 
     def untrusted(self, roots: set[str], stop: frozenset[str] = frozenset()) -> list[Finding]:
         """What makes the worker's evidence about `roots` worthless: any reference to the grader's
-        modules, and constructs that can switch the trace off at module level or in the code the
-        roots reach (an unrelated function's dynamic getattr does not count against them)."""
-        scopes = self.reachable(roots, stop) | {MODULE_SCOPE}
+        modules, and constructs that can switch the trace off in the code that runs at import
+        (module level, decorators, default values, class bodies, and every function they reach)
+        or in the code the roots reach (an unrelated function's dynamic getattr does not count
+        against them)."""
+        scopes = self.reachable(set(roots) | {MODULE_SCOPE}, stop) | {MODULE_SCOPE}
         return [
             f for f in self.findings
             if f.code == GRADER_REFERENCE or (f.code == EVASION and (f.scope in scopes or ":" in f.scope))
@@ -133,6 +144,13 @@ def _constant_text(node: ast.AST) -> str | None:
     return None
 
 
+def _definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """What runs when a function is defined: its decorators, default values and annotations."""
+    arguments = node.args
+    annotations = [a.annotation for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg] if a is not None and a.annotation is not None]
+    return [*node.decorator_list, *arguments.defaults, *(d for d in arguments.kw_defaults if d is not None), *annotations, *([node.returns] if node.returns else [])]
+
+
 class _Scanner(ast.NodeVisitor):
     def __init__(self, library: frozenset[str], prefix: str = ""):
         self.library = library  # the library functions whose uses are findings (LIBRARY_CALL)
@@ -158,11 +176,32 @@ class _Scanner(ast.NodeVisitor):
             self.generic_visit(node)
             return
         self.defined.add(node.name)
-        self.scope = node.name
         self.references.setdefault(node.name, set())
         self.local_stores.setdefault(node.name, set())
-        self.generic_visit(node)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            self._import_time(node.name, _definition_time(node))
+            self._in_scope(node.name, node.body)
+            return
+        methods = [s for s in node.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+        body = [s for s in node.body if s not in methods]  # a class body runs at import
+        self._import_time(node.name, [*node.decorator_list, *node.bases, *node.keywords, *body, *(p for m in methods for p in _definition_time(m))])
+        self._in_scope(node.name, [b for m in methods for b in m.body])
+
+    def _in_scope(self, scope: str, nodes: Sequence[ast.AST]) -> None:
+        self.scope = scope
+        for child in nodes:
+            self.visit(child)
         self.scope = MODULE_SCOPE
+
+    def _import_time(self, scope: str, nodes: Sequence[ast.AST]) -> None:
+        """Parts of a definition that run when it is defined, at import (decorators, default
+        values, class bodies): they belong to the definition, and what they load and the
+        constructs that can switch the trace off count as module-level code too (but for
+        scripting a function, which hides only that function)."""
+        start = len(self.findings)
+        self._in_scope(scope, nodes)
+        self.findings += [replace(f, scope=f"{self.prefix}{MODULE_SCOPE}") for f in self.findings[start:] if f.code == EVASION and SCRIPTED not in f.what]
+        self.references.setdefault(MODULE_SCOPE, set()).update(n.id for part in nodes for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _top_level
 
@@ -197,9 +236,11 @@ class _Scanner(ast.NodeVisitor):
 
     # -- names and attributes -------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and node.id in NAME_LOOKUPS and id(node) not in self.called:
+            self.add(EVASION, f"{node.id} passed as a value (it can look up any name)", node)
         if isinstance(node.ctx, ast.Load):
+            self.references.setdefault(self.scope, set()).add(node.id)  # MODULE_SCOPE: what import-time code reaches
             if self.scope != MODULE_SCOPE:
-                self.references[self.scope].add(node.id)
                 self.first_loads.setdefault((self.scope, node.id), node.lineno)
             self._name_use(node.id, node)
         elif self.scope != MODULE_SCOPE:
@@ -218,6 +259,10 @@ class _Scanner(ast.NodeVisitor):
         for code, names in ((FILE_ACCESS, FILE_NAMES), (NETWORK, NETWORK_NAMES), (PROCESS, PROCESS_NAMES), (SIGNAL, SIGNAL_NAMES)):
             if name in names:
                 self.add(code, name, node)
+        if name in TEXT_LOOKUPS:
+            self.add(EVASION, f"{name} (reaches a name given as text)", node)
+        if name in OUTSIDE_TRACE or name in PROCESS_NAMES:
+            self.add(EVASION, f"{name} (code in another thread or process runs outside the trace)", node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         dotted = _dotted(node)
@@ -230,7 +275,7 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported:
             self.add(LIBRARY_PATCH, f"assigns to {dotted}", node)
         if dotted.startswith("torch.compile") or ".jit." in f".{dotted}.":
-            self.add(EVASION, f"{dotted} (scripted or compiled code runs outside the trace)", node)
+            self.add(EVASION, f"{dotted} {SCRIPTED}", node)
         elif node.attr in CALLED_IS_FINE and id(node) in self.called:
             pass
         elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver in self.torch_names)):
@@ -247,8 +292,7 @@ class _Scanner(ast.NodeVisitor):
     # -- calls and assignments ------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
         function = node.func.id if isinstance(node.func, ast.Name) else ""
-        if isinstance(node.func, ast.Attribute):
-            self.called.add(id(node.func))
+        self.called.add(id(node.func))
         if function in NAME_LOOKUPS and len(node.args) >= 2:
             receiver = _dotted(node.args[0]).split(".", 1)[0]
             if _constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
@@ -262,11 +306,12 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self._bind(node.targets, node.value)
-        if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class
-            for target in node.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class;
+            for target in node.targets:  # _q = _helper: a function that calls _q reaches _helper
+                name = target.value if isinstance(target, ast.Attribute) else target
+                if isinstance(name, ast.Name):
                     loads = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
-                    self.links.setdefault(target.value.id, set()).update(loads)
+                    self.links.setdefault(name.id, set()).update(loads)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -349,8 +394,7 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
     for first_line, text in chunks:
         _scan_text(scanner, text, first_line)
     for name, loads in scanner.links.items():
-        if name in scanner.references:
-            scanner.references[name] |= loads
+        scanner.references.setdefault(name, set()).update(loads)
     _resolve_aliases(scanner)
     findings = list(scanner.findings)
     for name, text in files:
