@@ -263,6 +263,25 @@ def test_reply_trickled_in_past_the_call_limit_is_not_taken(grade_a, reference_a
 
 
 @pytest.mark.timing
+def test_stand_in_callbacks_share_the_call_limit(grade_a):
+    """With attention_scores wrong, A.3 is graded again with a trusted stand-in; the submission's
+    scaled_dot_product_attention then calls it 8 times, 1.5 s apart. Each reply came within the
+    limit, so the call ran 12 s on a 3 s limit and was paid (each callback started a new limit);
+    the call's limit now covers its callbacks."""
+    result = grade_a(payload("callback_stall"), "callback_stall")
+    assert check(result, "sdpa_matches_torch").points == 0
+    assert any("timed out after 3 s in scaled_dot_product_attention" in c.message for c in task_checks(result, "A.3"))
+
+
+def test_stand_in_refuses_attention_too_large_to_compute_in_the_grader(grade_a):
+    """The stand-in's inputs were bounded (4 M numbers), not what the grader computes from them:
+    scores of q, k (1, 1, 12000, 160) are 1.15 GB, made in the grader's own process (and a module
+    stand-in built a reference layer as wide as its input, cached for good). Refused first now."""
+    result = grade_a(payload("callback_large"), "callback_large")
+    assert "large stand-in call: the trusted attention_scores (standing in for yours) cannot take what your code passed: its attention weights would hold" in result.output, result.output[-500:]
+
+
+@pytest.mark.timing
 def test_cpu_burning_thread_does_not_cost_points(grade_a, reference_a):
     result = grade_a(payload("cpu_thread"), "cpu_thread", budget=Budget(call_seconds=8, import_seconds=8, total_seconds=90))
     assert_only_rules_lost(result, reference_a)
