@@ -197,7 +197,7 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     finally:
         student.close()
     events = [*load_notes(student), *student.events, *submission.notes, *device]
-    flags = record.merge(sink.flags, record.source_flags(analyze(submission.chunks, submission.files, current().library_names())), record.event_flags([*student.events, *(c.message for c in checks)]), record.audit_flags(student.audit))
+    flags = record.merge(sink.flags, record.source_flags(analyze(submission.chunks, submission.files, current().library_names(), student.own_modules)), record.event_flags([*student.events, *(c.message for c in checks)]), record.audit_flags(student.audit))
     if options.integrity == "strict":
         checks = list(record.strict(tuple(checks), flags))
     return SubmissionResult(

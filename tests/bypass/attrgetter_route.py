@@ -1,4 +1,4 @@
-# snippet: masked_softmax runs the library softmax with the tracer switched off, every name reached as text (operator.attrgetter, methodcaller, pydoc.locate): no getattr, no private attribute. Before the fix: A 32/32. Expected: A 30/32 (A.2 by hand 0).
+# snippet: masked_softmax runs the library softmax with the tracer switched off, every name reached as text (operator.attrgetter, methodcaller, pydoc.locate): no getattr, no private attribute. Before the fix: A 32/32. Expected: A 29/32 (both traced rules 0: pydoc is imported at module level).
 import operator
 import pydoc
 

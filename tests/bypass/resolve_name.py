@@ -1,4 +1,4 @@
-# snippet: pkgutil.resolve_name turns "torch.nn.functional:softmax"-like texts into the objects (library softmax, tracer switches). Before the fix: A 32/32. Expected: A 30/32 (A.2 by hand 0).
+# snippet: pkgutil.resolve_name turns "torch.nn.functional:softmax"-like texts into the objects (library softmax, tracer switches). Before the fix: A 32/32. Expected: A 29/32 (both traced rules 0: pkgutil is imported at module level).
 import pkgutil
 
 

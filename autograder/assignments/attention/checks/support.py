@@ -102,7 +102,8 @@ def source_facts(student: StudentAPI) -> SourceFacts:
     """The static pass over the source the student's worker runs (read in the grader)."""
     chunks = getattr(student, "chunks", ())
     files = getattr(student, "files", {})
-    return analyze(chunks if isinstance(chunks, (list, tuple)) else (), files if isinstance(files, dict) else {}, LIBRARY_NAMES)
+    own = getattr(student, "own_modules", ())
+    return analyze(chunks if isinstance(chunks, (list, tuple)) else (), files if isinstance(files, dict) else {}, LIBRARY_NAMES, own if isinstance(own, frozenset) else ())
 
 
 def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:
