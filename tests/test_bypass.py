@@ -56,6 +56,29 @@ CATALOGUE: dict[str, tuple[set[str], set[str], set[str]]] = {
     "forge_plot": ({"E"}, E_CHECKS, {TAMPER, GRADER_REFERENCE}),
     "forge_tick_labels": ({"E"}, E_CHECKS, {TAMPER}),
     "mha_library": ({"C"}, {"mha_no_library"}, {LIBRARY_CALL}),
+    # qa4h: code that runs at import through a helper, a decorator, a default value, a class body
+    # or a module-level name; names reached as text; code run in another thread
+    "import_time_helper": ({"A"}, BOTH, {EVASION}),
+    "decorator_install": ({"A"}, BOTH, {EVASION}),
+    "default_argument": ({"A"}, BOTH, {EVASION}),
+    "class_body": ({"A"}, BOTH, {EVASION}),
+    "module_alias_binding": ({"A"}, BOTH, {EVASION}),
+    "getattr_as_value": ({"A"}, BOTH, {EVASION}),
+    "attrgetter_route": ({"A"}, BOTH, {EVASION}),  # pydoc imported at module level
+    "reduce_getattr": ({"A"}, {BY_HAND}, {EVASION}),
+    "formatter_field": ({"A"}, {BY_HAND}, {EVASION}),
+    "resolve_name": ({"A"}, BOTH, {EVASION}),  # pkgutil imported at module level
+    "thread_route": ({"A"}, BOTH, {EVASION}),
+    # qa4h: text run as code or resolved to objects by other means: timeit, string annotations
+    # (typing.get_type_hints), logging.config, unpickling (torch.load(weights_only=False)), and a
+    # module written while the code runs, then imported
+    "timeit_exec": ({"A"}, BOTH, {EVASION}),
+    "type_hints_eval": ({"A"}, {BY_HAND}, {EVASION}),
+    "config_resolve": ({"A"}, BOTH, {EVASION}),
+    "unpickle_lookup": ({"A"}, {BY_HAND}, {EVASION}),
+    "written_module": ({"A"}, {BY_HAND}, {EVASION}),
+    # qa4h: a reply forged with os.write into the worker's socket (a clean trace for the library softmax)
+    "forged_trace_frame": ({"A"}, {BY_HAND}, {EVASION}),
 }
 RULE_CHECKS = {BY_HAND, SDPA, "mha_no_library"}
 LOOSE = {"mha_library"}  # other checks may fail too (the library's dropout differs): the rule must

@@ -551,3 +551,20 @@ def test_a_demo_example_loses_points_only_in_its_own_part(path, grade):
     assert len(lost) == 1, f"{path.name} lost points in parts {lost}: {losses(result)}"
     named = {MISTAKES[c.mistake].task.split(".")[0] for c in result.checks if c.part == lost[0] and c.mistake in MISTAKES}
     assert lost[0] in named, f"{path.name} lost points in {lost[0]} without a mistake of that part named: {losses(result)}"
+
+
+def test_a_module_stand_in_refuses_a_width_that_would_build_a_huge_reference_layer():
+    """The MultiHeadAttention stand-in built (and cached for good, one per width) a reference
+    layer as wide as its query: a 5000-wide one is 4 x 5000^2 parameters (400 MB) in the grader,
+    from a callback of 5000 numbers. Refused before anything is built (qa4h)."""
+    import torch
+
+    from autograder.assignments.attention.checks.carried import PROJECTION_PARAMS, _mha_module, trusted_answer
+    from autograder.grading.worker.standins import StandInRefused
+
+    built = _mha_module.cache_info().currsize
+    params = [torch.zeros(1)] * len(PROJECTION_PARAMS)
+    callback = {"kind": "forward", "name": "MultiHeadAttention", "tensors": [torch.zeros(1, 1, 5000)] * 3 + [None, *params], "options": {"num_heads": 1, "dropout": 0.0, "training": False, "seed": 0}}
+    with pytest.raises(StandInRefused, match="embedding size"):
+        trusted_answer(callback)
+    assert _mha_module.cache_info().currsize == built

@@ -50,6 +50,7 @@ FAST = Budget(call_seconds=3, import_seconds=5, total_seconds=60)
 BATCH = Budget(call_seconds=30, import_seconds=10, total_seconds=600)
 PART_A = {"A"}
 A4 = "A.4"  # causal_mask: the function the snippets break
+TRACED_RULES = {"masked_softmax_by_hand", "sdpa_no_library"}  # Part A's checks judged from the worker's trace
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,6 +216,17 @@ def reference_a(factory) -> SubmissionResult:
     return result
 
 
+def assert_only_rules_lost(result: SubmissionResult, reference: SubmissionResult) -> None:
+    """Code run in another thread or process from import on is out of the trace's sight: the
+    traced rules (A.2 by hand, A.3 not the library) cannot be checked and pay nothing, saying
+    so; every other check keeps its points."""
+    for got in result.checks:
+        if got.check_id in TRACED_RULES:
+            assert got.points == 0 and "cannot be checked" in got.message, (got.check_id, got.message)
+        else:
+            assert got.points == check(reference, got.check_id).points, (got.check_id, got.message)
+
+
 def assert_only_a4_lost(result: SubmissionResult, reference: SubmissionResult, reason: str) -> None:
     """The other tasks keep every point; every causal_mask check fails, saying `reason`."""
     assert task_score(result, "A.1", "A.2", "A.3") == task_score(reference, "A.1", "A.2", "A.3")
@@ -242,9 +254,37 @@ def test_hanging_function_loses_only_its_own_checks(grade_a, reference_a, name):
 
 
 @pytest.mark.timing
+def test_reply_trickled_in_past_the_call_limit_is_not_taken(grade_a, reference_a):
+    """causal_mask writes the right answer into the worker's socket a few bytes a second, 16 s
+    in all: the socket's timeout restarted with every byte, so the grader waited past the call
+    limit and paid it (an endless trickle stalled the batch). The limit is for the whole reply."""
+    result = grade_a(payload("slow_trickle"), "slow_trickle", budget=Budget(call_seconds=4, import_seconds=5, total_seconds=60))
+    assert_only_a4_lost(result, reference_a, "timed out after 4 s in causal_mask")
+
+
+@pytest.mark.timing
+def test_stand_in_callbacks_share_the_call_limit(grade_a):
+    """With attention_scores wrong, A.3 is graded again with a trusted stand-in; the submission's
+    scaled_dot_product_attention then calls it 8 times, 1.5 s apart. Each reply came within the
+    limit, so the call ran 12 s on a 3 s limit and was paid (each callback started a new limit);
+    the call's limit now covers its callbacks."""
+    result = grade_a(payload("callback_stall"), "callback_stall")
+    assert check(result, "sdpa_matches_torch").points == 0
+    assert any("timed out after 3 s in scaled_dot_product_attention" in c.message for c in task_checks(result, "A.3"))
+
+
+def test_stand_in_refuses_attention_too_large_to_compute_in_the_grader(grade_a):
+    """The stand-in's inputs were bounded (4 M numbers), not what the grader computes from them:
+    scores of q, k (1, 1, 12000, 160) are 1.15 GB, made in the grader's own process (and a module
+    stand-in built a reference layer as wide as its input, cached for good). Refused first now."""
+    result = grade_a(payload("callback_large"), "callback_large")
+    assert "large stand-in call: the trusted attention_scores (standing in for yours) cannot take what your code passed: its attention weights would hold" in result.output, result.output[-500:]
+
+
+@pytest.mark.timing
 def test_cpu_burning_thread_does_not_cost_points(grade_a, reference_a):
     result = grade_a(payload("cpu_thread"), "cpu_thread", budget=Budget(call_seconds=8, import_seconds=8, total_seconds=90))
-    assert result.score == reference_a.score
+    assert_only_rules_lost(result, reference_a)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,7 +300,7 @@ def test_memory_exhaustion_is_stopped_by_the_memory_limit(grade_a, reference_a):
 @pytest.mark.timing
 def test_fork_swarm_is_capped_and_reaped(grade_a, reference_a):
     result = grade_a(payload("fork_swarm"), "fork_swarm")
-    assert result.score == reference_a.score
+    assert_only_rules_lost(result, reference_a)
     forked = int(result.output.split("fork refused after ")[1].split()[0])
     assert forked < SandboxConfig().max_processes
 
@@ -269,7 +309,7 @@ def test_fork_swarm_is_capped_and_reaped(grade_a, reference_a):
 @pytest.mark.timing
 def test_setsid_daemon_does_not_outlive_grading(grade_a, reference_a):
     result = grade_a(payload("daemon"), "daemon")  # grade_a waits for every process of the uid
-    assert result.score == reference_a.score
+    assert_only_rules_lost(result, reference_a)
 
 
 @pytest.mark.timing

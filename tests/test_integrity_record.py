@@ -121,4 +121,5 @@ def test_the_demo_dashboard_shows_the_integrity_flags_and_the_similarity_table(t
 def test_a_source_flag_inside_a_function_touches_the_part_the_manifest_names_it_in() -> None:
     source = "import subprocess\n\ndef masked_softmax(s, m=None):\n    subprocess.run(['ls'])\n\nclass MultiHeadAttention:\n    def f(self):\n        return open('/etc/passwd')\n\ndef helper():\n    return open('/etc/hosts')\n"
     found = [(flag.code, flag.detail.split(":")[0], flag.part) for flag in source_flags(analyze([(1, source)]))]
-    assert found == [(PROCESS, "at module level", ""), (PROCESS, "in masked_softmax", "A"), (FILE_ACCESS, "in MultiHeadAttention", "C"), (FILE_ACCESS, "in helper", "")]
+    # a process runs code outside the trace: it is an evasion too (qa4h)
+    assert found == [(PROCESS, "at module level", ""), (EVASION, "at module level", ""), (PROCESS, "in masked_softmax", "A"), (EVASION, "in masked_softmax", "A"), (FILE_ACCESS, "in MultiHeadAttention", "C"), (FILE_ACCESS, "in helper", "")]

@@ -48,7 +48,7 @@ class InProcessStudent(Student):
     def _ensure_worker(self) -> None:  # type: ignore[override]  # there is no worker process to start
         return None
 
-    def _exchange(self, message: dict | None, where: str, timeout: float) -> dict:
+    def _exchange(self, message: dict | None, where: str, timeout: float, deadline: float | None = None) -> dict:  # no time limit in-process
         request = _roundtrip(message or {"op": "ping"})
         request.setdefault("root", self._root)
         with torch.enable_grad():  # gradcheck's backward calls in here with grad mode off

@@ -200,7 +200,7 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
         student.close()
     events = [*load_notes(student), *student.events, *submission.notes, *device]
     events += place_notes(submission, [*events, *(c.message for c in checks)])
-    flags = record.merge(sink.flags, record.source_flags(analyze(submission.chunks, submission.files, current().library_names(), submission.cells)), record.event_flags([*student.events, *(c.message for c in checks)]), record.audit_flags(student.audit))
+    flags = record.merge(sink.flags, record.source_flags(analyze(submission.chunks, submission.files, current().library_names(), student.own_modules, submission.cells)), record.event_flags([*student.events, *(c.message for c in checks)]), record.audit_flags(student.audit))
     if options.integrity == "strict":
         checks = list(record.strict(tuple(checks), flags))
     return SubmissionResult(

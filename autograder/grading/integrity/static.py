@@ -21,9 +21,14 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.machinery
 import io
 import keyword
+import os
+import sys
+import sysconfig
 import tokenize
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
@@ -40,6 +45,29 @@ EVASION_ATTRIBUTES = frozenset({
 })
 EVASION_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "globals", "vars", "locals", "breakpoint", "__builtins__", "__loader__", "__spec__"})
 NAME_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
+# what reaches an attribute or a module by its name as text, like a computed getattr, or runs text as
+# code, like exec: string annotations evaluated, logging's configurators, unpicklers
+TEXT_LOOKUPS = frozenset({
+    "attrgetter", "methodcaller", "locate", "resolve_name", "get_field", "import_module", "getattr_static", "find_spec",
+    "module_from_spec", "load_module", "exec_module", "get_type_hints", "ForwardRef", "get_annotations", "BaseConfigurator",
+    "DictConfigurator", "dictConfig", "fileConfig", "Unpickler", "read_pickle", "unsafe_load", "full_load", "UnsafeLoader",
+    "FullLoader", "PackageImporter", "load_inline", "cpp_extension",
+})
+# modules (by their top-level name) whose purpose is running text as code or looking names up by text
+TEXT_CODE_MODULES = frozenset({
+    "timeit", "cProfile", "profile", "trace", "code", "doctest", "pdb", "bdb", "pydoc", "pkgutil", "shelve", "copyreg", "zipimport",
+    "imp", "unittest",
+})
+# raw descriptor I/O: the worker's channel to the grader is a descriptor, so these could write replies
+# the grader takes for the worker's own (a forged trace); os/posix functions, and socket/file objects
+# made from a descriptor number
+RAW_DESCRIPTOR_FUNCTIONS = frozenset({"write", "writev", "pwrite", "pwritev", "sendfile", "read", "readv", "pread", "dup", "dup2", "fdopen", "splice"})
+RAW_DESCRIPTOR_NAMES = frozenset({"fromfd", "fdopen", "FileIO", "send_fds", "recv_fds"})
+RAW_DESCRIPTOR_KEYWORDS = frozenset({"fileno", "closefd"})
+# keyword arguments that make a loader unpickle (its data can look up any name): anything but these values
+UNPICKLING_KEYWORDS = {"weights_only": True, "allow_pickle": False, "pickle_module": None}
+# what runs code in another thread or process, where the worker's trace (per thread) does not see it
+OUTSIDE_TRACE = frozenset({"threading", "_thread", "concurrent", "Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread", "DataLoader"})
 FILE_NAMES = frozenset({
     "open", "shutil", "glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes", "write_text",
     "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
@@ -50,6 +78,7 @@ PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "threading", "system
 SIGNAL_NAMES = frozenset({"signal", "kill", "killpg", "pidfd_send_signal", "tgkill"})
 SAFE_RECEIVERS = ("self", "cls")  # the student's own objects (self.x, getattr(self, name), self.__dict__)
 MODULE_SCOPE = ""
+SCRIPTED = "(scripted or compiled code runs outside the trace)"  # it hides only the function it scripts
 
 
 @dataclass(frozen=True)
@@ -99,9 +128,11 @@ class SourceFacts:
 
     def untrusted(self, roots: set[str], stop: frozenset[str] = frozenset()) -> list[Finding]:
         """What makes the worker's evidence about `roots` worthless: any reference to the grader's
-        modules, and constructs that can switch the trace off at module level or in the code the
-        roots reach (an unrelated function's dynamic getattr does not count against them)."""
-        scopes = self.reachable(roots, stop) | {MODULE_SCOPE}
+        modules, and constructs that can switch the trace off in the code that runs at import
+        (module level, decorators, default values, class bodies, and every function they reach)
+        or in the code the roots reach (an unrelated function's dynamic getattr does not count
+        against them)."""
+        scopes = self.reachable(set(roots) | {MODULE_SCOPE}, stop) | {MODULE_SCOPE}
         return [
             f for f in self.findings
             if f.code == GRADER_REFERENCE or (f.code == EVASION and (f.scope in scopes or ":" in f.scope))
@@ -135,9 +166,41 @@ def _constant_text(node: ast.AST) -> str | None:
     return None
 
 
+def _definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """What runs when a function is defined: its decorators, default values and annotations."""
+    arguments = node.args
+    annotations = [a.annotation for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg] if a is not None and a.annotation is not None]
+    return [*node.decorator_list, *arguments.defaults, *(d for d in arguments.kw_defaults if d is not None), *annotations, *([node.returns] if node.returns else [])]
+
+
+def _looks_like_path(node: ast.AST) -> bool:
+    """An argument of open() that names a file rather than a descriptor: a Path(...) or os.path call,
+    a name or attribute whose name says path/file/name."""
+    if isinstance(node, ast.Call):
+        called = _dotted(node.func)
+        return called.split(".")[-1] in ("Path", "join", "joinpath", "expanduser", "abspath", "realpath", "with_suffix", "with_name") or ".path." in f".{called}."
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return any(word in name.lower() for word in ("path", "file", "name", "dir", "folder"))
+
+
+@functools.lru_cache(maxsize=1)
+def _library_paths() -> tuple[str, ...]:
+    """Where the worker's Python finds modules: the standard library and site-packages."""
+    paths = sysconfig.get_paths()
+    found = [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")] + [os.path.join(paths["stdlib"], "lib-dynload")]
+    return tuple(p for p in dict.fromkeys(found) if os.path.isdir(p))
+
+
+@functools.lru_cache(maxsize=1024)
+def _installed(name: str) -> bool:
+    """Whether `name` is a module of the standard library or an installed library."""
+    return name in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(name, list(_library_paths())) is not None
+
+
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, library: frozenset[str], prefix: str = ""):
+    def __init__(self, library: frozenset[str], prefix: str = "", local: frozenset[str] = frozenset()):
         self.library = library  # the library functions whose uses are findings (LIBRARY_CALL)
+        self.local = local  # the submission's own modules (its files, its entry module)
         self.prefix = prefix
         self.scope = MODULE_SCOPE
         self.findings: list[Finding] = []
@@ -150,6 +213,7 @@ class _Scanner(ast.NodeVisitor):
         self.imported: set[str] = set()  # names bound by imports (modules and what came from them)
         self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
+        self.os_names: set[str] = set()  # names bound to the os (or posix) module
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
         self.findings.append(Finding(code, what, getattr(node, "lineno", 0), f"{self.prefix}{self.scope}", name))
@@ -160,11 +224,32 @@ class _Scanner(ast.NodeVisitor):
             self.generic_visit(node)
             return
         self.defined.add(node.name)
-        self.scope = node.name
         self.references.setdefault(node.name, set())
         self.local_stores.setdefault(node.name, set())
-        self.generic_visit(node)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            self._import_time(node.name, _definition_time(node))
+            self._in_scope(node.name, node.body)
+            return
+        methods = [s for s in node.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+        body = [s for s in node.body if s not in methods]  # a class body runs at import
+        self._import_time(node.name, [*node.decorator_list, *node.bases, *node.keywords, *body, *(p for m in methods for p in _definition_time(m))])
+        self._in_scope(node.name, [b for m in methods for b in m.body])
+
+    def _in_scope(self, scope: str, nodes: Sequence[ast.AST]) -> None:
+        self.scope = scope
+        for child in nodes:
+            self.visit(child)
         self.scope = MODULE_SCOPE
+
+    def _import_time(self, scope: str, nodes: Sequence[ast.AST]) -> None:
+        """Parts of a definition that run when it is defined, at import (decorators, default
+        values, class bodies): they belong to the definition, and what they load and the
+        constructs that can switch the trace off count as module-level code too (but for
+        scripting a function, which hides only that function)."""
+        start = len(self.findings)
+        self._in_scope(scope, nodes)
+        self.findings += [replace(f, scope=f"{self.prefix}{MODULE_SCOPE}") for f in self.findings[start:] if f.code == EVASION and SCRIPTED not in f.what]
+        self.references.setdefault(MODULE_SCOPE, set()).update(n.id for part in nodes for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _top_level
 
@@ -175,12 +260,14 @@ class _Scanner(ast.NodeVisitor):
             self.imported.add(alias.asname or alias.name.split(".")[0])
             if alias.name.split(".")[0] == "torch":
                 self.torch_names.add(alias.asname or "torch")
+            if alias.name in ("os", "posix"):
+                self.os_names.add(alias.asname or alias.name)
             for part in alias.name.split("."):
                 self._name_use(part, node, imported=True)
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        self._module(node.module or "", node)
+        self._module(node.module or "", node, relative=node.level > 0)
         for alias in node.names:
             self.imported.add(alias.asname or alias.name)
             if (node.module or "").split(".")[0] == "torch":
@@ -188,20 +275,28 @@ class _Scanner(ast.NodeVisitor):
             self._name_use(alias.name, node, imported=True, origin=node.module or "")
             if alias.name in self.library:
                 self.aliases[alias.asname or alias.name] = alias.name
+            if node.module in ("os", "posix") and alias.name in RAW_DESCRIPTOR_FUNCTIONS:
+                self.add(EVASION, f"{node.module}.{alias.name} (raw descriptor I/O can reach the worker's channel)", node)
         self.generic_visit(node)
 
-    def _module(self, dotted: str, node: ast.AST) -> None:
+    def _module(self, dotted: str, node: ast.AST, relative: bool = False) -> None:
         parts = set(dotted.split("."))
+        top = dotted.split(".")[0]
         if parts & GRADER_NAMES:
             self.add(GRADER_REFERENCE, f"import of {dotted}", node)
-        if parts & EVASION_MODULES or dotted in ("torch.ops", "torch._C", "torch.overrides", "torch.library", "torch.jit") or any(p.startswith("_") and not p.startswith("__") for p in dotted.split(".")[1:]):
+        if (parts & EVASION_MODULES or top in TEXT_CODE_MODULES or dotted in ("torch.ops", "torch._C", "torch.overrides", "torch.library", "torch.jit", "logging.config")
+                or any(p.startswith("_") and not p.startswith("__") for p in dotted.split(".")[1:])):
             self.add(EVASION, f"import of {dotted}", node)
+        elif top and not relative and top not in self.local and top not in GRADER_NAMES and not _installed(top):
+            self.add(EVASION, f"import of {dotted}, neither a library nor a file of the submission (a module written while the code runs)", node)
 
     # -- names and attributes -------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and node.id in NAME_LOOKUPS and id(node) not in self.called:
+            self.add(EVASION, f"{node.id} passed as a value (it can look up any name)", node)
         if isinstance(node.ctx, ast.Load):
+            self.references.setdefault(self.scope, set()).add(node.id)  # MODULE_SCOPE: what import-time code reaches
             if self.scope != MODULE_SCOPE:
-                self.references[self.scope].add(node.id)
                 self.first_loads.setdefault((self.scope, node.id), node.lineno)
             self._name_use(node.id, node)
         elif self.scope != MODULE_SCOPE:
@@ -220,6 +315,12 @@ class _Scanner(ast.NodeVisitor):
         for code, names in ((FILE_ACCESS, FILE_NAMES), (NETWORK, NETWORK_NAMES), (PROCESS, PROCESS_NAMES), (SIGNAL, SIGNAL_NAMES)):
             if name in names:
                 self.add(code, name, node)
+        if name in RAW_DESCRIPTOR_NAMES:
+            self.add(EVASION, f"{name} (raw descriptor I/O can reach the worker's channel)", node)
+        if name in TEXT_LOOKUPS:
+            self.add(EVASION, f"{name} (reaches a name given as text)", node)
+        if name in OUTSIDE_TRACE or name in PROCESS_NAMES:
+            self.add(EVASION, f"{name} (code in another thread or process runs outside the trace)", node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         dotted = _dotted(node)
@@ -231,8 +332,10 @@ class _Scanner(ast.NodeVisitor):
             self.add(GRADER_REFERENCE, dotted, node)
         if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported:
             self.add(LIBRARY_PATCH, f"assigns to {dotted}", node)
+        if receiver in self.os_names and node.attr in RAW_DESCRIPTOR_FUNCTIONS:
+            self.add(EVASION, f"{dotted} (raw descriptor I/O can reach the worker's channel)", node)
         if dotted.startswith("torch.compile") or ".jit." in f".{dotted}.":
-            self.add(EVASION, f"{dotted} (scripted or compiled code runs outside the trace)", node)
+            self.add(EVASION, f"{dotted} {SCRIPTED}", node)
         elif node.attr in CALLED_IS_FINE and id(node) in self.called:
             pass
         elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver in self.torch_names)):
@@ -243,14 +346,23 @@ class _Scanner(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and any(name in node.value for name in GRADER_NAMES - {"attnkit", "dispatcher"}):
             self.add(GRADER_REFERENCE, f"the text {node.value[:60]!r}", node)
+        if isinstance(node.value, str) and "WEIGHTS_ONLY" in node.value:  # TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD: torch.load unpickles anything
+            self.add(EVASION, f"the text {node.value[:60]!r} (unpickled data can look up any name)", node)
         if isinstance(node.value, str) and node.value.startswith(("/proc", "/etc", "/root", "/home", "/grade", "/autograder", "/work", "/tmp", "/dev", "../")):
             self.add(FILE_ACCESS, f"the path {node.value[:60]!r}", node)
 
     # -- calls and assignments ------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
         function = node.func.id if isinstance(node.func, ast.Name) else ""
-        if isinstance(node.func, ast.Attribute):
-            self.called.add(id(node.func))
+        self.called.add(id(node.func))
+        opened = node.func.attr if isinstance(node.func, ast.Attribute) else function
+        if opened == "open" and node.args and not isinstance(node.args[0], (ast.JoinedStr, ast.BinOp)) and not (isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, (str, bytes))) and not _looks_like_path(node.args[0]):
+            self.add(EVASION, "open(...) of what may be a descriptor number (raw descriptor I/O can reach the worker's channel)", node)
+        for keyword_ in node.keywords:
+            if keyword_.arg in RAW_DESCRIPTOR_KEYWORDS:
+                self.add(EVASION, f"{keyword_.arg}= (raw descriptor I/O can reach the worker's channel)", node)
+            if keyword_.arg in UNPICKLING_KEYWORDS and not (isinstance(keyword_.value, ast.Constant) and keyword_.value.value is UNPICKLING_KEYWORDS[keyword_.arg]):
+                self.add(EVASION, f"{keyword_.arg}= (unpickled data can look up any name)", node)
         if function in NAME_LOOKUPS and len(node.args) >= 2:
             receiver = _dotted(node.args[0]).split(".", 1)[0]
             if _constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
@@ -264,11 +376,12 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self._bind(node.targets, node.value)
-        if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class
-            for target in node.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class;
+            for target in node.targets:  # _q = _helper: a function that calls _q reaches _helper
+                name = target.value if isinstance(target, ast.Attribute) else target
+                if isinstance(name, ast.Name):
                     loads = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
-                    self.links.setdefault(target.value.id, set()).update(loads)
+                    self.links.setdefault(name.id, set()).update(loads)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -346,19 +459,19 @@ def _resolve_aliases(scanner: _Scanner) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], cells: Cells) -> SourceFacts:
-    scanner = _Scanner(library)
+def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], own: frozenset[str], cells: Cells) -> SourceFacts:
+    local = own | {name.split("/", 1)[0].removesuffix(".py") for name, _ in files}
+    scanner = _Scanner(library, local=local)
     for first_line, text in chunks:
         _scan_text(scanner, text, first_line)
     for name, loads in scanner.links.items():
-        if name in scanner.references:
-            scanner.references[name] |= loads
+        scanner.references.setdefault(name, set()).update(loads)
     _resolve_aliases(scanner)
     findings = [replace(finding, cells=cells) for finding in scanner.findings]
     for name, text in files:
         if not name.endswith(".py"):
             continue
-        helper = _Scanner(library, prefix=f"{name}:")
+        helper = _Scanner(library, prefix=f"{name}:", local=local)
         _scan_text(helper, text, 1)
         findings += helper.findings
     unique = tuple(dict.fromkeys(findings))
@@ -371,9 +484,10 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
 
 
 def analyze(chunks: list[tuple[int, str]] | tuple[tuple[int, str], ...], files: dict[str, str] | None = None, library: frozenset[str] = frozenset(),
-            cells: Cells = ()) -> SourceFacts:
+            own: Iterable[str] = (), cells: Cells = ()) -> SourceFacts:
     """The static facts of a submission: its entry chunks (first line, text) and helper files;
     `library`: the library functions whose uses it records (an assignment's rules ban them);
+    `own`: the worker's other module names for it (the entry file's module, the kit's files);
     `cells`: where the chunks are in a notebook, for the places its findings name."""
-    return _analyze(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())), frozenset(library),
+    return _analyze(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())), frozenset(library), frozenset(own),
                     tuple((int(first), int(number)) for first, number in cells))

@@ -407,6 +407,12 @@ class Student:
         return self.factory.request(self.config, self._preloads(), current().stand_ins_file)
 
     @property
+    def own_modules(self) -> frozenset[str]:
+        """The module names the worker gives the submission beyond its files the static pass
+        reads: its entry module and the kit's files (what its code may import)."""
+        return frozenset({self.module} | {PurePosixPath(name).parts[0].removesuffix(".py") for name in self.kit})
+
+    @property
     def module(self) -> str:
         """The module the submission runs as: the assignment's student file's stem, whatever its file is called."""
         return PurePosixPath(current().student_file).stem
@@ -482,14 +488,17 @@ class Student:
             raise WorkerFailure(t("note.time_budget", seconds=f"{self.budget.total_seconds:.0f}"))
 
     # -- one exchange ----------------------------------------------------------------------
-    def _exchange(self, message: dict | None, where: str, timeout: float) -> dict:
+    def _exchange(self, message: dict | None, where: str, timeout: float, deadline: float | None = None) -> dict:
+        """Send `message` (None: nothing) and read the reply by `deadline` (default: `timeout`
+        seconds from now), however it trickles in; `timeout` names the limit in the message."""
         worker = self._worker
         assert worker is not None
+        deadline = time.monotonic() + timeout if deadline is None else deadline
         try:
+            worker.sock.settimeout(max(deadline - time.monotonic(), 1e-3))
             if message is not None:
                 send_message(worker.sock, message)
-            worker.sock.settimeout(timeout)
-            response = recv_message(worker.sock)
+            response = recv_message(worker.sock, deadline=deadline)
         except TimeoutError:
             self._hung[where] = t("note.timed_out", seconds=f"{timeout:.0f}", where=where)
             self._discard_worker(self._hung[where])
@@ -508,12 +517,14 @@ class Student:
 
     def _request(self, message: dict, where: str, timeout: float | None = None) -> Any:
         self._callbacks = 0
-        response = self._exchange(message, where, timeout or self.budget.call_seconds)
+        seconds = timeout or self.budget.call_seconds
+        deadline = time.monotonic() + seconds  # one limit for the call, its stand-in callbacks included
+        response = self._exchange(message, where, seconds, deadline)
         while response.get("status") == "callback":  # a stand-in asks for a trusted value
             if self._callbacks > 2 * MAX_CALLBACKS_PER_REQUEST:
                 self._discard_worker(t("note.callbacks", where=where))
                 raise WorkerFailure(t("note.too_many_callbacks", where=where, count=MAX_CALLBACKS_PER_REQUEST))
-            response = self._exchange(self.answer_callback(response.get("callback")), where, timeout or self.budget.call_seconds)
+            response = self._exchange(self.answer_callback(response.get("callback")), where, seconds, deadline)
         events = response.get("audit")
         if isinstance(events, list):
             self.audit.extend(str(e)[:200] for e in events[:64] if len(self.audit) < 256)

@@ -18,6 +18,7 @@ import json
 import math
 import socket
 import struct
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -216,11 +217,18 @@ def send_message(sock: socket.socket, message: dict, limits: Limits = DEFAULT_LI
         sock.sendall(blob)
 
 
-def _recv_exact(sock: socket.socket, size: int) -> bytearray:
+def _recv_exact(sock: socket.socket, size: int, deadline: float | None = None) -> bytearray:
+    """`size` bytes; with a `deadline` (time.monotonic()), TimeoutError once it has passed, however
+    the bytes trickle in (a socket's own timeout restarts with every byte that arrives)."""
     buffer = bytearray(size)
     view = memoryview(buffer)
     received = 0
     while received < size:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the peer did not send a whole frame in time")
+            sock.settimeout(left)
         count = sock.recv_into(view[received:], size - received)
         if count == 0:
             raise EOFError("the peer closed the connection")
@@ -228,18 +236,19 @@ def _recv_exact(sock: socket.socket, size: int) -> bytearray:
     return buffer
 
 
-def recv_message(sock: socket.socket, limits: Limits = DEFAULT_LIMITS) -> dict:
-    """Read one frame, checking every size before reading it; returns the decoded dict."""
-    magic, json_len, total, count = HEADER.unpack(_recv_exact(sock, HEADER.size))
+def recv_message(sock: socket.socket, limits: Limits = DEFAULT_LIMITS, deadline: float | None = None) -> dict:
+    """Read one frame, checking every size before reading it; returns the decoded dict.
+    `deadline` (time.monotonic()): the whole frame must have arrived by then, or TimeoutError."""
+    magic, json_len, total, count = HEADER.unpack(_recv_exact(sock, HEADER.size, deadline))
     if magic != MAGIC:
         raise ProtocolError("bad frame magic")
     if json_len > limits.max_json or total > limits.max_payload or count > limits.max_blobs:
         raise ProtocolError(f"frame too large ({json_len} bytes of JSON, {total} bytes of data)")
-    table = _recv_exact(sock, BLOB_LEN.size * count)  # count is within max_blobs: a bounded read
+    table = _recv_exact(sock, BLOB_LEN.size * count, deadline)  # count is within max_blobs: a bounded read
     lengths = [length for (length,) in BLOB_LEN.iter_unpack(table)]
     if sum(lengths) != total:
         raise ProtocolError("blob lengths do not add up")
-    rest = memoryview(_recv_exact(sock, json_len + total))  # the whole frame is read: the next one stays aligned
+    rest = memoryview(_recv_exact(sock, json_len + total, deadline))  # the whole frame is read: the next one stays aligned
     body, blobs, start = rest[:json_len], [], json_len
     for length in lengths:
         blobs.append(rest[start:start + length])

@@ -50,6 +50,11 @@ STAND_INS: dict[str, tuple[str, ...]] = {
 }
 PROJECTION_PARAMS = tuple(f"{layer}.{kind}" for layer in ("W_q", "W_k", "W_v", "W_o") for kind in ("weight", "bias"))
 MAX_DIMS = 6
+# What a callback may make the grader compute: the inputs are bounded (MAX_CALLBACK_ELEMENTS), but
+# attention weights grow as Lq x Lk (and broadcast batch dimensions multiply them), and a module
+# stand-in builds a reference layer of the input's width. A correct call needs far less.
+MAX_WEIGHTS_ELEMENTS = 4 * MAX_CALLBACK_ELEMENTS
+MAX_WIDTH = 4096  # embed_dim of a module stand-in (a reference layer holds 4 x width^2 parameters)
 
 
 def earlier_tasks(task: str) -> tuple[str, ...]:
@@ -141,6 +146,22 @@ def _mask(mask: Any) -> None:
         raise StandInRefused(f"mask is {_kind(mask)}, where it takes a bool tensor (True = may attend)")
 
 
+def _weights(q: torch.Tensor, k: torch.Tensor, heads: int = 1) -> None:
+    """Refuse (before computing) attention whose weights, (batch..., heads, Lq, Lk), would be too large."""
+    if q.dim() < 2 or k.dim() < 2:
+        return  # the reference says what is wrong with them
+    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+    count = batch.numel() * heads * q.shape[-2] * k.shape[-2]
+    if count > MAX_WEIGHTS_ELEMENTS:
+        raise StandInRefused(f"its attention weights would hold {count} numbers, more than a trusted stand-in computes ({MAX_WEIGHTS_ELEMENTS})")
+
+
+def _width(x: torch.Tensor) -> int:
+    if not 1 <= x.size(-1) <= MAX_WIDTH:
+        raise StandInRefused(f"the embedding size must be in [1, {MAX_WIDTH}] (got {x.size(-1)})")
+    return x.size(-1)
+
+
 def _count(options: dict, key: str, low: int, high: int) -> int:
     value = options.get(key)
     if type(value) is not int or not low <= value <= high:
@@ -150,6 +171,7 @@ def _count(options: dict, key: str, low: int, high: int) -> int:
 
 def _scores(options: dict, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     _floats(q=q, k=k)
+    _weights(q, k)
     return reference().attention_scores(q, k)  # (..., Lq, Lk)
 
 
@@ -162,6 +184,7 @@ def _softmax(options: dict, scores: torch.Tensor, mask: torch.Tensor | None) -> 
 def _sdpa(options: dict, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
     _floats(q=q, k=k, v=v)
     _mask(mask)
+    _weights(q, k)
     return reference().scaled_dot_product_attention(q, k, v, mask)  # (..., Lq, dv), (..., Lq, Lk)
 
 
@@ -194,7 +217,7 @@ def _run_module(module: torch.nn.Module, state: dict, training: bool, seed: int,
         return torch.func.functional_call(module, state, args)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)
 def _mha_module(embed_dim: int, num_heads: int, dropout: float, bias: bool) -> torch.nn.Module:
     with torch.random.fork_rng(devices=[]):  # building layers must not move the grader's RNG
         return reference().MultiHeadAttention(embed_dim, num_heads, dropout, bias)
@@ -205,7 +228,9 @@ def _mha(options: dict, query: torch.Tensor, key: torch.Tensor, value: torch.Ten
     _mask(mask)
     state = _projections(params, "")
     dropout, training, seed = _dropout_options(options)
-    module = _mha_module(query.size(-1), _count(options, "num_heads", 1, 4096), dropout, "W_q.bias" in state)
+    heads = _count(options, "num_heads", 1, 4096)
+    _weights(query, key, heads)
+    module = _mha_module(_width(query), heads, dropout, "W_q.bias" in state)
     return _run_module(module, state, training, seed, query, key, value, mask)  # (B, Lq, E), (B, H, Lq, Lk)
 
 
@@ -217,7 +242,7 @@ def _projections(params: tuple, prefix: str) -> dict[str, torch.Tensor]:
     return state
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)
 def _block_module(embed_dim: int, num_heads: int, dropout: float) -> torch.nn.Module:
     with torch.random.fork_rng(devices=[]):
         return reference().AttentionBlock(embed_dim, num_heads, dropout)
@@ -232,7 +257,9 @@ def _block(options: dict, x: torch.Tensor, mask: torch.Tensor | None, *params: t
     state.update({"norm.weight": params[-2], "norm.bias": params[-1]})
     _floats(**state)
     dropout, training, seed = _dropout_options(options)
-    module = _block_module(x.size(-1), _count(options, "num_heads", 1, 4096), dropout)
+    heads = _count(options, "num_heads", 1, 4096)
+    _weights(x, x, heads)
+    module = _block_module(_width(x), heads, dropout)
     return _run_module(module, state, training, seed, x, mask)  # (B, S, E), (B, H, S, S)
 
 
@@ -250,7 +277,7 @@ class _Given(torch.nn.Module):
         return self.attended, None
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)
 def _shell_module(embed_dim: int, dropout: float) -> torch.nn.Module:
     with torch.random.fork_rng(devices=[]):
         block = reference().AttentionBlock(embed_dim, 1, dropout)
@@ -265,7 +292,7 @@ def _shell(options: dict, x: torch.Tensor, attended: torch.Tensor, weight: torch
         raise StandInRefused("the attention output must have the shape of x (B, S, E)")
     dropout, training, seed = _dropout_options(options)
     state = {"attn.attended": attended, "norm.weight": weight, "norm.bias": bias}
-    return _run_module(_shell_module(x.size(-1), dropout), state, training, seed, x)[0]  # (B, S, E)
+    return _run_module(_shell_module(_width(x), dropout), state, training, seed, x)[0]  # (B, S, E)
 
 
 SHOWN = {"block_shell": "AttentionBlock"}  # a stand-in's name as the student knows it

@@ -102,9 +102,9 @@ def source_facts(student: StudentAPI) -> SourceFacts:
     """The static pass over the source the student's worker runs (read in the grader)."""
     chunks = getattr(student, "chunks", ())
     files = getattr(student, "files", {})
-    cells = getattr(student, "cells", ())
+    cells, own = getattr(student, "cells", ()), getattr(student, "own_modules", ())
     return analyze(chunks if isinstance(chunks, (list, tuple)) else (), files if isinstance(files, dict) else {}, LIBRARY_NAMES,
-                   cells if isinstance(cells, tuple) else ())
+                   own if isinstance(own, frozenset) else (), cells if isinstance(cells, tuple) else ())
 
 
 def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:
