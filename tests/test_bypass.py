@@ -162,3 +162,22 @@ def test_a_library_alias_flag_names_the_line_it_is_used_on():
     facts = analyze(((1, source),), (), current().library_names())
     [alias] = [f for f in facts.findings if f.code == LIBRARY_CALL and "alias" in f.what]
     assert alias.line == 9 and alias.describe().endswith("(line 9)"), alias
+
+
+OPTIONAL_IMPORT = "import torch\n\ntry:  # nicer shapes where it is installed\n    import einops\nexcept ImportError:\n    einops = None\n"
+
+
+@pytest.mark.parametrize("maker, flagged", [
+    ("", False),  # an optional import of a library the grader lacks is only a failed import
+    ("import sys\nsys.path.append('mods.zip')\n", True),  # a module could come from where imports now look
+    ("import tempfile\nwith tempfile.NamedTemporaryFile('w', suffix='.py', dir='.', delete=False) as f:\n    f.write('x = 1')\n", True),
+    ("with open('made.py', 'w') as f:\n    f.write('x = 1')\n", True),
+])
+def test_an_unknown_import_counts_only_where_the_submission_could_make_the_module(maker, flagged):
+    """qa4h flagged every import of a module neither installed nor handed in (a module written while
+    the code runs): a correct file with `try: import einops` lost A.2, A.3 and E's figure (85/100).
+    It counts only in a submission that writes files, starts processes, reaches the network,
+    changes sys.path or makes temporary files."""
+    facts = analyze(((1, maker + OPTIONAL_IMPORT),), (), current().library_names())
+    unknown = [f for f in facts.findings if "neither a library nor a file" in f.what]
+    assert bool(unknown) == flagged, facts.findings

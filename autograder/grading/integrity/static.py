@@ -72,6 +72,14 @@ FILE_NAMES = frozenset({
     "open", "shutil", "glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes", "write_text",
     "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
 })
+# An import of a module that is neither installed nor one of the submission's files counts only in a
+# submission that could make one while it runs (write a file, start a process, reach the network,
+# change where imports look, or any other evasion): an optional import of a library the grader
+# lacks (`try: import einops`) is only a failed import.
+UNKNOWN_MODULE = ", neither a library nor a file of the submission (a module written while the code runs)"
+MODULE_MAKERS = frozenset({FILE_ACCESS, PROCESS, NETWORK})
+IMPORT_PATHS = frozenset({"path", "path_hooks", "meta_path", "path_importer_cache"})  # sys.<these>
+TEMPORARY_FILES = frozenset({"tempfile", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile", "mkstemp", "mkdtemp", "TemporaryDirectory"})
 CALLED_IS_FINE = frozenset({"modules"})  # nn.Module.modules() is a method; sys.modules is a table
 NETWORK_NAMES = frozenset({"socket", "urllib", "http", "requests", "ftplib", "smtplib", "ssl", "asyncio", "xmlrpc"})
 PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "threading", "system", "popen", "fork", "forkpty", "execv", "execve", "spawnv", "posix_spawn", "pty"})
@@ -214,6 +222,7 @@ class _Scanner(ast.NodeVisitor):
         self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
         self.os_names: set[str] = set()  # names bound to the os (or posix) module
+        self.makes_modules = False  # it changes where imports look, or makes temporary files
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
         self.findings.append(Finding(code, what, getattr(node, "lineno", 0), f"{self.prefix}{self.scope}", name))
@@ -288,7 +297,7 @@ class _Scanner(ast.NodeVisitor):
                 or any(p.startswith("_") and not p.startswith("__") for p in dotted.split(".")[1:])):
             self.add(EVASION, f"import of {dotted}", node)
         elif top and not relative and top not in self.local and top not in GRADER_NAMES and not _installed(top):
-            self.add(EVASION, f"import of {dotted}, neither a library nor a file of the submission (a module written while the code runs)", node)
+            self.add(EVASION, f"import of {dotted}{UNKNOWN_MODULE}", node)
 
     # -- names and attributes -------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
@@ -312,6 +321,8 @@ class _Scanner(ast.NodeVisitor):
         self._reach(name, node)
 
     def _reach(self, name: str, node: ast.AST) -> None:
+        if name in TEMPORARY_FILES:
+            self.makes_modules = True
         for code, names in ((FILE_ACCESS, FILE_NAMES), (NETWORK, NETWORK_NAMES), (PROCESS, PROCESS_NAMES), (SIGNAL, SIGNAL_NAMES)):
             if name in names:
                 self.add(code, name, node)
@@ -332,6 +343,8 @@ class _Scanner(ast.NodeVisitor):
             self.add(GRADER_REFERENCE, dotted, node)
         if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported:
             self.add(LIBRARY_PATCH, f"assigns to {dotted}", node)
+        if receiver == "sys" and node.attr in IMPORT_PATHS:
+            self.makes_modules = True
         if receiver in self.os_names and node.attr in RAW_DESCRIPTOR_FUNCTIONS:
             self.add(EVASION, f"{dotted} (raw descriptor I/O can reach the worker's channel)", node)
         if dotted.startswith("torch.compile") or ".jit." in f".{dotted}.":
@@ -474,13 +487,20 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
         helper = _Scanner(library, prefix=f"{name}:", local=local)
         _scan_text(helper, text, 1)
         findings += helper.findings
+        scanner.makes_modules |= helper.makes_modules
     unique = tuple(dict.fromkeys(findings))
+    if not _can_make_modules(unique, scanner.makes_modules):
+        unique = tuple(f for f in unique if not f.what.endswith(UNKNOWN_MODULE))
     return SourceFacts(
         findings=unique,
         references={k: frozenset(v) for k, v in scanner.references.items()},
         defined=frozenset(scanner.defined),
         aliases=dict(scanner.aliases),
     )
+
+
+def _can_make_modules(findings: tuple[Finding, ...], paths_or_temporary_files: bool) -> bool:
+    return paths_or_temporary_files or any(f.code in MODULE_MAKERS or (f.code == EVASION and not f.what.endswith(UNKNOWN_MODULE)) for f in findings)
 
 
 def analyze(chunks: list[tuple[int, str]] | tuple[tuple[int, str], ...], files: dict[str, str] | None = None, library: frozenset[str] = frozenset(),
