@@ -24,6 +24,9 @@ from tests.test_hostile import wait_for_no_processes
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "tests" / "qa" / "qa4h"
+# qa4h's payloads that tests/test_bypass.py and tests/test_hostile.py also grade live there, once
+ELSEWHERE = {**{name: REPO / "tests" / "bypass" for name in ('attrgetter_route', 'class_body', 'config_resolve', 'decorator_install', 'default_argument', 'forged_trace_frame', 'formatter_field', 'getattr_as_value', 'import_time_helper', 'module_alias_binding', 'reduce_getattr', 'resolve_name', 'thread_route', 'timeit_exec', 'type_hints_eval', 'unpickle_lookup', 'written_module')},
+             **{name: REPO / "tests" / "hostile" for name in ("callback_stall", "callback_large", "slow_trickle")}}
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
 # A correct submission cannot reach these on a busy machine; every hang here stops at the call limit.
 BUDGET = Budget(call_seconds=5, import_seconds=20, total_seconds=180)
@@ -56,7 +59,7 @@ EXPECTED: dict[str, tuple[float, bool, str]] = {
     "nan_tricks": (2, False, ""),
     "eq_anything": (14, False, "returned an object of type"),
     # b. stalling or crashing the grader
-    "slowloris_answer": (28, True, TIMED_OUT),
+    "slow_trickle": (28, True, TIMED_OUT),
     "callback_stall": (20, True, f"timed out after {BUDGET.call_seconds:.0f} s in scaled_dot_product_attention"),
     "callback_large": (27, True, "its attention weights would hold"),
     "looping_exception_str": (28, True, TIMED_OUT),
@@ -79,8 +82,12 @@ EXPECTED: dict[str, tuple[float, bool, str]] = {
 CORRECT = ("correct_a", "correct_b", "correct_c")
 
 
+def corpus() -> list[Path]:
+    return sorted(CORPUS.glob("*.py")) + [folder / f"{name}.py" for name, folder in ELSEWHERE.items()]
+
+
 def test_corpus_is_complete():
-    assert {p.stem for p in CORPUS.glob("*.py")} == set(EXPECTED)
+    assert sorted(p.stem for p in corpus()) == sorted(EXPECTED)
 
 
 @pytest.mark.skipif(not is_root(), reason="needs root: without the chroot, leave_traces would write into this machine's /tmp")
@@ -100,7 +107,7 @@ def test_hostile_corpus_in_one_batch_earns_nothing_unearned_and_harms_no_one(tmp
     inbox, out = tmp_path / "inbox", tmp_path / "out"
     inbox.mkdir()
     reference = REFERENCE.read_text(encoding="utf-8")
-    for path in CORPUS.glob("*.py"):
+    for path in corpus():
         text = path.read_text(encoding="utf-8")
         (inbox / f"{path.stem}.py").write_text(reference + "\n\n" + text if text.startswith("# snippet") else text, encoding="utf-8")
     for name in CORRECT:
