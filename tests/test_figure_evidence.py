@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from autograder.assignments.attention.texts import key_of_english, render_message  # noqa: E402
-from autograder.grading.integrity.figure import LABEL_ASIDE, LABEL_MISSING, LABEL_NOT_SHOWN, LABEL_OUTSIDE, figure_problem  # noqa: E402
+from autograder.grading.integrity.figure import LABEL_ASIDE, LABEL_MISSING, LABEL_NOT_SHOWN, LABEL_OUTSIDE, figure_problem, smoothed_image  # noqa: E402
 from autograder.grading.worker.plotdata import extract_plot  # noqa: E402
 
 Q, K = ["the", "cat", "sat", "down"], ["a", "big", "red", "dog", "ran"]
@@ -94,6 +94,21 @@ HONEST = {
 @pytest.mark.parametrize("name", sorted(HONEST))
 def test_honest_figures_agree_with_their_image(name):
     assert figure_problem(extract_plot(HONEST[name])) == ""
+
+
+@pytest.mark.parametrize("interpolation", ["bicubic", "gaussian"])
+def test_a_smoothed_image_the_cells_cannot_be_read_from_is_said_as_such_not_as_forgery(interpolation):
+    """imshow(interpolation="bicubic") moves even a cell's centre off its colour: the honest probe
+    got E 0/10 and a tamper flag. It still cannot be read, but the check now says it is smoothed
+    (smoothed_image) and part_e raises no flag; a flat forged picture has no such excuse."""
+    description = extract_plot(probe(interpolation=interpolation, cmap="Blues"))
+    problem = figure_problem(description)
+    assert problem and smoothed_image(description, problem) == interpolation
+    flat = extract_plot(probe(cmap="Blues"))
+    flat["axes"][flat["target"]]["images"][0]["array"] = torch.flip(flat["axes"][flat["target"]]["images"][0]["array"], [0])
+    assert smoothed_image(flat, figure_problem(flat)) == ""
+    rendered = render_message("heatmap_smoothed", {"interpolation": interpolation}, "zh")
+    assert interpolation in rendered and "nearest" in rendered
 
 
 def forged(edit) -> dict:

@@ -161,6 +161,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "无法评这张图：你的文件用到了 {found}，这类写法会改变评分器从图中读到的内容",
     },
     "figure_disagrees": {"en": "your figure could not be read reliably: {problem}", "zh": "无法可靠地读取你的图：图的描述与图像不一致（{problem}）"},
+    "heatmap_smoothed": {
+        "en": "the heatmap is smoothed (imshow's interpolation={interpolation!r}), which blends each cell's colour into its neighbours', so the grader cannot read the cells: draw one flat colour per cell (leave interpolation out, or interpolation=\"nearest\")",
+        "zh": "热力图被平滑了（imshow 的 interpolation={interpolation!r}），每个格子的颜色会混进相邻格子，评分器无法逐格读取：每个格子画成一种纯色（去掉 interpolation，或用 interpolation=\"nearest\"）",
+    },
     "figure_label_missing": {"en": "a tick label of the description has no place in the image", "zh": "描述中的一个刻度标签在图像中没有位置"},
     "figure_label_outside": {"en": "a tick label of the description lies outside the image", "zh": "描述中的一个刻度标签位于图像之外"},
     "figure_label_aside": {"en": "a tick label of the description is not beside the row or column it names", "zh": "描述中的一个刻度标签不在它所标注的行或列旁边"},

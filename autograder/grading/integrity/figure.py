@@ -128,6 +128,24 @@ def _to_pixels(x: np.ndarray, y: np.ndarray, axes: dict) -> tuple[np.ndarray, np
     return left + (x - x0) / (x1 - x0) * (right - left), top + (y1 - y) / (y1 - y0) * (bottom - top)
 
 
+FLAT_INTERPOLATIONS = frozenset({"nearest", "none", "antialiased", "auto"})  # imshow's that draw each cell flat (at these sizes)
+COLOUR_PROBLEM = "cells in the image do not have the colour"
+
+
+def smoothed_image(description: Any, problem: str) -> str:
+    """The interpolation (imshow's 'bicubic', 'gaussian'...) of a smoothed image whose cells the
+    image does not show in their colours, or '': smoothing moves a cell's colour at its centre too,
+    so such a picture cannot be read cell by cell, and says nothing about forgery either."""
+    if COLOUR_PROBLEM not in problem:
+        return ""
+    try:
+        kind, drawing = max(_drawings(target_axes(description)), key=lambda d: _array(d[1]["array"]).size)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return ""
+    interpolation = str(drawing.get("interpolation", "")) if kind == "image" else ""
+    return interpolation if interpolation and interpolation not in FLAT_INTERPOLATIONS else ""
+
+
 def figure_problem(description: Any) -> str:
     """'' when the PNG shows the graded heatmap's cells in their colours; else what disagrees."""
     try:
@@ -161,7 +179,7 @@ def _problem(description: dict) -> str:
             if np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE and not _centre_agrees(image, (cx, cy), (half_w, half_h), expected[row, col]):
                 wrong += 1
     if wrong:
-        return f"{wrong} of {values.size} cells in the image do not have the colour of the value the description gives them"
+        return f"{wrong} of {values.size} {COLOUR_PROBLEM} of the value the description gives them"
     return _labels_problem(description, axes, image, x, y, px, py)
 
 

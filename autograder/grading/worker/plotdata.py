@@ -98,6 +98,7 @@ def _image(image: AxesImage) -> dict:
         "cmap_levels": int(image.get_cmap().N),  # plt.get_cmap(name, 8), .resampled(8): the named map in 8 steps
         "cmap_ends": _cmap_ends(image),
         "colorbar": image.colorbar is not None,
+        "interpolation": str(image.get_interpolation())[:40],
     }
 
 
