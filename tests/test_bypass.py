@@ -172,6 +172,14 @@ OPTIONAL_IMPORT = "import torch\n\ntry:  # nicer shapes where it is installed\n 
     ("import sys\nsys.path.append('mods.zip')\n", True),  # a module could come from where imports now look
     ("import tempfile\nwith tempfile.NamedTemporaryFile('w', suffix='.py', dir='.', delete=False) as f:\n    f.write('x = 1')\n", True),
     ("with open('made.py', 'w') as f:\n    f.write('x = 1')\n", True),
+    # qa5f: a file that only reads files cannot make a module (the contract: "in a file that writes files")
+    ("with open('sentences.txt', encoding='utf-8') as f:\n    words = f.read().split()\n", False),
+    ("from pathlib import Path\nwords = Path('sentences.txt').read_text().split()\n", False),
+    ("from pathlib import Path\nPath('made.py').write_text('x = 1')\n", True),
+    ("from pathlib import Path\nwith Path('made.py').open('w') as f:\n    f.write('x = 1')\n", True),
+    ("mode = 'w'\nwith open('made.py', mode) as f:\n    f.write('x = 1')\n", True),
+    ("import shutil\nshutil.copy('notes.txt', 'made.py')\n", True),
+    ("write = open\nwith write('made.py', 'w') as f:\n    f.write('x = 1')\n", True),
 ])
 def test_an_unknown_import_counts_only_where_the_submission_could_make_the_module(maker, flagged):
     """qa4h flagged every import of a module neither installed nor handed in (a module written while
@@ -181,3 +189,62 @@ def test_an_unknown_import_counts_only_where_the_submission_could_make_the_modul
     facts = analyze(((1, maker + OPTIONAL_IMPORT),), (), current().library_names())
     unknown = [f for f in facts.findings if "neither a library nor a file" in f.what]
     assert bool(unknown) == flagged, facts.findings
+
+
+def _evasion(source: str, roots: set[str] | None = None) -> list:
+    facts = analyze(((1, source),), (), current().library_names())
+    return facts.untrusted(roots) if roots is not None else [f for f in facts.findings if f.code == EVASION]
+
+
+@pytest.mark.parametrize("source", [
+    "LOG = 'attention.log'\nwith open(LOG, 'a') as out:\n    out.write('x')\n",
+    "BASE = 'run'\nLOG = BASE + '.log'\nopen(LOG, 'w').close()\n",
+    "import os\nwith open(os.devnull, 'w') as sink:\n    print('quiet', file=sink)\n",
+    "import sys\n\ndef main():\n    return open(sys.argv[1]).read() if len(sys.argv) > 1 else ''\n",
+    "import os\nsettings = open(os.environ['SETTINGS']).read()\n",
+])
+def test_open_of_text_is_not_a_descriptor(source):
+    """qa5f: open(LOG, 'a') with LOG = 'attention.log', open(os.devnull, 'w'), open(sys.argv[1]) in a
+    correct file's demo were taken for raw descriptor I/O: A.2, A.3, B.1, C.3 and E's figure were
+    'cannot be checked' (85/100). A name every binding of which is text, os.devnull and sys.argv[i]
+    (where the source leaves them alone) name files."""
+    assert _evasion(source) == []
+
+
+@pytest.mark.parametrize("source", [
+    "open(3, 'wb')",
+    "open(2 + 1, 'wb')",
+    "for fd in range(3, 64):\n    open(fd, 'wb')",
+    "LOG = 3\nopen(LOG, 'wb')",
+    "LOG = 'x.log'\nLOG = 3\nopen(LOG, 'wb')",
+    "filename = 3\nopen(filename, 'wb')",
+    "LOG = 'x.log'\n\ndef f(LOG=3):\n    open(LOG, 'wb')",
+    "import attention\nLOG = 'x.log'\nattention.LOG = 3\nopen(LOG, 'wb')",
+    "import os\nos.devnull = 5\nopen(os.devnull, 'wb')",
+    "import os\nsetattr(os, 'devnull', 5)\nopen(os.devnull, 'wb')",
+    "import sys\nsys.argv.append(3)\nopen(sys.argv[-1], 'wb')",
+    "import sys\nargs = sys.argv\nargs.append(3)\nopen(sys.argv[-1], 'wb')",
+    "import sys\nsys.argv[1:] = [3]\nopen(sys.argv[1], 'wb')",
+])
+def test_open_of_what_may_be_a_number_is_still_raw_descriptor_io(source):
+    assert len([f for f in _evasion(source) if "descriptor number" in f.what]) == 1, _evasion(source)
+
+
+GUARDED = ("import torch\n\ndef masked_softmax(scores, mask=None):\n    e = torch.exp(scores - scores.amax(-1, keepdim=True))\n    return e / e.sum(-1, keepdim=True)\n\n"
+           "def demo(fd):\n    exec('print(1)')\n    return open(fd, 'w')\n\n")
+
+
+@pytest.mark.parametrize("before, guard, trusted", [
+    ("", "if __name__ == '__main__':\n    demo(1)\n", True),  # never runs in the worker: the module is not __main__
+    ("", "if __name__ == '__main__':\n    pass\nelse:\n    demo(1)\n", False),  # the else runs
+    ("", "if __name__ != '__main__':\n    demo(1)\n", False),
+    ("__name__ = '__main__'\n", "if __name__ == '__main__':\n    demo(1)\n", False),
+    ("import sys\nsys.modules[__name__].__name__ = '__main__'\n", "if __name__ == '__main__':\n    demo(1)\n", False),
+    ("for __name__ in ['__main__']:\n    pass\n", "if __name__ == '__main__':\n    demo(1)\n", False),
+])
+def test_a_main_guard_block_is_not_code_that_runs_at_import(before, guard, trusted):
+    """qa5f: what `if __name__ == "__main__":` runs (a demo reading sys.argv, a helper with
+    open(os.devnull)) counted as module-level code and made every traced rule 'cannot be checked'.
+    The worker runs the file as the module `attention`, so the block never runs there, unless the
+    source rebinds __name__ (or the code is in the else branch)."""
+    assert (_evasion(before + GUARDED + guard, {"masked_softmax"}) == []) == trusted
