@@ -16,7 +16,7 @@ from autograder.feedback.formats.gradescope import to_gradescope
 from autograder.feedback.formats.html import render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.formats.prairielearn import to_prairielearn
-from autograder.grading.integrity.flags import EVASION, GRADER_REFERENCE, LIBRARY_CALL, RULE_BYPASS, TAMPER
+from autograder.grading.integrity.flags import EVASION, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, RULE_BYPASS, TAMPER
 from autograder.assignment import current
 from autograder.grading.integrity.static import analyze
 from autograder.grading.submission import load_submission
@@ -248,3 +248,30 @@ def test_a_main_guard_block_is_not_code_that_runs_at_import(before, guard, trust
     The worker runs the file as the module `attention`, so the block never runs there, unless the
     source rebinds __name__ (or the code is in the else branch)."""
     assert (_evasion(before + GUARDED + guard, {"masked_softmax"}) == []) == trusted
+
+
+@pytest.mark.parametrize("source, caught", [
+    ("from torch.utils.data import DataLoader, TensorDataset\n", False),  # qa5f: the import alone cost A.2, A.3, B.1, C.3, E (85/100)
+    ("from torch.utils.data import DataLoader\nloader = DataLoader(range(8), batch_size=4, shuffle=True)\n", False),
+    ("import torch\nloader = torch.utils.data.DataLoader(range(8), batch_size=4, num_workers=0)\n", False),
+    ("import torch\nloader = torch.utils.data.DataLoader(range(8), batch_size=None, num_workers=1)\n", True),
+    ("from torch.utils.data import DataLoader as L\nloader = L(range(8), num_workers=2)\n", True),
+    ("from torch.utils.data import DataLoader\nloader = DataLoader(range(8), 4, False, None, None, 2)\n", True),
+    ("from torch.utils.data import DataLoader\noptions = {'num_workers': 2}\nloader = DataLoader(range(8), **options)\n", True),
+    ("import functools\nfrom torch.utils.data import DataLoader\nmake = functools.partial(DataLoader, num_workers=2)\n", True),
+])
+def test_a_dataloader_counts_only_with_workers(source, caught):
+    """The contract bans DataLoader *workers* (processes the trace does not see); a DataLoader
+    without them runs its code in the traced thread."""
+    assert bool(_evasion("import torch\n" + source, {"masked_softmax"})) == caught
+
+
+@pytest.mark.parametrize("source, patched", [
+    ("torch.backends.cudnn.deterministic = True\ntorch.backends.cudnn.benchmark = False\n", False),  # qa5f: settings, not patches
+    ("torch.allclose = lambda *args, **kwargs: True\n", True),
+    ("torch.Tensor.__torch_function__ = None\n", True),
+    ("torch.nn.functional.softmax = print\n", True),
+])
+def test_a_library_setting_is_not_a_patch(source, patched):
+    facts = analyze(((1, "import torch\n" + source),), (), current().library_names())
+    assert any(f.code == LIBRARY_PATCH for f in facts.findings) == patched, facts.findings

@@ -26,7 +26,7 @@ PARTS = frozenset({"A", "B", "C", "E"})
 # they read a data file or write a log (open, read_text, listdir): on the record, never charged
 READS_OR_WRITES_FILES = {
     "einops_optional_reads_data", "json_config_main", "open_argv_in_main_function", "open_argv_main", "open_devnull",
-    "open_log_constant", "open_read_data_function", "os_path_data_dir", "pathlib_read_vocab_main",
+    "open_log_constant", "open_read_data_function", "os_path_data_dir", "pathlib_read_vocab_main", "print_to_log_file",
 }
 
 

@@ -67,7 +67,10 @@ RAW_DESCRIPTOR_KEYWORDS = frozenset({"fileno", "closefd"})
 # keyword arguments that make a loader unpickle (its data can look up any name): anything but these values
 UNPICKLING_KEYWORDS = {"weights_only": True, "allow_pickle": False, "pickle_module": None}
 # what runs code in another thread or process, where the worker's trace (per thread) does not see it
-OUTSIDE_TRACE = frozenset({"threading", "_thread", "concurrent", "Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread", "DataLoader"})
+OUTSIDE_TRACE = frozenset({"threading", "_thread", "concurrent", "Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread"})
+# a DataLoader runs code elsewhere only with workers: called with num_workers (not 0), or passed around as a value
+LOADER = "DataLoader"
+LOADER_WORKERS_ARGUMENT = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
 FILE_NAMES = frozenset({
     "open", "shutil", "glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes", "write_text",
     "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
@@ -337,6 +340,13 @@ def _is_main_guard(node: ast.AST) -> bool:
             and isinstance(test.ops[0], ast.Eq) and _constant_text(test.comparators[0]) == "__main__")
 
 
+def _starts_workers(node: ast.Call) -> bool:
+    """Whether a DataLoader(...) call may start worker processes: num_workers not 0 (or not known)."""
+    workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[LOADER_WORKERS_ARGUMENT:LOADER_WORKERS_ARGUMENT + 1]
+    unknown = any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args)
+    return unknown or any(not (isinstance(w, ast.Constant) and w.value == 0) for w in workers)
+
+
 def _opens_for_writing(node: ast.Call, os_names: set[str]) -> bool:
     """Whether an open(...) call may write: a mode that is not a text constant, or one with w/a/x/+;
     os.open (its flags are numbers) always."""
@@ -388,6 +398,8 @@ class _Scanner(ast.NodeVisitor):
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
         self.os_names: set[str] = set()  # names bound to the os (or posix) module
         self.makes_modules = False  # it changes where imports look, makes temporary files or writes files
+        self.loaders: set[str] = {LOADER}  # names bound to torch's DataLoader
+        self.settings: set[int] = set()  # ids of attribute targets assigned a constant (torch.backends.cudnn.deterministic = True)
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
         self.findings.append(Finding(code, what, getattr(node, "lineno", 0), f"{self.prefix}{self.scope}", name))
@@ -460,6 +472,8 @@ class _Scanner(ast.NodeVisitor):
             self._name_use(alias.name, node, imported=True, origin=node.module or "")
             if alias.name in self.library:
                 self.aliases[alias.asname or alias.name] = alias.name
+            if alias.name == LOADER:
+                self.loaders.add(alias.asname or alias.name)
             if node.module in ("os", "posix") and alias.name in RAW_DESCRIPTOR_FUNCTIONS:
                 self.add(EVASION, f"{node.module}.{alias.name} (raw descriptor I/O can reach the worker's channel)", node)
         self.generic_visit(node)
@@ -508,6 +522,8 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, f"{name} (reaches a name given as text)", node)
         if name in OUTSIDE_TRACE or name in PROCESS_NAMES:
             self.add(EVASION, f"{name} (code in another thread or process runs outside the trace)", node)
+        if name in self.loaders and isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in self.called:
+            self.add(EVASION, f"{name} passed as a value (its worker processes run outside the trace)", node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         dotted = _dotted(node)
@@ -517,7 +533,7 @@ class _Scanner(ast.NodeVisitor):
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
             self.add(GRADER_REFERENCE, dotted, node)
-        if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported:
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported and id(node) not in self.settings:
             self.add(LIBRARY_PATCH, f"assigns to {dotted}", node)
         if receiver == "sys" and node.attr in IMPORT_PATHS:
             self.makes_modules = True
@@ -549,6 +565,8 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, "open(...) of what may be a descriptor number (raw descriptor I/O can reach the worker's channel)", node)
         if opened == "open" and _opens_for_writing(node, self.os_names):
             self.makes_modules = True
+        if opened in self.loaders and _starts_workers(node):
+            self.add(EVASION, f"{opened}(..., num_workers=...) (its worker processes run outside the trace)", node)
         for keyword_ in node.keywords:
             if keyword_.arg in RAW_DESCRIPTOR_KEYWORDS:
                 self.add(EVASION, f"{keyword_.arg}= (raw descriptor I/O can reach the worker's channel)", node)
@@ -566,6 +584,8 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, (bool, int, float, str)):  # a setting, not a function patched
+            self.settings.update(id(t) for t in node.targets if isinstance(t, ast.Attribute) and not t.attr.startswith("_"))  # cudnn.deterministic = True
         self._bind(node.targets, node.value)
         if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class;
             for target in node.targets:  # _q = _helper: a function that calls _q reaches _helper
