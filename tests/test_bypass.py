@@ -275,3 +275,14 @@ def test_a_dataloader_counts_only_with_workers(source, caught):
 def test_a_library_setting_is_not_a_patch(source, patched):
     facts = analyze(((1, "import torch\n" + source),), (), current().library_names())
     assert any(f.code == LIBRARY_PATCH for f in facts.findings) == patched, facts.findings
+
+
+@pytest.mark.parametrize("source, caught", [
+    # qa5f: an error message naming the input's type made masked_softmax 'cannot be checked' (A.2 0)
+    ("    if not isinstance(scores, torch.Tensor):\n        raise TypeError(f'expected a tensor, got {scores.__class__.__name__}')\n", False),
+    ("    scores.__class__ = torch.nn.Parameter\n", True),  # assigning it swaps what the object is
+    ("    print(scores.__class__.__mro__)\n", True),
+])
+def test_reading_an_objects_class_is_type_of_it(source, caught):
+    code = "import torch\n\ndef masked_softmax(scores, mask=None):\n" + source + "    return scores\n"
+    assert bool(_evasion(code, {"masked_softmax"})) == caught

@@ -93,6 +93,7 @@ PATH_WORDS = ("path", "file", "name", "dir", "folder")
 IMPORT_PATHS = frozenset({"path", "path_hooks", "meta_path", "path_importer_cache"})  # sys.<these>
 TEMPORARY_FILES = frozenset({"tempfile", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile", "mkstemp", "mkdtemp", "TemporaryDirectory"})
 CALLED_IS_FINE = frozenset({"modules"})  # nn.Module.modules() is a method; sys.modules is a table
+READ_IS_FINE = frozenset({"__class__"})  # x.__class__.__name__ is type(x); assigning it swaps what an object is
 NETWORK_NAMES = frozenset({"socket", "urllib", "http", "requests", "ftplib", "smtplib", "ssl", "asyncio", "xmlrpc"})
 PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "threading", "system", "popen", "fork", "forkpty", "execv", "execve", "spawnv", "posix_spawn", "pty"})
 SIGNAL_NAMES = frozenset({"signal", "kill", "killpg", "pidfd_send_signal", "tgkill"})
@@ -542,6 +543,8 @@ class _Scanner(ast.NodeVisitor):
         if dotted.startswith("torch.compile") or ".jit." in f".{dotted}.":
             self.add(EVASION, f"{dotted} {SCRIPTED}", node)
         elif node.attr in CALLED_IS_FINE and id(node) in self.called:
+            pass
+        elif node.attr in READ_IS_FINE and isinstance(node.ctx, ast.Load):
             pass
         elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver in self.torch_names)):
             self.add(EVASION, dotted, node)
