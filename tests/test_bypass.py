@@ -16,7 +16,7 @@ from autograder.feedback.formats.gradescope import to_gradescope
 from autograder.feedback.formats.html import render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.formats.prairielearn import to_prairielearn
-from autograder.grading.integrity.flags import EVASION, GRADER_REFERENCE, LIBRARY_CALL, RULE_BYPASS, TAMPER
+from autograder.grading.integrity.flags import EVASION, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, RULE_BYPASS, TAMPER
 from autograder.assignment import current
 from autograder.grading.integrity.static import analyze
 from autograder.grading.submission import load_submission
@@ -172,6 +172,14 @@ OPTIONAL_IMPORT = "import torch\n\ntry:  # nicer shapes where it is installed\n 
     ("import sys\nsys.path.append('mods.zip')\n", True),  # a module could come from where imports now look
     ("import tempfile\nwith tempfile.NamedTemporaryFile('w', suffix='.py', dir='.', delete=False) as f:\n    f.write('x = 1')\n", True),
     ("with open('made.py', 'w') as f:\n    f.write('x = 1')\n", True),
+    # qa5f: a file that only reads files cannot make a module (the contract: "in a file that writes files")
+    ("with open('sentences.txt', encoding='utf-8') as f:\n    words = f.read().split()\n", False),
+    ("from pathlib import Path\nwords = Path('sentences.txt').read_text().split()\n", False),
+    ("from pathlib import Path\nPath('made.py').write_text('x = 1')\n", True),
+    ("from pathlib import Path\nwith Path('made.py').open('w') as f:\n    f.write('x = 1')\n", True),
+    ("mode = 'w'\nwith open('made.py', mode) as f:\n    f.write('x = 1')\n", True),
+    ("import shutil\nshutil.copy('notes.txt', 'made.py')\n", True),
+    ("write = open\nwith write('made.py', 'w') as f:\n    f.write('x = 1')\n", True),
 ])
 def test_an_unknown_import_counts_only_where_the_submission_could_make_the_module(maker, flagged):
     """qa4h flagged every import of a module neither installed nor handed in (a module written while
@@ -181,3 +189,100 @@ def test_an_unknown_import_counts_only_where_the_submission_could_make_the_modul
     facts = analyze(((1, maker + OPTIONAL_IMPORT),), (), current().library_names())
     unknown = [f for f in facts.findings if "neither a library nor a file" in f.what]
     assert bool(unknown) == flagged, facts.findings
+
+
+def _evasion(source: str, roots: set[str] | None = None) -> list:
+    facts = analyze(((1, source),), (), current().library_names())
+    return facts.untrusted(roots) if roots is not None else [f for f in facts.findings if f.code == EVASION]
+
+
+@pytest.mark.parametrize("source", [
+    "LOG = 'attention.log'\nwith open(LOG, 'a') as out:\n    out.write('x')\n",
+    "BASE = 'run'\nLOG = BASE + '.log'\nopen(LOG, 'w').close()\n",
+    "import os\nwith open(os.devnull, 'w') as sink:\n    print('quiet', file=sink)\n",
+    "import sys\n\ndef main():\n    return open(sys.argv[1]).read() if len(sys.argv) > 1 else ''\n",
+    "import os\nsettings = open(os.environ['SETTINGS']).read()\n",
+])
+def test_open_of_text_is_not_a_descriptor(source):
+    """qa5f: open(LOG, 'a') with LOG = 'attention.log', open(os.devnull, 'w'), open(sys.argv[1]) in a
+    correct file's demo were taken for raw descriptor I/O: A.2, A.3, B.1, C.3 and E's figure were
+    'cannot be checked' (85/100). A name every binding of which is text, os.devnull and sys.argv[i]
+    (where the source leaves them alone) name files."""
+    assert _evasion(source) == []
+
+
+@pytest.mark.parametrize("source", [
+    "open(3, 'wb')",
+    "open(2 + 1, 'wb')",
+    "for fd in range(3, 64):\n    open(fd, 'wb')",
+    "LOG = 3\nopen(LOG, 'wb')",
+    "LOG = 'x.log'\nLOG = 3\nopen(LOG, 'wb')",
+    "filename = 3\nopen(filename, 'wb')",
+    "LOG = 'x.log'\n\ndef f(LOG=3):\n    open(LOG, 'wb')",
+    "import attention\nLOG = 'x.log'\nattention.LOG = 3\nopen(LOG, 'wb')",
+    "import os\nos.devnull = 5\nopen(os.devnull, 'wb')",
+    "import os\nsetattr(os, 'devnull', 5)\nopen(os.devnull, 'wb')",
+    "import sys\nsys.argv.append(3)\nopen(sys.argv[-1], 'wb')",
+    "import sys\nargs = sys.argv\nargs.append(3)\nopen(sys.argv[-1], 'wb')",
+    "import sys\nsys.argv[1:] = [3]\nopen(sys.argv[1], 'wb')",
+])
+def test_open_of_what_may_be_a_number_is_still_raw_descriptor_io(source):
+    assert len([f for f in _evasion(source) if "descriptor number" in f.what]) == 1, _evasion(source)
+
+
+GUARDED = ("import torch\n\ndef masked_softmax(scores, mask=None):\n    e = torch.exp(scores - scores.amax(-1, keepdim=True))\n    return e / e.sum(-1, keepdim=True)\n\n"
+           "def demo(fd):\n    exec('print(1)')\n    return open(fd, 'w')\n\n")
+
+
+@pytest.mark.parametrize("before, guard, trusted", [
+    ("", "if __name__ == '__main__':\n    demo(1)\n", True),  # never runs in the worker: the module is not __main__
+    ("", "if __name__ == '__main__':\n    pass\nelse:\n    demo(1)\n", False),  # the else runs
+    ("", "if __name__ != '__main__':\n    demo(1)\n", False),
+    ("__name__ = '__main__'\n", "if __name__ == '__main__':\n    demo(1)\n", False),
+    ("import sys\nsys.modules[__name__].__name__ = '__main__'\n", "if __name__ == '__main__':\n    demo(1)\n", False),
+    ("for __name__ in ['__main__']:\n    pass\n", "if __name__ == '__main__':\n    demo(1)\n", False),
+])
+def test_a_main_guard_block_is_not_code_that_runs_at_import(before, guard, trusted):
+    """qa5f: what `if __name__ == "__main__":` runs (a demo reading sys.argv, a helper with
+    open(os.devnull)) counted as module-level code and made every traced rule 'cannot be checked'.
+    The worker runs the file as the module `attention`, so the block never runs there, unless the
+    source rebinds __name__ (or the code is in the else branch)."""
+    assert (_evasion(before + GUARDED + guard, {"masked_softmax"}) == []) == trusted
+
+
+@pytest.mark.parametrize("source, caught", [
+    ("from torch.utils.data import DataLoader, TensorDataset\n", False),  # qa5f: the import alone cost A.2, A.3, B.1, C.3, E (85/100)
+    ("from torch.utils.data import DataLoader\nloader = DataLoader(range(8), batch_size=4, shuffle=True)\n", False),
+    ("import torch\nloader = torch.utils.data.DataLoader(range(8), batch_size=4, num_workers=0)\n", False),
+    ("import torch\nloader = torch.utils.data.DataLoader(range(8), batch_size=None, num_workers=1)\n", True),
+    ("from torch.utils.data import DataLoader as L\nloader = L(range(8), num_workers=2)\n", True),
+    ("from torch.utils.data import DataLoader\nloader = DataLoader(range(8), 4, False, None, None, 2)\n", True),
+    ("from torch.utils.data import DataLoader\noptions = {'num_workers': 2}\nloader = DataLoader(range(8), **options)\n", True),
+    ("import functools\nfrom torch.utils.data import DataLoader\nmake = functools.partial(DataLoader, num_workers=2)\n", True),
+])
+def test_a_dataloader_counts_only_with_workers(source, caught):
+    """The contract bans DataLoader *workers* (processes the trace does not see); a DataLoader
+    without them runs its code in the traced thread."""
+    assert bool(_evasion("import torch\n" + source, {"masked_softmax"})) == caught
+
+
+@pytest.mark.parametrize("source, patched", [
+    ("torch.backends.cudnn.deterministic = True\ntorch.backends.cudnn.benchmark = False\n", False),  # qa5f: settings, not patches
+    ("torch.allclose = lambda *args, **kwargs: True\n", True),
+    ("torch.Tensor.__torch_function__ = None\n", True),
+    ("torch.nn.functional.softmax = print\n", True),
+])
+def test_a_library_setting_is_not_a_patch(source, patched):
+    facts = analyze(((1, "import torch\n" + source),), (), current().library_names())
+    assert any(f.code == LIBRARY_PATCH for f in facts.findings) == patched, facts.findings
+
+
+@pytest.mark.parametrize("source, caught", [
+    # qa5f: an error message naming the input's type made masked_softmax 'cannot be checked' (A.2 0)
+    ("    if not isinstance(scores, torch.Tensor):\n        raise TypeError(f'expected a tensor, got {scores.__class__.__name__}')\n", False),
+    ("    scores.__class__ = torch.nn.Parameter\n", True),  # assigning it swaps what the object is
+    ("    print(scores.__class__.__mro__)\n", True),
+])
+def test_reading_an_objects_class_is_type_of_it(source, caught):
+    code = "import torch\n\ndef masked_softmax(scores, mask=None):\n" + source + "    return scores\n"
+    assert bool(_evasion(code, {"masked_softmax"})) == caught

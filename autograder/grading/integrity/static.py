@@ -67,7 +67,10 @@ RAW_DESCRIPTOR_KEYWORDS = frozenset({"fileno", "closefd"})
 # keyword arguments that make a loader unpickle (its data can look up any name): anything but these values
 UNPICKLING_KEYWORDS = {"weights_only": True, "allow_pickle": False, "pickle_module": None}
 # what runs code in another thread or process, where the worker's trace (per thread) does not see it
-OUTSIDE_TRACE = frozenset({"threading", "_thread", "concurrent", "Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread", "DataLoader"})
+OUTSIDE_TRACE = frozenset({"threading", "_thread", "concurrent", "Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread"})
+# a DataLoader runs code elsewhere only with workers: called with num_workers (not 0), or passed around as a value
+LOADER = "DataLoader"
+LOADER_WORKERS_ARGUMENT = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
 FILE_NAMES = frozenset({
     "open", "shutil", "glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes", "write_text",
     "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
@@ -75,12 +78,22 @@ FILE_NAMES = frozenset({
 # An import of a module that is neither installed nor one of the submission's files counts only in a
 # submission that could make one while it runs (write a file, start a process, reach the network,
 # change where imports look, or any other evasion): an optional import of a library the grader
-# lacks (`try: import einops`) is only a failed import.
+# lacks (`try: import einops`) is only a failed import, also in a file that only reads files.
 UNKNOWN_MODULE = ", neither a library nor a file of the submission (a module written while the code runs)"
-MODULE_MAKERS = frozenset({FILE_ACCESS, PROCESS, NETWORK})
+MODULE_MAKERS = frozenset({PROCESS, NETWORK})
+FILE_READERS = frozenset({"glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes"})  # the rest of FILE_NAMES can write
+WRITE_MODES = frozenset("wax+")
+# what names a file rather than a descriptor number in open(...): text, a path, the command line's or
+# the environment's strings (sys.argv[1], os.environ["DATA"]), os.devnull
+PATH_CALLS = frozenset({"Path", "join", "joinpath", "expanduser", "abspath", "realpath", "with_suffix", "with_name"})
+TEXT_ATTRIBUTES = frozenset({"os.devnull", "os.curdir", "os.pardir"})  # unless the source assigns them
+TEXT_TABLES = frozenset({"sys.argv", "os.environ"})  # os.environ holds only text; sys.argv unless the source changes it
+MAIN_GUARD = "if __name__ == '__main__'"  # the scope of what such a block holds: it never runs in the worker
+PATH_WORDS = ("path", "file", "name", "dir", "folder")
 IMPORT_PATHS = frozenset({"path", "path_hooks", "meta_path", "path_importer_cache"})  # sys.<these>
 TEMPORARY_FILES = frozenset({"tempfile", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile", "mkstemp", "mkdtemp", "TemporaryDirectory"})
 CALLED_IS_FINE = frozenset({"modules"})  # nn.Module.modules() is a method; sys.modules is a table
+READ_IS_FINE = frozenset({"__class__"})  # x.__class__.__name__ is type(x); assigning it swaps what an object is
 NETWORK_NAMES = frozenset({"socket", "urllib", "http", "requests", "ftplib", "smtplib", "ssl", "asyncio", "xmlrpc"})
 PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "threading", "system", "popen", "fork", "forkpty", "execv", "execve", "spawnv", "posix_spawn", "pty"})
 SIGNAL_NAMES = frozenset({"signal", "kill", "killpg", "pidfd_send_signal", "tgkill"})
@@ -181,14 +194,173 @@ def _definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.A
     return [*node.decorator_list, *arguments.defaults, *(d for d in arguments.kw_defaults if d is not None), *annotations, *([node.returns] if node.returns else [])]
 
 
-def _looks_like_path(node: ast.AST) -> bool:
-    """An argument of open() that names a file rather than a descriptor: a Path(...) or os.path call,
-    a name or attribute whose name says path/file/name."""
+def _looks_like_path(node: ast.AST, text_names: frozenset[str] = frozenset(), numbers: frozenset[str] = frozenset()) -> bool:
+    """An argument of open() that names a file rather than a descriptor number: text (a string, an
+    f-string, "..." + x, one of `text_names`: the names only ever bound to such a value, and
+    sys.argv, os.environ, os.devnull where the source leaves them alone), a Path(...) or os.path
+    call, a name or attribute whose name says path/file/name (but for a name bound to a number)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (str, bytes))
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp):  # "log_" + name, "%s.txt" % n, folder / "x.txt", base + ext; not 2 + 1, fd + 0
+        sides = (node.left, node.right)
+        return any(_looks_like_path(n, text_names, numbers) for n in sides) or not any(_is_number(n) or (isinstance(n, ast.Name) and n.id in numbers) for n in sides)
+    if isinstance(node, ast.Subscript):
+        return _dotted(node.value) in TEXT_TABLES and _dotted(node.value) in text_names
     if isinstance(node, ast.Call):
         called = _dotted(node.func)
-        return called.split(".")[-1] in ("Path", "join", "joinpath", "expanduser", "abspath", "realpath", "with_suffix", "with_name") or ".path." in f".{called}."
+        return called.split(".")[-1] in PATH_CALLS or ".path." in f".{called}."
+    if isinstance(node, ast.Attribute) and _dotted(node) in TEXT_ATTRIBUTES:
+        return _dotted(node) in text_names
+    if isinstance(node, ast.Name) and node.id in text_names:
+        return True
     name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-    return any(word in name.lower() for word in ("path", "file", "name", "dir", "folder"))
+    return name not in numbers and any(word in name.lower() for word in PATH_WORDS)
+
+
+NUMBER_CALLS = frozenset({"int", "len", "abs", "round", "max", "min", "sum", "range", "fileno", "dup"})
+
+
+def _is_number(node: ast.AST) -> bool:
+    """A value that is a number (a descriptor can be one): 3, 2 + 1, int(...), sock.fileno(), range(...)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float))
+    if isinstance(node, ast.UnaryOp):
+        return _is_number(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _is_number(node.left) or _is_number(node.right)
+    if isinstance(node, ast.Call):
+        called = _dotted(node.func).split(".")[-1]
+        return called in NUMBER_CALLS or _dotted(node.func) == "os.open"  # os.open returns a descriptor
+    return False
+
+
+def _number_names(trees: Sequence[ast.AST]) -> frozenset[str]:
+    """The names some binding of which is a number (`filename = 3`, `for path in range(3, 9)`): an
+    open() of one is not of a file, whatever the name says."""
+    found: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            targets, value = ((node.targets, node.value) if isinstance(node, ast.Assign) else ([node.target], node.value) if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr))
+                              else ([node.target], node.iter) if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) else ([], None))
+            if value is not None and _is_number(value):
+                found.update(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
+    return frozenset(found)
+
+
+def _bindings(trees: Sequence[ast.AST]) -> tuple[list[tuple[str, ast.AST]], set[str]]:
+    """The single-name assignments of the trees (name, value), and the names bound in any other way
+    (a loop variable, a parameter, unpacking, `with ... as`, :=, global, an import, a def)."""
+    assigned: list[tuple[str, ast.AST]] = []
+    other: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                assigned.append((node.targets[0].id, node.value))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                assigned.append((node.target.id, node.value))
+            elif isinstance(node, ast.Assign):
+                other.update(n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name))
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                other.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+            elif isinstance(node, (ast.AugAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name):
+                other.add(node.target.id)
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                other.update(n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name))
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                other.update(node.names)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                other.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                other.add(node.name)
+            elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+                other.add(node.name)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                other.add(node.rest)
+            elif isinstance(node, ast.arg):
+                other.add(node.arg)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del):
+                other.add(node.id)
+    return assigned, other
+
+
+def _stored_attributes(trees: Sequence[ast.AST]) -> frozenset[str]:
+    """The attribute names anything assigns or deletes (`os.devnull = 3`, `me.LOG = 3`, setattr(m, "LOG", 3))."""
+    stored: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                stored.add(node.attr)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") and len(node.args) >= 2:
+                stored.add(str(_constant_text(node.args[1])))
+    return frozenset(stored)
+
+
+def _text_names(trees: Sequence[ast.AST], stored: frozenset[str]) -> frozenset[str]:
+    """The names every binding of which is text or a path (`LOG = "run.log"`, `out = Path(...)`,
+    `__file__`): not one also bound otherwise (a loop variable, a parameter, `fd = 3`, unpacking) or
+    assigned as an attribute (`module.LOG = 3`)."""
+    assigned, other = _bindings(trees)
+    assigned.append(("__file__", ast.Constant("")))  # the worker sets it to the file's path
+    other |= stored
+    text: set[str] = set()
+    while True:  # LOG = FOLDER + "/run.log": names bound to text names are text too
+        known = frozenset(text)
+        more = {name for name, value in assigned if name not in other and name not in text and _looks_like_path(value, known)}
+        if not more:
+            break
+        text |= more
+    known = frozenset(text)
+    return frozenset(name for name in text if all(_looks_like_path(value, known) for n, value in assigned if n == name))
+
+
+def _argv_is_text(trees: Sequence[ast.AST]) -> bool:
+    """Whether sys.argv stays the command line's strings: only ever read as sys.argv[i] or len(sys.argv)
+    (a list can be changed: sys.argv.append(3) would make open(sys.argv[-1]) open descriptor 3)."""
+    for tree in trees:
+        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name in ("argv", "*") for a in node.names):
+                return False
+            if not (isinstance(node, ast.Attribute) and node.attr == "argv"):
+                continue
+            parent = parents.get(id(node))
+            read = isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load)
+            counted = isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len" and parent.args == [node]
+            if not (isinstance(node.ctx, ast.Load) and (read or counted)):
+                return False
+    return True
+
+
+def _is_main_guard(node: ast.AST) -> bool:
+    """`if __name__ == "__main__":` (the worker runs the entry as the module named after the
+    assignment's student file, never as __main__)."""
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq) and _constant_text(test.comparators[0]) == "__main__")
+
+
+def _starts_workers(node: ast.Call) -> bool:
+    """Whether a DataLoader(...) call may start worker processes: num_workers not 0 (or not known)."""
+    workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[LOADER_WORKERS_ARGUMENT:LOADER_WORKERS_ARGUMENT + 1]
+    unknown = any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args)
+    return unknown or any(not (isinstance(w, ast.Constant) and w.value == 0) for w in workers)
+
+
+def _opens_for_writing(node: ast.Call, os_names: set[str]) -> bool:
+    """Whether an open(...) call may write: a mode that is not a text constant, or one with w/a/x/+;
+    os.open (its flags are numbers) always."""
+    dotted = _dotted(node.func)
+    if dotted.split(".", 1)[0] in os_names:
+        return True
+    modes: list[ast.AST] = [k.value for k in node.keywords if k.arg == "mode"]
+    if any(k.arg is None for k in node.keywords):  # open(path, **options)
+        return True
+    modes += node.args[1:2] if isinstance(node.func, ast.Name) or dotted in ("io.open", "codecs.open") else node.args[:1]  # Path.open(mode)
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        return True
+    return any(not (isinstance(m, ast.Constant) and isinstance(m.value, str)) or set(m.value) & WRITE_MODES for m in modes)
 
 
 @functools.lru_cache(maxsize=1)
@@ -206,8 +378,12 @@ def _installed(name: str) -> bool:
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, library: frozenset[str], prefix: str = "", local: frozenset[str] = frozenset()):
+    def __init__(self, library: frozenset[str], prefix: str = "", local: frozenset[str] = frozenset(), text_names: frozenset[str] = frozenset(),
+                 main_guard: bool = False, numbers: frozenset[str] = frozenset()):
         self.library = library  # the library functions whose uses are findings (LIBRARY_CALL)
+        self.text_names = text_names  # names only ever bound to text or paths (an open() of one opens a file)
+        self.main_guard = main_guard  # nothing can make __name__ "__main__": such a block never runs
+        self.numbers = numbers  # names bound to a number somewhere (what open() of one opens may be a descriptor)
         self.local = local  # the submission's own modules (its files, its entry module)
         self.prefix = prefix
         self.scope = MODULE_SCOPE
@@ -222,7 +398,9 @@ class _Scanner(ast.NodeVisitor):
         self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
         self.os_names: set[str] = set()  # names bound to the os (or posix) module
-        self.makes_modules = False  # it changes where imports look, or makes temporary files
+        self.makes_modules = False  # it changes where imports look, makes temporary files or writes files
+        self.loaders: set[str] = {LOADER}  # names bound to torch's DataLoader
+        self.settings: set[int] = set()  # ids of attribute targets assigned a constant (torch.backends.cudnn.deterministic = True)
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
         self.findings.append(Finding(code, what, getattr(node, "lineno", 0), f"{self.prefix}{self.scope}", name))
@@ -262,6 +440,17 @@ class _Scanner(ast.NodeVisitor):
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _top_level
 
+    def visit_If(self, node: ast.If) -> None:
+        """A module-level `if __name__ == "__main__":` block (a demo) is its own scope, which no
+        rule reaches: what it holds and calls is not code that runs at import. Its `else` is."""
+        if not (self.main_guard and self.scope == MODULE_SCOPE and _is_main_guard(node)):
+            self.generic_visit(node)
+            return
+        self.local_stores.setdefault(MAIN_GUARD, set())
+        self._in_scope(MAIN_GUARD, node.body)
+        for child in node.orelse:
+            self.visit(child)
+
     # -- imports --------------------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -284,6 +473,8 @@ class _Scanner(ast.NodeVisitor):
             self._name_use(alias.name, node, imported=True, origin=node.module or "")
             if alias.name in self.library:
                 self.aliases[alias.asname or alias.name] = alias.name
+            if alias.name == LOADER:
+                self.loaders.add(alias.asname or alias.name)
             if node.module in ("os", "posix") and alias.name in RAW_DESCRIPTOR_FUNCTIONS:
                 self.add(EVASION, f"{node.module}.{alias.name} (raw descriptor I/O can reach the worker's channel)", node)
         self.generic_visit(node)
@@ -321,8 +512,8 @@ class _Scanner(ast.NodeVisitor):
         self._reach(name, node)
 
     def _reach(self, name: str, node: ast.AST) -> None:
-        if name in TEMPORARY_FILES:
-            self.makes_modules = True
+        if name in TEMPORARY_FILES or (name in FILE_NAMES - FILE_READERS and (name != "open" or id(node) not in self.called)):
+            self.makes_modules = True  # open(...) called: its mode says (visit_Call)
         for code, names in ((FILE_ACCESS, FILE_NAMES), (NETWORK, NETWORK_NAMES), (PROCESS, PROCESS_NAMES), (SIGNAL, SIGNAL_NAMES)):
             if name in names:
                 self.add(code, name, node)
@@ -332,6 +523,8 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, f"{name} (reaches a name given as text)", node)
         if name in OUTSIDE_TRACE or name in PROCESS_NAMES:
             self.add(EVASION, f"{name} (code in another thread or process runs outside the trace)", node)
+        if name in self.loaders and isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in self.called:
+            self.add(EVASION, f"{name} passed as a value (its worker processes run outside the trace)", node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         dotted = _dotted(node)
@@ -341,7 +534,7 @@ class _Scanner(ast.NodeVisitor):
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
             self.add(GRADER_REFERENCE, dotted, node)
-        if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported:
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported and id(node) not in self.settings:
             self.add(LIBRARY_PATCH, f"assigns to {dotted}", node)
         if receiver == "sys" and node.attr in IMPORT_PATHS:
             self.makes_modules = True
@@ -350,6 +543,8 @@ class _Scanner(ast.NodeVisitor):
         if dotted.startswith("torch.compile") or ".jit." in f".{dotted}.":
             self.add(EVASION, f"{dotted} {SCRIPTED}", node)
         elif node.attr in CALLED_IS_FINE and id(node) in self.called:
+            pass
+        elif node.attr in READ_IS_FINE and isinstance(node.ctx, ast.Load):
             pass
         elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver in self.torch_names)):
             self.add(EVASION, dotted, node)
@@ -369,8 +564,12 @@ class _Scanner(ast.NodeVisitor):
         function = node.func.id if isinstance(node.func, ast.Name) else ""
         self.called.add(id(node.func))
         opened = node.func.attr if isinstance(node.func, ast.Attribute) else function
-        if opened == "open" and node.args and not isinstance(node.args[0], (ast.JoinedStr, ast.BinOp)) and not (isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, (str, bytes))) and not _looks_like_path(node.args[0]):
+        if opened == "open" and node.args and not _looks_like_path(node.args[0], self.text_names, self.numbers):
             self.add(EVASION, "open(...) of what may be a descriptor number (raw descriptor I/O can reach the worker's channel)", node)
+        if opened == "open" and _opens_for_writing(node, self.os_names):
+            self.makes_modules = True
+        if opened in self.loaders and _starts_workers(node):
+            self.add(EVASION, f"{opened}(..., num_workers=...) (its worker processes run outside the trace)", node)
         for keyword_ in node.keywords:
             if keyword_.arg in RAW_DESCRIPTOR_KEYWORDS:
                 self.add(EVASION, f"{keyword_.arg}= (raw descriptor I/O can reach the worker's channel)", node)
@@ -388,6 +587,8 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, (bool, int, float, str)):  # a setting, not a function patched
+            self.settings.update(id(t) for t in node.targets if isinstance(t, ast.Attribute) and not t.attr.startswith("_"))  # cudnn.deterministic = True
         self._bind(node.targets, node.value)
         if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class;
             for target in node.targets:  # _q = _helper: a function that calls _q reaches _helper
@@ -448,17 +649,36 @@ def _token_names(text: str) -> list[tuple[str, int]]:
     return names
 
 
-def _scan_text(scanner: _Scanner, text: str, first_line: int) -> None:
+def _trees(text: str, first_line: int) -> list[ast.Module | str]:
+    """The pieces of a text parsed, each padded to its first line; the padded text of one that does not parse."""
+    trees: list[ast.Module | str] = []
     for line, piece in _pieces(text, first_line):
         padded = "\n" * (line - 1) + piece
         try:
-            tree = ast.parse(padded)
+            trees.append(ast.parse(padded))
         except SyntaxError:
-            for name, lineno in _token_names(padded):  # it never ran, but say what it holds
-                if name in GRADER_NAMES:
-                    scanner.findings.append(Finding(GRADER_REFERENCE, f"the name {name}", lineno, scanner.prefix))
+            trees.append(padded)
+    return trees
+
+
+def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Module | str], everything: Sequence[ast.Module], prefix: str = "") -> _Scanner:
+    """Scan the trees of the entry (or of one helper file); `everything`: the trees of all of them."""
+    stored = _stored_attributes(everything)
+    special = {*(a for a in TEXT_ATTRIBUTES if a.split(".")[-1] not in stored), *(["os.environ"] if "environ" not in stored else []),
+               *(["sys.argv"] if _argv_is_text(everything) else [])}
+    assigned, rebound = _bindings(everything)
+    main_guard = "__name__" not in stored | rebound | {name for name, _ in assigned}  # nothing makes __name__ "__main__"
+    numbers = _number_names(everything)
+    text_names = (_text_names([t for t in trees if isinstance(t, ast.Module)], stored) | special) - numbers
+    scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers)
+    for tree in trees:
+        if isinstance(tree, ast.Module):
+            scanner.visit(tree)
             continue
-        scanner.visit(tree)
+        for name, lineno in _token_names(tree):  # it never ran, but say what it holds
+            if name in GRADER_NAMES:
+                scanner.findings.append(Finding(GRADER_REFERENCE, f"the name {name}", lineno, scanner.prefix))
+    return scanner
 
 
 def _resolve_aliases(scanner: _Scanner) -> None:
@@ -474,18 +694,16 @@ def _resolve_aliases(scanner: _Scanner) -> None:
 @functools.lru_cache(maxsize=8)
 def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], own: frozenset[str], cells: Cells) -> SourceFacts:
     local = own | {name.split("/", 1)[0].removesuffix(".py") for name, _ in files}
-    scanner = _Scanner(library, local=local)
-    for first_line, text in chunks:
-        _scan_text(scanner, text, first_line)
+    entry = [tree for first_line, text in chunks for tree in _trees(text, first_line)]
+    helpers = {name: _trees(text, 1) for name, text in files if name.endswith(".py")}
+    everything = [t for t in [*entry, *(t for trees in helpers.values() for t in trees)] if isinstance(t, ast.Module)]
+    scanner = _scan(library, local, entry, everything)
     for name, loads in scanner.links.items():
         scanner.references.setdefault(name, set()).update(loads)
     _resolve_aliases(scanner)
     findings = [replace(finding, cells=cells) for finding in scanner.findings]
-    for name, text in files:
-        if not name.endswith(".py"):
-            continue
-        helper = _Scanner(library, prefix=f"{name}:", local=local)
-        _scan_text(helper, text, 1)
+    for name, trees in helpers.items():
+        helper = _scan(library, local, trees, everything, prefix=f"{name}:")
         findings += helper.findings
         scanner.makes_modules |= helper.makes_modules
     unique = tuple(dict.fromkeys(findings))
