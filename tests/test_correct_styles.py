@@ -6,10 +6,15 @@ pcolormesh / seaborn, other figure layouts. Each must get 100/100 over every par
 """
 from __future__ import annotations
 
+import json
 import re
+import sys
+import subprocess
 from pathlib import Path
 
 import pytest
+
+from autograder.feedback.results import SubmissionResult
 
 REPO = Path(__file__).resolve().parents[1]
 STYLES = REPO / "tests" / "styles"
@@ -134,3 +139,22 @@ def test_a_thousand_threads_cost_nothing(grade):
     result = grade(source, name="threads", seed=1)
     assert not result.grader_error and not _failures(result), _failures(result)
     assert result.score == result.max_score == 100
+
+
+def test_stdout_reconfigured_for_chinese_output_is_no_crash(tmp_path):
+    """`sys.stdout.reconfigure(encoding="utf-8")` at the top of the file (what Windows users write
+    to print Chinese) stopped the import with "OSError: [Errno 29] Illegal seek" wherever the
+    grader's own output went to a file (`grade-batch > log`): the worker's sys.stdout still took
+    fd 1 for that file, now the keeper's pipe. 0 of 100 (qa5f). Graded here by the CLI with its
+    output in a file, as an instructor's logged batch runs."""
+    reference = REFERENCE.read_text(encoding="utf-8")
+    source = reference.replace("import torch\n", 'import sys\n\nimport torch\n\nsys.stdout.reconfigure(encoding="utf-8")\nsys.stderr.reconfigure(encoding="utf-8")\nprint("注意力")\n', 1)
+    submission = tmp_path / "utf8_stdout.py"
+    submission.write_text(source, encoding="utf-8")
+    with open(tmp_path / "log.txt", "w", encoding="utf-8") as log:
+        done = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", str(submission), "--out", str(tmp_path / "out"), "--parts", "A", "--seed", "1"],
+                              stdout=log, stderr=subprocess.STDOUT, cwd=REPO, timeout=600)
+    assert done.returncode == 0, (tmp_path / "log.txt").read_text(encoding="utf-8")
+    result = SubmissionResult.from_dict(json.loads((tmp_path / "out" / "utf8_stdout" / "attnkit.json").read_text(encoding="utf-8")))
+    assert {p.part: p.score for p in result.parts} == {"A": 32}, _failures(result)
+    assert "注意力" in result.output

@@ -287,11 +287,27 @@ def _collect_output(worker: int, fd: int, limit: int) -> tuple[bytes, int, int]:
     return bytes(kept), total, status
 
 
+def _std_streams_on_the_pipe() -> None:
+    """sys.stdout and sys.stderr made again over fds 1 and 2, now the keeper's pipe: the ones the
+    interpreter opened at start still take fd 1 for what it was then (a file, when the grader's
+    output is redirected: seekable), so sys.stdout.reconfigure(encoding="utf-8"), which Windows
+    users write for Chinese output, failed with 'Illegal seek' and the file's import stopped."""
+    for name in ("stdout", "stderr"):
+        old = getattr(sys, name)
+        fd = 1 if name == "stdout" else 2
+        new = open(fd, "w", encoding=old.encoding, errors=old.errors, buffering=1 if old.line_buffering else -1, closefd=False)
+        setattr(sys, name, new)
+        setattr(sys, f"__{name}__", new)
+
+
 def _worker_main(config, data_fd: int, output_fd: int, uid: int | None, pid_namespace: bool, request: dict) -> int:
     sandbox.set_parent_death_signal()
+    sys.stdout.flush()
+    sys.stderr.flush()
     os.dup2(output_fd, 1)  # stdout and stderr: the keeper's pipe (it keeps the first output_bytes)
     os.dup2(output_fd, 2)
     os.close(output_fd)
+    _std_streams_on_the_pipe()
     if not pid_namespace:
         os.setpgid(0, 0)
     address_space = sandbox.vm_size()
