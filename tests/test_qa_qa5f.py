@@ -23,10 +23,11 @@ from autograder.grading.session import GradeOptions
 
 CORPUS = Path(__file__).resolve().parents[0] / "qa" / "qa5f"
 PARTS = frozenset({"A", "B", "C", "E"})
-# they read a data file or write a log (open, read_text, listdir): on the record, never charged
+# they read a data file or write a log (open, read_text, listdir) in a function of their own: on the
+# record, never charged. The others that do so only under `if __name__ == "__main__":` (einops_optional_reads_data,
+# open_argv_main, open_log_constant, os_path_data_dir), which never runs in the grader, get no flag at all.
 READS_OR_WRITES_FILES = {
-    "einops_optional_reads_data", "json_config_main", "open_argv_in_main_function", "open_argv_main", "open_devnull",
-    "open_log_constant", "open_read_data_function", "os_path_data_dir", "pathlib_read_vocab_main", "print_to_log_file",
+    "json_config_main", "open_argv_in_main_function", "open_devnull", "open_read_data_function", "pathlib_read_vocab_main", "print_to_log_file",
 }
 
 

@@ -7,7 +7,7 @@ from autograder.assignment import current
 from autograder.grading.integrity.flags import (
     EVASION, FAKE_RESULTS, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_PATCH, NETWORK, PROCESS, RESOURCE_LIMIT, SIGNAL, Flag,
 )
-from autograder.grading.integrity.static import SourceFacts
+from autograder.grading.integrity.static import MAIN_GUARD, SourceFacts
 from autograder.feedback.results import CheckResult
 from autograder.settings import GRADES_CSV, GRADESCOPE_FILE, PRAIRIELEARN_FILE, RESULT_FILE
 
@@ -26,6 +26,8 @@ def source_flags(facts: SourceFacts) -> list[Flag]:
     """One flag per code and scope: what the static pass saw anywhere in the source."""
     grouped: dict[tuple[str, str], list[str]] = {}
     for finding in facts.findings:
+        if finding.scope == MAIN_GUARD and finding.code != GRADER_REFERENCE:
+            continue  # a demo under `if __name__ == "__main__":` never runs in the grader: only naming the grader counts
         if finding.code in SOURCE_CODES:
             grouped.setdefault((finding.code, finding.scope), []).append(finding.describe())
         if finding.code == FILE_ACCESS and any(name in finding.what for name in RESULT_FILE_NAMES):
