@@ -478,12 +478,14 @@ def test_part_f_stands_in_only_for_failed_tasks_and_needs_one_own_component():
         return [plan.names for plan in plans(task, failed, set(EARLIER[task]) if graded is None else graded)]
 
     assert names("F.1", {"D.1"}) == [("block_shell",)]
-    assert names("F.1", {"A.1", "D.1"}) == [("attention_scores", "block_shell")]
+    # a failed component F leans on is tried both ways, the student's own first
+    assert names("F.1", {"A.1", "D.1"}) == [("attention_scores",), ("attention_scores", "block_shell")]
     assert names("F.1", {"C.3"}) == [("MultiHeadAttention",)]
     assert names("F.1", set()) == []  # nothing earlier failed: nothing to try
-    assert nothing_own("F.3", {"C.3", "D.1"}) and names("F.3", {"C.3", "D.1"}) == []
-    assert names("F.2", {"C.3", "D.1"}) == [("MultiHeadAttention", "AttentionBlock")]  # their plot_attention draws
+    assert nothing_own("F.3", {"C.3", "D.1"}) and names("F.3", {"C.3", "D.1"}) == [("MultiHeadAttention",), ("block_shell",)]
+    assert names("F.2", {"C.3", "D.1"}) == [("MultiHeadAttention",), ("MultiHeadAttention", "AttentionBlock")]  # their plot_attention draws
     assert names("F.2", {"E.1"}) == [("plot_attention",)]
+    assert names("F.2", {"D.1", "E.1"}) == [("block_shell",), ("plot_attention",)]
     assert nothing_own("F.2", {"D.1", "E.1"}) and not nothing_own("F.2", {"C.3", "D.1"})
     assert names("D.1", set()) == [tuple(n for t in EARLIER["D.1"] for n in STAND_INS[t])]  # B-D: every earlier function
     # Part F graded alone (nbgrader grades one part at a time): what was not graded is replaced,
@@ -525,6 +527,34 @@ def test_a_check_whose_every_component_is_wrong_pays_nothing(grade, reference_so
     assert "AttentionBlock (D.1) / plot_attention (E.1)" in f2[0].message
     others = [c for c in result.checks if c.task in ("F.1", "F.3")]
     assert others and all(c.passed for c in others), losses(result)
+
+
+UNLABELLED_PLOT = '''
+
+_own_plot = plot_attention
+
+
+def plot_attention(weights, *args, **kwargs):  # a Part E bug that leaves the drawn values right
+    ax = _own_plot(weights, *args, **kwargs)
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    return ax
+'''
+
+
+def test_part_f_pays_alike_in_a_full_run_and_graded_alone(grade, reference_source):
+    """A pre-norm block (D.1) and heatmaps without axis labels (E.1): each mistake alone leaves
+    F 8/8, and so does Part F graded on its own. Graded with D and E, F.2 replaced both the block
+    and plot_attention because both lost points, found nothing of the student's left and paid
+    0 of 2 (qa5x m10), though their plot_attention draws the trusted block's weights right."""
+    source = apply(reference_source, MUTANTS["block_pre_norm"]) + UNLABELLED_PLOT
+    full = grade(source, name="pre_norm_unlabelled", parts={"D", "E", "F"})
+    alone = grade(source, name="pre_norm_unlabelled_alone", parts={"F"})
+    parts = {p.part: p.score for p in full.parts}
+    assert parts["D"] < 12 and parts["E"] < 10
+    assert parts["F"] == {p.part: p.score for p in alone.parts}["F"] == 8, losses(full)
+    notes = {c.message for c in full.checks if c.task == "F.2"}
+    assert notes == {"correct given your Part D; that mistake is charged in D.1"}, notes
 
 
 EXAMPLES = sorted(p for p in (Path(__file__).resolve().parents[1] / "examples" / "submissions").iterdir() if p.suffix in (".py", ".ipynb"))

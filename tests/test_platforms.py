@@ -116,6 +116,18 @@ def test_prairielearn_file_level_syntax_error_is_not_gradable(tmp_path):
     assert "attention.py does not compile (line 1" in results["format_errors"][0]
 
 
+def test_a_batch_prairielearn_file_says_not_gradable_as_run_prairielearn_does(tmp_path):
+    """`grade-batch --prairielearn` wrote `gradable: true`, score 0 (an attempt counted) for a .py
+    file that does not compile, where run-prairielearn says `gradable: false` (qa5x)."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "carol.py").write_text("def scaled_dot_product_attention(q, k, v:\n    return q\n")
+    assert main(["grade-batch", str(folder), "--out", str(tmp_path / "out"), "--prairielearn", "--parts", "A", "--seed", "1"]) == 0
+    results = json.loads((tmp_path / "out" / "carol" / "prairielearn.json").read_text())
+    assert results["gradable"] is False and results["seed"] == 1
+    assert "carol.py does not compile (line 1" in results["format_errors"][0]
+
+
 def test_prairielearn_export_carries_the_grader_source_in_tests_and_a_fresh_uuid(tmp_path):
     first = export_prairielearn(tmp_path / "one")
     second = export_prairielearn(tmp_path / "two")

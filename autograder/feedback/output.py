@@ -61,7 +61,7 @@ class ResultStore:
                 write_atomic(folder / relative, data)
             write_json_atomic(folder / GRADESCOPE_FILE, to_gradescope(result, result_dir=folder))
             if prairielearn:
-                write_json_atomic(folder / PRAIRIELEARN_FILE, to_prairielearn(result, result_dir=folder))
+                write_json_atomic(folder / PRAIRIELEARN_FILE, to_prairielearn(result, result_dir=folder, source=Path(result.source)))
             write_feedback(result, folder)
             write_json_atomic(folder / RESULT_FILE, result.to_dict())  # last: its presence means "done"
         except OSError as error:

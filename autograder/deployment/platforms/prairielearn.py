@@ -12,7 +12,6 @@ runs: student code, run as another uid, can reach nothing under it.
 """
 from __future__ import annotations
 
-import ast
 import json
 import secrets
 import subprocess
@@ -68,18 +67,6 @@ def read_params(data_file: Path) -> Params:
     return Params(seed, lang)
 
 
-def syntax_error(student: Path) -> tuple[str, str] | None:
-    """(file name, error) for the first .py file that does not parse at all; parsing runs no code."""
-    for path in sorted(student.rglob("*.py")):
-        try:
-            ast.parse(path.read_bytes(), str(path.name))
-        except SyntaxError as error:
-            return path.name, f"line {error.lineno}: {error.msg}"
-        except ValueError as error:  # null bytes
-            return path.name, str(error)
-    return None
-
-
 def grade(grade_root: Path) -> dict:
     """The results object for /grade (never raises for a student's doing)."""
     student = grade_root / "student"
@@ -101,14 +88,7 @@ def grade(grade_root: Path) -> dict:
             tail = "" if done is None else (done.stdout + done.stderr)[-2000:]
             print(f"attnkit grade wrote no {result_file}:\n{tail}", file=sys.stderr)
             return not_gradable([t("platform.grader_failed", params.lang)])
-        result = load_submission_result(result_file)
-        broken = syntax_error(student)
-        if broken and result.score == 0:
-            file_name, problem = broken
-            payload = not_gradable([t("platform.syntax_error", params.lang, file=file_name, error=problem)])
-            payload["seed"] = result.seed
-            return payload
-        return to_prairielearn(result, result_dir=result_file.parent)
+        return to_prairielearn(load_submission_result(result_file), result_dir=result_file.parent, source=student)
 
 
 def run(grade_root: Path) -> Path:

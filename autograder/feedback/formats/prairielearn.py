@@ -11,6 +11,7 @@ mistake, a hint) is said once, at the first test it belongs to. The text is in t
 """
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +47,32 @@ def not_gradable(reasons: list[str], *, output: str = "") -> dict[str, Any]:
             "output": output}
 
 
-def to_prairielearn(result: SubmissionResult, *, result_dir: Path | None = None) -> dict[str, Any]:
+def syntax_error(source: Path) -> tuple[str, str] | None:
+    """(file name, error) for the first .py file of a submission (the file, or those in its folder)
+    that does not parse at all; parsing runs no code. None for a notebook, a zip, a missing path."""
+    paths = [source] if source.is_file() else sorted(source.rglob("*.py")) if source.is_dir() else []
+    for path in paths:
+        if path.suffix != ".py":
+            continue
+        try:
+            ast.parse(path.read_bytes(), str(path.name))
+        except SyntaxError as error:
+            return path.name, f"line {error.lineno}: {error.msg}"
+        except ValueError as error:  # null bytes
+            return path.name, str(error)
+    return None
+
+
+def to_prairielearn(result: SubmissionResult, *, result_dir: Path | None = None, source: Path | None = None) -> dict[str, Any]:
     """The results.json object PrairieLearn expects; result_dir (optional) embeds heatmap images.
-    What the student's code printed or raised, and file names, are shown safely (feedback/shown.py)."""
+    What the student's code printed or raised, and file names, are shown safely (feedback/shown.py).
+    With `source` (the graded files): a .py file that does not compile and scores nothing cannot be
+    graded at all (`gradable: false`, no attempt counted), in run-prairielearn as in a batch."""
+    broken = syntax_error(source) if source is not None and result.score == 0 else None
+    if broken:
+        payload = not_gradable([t("platform.syntax_error", result.lang, file=broken[0], error=broken[1])])
+        payload["seed"] = result.seed
+        return shown_tree(payload)
     return shown_tree(_prairielearn(result, result_dir))
 
 

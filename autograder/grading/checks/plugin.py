@@ -199,7 +199,8 @@ class AttnkitPlugin:
 
         Passing then: no error, and a note naming where the mistake is charged. Failing then: the
         failure of this task's own code (the second run's), unless it says less than the first.
-        A Part F check whose every component lost points elsewhere fails without a second run.
+        A Part F check whose every component lost points elsewhere, and that no plan with one of
+        them the student's own passes, fails saying so.
         """
         carried = current().carried_module()
         assert carried is not None  # _may_carry said yes
@@ -208,17 +209,17 @@ class AttnkitPlugin:
         tasks = carried.earlier_tasks(info.task)
         graded = {r.task for r in self.results if r.task in tasks}
         failed = {r.task for r in self.results if r.task in tasks and not r.passed}
-        if carried.nothing_own(info.task, failed):  # every component it leans on is charged elsewhere
-            key, args = carried.nothing_own_note(info.task)
-            return CheckFailure(words().english(key, **args), key=key, values=args), None
         second: Exception | None = None
         for number, how in enumerate(carried.plans(info.task, failed, graded)):
             kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
             with self._student.stand_ins(list(how.names), carried.trusted_answer):
                 outcome = _outcome(function, kwargs)
             if outcome is None:
-                return None, carried.carried_note(sorted(failed), how.replaced)
+                return None, carried.carried_note(sorted(failed & set(how.replaced)), how.replaced)
             second = outcome if number == 0 else second
+        if carried.nothing_own(info.task, failed):  # every component it leans on is charged elsewhere
+            key, args = carried.nothing_own_note(info.task)
+            return CheckFailure(words().english(key, **args), key=key, values=args), None
         if second is None:  # nothing to try
             return error, None
         if isinstance(second, CheckFailure) or (isinstance(second, StudentError) and not isinstance(error, CheckFailure)):

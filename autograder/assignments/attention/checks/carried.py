@@ -82,16 +82,17 @@ def plans(task: str, failed: set[str], graded: set[str]) -> list[Plan]:
 
     B-D: one plan, every earlier function replaced. Part F: the failed tasks are replaced; an
     earlier task not graded in this run (a part graded alone, as nbgrader does) is replaced too,
-    except a component the check leans on, which is tried both ways. A plan that would replace
-    every component the check leans on is no plan: [] then means "nothing of theirs to pay for"
-    when `nothing_own(task, failed)`, else "nothing to try"."""
+    except a component the check leans on, which is tried both ways when it failed or was not
+    graded (its mistake may not touch what this check measures: a block with a wrong norm around
+    attention that is right here), so a part graded alone and a full run pay alike. A plan that
+    would replace every component the check leans on is no plan: [] means "nothing to try"."""
     earlier = earlier_tasks(task)
     if task not in LEANS_ON:
         return [Plan(task, tuple(stand_in_names(earlier)), earlier)]
     leaned = set(LEANS_ON[task])
-    unknown = [t for t in earlier if t not in graded]
-    always = {t for t in earlier if t in failed} | {t for t in unknown if t not in leaned}
-    optional = [t for t in unknown if t in leaned]
+    doubtful = {t for t in earlier if t in failed or t not in graded}
+    always = {t for t in doubtful if t not in leaned}
+    optional = [t for t in earlier if t in doubtful and t in leaned]
     found = []
     for count in range(len(optional) + 1):
         for extra in itertools.combinations(optional, count):
@@ -109,7 +110,8 @@ def _plan(task: str, replaced: tuple[str, ...]) -> Plan:
 
 
 def nothing_own(task: str, failed: set[str]) -> bool:
-    """Every component `task` leans on lost points in its own task."""
+    """Every component `task` leans on lost points in its own task (and no plan with one of
+    them the student's own passed: the check pays nothing)."""
     return task in LEANS_ON and set(LEANS_ON[task]) <= failed
 
 
