@@ -16,90 +16,28 @@ helper files) as an AST, and as tokens where a piece does not parse, and records
   modules; and the means of reaching outside the submission (files, network, signals, processes).
 
 Each finding carries a flag code (autograder.grading.integrity.flags) and the line it is on.
+The names it looks for are in integrity/names.py; what an expression says by its syntax alone
+(a file or a descriptor number, text, a `__main__` guard...) in integrity/syntax.py.
 """
 from __future__ import annotations
 
 import ast
 import functools
-import importlib.machinery
 import io
 import keyword
-import os
-import sys
-import sysconfig
 import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
 from autograder.grading.chunks import Cells, line_where, split_chunks
-
-GRADER_NAMES = frozenset({"autograder", "attnkit", "dispatcher", "plotdata", "OpTracer", "OpRecorder", "Dispatcher", "plot_call", "extract_plot", "LIBRARY_FUNCTIONS"})
-EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins", "marshal", "codeop", "pickle", "dill", "cloudpickle", "runpy"})
-EVASION_ATTRIBUTES = frozenset({
-    "modules", "_getframe", "settrace", "setprofile", "addaudithook", "ops", "library", "overrides", "jit", "_dynamo",
-    "f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame", "cr_frame", "__globals__", "__code__", "__closure__",
-    "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__getattribute__", "__self__", "__func__",
-    "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__setattr__", "__delattr__", "__class__",
-    "__defaults__", "__kwdefaults__", "sys",
-})
-EVASION_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "globals", "vars", "locals", "breakpoint", "__builtins__", "__loader__", "__spec__"})
-NAME_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
-# what reaches an attribute or a module by its name as text, like a computed getattr, or runs text as
-# code, like exec: string annotations evaluated, logging's configurators, unpicklers
-TEXT_LOOKUPS = frozenset({
-    "attrgetter", "methodcaller", "locate", "resolve_name", "get_field", "import_module", "getattr_static", "find_spec",
-    "module_from_spec", "load_module", "exec_module", "get_type_hints", "ForwardRef", "get_annotations", "BaseConfigurator",
-    "DictConfigurator", "dictConfig", "fileConfig", "Unpickler", "read_pickle", "unsafe_load", "full_load", "UnsafeLoader",
-    "FullLoader", "PackageImporter", "load_inline", "cpp_extension",
-})
-# modules (by their top-level name) whose purpose is running text as code or looking names up by text
-TEXT_CODE_MODULES = frozenset({
-    "timeit", "cProfile", "profile", "trace", "code", "doctest", "pdb", "bdb", "pydoc", "pkgutil", "shelve", "copyreg", "zipimport",
-    "imp", "unittest",
-})
-# raw descriptor I/O: the worker's channel to the grader is a descriptor, so these could write replies
-# the grader takes for the worker's own (a forged trace); os/posix functions, and socket/file objects
-# made from a descriptor number
-RAW_DESCRIPTOR_FUNCTIONS = frozenset({"write", "writev", "pwrite", "pwritev", "sendfile", "read", "readv", "pread", "dup", "dup2", "fdopen", "splice"})
-RAW_DESCRIPTOR_NAMES = frozenset({"fromfd", "fdopen", "FileIO", "send_fds", "recv_fds"})
-RAW_DESCRIPTOR_KEYWORDS = frozenset({"fileno", "closefd"})
-# keyword arguments that make a loader unpickle (its data can look up any name): anything but these values
-UNPICKLING_KEYWORDS = {"weights_only": True, "allow_pickle": False, "pickle_module": None}
-# what runs code in another thread or process, where the worker's trace (per thread) does not see it
-OUTSIDE_TRACE = frozenset({"threading", "_thread", "concurrent", "Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread"})
-# a DataLoader runs code elsewhere only with workers: called with num_workers (not 0), or passed around as a value
-LOADER = "DataLoader"
-LOADER_WORKERS_ARGUMENT = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
-FILE_NAMES = frozenset({
-    "open", "shutil", "glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes", "write_text",
-    "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
-})
-# An import of a module that is neither installed nor one of the submission's files counts only in a
-# submission that could make one while it runs (write a file, start a process, reach the network,
-# change where imports look, or any other evasion): an optional import of a library the grader
-# lacks (`try: import einops`) is only a failed import, also in a file that only reads files.
-UNKNOWN_MODULE = ", neither a library nor a file of the submission (a module written while the code runs)"
-MODULE_MAKERS = frozenset({PROCESS, NETWORK})
-FILE_READERS = frozenset({"glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes"})  # the rest of FILE_NAMES can write
-WRITE_MODES = frozenset("wax+")
-# what names a file rather than a descriptor number in open(...): text, a path, the command line's or
-# the environment's strings (sys.argv[1], os.environ["DATA"]), os.devnull
-PATH_CALLS = frozenset({"Path", "join", "joinpath", "expanduser", "abspath", "realpath", "with_suffix", "with_name"})
-TEXT_ATTRIBUTES = frozenset({"os.devnull", "os.curdir", "os.pardir"})  # unless the source assigns them
-TEXT_TABLES = frozenset({"sys.argv", "os.environ"})  # os.environ holds only text; sys.argv unless the source changes it
-MAIN_GUARD = "if __name__ == '__main__'"  # the scope of what such a block holds: it never runs in the worker
-PATH_WORDS = ("path", "file", "name", "dir", "folder")
-IMPORT_PATHS = frozenset({"path", "path_hooks", "meta_path", "path_importer_cache"})  # sys.<these>
-TEMPORARY_FILES = frozenset({"tempfile", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile", "mkstemp", "mkdtemp", "TemporaryDirectory"})
-CALLED_IS_FINE = frozenset({"modules"})  # nn.Module.modules() is a method; sys.modules is a table
-READ_IS_FINE = frozenset({"__class__"})  # x.__class__.__name__ is type(x); assigning it swaps what an object is
-NETWORK_NAMES = frozenset({"socket", "urllib", "http", "requests", "ftplib", "smtplib", "ssl", "asyncio", "xmlrpc"})
-PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "threading", "system", "popen", "fork", "forkpty", "execv", "execve", "spawnv", "posix_spawn", "pty"})
-SIGNAL_NAMES = frozenset({"signal", "kill", "killpg", "pidfd_send_signal", "tgkill"})
-SAFE_RECEIVERS = ("self", "cls")  # the student's own objects (self.x, getattr(self, name), self.__dict__)
-MODULE_SCOPE = ""
-SCRIPTED = "(scripted or compiled code runs outside the trace)"  # it hides only the function it scripts
+from autograder.grading.integrity.syntax import (
+    dotted_name, constant_text, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
+)
+from autograder.grading.integrity.names import (
+    GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
+)
+MODULE_MAKERS = frozenset({PROCESS, NETWORK})  # flag codes of what can make a module while the code runs (and writing files)
 
 
 @dataclass(frozen=True)
@@ -166,217 +104,6 @@ class SourceFacts:
 # ---------------------------------------------------------------------------------------------
 # reading the source
 # ---------------------------------------------------------------------------------------------
-def _dotted(node: ast.AST) -> str:
-    """`torch.nn.functional.softmax` for an attribute chain; '' where the chain is not names."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    if isinstance(node, ast.Call):
-        inner = _dotted(node.func)
-        return ".".join([f"{inner}()" if inner else "(...)", *reversed(parts)])
-    return ".".join(["(...)", *reversed(parts)])
-
-
-def _constant_text(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    return None
-
-
-def _definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
-    """What runs when a function is defined: its decorators, default values and annotations."""
-    arguments = node.args
-    annotations = [a.annotation for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg] if a is not None and a.annotation is not None]
-    return [*node.decorator_list, *arguments.defaults, *(d for d in arguments.kw_defaults if d is not None), *annotations, *([node.returns] if node.returns else [])]
-
-
-def _looks_like_path(node: ast.AST, text_names: frozenset[str] = frozenset(), numbers: frozenset[str] = frozenset()) -> bool:
-    """An argument of open() that names a file rather than a descriptor number: text (a string, an
-    f-string, "..." + x, one of `text_names`: the names only ever bound to such a value, and
-    sys.argv, os.environ, os.devnull where the source leaves them alone), a Path(...) or os.path
-    call, a name or attribute whose name says path/file/name (but for a name bound to a number)."""
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, (str, bytes))
-    if isinstance(node, ast.JoinedStr):
-        return True
-    if isinstance(node, ast.BinOp):  # "log_" + name, "%s.txt" % n, folder / "x.txt", base + ext; not 2 + 1, fd + 0
-        sides = (node.left, node.right)
-        return any(_looks_like_path(n, text_names, numbers) for n in sides) or not any(_is_number(n) or (isinstance(n, ast.Name) and n.id in numbers) for n in sides)
-    if isinstance(node, ast.Subscript):
-        return _dotted(node.value) in TEXT_TABLES and _dotted(node.value) in text_names
-    if isinstance(node, ast.Call):
-        called = _dotted(node.func)
-        return called.split(".")[-1] in PATH_CALLS or ".path." in f".{called}."
-    if isinstance(node, ast.Attribute) and _dotted(node) in TEXT_ATTRIBUTES:
-        return _dotted(node) in text_names
-    if isinstance(node, ast.Name) and node.id in text_names:
-        return True
-    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-    return name not in numbers and any(word in name.lower() for word in PATH_WORDS)
-
-
-NUMBER_CALLS = frozenset({"int", "len", "abs", "round", "max", "min", "sum", "range", "fileno", "dup"})
-
-
-def _is_number(node: ast.AST) -> bool:
-    """A value that is a number (a descriptor can be one): 3, 2 + 1, int(...), sock.fileno(), range(...)."""
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, (int, float))
-    if isinstance(node, ast.UnaryOp):
-        return _is_number(node.operand)
-    if isinstance(node, ast.BinOp):
-        return _is_number(node.left) or _is_number(node.right)
-    if isinstance(node, ast.Call):
-        called = _dotted(node.func).split(".")[-1]
-        return called in NUMBER_CALLS or _dotted(node.func) == "os.open"  # os.open returns a descriptor
-    return False
-
-
-def _number_names(trees: Sequence[ast.AST]) -> frozenset[str]:
-    """The names some binding of which is a number (`filename = 3`, `for path in range(3, 9)`): an
-    open() of one is not of a file, whatever the name says."""
-    found: set[str] = set()
-    for tree in trees:
-        for node in ast.walk(tree):
-            targets, value = ((node.targets, node.value) if isinstance(node, ast.Assign) else ([node.target], node.value) if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr))
-                              else ([node.target], node.iter) if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) else ([], None))
-            if value is not None and _is_number(value):
-                found.update(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
-    return frozenset(found)
-
-
-def _bindings(trees: Sequence[ast.AST]) -> tuple[list[tuple[str, ast.AST]], set[str]]:
-    """The single-name assignments of the trees (name, value), and the names bound in any other way
-    (a loop variable, a parameter, unpacking, `with ... as`, :=, global, an import, a def)."""
-    assigned: list[tuple[str, ast.AST]] = []
-    other: set[str] = set()
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                assigned.append((node.targets[0].id, node.value))
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-                assigned.append((node.target.id, node.value))
-            elif isinstance(node, ast.Assign):
-                other.update(n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name))
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-                other.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
-            elif isinstance(node, (ast.AugAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name):
-                other.add(node.target.id)
-            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-                other.update(n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name))
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                other.update(node.names)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                other.update((a.asname or a.name).split(".")[0] for a in node.names)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                other.add(node.name)
-            elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-                other.add(node.name)
-            elif isinstance(node, ast.MatchMapping) and node.rest:
-                other.add(node.rest)
-            elif isinstance(node, ast.arg):
-                other.add(node.arg)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del):
-                other.add(node.id)
-    return assigned, other
-
-
-def _stored_attributes(trees: Sequence[ast.AST]) -> frozenset[str]:
-    """The attribute names anything assigns or deletes (`os.devnull = 3`, `me.LOG = 3`, setattr(m, "LOG", 3))."""
-    stored: set[str] = set()
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-                stored.add(node.attr)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") and len(node.args) >= 2:
-                stored.add(str(_constant_text(node.args[1])))
-    return frozenset(stored)
-
-
-def _text_names(trees: Sequence[ast.AST], stored: frozenset[str]) -> frozenset[str]:
-    """The names every binding of which is text or a path (`LOG = "run.log"`, `out = Path(...)`,
-    `__file__`): not one also bound otherwise (a loop variable, a parameter, `fd = 3`, unpacking) or
-    assigned as an attribute (`module.LOG = 3`)."""
-    assigned, other = _bindings(trees)
-    assigned.append(("__file__", ast.Constant("")))  # the worker sets it to the file's path
-    other |= stored
-    text: set[str] = set()
-    while True:  # LOG = FOLDER + "/run.log": names bound to text names are text too
-        known = frozenset(text)
-        more = {name for name, value in assigned if name not in other and name not in text and _looks_like_path(value, known)}
-        if not more:
-            break
-        text |= more
-    known = frozenset(text)
-    return frozenset(name for name in text if all(_looks_like_path(value, known) for n, value in assigned if n == name))
-
-
-def _argv_is_text(trees: Sequence[ast.AST]) -> bool:
-    """Whether sys.argv stays the command line's strings: only ever read as sys.argv[i] or len(sys.argv)
-    (a list can be changed: sys.argv.append(3) would make open(sys.argv[-1]) open descriptor 3)."""
-    for tree in trees:
-        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name in ("argv", "*") for a in node.names):
-                return False
-            if not (isinstance(node, ast.Attribute) and node.attr == "argv"):
-                continue
-            parent = parents.get(id(node))
-            read = isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load)
-            counted = isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len" and parent.args == [node]
-            if not (isinstance(node.ctx, ast.Load) and (read or counted)):
-                return False
-    return True
-
-
-def _is_main_guard(node: ast.AST) -> bool:
-    """`if __name__ == "__main__":` (the worker runs the entry as the module named after the
-    assignment's student file, never as __main__)."""
-    test = node.test if isinstance(node, ast.If) else None
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" and len(test.ops) == 1
-            and isinstance(test.ops[0], ast.Eq) and _constant_text(test.comparators[0]) == "__main__")
-
-
-def _starts_workers(node: ast.Call) -> bool:
-    """Whether a DataLoader(...) call may start worker processes: num_workers not 0 (or not known)."""
-    workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[LOADER_WORKERS_ARGUMENT:LOADER_WORKERS_ARGUMENT + 1]
-    unknown = any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args)
-    return unknown or any(not (isinstance(w, ast.Constant) and w.value == 0) for w in workers)
-
-
-def _opens_for_writing(node: ast.Call, os_names: set[str]) -> bool:
-    """Whether an open(...) call may write: a mode that is not a text constant, or one with w/a/x/+;
-    os.open (its flags are numbers) always."""
-    dotted = _dotted(node.func)
-    if dotted.split(".", 1)[0] in os_names:
-        return True
-    modes: list[ast.AST] = [k.value for k in node.keywords if k.arg == "mode"]
-    if any(k.arg is None for k in node.keywords):  # open(path, **options)
-        return True
-    modes += node.args[1:2] if isinstance(node.func, ast.Name) or dotted in ("io.open", "codecs.open") else node.args[:1]  # Path.open(mode)
-    if any(isinstance(a, ast.Starred) for a in node.args):
-        return True
-    return any(not (isinstance(m, ast.Constant) and isinstance(m.value, str)) or set(m.value) & WRITE_MODES for m in modes)
-
-
-@functools.lru_cache(maxsize=1)
-def _library_paths() -> tuple[str, ...]:
-    """Where the worker's Python finds modules: the standard library and site-packages."""
-    paths = sysconfig.get_paths()
-    found = [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")] + [os.path.join(paths["stdlib"], "lib-dynload")]
-    return tuple(p for p in dict.fromkeys(found) if os.path.isdir(p))
-
-
-@functools.lru_cache(maxsize=1024)
-def _installed(name: str) -> bool:
-    """Whether `name` is a module of the standard library or an installed library."""
-    return name in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(name, list(_library_paths())) is not None
-
-
 class _Scanner(ast.NodeVisitor):
     def __init__(self, library: frozenset[str], prefix: str = "", local: frozenset[str] = frozenset(), text_names: frozenset[str] = frozenset(),
                  main_guard: bool = False, numbers: frozenset[str] = frozenset()):
@@ -414,12 +141,12 @@ class _Scanner(ast.NodeVisitor):
         self.references.setdefault(node.name, set())
         self.local_stores.setdefault(node.name, set())
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            self._import_time(node.name, _definition_time(node))
+            self._import_time(node.name, definition_time(node))
             self._in_scope(node.name, node.body)
             return
         methods = [s for s in node.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
         body = [s for s in node.body if s not in methods]  # a class body runs at import
-        self._import_time(node.name, [*node.decorator_list, *node.bases, *node.keywords, *body, *(p for m in methods for p in _definition_time(m))])
+        self._import_time(node.name, [*node.decorator_list, *node.bases, *node.keywords, *body, *(p for m in methods for p in definition_time(m))])
         self._in_scope(node.name, [b for m in methods for b in m.body])
 
     def _in_scope(self, scope: str, nodes: Sequence[ast.AST]) -> None:
@@ -443,7 +170,7 @@ class _Scanner(ast.NodeVisitor):
     def visit_If(self, node: ast.If) -> None:
         """A module-level `if __name__ == "__main__":` block (a demo) is its own scope, which no
         rule reaches: what it holds and calls is not code that runs at import. Its `else` is."""
-        if not (self.main_guard and self.scope == MODULE_SCOPE and _is_main_guard(node)):
+        if not (self.main_guard and self.scope == MODULE_SCOPE and is_main_guard(node)):
             self.generic_visit(node)
             return
         self.local_stores.setdefault(MAIN_GUARD, set())
@@ -487,7 +214,7 @@ class _Scanner(ast.NodeVisitor):
         if (parts & EVASION_MODULES or top in TEXT_CODE_MODULES or dotted in ("torch.ops", "torch._C", "torch.overrides", "torch.library", "torch.jit", "logging.config")
                 or any(p.startswith("_") and not p.startswith("__") for p in dotted.split(".")[1:])):
             self.add(EVASION, f"import of {dotted}", node)
-        elif top and not relative and top not in self.local and top not in GRADER_NAMES and not _installed(top):
+        elif top and not relative and top not in self.local and top not in GRADER_NAMES and not installed(top):
             self.add(EVASION, f"import of {dotted}{UNKNOWN_MODULE}", node)
 
     # -- names and attributes -------------------------------------------------------------------
@@ -527,7 +254,7 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, f"{name} passed as a value (its worker processes run outside the trace)", node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        dotted = _dotted(node)
+        dotted = dotted_name(node)
         receiver = dotted.split(".", 1)[0]
         own = receiver in SAFE_RECEIVERS and node.attr not in ("__globals__", "__code__", "__closure__", "__subclasses__", "__mro__", "__bases__", "__base__", "__builtins__")
         if node.attr in self.library and receiver not in SAFE_RECEIVERS:
@@ -564,11 +291,11 @@ class _Scanner(ast.NodeVisitor):
         function = node.func.id if isinstance(node.func, ast.Name) else ""
         self.called.add(id(node.func))
         opened = node.func.attr if isinstance(node.func, ast.Attribute) else function
-        if opened == "open" and node.args and not _looks_like_path(node.args[0], self.text_names, self.numbers):
+        if opened == "open" and node.args and not looks_like_path(node.args[0], self.text_names, self.numbers):
             self.add(EVASION, "open(...) of what may be a descriptor number (raw descriptor I/O can reach the worker's channel)", node)
-        if opened == "open" and _opens_for_writing(node, self.os_names):
+        if opened == "open" and opens_for_writing(node, self.os_names):
             self.makes_modules = True
-        if opened in self.loaders and _starts_workers(node):
+        if opened in self.loaders and starts_workers(node):
             self.add(EVASION, f"{opened}(..., num_workers=...) (its worker processes run outside the trace)", node)
         for keyword_ in node.keywords:
             if keyword_.arg in RAW_DESCRIPTOR_KEYWORDS:
@@ -576,13 +303,13 @@ class _Scanner(ast.NodeVisitor):
             if keyword_.arg in UNPICKLING_KEYWORDS and not (isinstance(keyword_.value, ast.Constant) and keyword_.value.value is UNPICKLING_KEYWORDS[keyword_.arg]):
                 self.add(EVASION, f"{keyword_.arg}= (unpickled data can look up any name)", node)
         if function in NAME_LOOKUPS and len(node.args) >= 2:
-            receiver = _dotted(node.args[0]).split(".", 1)[0]
-            if _constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
+            receiver = dotted_name(node.args[0]).split(".", 1)[0]
+            if constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
                 self.add(EVASION, f"{function}(..) with a computed name", node)
             elif function in ("setattr", "delattr") and receiver in self.imported:
                 self.add(LIBRARY_PATCH, f"{function}({receiver}, ...)", node)
-            elif _constant_text(node.args[1]) is not None:
-                attribute = ast.Attribute(value=node.args[0], attr=str(_constant_text(node.args[1])), ctx=ast.Load(), lineno=node.lineno)
+            elif constant_text(node.args[1]) is not None:
+                attribute = ast.Attribute(value=node.args[0], attr=str(constant_text(node.args[1])), ctx=ast.Load(), lineno=node.lineno)
                 self.visit_Attribute(attribute)
         self.generic_visit(node)
 
@@ -663,13 +390,13 @@ def _trees(text: str, first_line: int) -> list[ast.Module | str]:
 
 def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Module | str], everything: Sequence[ast.Module], prefix: str = "") -> _Scanner:
     """Scan the trees of the entry (or of one helper file); `everything`: the trees of all of them."""
-    stored = _stored_attributes(everything)
+    stored = stored_attributes(everything)
     special = {*(a for a in TEXT_ATTRIBUTES if a.split(".")[-1] not in stored), *(["os.environ"] if "environ" not in stored else []),
-               *(["sys.argv"] if _argv_is_text(everything) else [])}
-    assigned, rebound = _bindings(everything)
+               *(["sys.argv"] if argv_is_text(everything) else [])}
+    assigned, rebound = bindings(everything)
     main_guard = "__name__" not in stored | rebound | {name for name, _ in assigned}  # nothing makes __name__ "__main__"
-    numbers = _number_names(everything)
-    text_names = (_text_names([t for t in trees if isinstance(t, ast.Module)], stored) | special) - numbers
+    numbers = number_names(everything)
+    text_names = (text_bound_names([t for t in trees if isinstance(t, ast.Module)], stored) | special) - numbers
     scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers)
     for tree in trees:
         if isinstance(tree, ast.Module):

@@ -1,0 +1,71 @@
+"""What the static pass (integrity/static.py) looks for, by name: the modules, functions and
+attributes that can switch the worker's trace off or reach around it, the grader's own names, and
+the means of reaching outside the submission (files, network, signals, processes). One table per
+idea, each with why it is there; the pass itself reads them."""
+from __future__ import annotations
+
+GRADER_NAMES = frozenset({"autograder", "attnkit", "dispatcher", "plotdata", "OpTracer", "OpRecorder", "Dispatcher", "plot_call", "extract_plot", "LIBRARY_FUNCTIONS"})
+EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins", "marshal", "codeop", "pickle", "dill", "cloudpickle", "runpy"})
+EVASION_ATTRIBUTES = frozenset({
+    "modules", "_getframe", "settrace", "setprofile", "addaudithook", "ops", "library", "overrides", "jit", "_dynamo",
+    "f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame", "cr_frame", "__globals__", "__code__", "__closure__",
+    "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__getattribute__", "__self__", "__func__",
+    "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__setattr__", "__delattr__", "__class__",
+    "__defaults__", "__kwdefaults__", "sys",
+})
+EVASION_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "globals", "vars", "locals", "breakpoint", "__builtins__", "__loader__", "__spec__"})
+NAME_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
+# what reaches an attribute or a module by its name as text, like a computed getattr, or runs text as
+# code, like exec: string annotations evaluated, logging's configurators, unpicklers
+TEXT_LOOKUPS = frozenset({
+    "attrgetter", "methodcaller", "locate", "resolve_name", "get_field", "import_module", "getattr_static", "find_spec",
+    "module_from_spec", "load_module", "exec_module", "get_type_hints", "ForwardRef", "get_annotations", "BaseConfigurator",
+    "DictConfigurator", "dictConfig", "fileConfig", "Unpickler", "read_pickle", "unsafe_load", "full_load", "UnsafeLoader",
+    "FullLoader", "PackageImporter", "load_inline", "cpp_extension",
+})
+# modules (by their top-level name) whose purpose is running text as code or looking names up by text
+TEXT_CODE_MODULES = frozenset({
+    "timeit", "cProfile", "profile", "trace", "code", "doctest", "pdb", "bdb", "pydoc", "pkgutil", "shelve", "copyreg", "zipimport",
+    "imp", "unittest",
+})
+# raw descriptor I/O: the worker's channel to the grader is a descriptor, so these could write replies
+# the grader takes for the worker's own (a forged trace); os/posix functions, and socket/file objects
+# made from a descriptor number
+RAW_DESCRIPTOR_FUNCTIONS = frozenset({"write", "writev", "pwrite", "pwritev", "sendfile", "read", "readv", "pread", "dup", "dup2", "fdopen", "splice"})
+RAW_DESCRIPTOR_NAMES = frozenset({"fromfd", "fdopen", "FileIO", "send_fds", "recv_fds"})
+RAW_DESCRIPTOR_KEYWORDS = frozenset({"fileno", "closefd"})
+# keyword arguments that make a loader unpickle (its data can look up any name): anything but these values
+UNPICKLING_KEYWORDS = {"weights_only": True, "allow_pickle": False, "pickle_module": None}
+# what runs code in another thread or process, where the worker's trace (per thread) does not see it
+OUTSIDE_TRACE = frozenset({"threading", "_thread", "concurrent", "Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread"})
+# a DataLoader runs code elsewhere only with workers: called with num_workers (not 0), or passed around as a value
+LOADER = "DataLoader"
+LOADER_WORKERS_ARGUMENT = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)
+FILE_NAMES = frozenset({
+    "open", "shutil", "glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes", "write_text",
+    "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
+})
+# An import of a module that is neither installed nor one of the submission's files counts only in a
+# submission that could make one while it runs (write a file, start a process, reach the network,
+# change where imports look, or any other evasion): an optional import of a library the grader
+# lacks (`try: import einops`) is only a failed import, also in a file that only reads files.
+UNKNOWN_MODULE = ", neither a library nor a file of the submission (a module written while the code runs)"
+FILE_READERS = frozenset({"glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes"})  # the rest of FILE_NAMES can write
+WRITE_MODES = frozenset("wax+")
+# what names a file rather than a descriptor number in open(...): text, a path, the command line's or
+# the environment's strings (sys.argv[1], os.environ["DATA"]), os.devnull
+PATH_CALLS = frozenset({"Path", "join", "joinpath", "expanduser", "abspath", "realpath", "with_suffix", "with_name"})
+TEXT_ATTRIBUTES = frozenset({"os.devnull", "os.curdir", "os.pardir"})  # unless the source assigns them
+TEXT_TABLES = frozenset({"sys.argv", "os.environ"})  # os.environ holds only text; sys.argv unless the source changes it
+MAIN_GUARD = "if __name__ == '__main__'"  # the scope of what such a block holds: it never runs in the worker
+PATH_WORDS = ("path", "file", "name", "dir", "folder")
+IMPORT_PATHS = frozenset({"path", "path_hooks", "meta_path", "path_importer_cache"})  # sys.<these>
+TEMPORARY_FILES = frozenset({"tempfile", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile", "mkstemp", "mkdtemp", "TemporaryDirectory"})
+CALLED_IS_FINE = frozenset({"modules"})  # nn.Module.modules() is a method; sys.modules is a table
+READ_IS_FINE = frozenset({"__class__"})  # x.__class__.__name__ is type(x); assigning it swaps what an object is
+NETWORK_NAMES = frozenset({"socket", "urllib", "http", "requests", "ftplib", "smtplib", "ssl", "asyncio", "xmlrpc"})
+PROCESS_NAMES = frozenset({"subprocess", "multiprocessing", "threading", "system", "popen", "fork", "forkpty", "execv", "execve", "spawnv", "posix_spawn", "pty"})
+SIGNAL_NAMES = frozenset({"signal", "kill", "killpg", "pidfd_send_signal", "tgkill"})
+SAFE_RECEIVERS = ("self", "cls")  # the student's own objects (self.x, getattr(self, name), self.__dict__)
+MODULE_SCOPE = ""
+SCRIPTED = "(scripted or compiled code runs outside the trace)"  # it hides only the function it scripts

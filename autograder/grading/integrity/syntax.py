@@ -1,0 +1,226 @@
+"""What the static pass reads from a source's syntax alone, before it scans it (integrity/static.py):
+dotted names, constant text, whether an expression names a file or a descriptor number, the names a
+source binds to numbers or to text, a `__main__` guard, a DataLoader with workers, an open() for
+writing, and whether a module is installed. Pure functions of AST nodes (and of the installation)."""
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.machinery
+import os
+import sys
+import sysconfig
+from collections.abc import Sequence
+
+from autograder.grading.integrity.names import LOADER_WORKERS_ARGUMENT, PATH_CALLS, PATH_WORDS, TEXT_ATTRIBUTES, TEXT_TABLES, WRITE_MODES
+
+
+def dotted_name(node: ast.AST) -> str:
+    """`torch.nn.functional.softmax` for an attribute chain; '' where the chain is not names."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if isinstance(node, ast.Call):
+        inner = dotted_name(node.func)
+        return ".".join([f"{inner}()" if inner else "(...)", *reversed(parts)])
+    return ".".join(["(...)", *reversed(parts)])
+
+
+def constant_text(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """What runs when a function is defined: its decorators, default values and annotations."""
+    arguments = node.args
+    annotations = [a.annotation for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg] if a is not None and a.annotation is not None]
+    return [*node.decorator_list, *arguments.defaults, *(d for d in arguments.kw_defaults if d is not None), *annotations, *([node.returns] if node.returns else [])]
+
+
+def looks_like_path(node: ast.AST, text_names: frozenset[str] = frozenset(), numbers: frozenset[str] = frozenset()) -> bool:
+    """An argument of open() that names a file rather than a descriptor number: text (a string, an
+    f-string, "..." + x, one of `text_names`: the names only ever bound to such a value, and
+    sys.argv, os.environ, os.devnull where the source leaves them alone), a Path(...) or os.path
+    call, a name or attribute whose name says path/file/name (but for a name bound to a number)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (str, bytes))
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp):  # "log_" + name, "%s.txt" % n, folder / "x.txt", base + ext; not 2 + 1, fd + 0
+        sides = (node.left, node.right)
+        return any(looks_like_path(n, text_names, numbers) for n in sides) or not any(is_number(n) or (isinstance(n, ast.Name) and n.id in numbers) for n in sides)
+    if isinstance(node, ast.Subscript):
+        return dotted_name(node.value) in TEXT_TABLES and dotted_name(node.value) in text_names
+    if isinstance(node, ast.Call):
+        called = dotted_name(node.func)
+        return called.split(".")[-1] in PATH_CALLS or ".path." in f".{called}."
+    if isinstance(node, ast.Attribute) and dotted_name(node) in TEXT_ATTRIBUTES:
+        return dotted_name(node) in text_names
+    if isinstance(node, ast.Name) and node.id in text_names:
+        return True
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name not in numbers and any(word in name.lower() for word in PATH_WORDS)
+
+
+NUMBER_CALLS = frozenset({"int", "len", "abs", "round", "max", "min", "sum", "range", "fileno", "dup"})
+
+
+def is_number(node: ast.AST) -> bool:
+    """A value that is a number (a descriptor can be one): 3, 2 + 1, int(...), sock.fileno(), range(...)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float))
+    if isinstance(node, ast.UnaryOp):
+        return is_number(node.operand)
+    if isinstance(node, ast.BinOp):
+        return is_number(node.left) or is_number(node.right)
+    if isinstance(node, ast.Call):
+        called = dotted_name(node.func).split(".")[-1]
+        return called in NUMBER_CALLS or dotted_name(node.func) == "os.open"  # os.open returns a descriptor
+    return False
+
+
+def number_names(trees: Sequence[ast.AST]) -> frozenset[str]:
+    """The names some binding of which is a number (`filename = 3`, `for path in range(3, 9)`): an
+    open() of one is not of a file, whatever the name says."""
+    found: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            targets, value = ((node.targets, node.value) if isinstance(node, ast.Assign) else ([node.target], node.value) if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr))
+                              else ([node.target], node.iter) if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) else ([], None))
+            if value is not None and is_number(value):
+                found.update(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
+    return frozenset(found)
+
+
+def bindings(trees: Sequence[ast.AST]) -> tuple[list[tuple[str, ast.AST]], set[str]]:
+    """The single-name assignments of the trees (name, value), and the names bound in any other way
+    (a loop variable, a parameter, unpacking, `with ... as`, :=, global, an import, a def)."""
+    assigned: list[tuple[str, ast.AST]] = []
+    other: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                assigned.append((node.targets[0].id, node.value))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                assigned.append((node.target.id, node.value))
+            elif isinstance(node, ast.Assign):
+                other.update(n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name))
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                other.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+            elif isinstance(node, (ast.AugAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name):
+                other.add(node.target.id)
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                other.update(n.id for n in ast.walk(node.optional_vars) if isinstance(n, ast.Name))
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                other.update(node.names)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                other.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                other.add(node.name)
+            elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+                other.add(node.name)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                other.add(node.rest)
+            elif isinstance(node, ast.arg):
+                other.add(node.arg)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del):
+                other.add(node.id)
+    return assigned, other
+
+
+def stored_attributes(trees: Sequence[ast.AST]) -> frozenset[str]:
+    """The attribute names anything assigns or deletes (`os.devnull = 3`, `me.LOG = 3`, setattr(m, "LOG", 3))."""
+    stored: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                stored.add(node.attr)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") and len(node.args) >= 2:
+                stored.add(str(constant_text(node.args[1])))
+    return frozenset(stored)
+
+
+def text_bound_names(trees: Sequence[ast.AST], stored: frozenset[str]) -> frozenset[str]:
+    """The names every binding of which is text or a path (`LOG = "run.log"`, `out = Path(...)`,
+    `__file__`): not one also bound otherwise (a loop variable, a parameter, `fd = 3`, unpacking) or
+    assigned as an attribute (`module.LOG = 3`)."""
+    assigned, other = bindings(trees)
+    assigned.append(("__file__", ast.Constant("")))  # the worker sets it to the file's path
+    other |= stored
+    text: set[str] = set()
+    while True:  # LOG = FOLDER + "/run.log": names bound to text names are text too
+        known = frozenset(text)
+        more = {name for name, value in assigned if name not in other and name not in text and looks_like_path(value, known)}
+        if not more:
+            break
+        text |= more
+    known = frozenset(text)
+    return frozenset(name for name in text if all(looks_like_path(value, known) for n, value in assigned if n == name))
+
+
+def argv_is_text(trees: Sequence[ast.AST]) -> bool:
+    """Whether sys.argv stays the command line's strings: only ever read as sys.argv[i] or len(sys.argv)
+    (a list can be changed: sys.argv.append(3) would make open(sys.argv[-1]) open descriptor 3)."""
+    for tree in trees:
+        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name in ("argv", "*") for a in node.names):
+                return False
+            if not (isinstance(node, ast.Attribute) and node.attr == "argv"):
+                continue
+            parent = parents.get(id(node))
+            read = isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load)
+            counted = isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len" and parent.args == [node]
+            if not (isinstance(node.ctx, ast.Load) and (read or counted)):
+                return False
+    return True
+
+
+def is_main_guard(node: ast.AST) -> bool:
+    """`if __name__ == "__main__":` (the worker runs the entry as the module named after the
+    assignment's student file, never as __main__)."""
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq) and constant_text(test.comparators[0]) == "__main__")
+
+
+def starts_workers(node: ast.Call) -> bool:
+    """Whether a DataLoader(...) call may start worker processes: num_workers not 0 (or not known)."""
+    workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[LOADER_WORKERS_ARGUMENT:LOADER_WORKERS_ARGUMENT + 1]
+    unknown = any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args)
+    return unknown or any(not (isinstance(w, ast.Constant) and w.value == 0) for w in workers)
+
+
+def opens_for_writing(node: ast.Call, os_names: set[str]) -> bool:
+    """Whether an open(...) call may write: a mode that is not a text constant, or one with w/a/x/+;
+    os.open (its flags are numbers) always."""
+    dotted = dotted_name(node.func)
+    if dotted.split(".", 1)[0] in os_names:
+        return True
+    modes: list[ast.AST] = [k.value for k in node.keywords if k.arg == "mode"]
+    if any(k.arg is None for k in node.keywords):  # open(path, **options)
+        return True
+    modes += node.args[1:2] if isinstance(node.func, ast.Name) or dotted in ("io.open", "codecs.open") else node.args[:1]  # Path.open(mode)
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        return True
+    return any(not (isinstance(m, ast.Constant) and isinstance(m.value, str)) or set(m.value) & WRITE_MODES for m in modes)
+
+
+@functools.lru_cache(maxsize=1)
+def library_paths() -> tuple[str, ...]:
+    """Where the worker's Python finds modules: the standard library and site-packages."""
+    paths = sysconfig.get_paths()
+    found = [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")] + [os.path.join(paths["stdlib"], "lib-dynload")]
+    return tuple(p for p in dict.fromkeys(found) if os.path.isdir(p))
+
+
+@functools.lru_cache(maxsize=1024)
+def installed(name: str) -> bool:
+    """Whether `name` is a module of the standard library or an installed library."""
+    return name in sys.builtin_module_names or importlib.machinery.PathFinder.find_spec(name, list(library_paths())) is not None
