@@ -272,31 +272,39 @@ def test_a_zip_of_the_whole_release_folder_keeps_the_kits_files_out_of_the_scan(
     assert "public_checks.py" in submission.kit
 
 
-def test_a_helper_in_a_cell_without_an_answer_tag_is_named_in_a_note(tmp_path):
-    """QA n01: the answer cells call a helper defined in an untagged cell; the grader runs only the
-    answer cells, so the NameError it gets says nothing of why: a note says it."""
+def test_a_helper_in_a_cell_without_an_answer_tag_runs_as_run_all_runs_it(tmp_path):
+    """QA n01: the answer cells call a helper defined in a new untagged cell. Run All and nbgrader
+    (whose kernel holds every cell) give the answer cells that helper, so the grader takes it too,
+    with the import it needs, and nothing else of that cell (its demo needs the kit's cells)."""
     path = tmp_path / "gil.ipynb"
     path.write_bytes(_notebook([
-        _code("import math\n\ndef _row_max(x):\n    return x.amax(-1, keepdim=True)\n\nscratch = 3\n"),
+        _code("import math\n\n@functools.cache\ndef _row_max(x):\n    return x.amax(-1, keepdim=True) * math.e / math.e\n\nscratch = 3\nprint(demo_x)\n"),
         _code("def masked_softmax(scores, mask=None):\n    x = scores - _row_max(scores)\n    return x.exp() / x.exp().sum(-1, keepdim=True)\n", ["attnkit:answer"]),
-        _code("def f(scratch):\n    return scratch + len([1])\n", ["attnkit:answer"]),
+        _code("import functools\ndef f(scratch):\n    return scratch + len([1])\n", ["attnkit:answer"]),
     ]))
-    notes = load_submission(path).notes
-    assert len(notes) == 1 and "cell 1 defines _row_max," in notes[0] and "only the answer cells" in notes[0], notes
+    submission = load_submission(path)
+    code = "".join(text for _, text in notebook_chunks(path.read_bytes(), "gil.ipynb"))
+    assert code.startswith("import math\n\n@functools.cache\ndef _row_max(x):\n    return x.amax(-1, keepdim=True) * math.e / math.e\n\n\n\n"), code
+    assert "scratch = 3" not in code and "demo_x" not in code
+    assert len(submission.notes) == 1 and "cell 1 is not an answer cell" in submission.notes[0], submission.notes
+    assert "defines _row_max, math," in submission.notes[0]
 
 
-def test_a_solution_written_in_a_new_cell_below_the_stub_is_named_in_a_note(tmp_path):
+def test_a_solution_written_in_a_new_cell_below_the_stub_is_graded_as_run_all_runs_it(grade, reference_source):
     """QA qa3p n06: the task's answer cell still holds the stub and the student's code is in a new
-    (untagged) cell below it; only the answer cells are graded, so 'not implemented yet' alone
-    would not say why: a note names the cell and the definition."""
-    path = tmp_path / "below.ipynb"
-    path.write_bytes(_notebook([
-        _code("def causal_mask(size_q, size_k=None, device=None):\n    raise NotImplementedError\n", ["attnkit:answer"]),
-        _code("def causal_mask(size_q, size_k=None, device=None):\n    return torch.ones(size_q, size_k or size_q).tril().bool()\n"),
-        _code("print(causal_mask(3))\n"),
-    ]))
-    notes = load_submission(path).notes
-    assert len(notes) == 1 and "cell 2 defines causal_mask again" in notes[0] and "only the answer cells" in notes[0], notes
+    (untagged) cell below it. nbgrader graded it 100 (its kernel ran every cell); attnkit graded
+    the stub: A.4 lost its points. The later definition is the one Run All leaves, so it is graded;
+    a definition in a new cell above the answer cell is not (the answer cell replaces it), and the
+    scratch cells' demos are not run."""
+    stub = reference_source.replace("    size_k = size_q if size_k is None else size_k\n    return torch.ones(", "    raise NotImplementedError\n    return torch.ones(", 1)
+    assert stub != reference_source
+    solution = "def causal_mask(size_q, size_k=None, device=None):\n    return torch.ones(size_q, size_q if size_k is None else size_k, dtype=torch.bool, device=device).tril()\n"
+    wrong = "def causal_mask(size_q, size_k=None, device=None):\n    return torch.ones(size_q, size_q if size_k is None else size_k, dtype=torch.bool, device=device).triu()\n"
+    cells = [_code(wrong), _code(stub, ["attnkit:answer"]), _code(solution + "print(causal_mask(3), undefined_demo_tensor)\n"), _code("print(causal_mask(3))\n")]
+    result = grade(_notebook(cells).decode(), name="below", suffix=".ipynb", parts={"A"})
+    assert result.score == result.max_score == 32, [(c.name, c.points, c.message) for c in result.checks if c.points < c.max_points]
+    assert any("cell 3 is not an answer cell" in event and "causal_mask" in event for event in result.events), result.events
+    assert not any("cell 1 " in event for event in result.events), result.events
 
 
 @pytest.mark.parametrize("notebook", ["attention.ipynb", "attention.zh.ipynb"])

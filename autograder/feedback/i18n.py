@@ -355,12 +355,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "本反馈中的 \"cell N, line M\" 指笔记本从上往下数的第 N 个单元格（所有单元格都算，Markdown 单元格也算）中的第 M 行（在 JupyterLab 中用菜单 `View › Show Line Numbers` 显示单元格内的行号）",
     },
     "submission.untagged_definition": {
-        "en": "{file}: cell {number} defines {names}, which your answer cells use, but it is not an answer cell: the grader runs only the answer cells (tagged attnkit:answer), so tag that cell or move the definition into an answer cell",
-        "zh": "{file}：第 {number} 个单元格定义了 {names}，你的作答单元格用到了它，但它不是作答单元格：评分器只运行作答单元格（标签 attnkit:answer），请给这个单元格加上标签，或把定义移到作答单元格里",
-    },
-    "submission.untagged_redefinition": {
-        "en": "{file}: cell {number} defines {names} again, but it is not an answer cell: the grader runs only the answer cells (tagged attnkit:answer), so it graded the definition in the task's own cell; put your code in that cell (or tag this one and delete the other)",
-        "zh": "{file}：第 {number} 个单元格又定义了一次 {names}，但它不是作答单元格：评分器只运行作答单元格（标签 attnkit:answer），所以评的是该题自己单元格里的定义；请把代码写进那个单元格（或给这个单元格加上标签并删掉另一个）",
+        "en": "{file}: cell {number} is not an answer cell (tagged attnkit:answer), but it defines {names}, which your answer cells use or define again: the grader ran those definitions in notebook order, as Run All does, and nothing else of that cell; keep your code in the answer cells",
+        "zh": "{file}：第 {number} 个单元格不是作答单元格（标签 attnkit:answer），但它定义了 {names}，你的作答单元格用到或重新定义了它：评分器按笔记本中的顺序（与 Run All 相同）运行了这些定义，该单元格的其余代码没有运行；请把代码写在作答单元格里",
     },
     "submission.tags": {
         "en": "{file}: its metadata \"tags\" is {value}, not a list of strings; it was read as a cell without tags",

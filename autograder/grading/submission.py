@@ -171,16 +171,20 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
     if not tagged:  # its tags were lost (an editor that drops cell metadata): the kit's own cells are not the student's
         kit = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS))
         code = [(number, c) for number, c in code if _plain(_cell_code(c, where, number)) not in kit]
+    graded = [(number, _cell_code(cell, where, number)) for number, cell in tagged or code]
+    if tagged:
+        own = [(n, _cell_code(c, where, n)) for n, c in code if all(n != m for m, _ in tagged)]
+        kept = _own_definitions(graded, own)
+        graded = sorted(graded + [(number, body) for number, (body, _) in kept.items()])
+        notes.extend(t("submission.untagged_definition", file=where, number=number, names=", ".join(names))
+                     for number, (_, names) in sorted(kept.items()))
     chunks = []
     cells = []
     line = 1
-    for number, cell in tagged or code:
-        body = _cell_code(cell, where, number)
+    for number, body in graded:
         chunks.append((line, body))
         cells.append((line, number))
         line += body.count("\n") + 1
-    if tagged:
-        notes.extend(_untagged_definitions(chunks, [(n, c) for n, c in code if all(n != m for m, _ in tagged)], where))
     return tuple(chunks), tuple(notes), tuple(cells)
 
 
@@ -217,43 +221,72 @@ def _cell_code(cell: dict, where: str, number: int) -> str:
     return "\n".join("" if MAGIC_LINE.match(ln) else ln for ln in text.splitlines()) + "\n"
 
 
-def _untagged_definitions(chunks: list[tuple[int, str]], untagged: list[tuple[int, dict]], where: str) -> list[str]:
-    """A note for each cell without an answer tag that defines a name the answer cells use and do
-    not define themselves: only the answer cells are graded, so that name is missing there; and for
-    each one that defines a function or class again that an answer cell defines (the solution
-    written in a new cell below the task's stub): the answer cell's definition is the one graded."""
+def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]]) -> dict[int, tuple[str, list[str]]]:
+    """What the student's own cells (those without an answer tag) give the answer cells when the
+    notebook runs top to bottom, as Run All and nbgrader run it: the top-level statements that bind
+    a name the answer cells use and do not bind (a helper in a new cell), or define again further
+    down (the solution written in a new cell below the task's stub), and the statements those need
+    in turn. Nothing else of those cells runs (demos, prints, training need the kit's cells).
+    {cell number: (its code with every other statement blanked, the names kept)}."""
+    defined: dict[str, int] = {}  # a function or class an answer cell defines at its top level: the last cell that does
     used: set[str] = set()
     bound: set[str] = set()
-    defined: set[str] = set()  # the functions and classes the answer cells define at their top level
-    for _, text in chunks:
+    for number, text in answers:
         tree = _parsed(text)
         if tree:
-            defined.update(n.name for n in tree.body if isinstance(n, _DEFINITIONS))
-        for node in ast.walk(tree) if tree else ():
-            if isinstance(node, ast.Name):
-                (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                bound.add(node.name)
-            elif isinstance(node, ast.arg):  # a parameter (any function, lambda)
-                bound.add(node.arg)
-            elif isinstance(node, ast.ExceptHandler) and node.name:
-                bound.add(node.name)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+            defined.update((node.name, number) for node in tree.body if isinstance(node, _DEFINITIONS))
+            used |= _needs(tree)
+            bound |= _bound(tree)
     wanted = used - bound - set(dir(builtins))
-    notes = []
-    for number, cell in untagged:
-        try:
-            tree = _parsed(_cell_code(cell, where, number))
-        except SubmissionError:
-            continue
-        names = sorted(_top_level_names(tree) & wanted) if tree else []
-        if names:
-            notes.append(t("submission.untagged_definition", file=where, number=number, names=", ".join(names)))
-        again = sorted({n.name for n in tree.body if isinstance(n, _DEFINITIONS)} & defined) if tree else []
-        if again:
-            notes.append(t("submission.untagged_redefinition", file=where, number=number, names=", ".join(again)))
-    return notes
+    trees = [(number, tree) for number, text in own if (tree := _parsed(text))]
+    kept: dict[int, list[ast.stmt]] = {}
+    while True:
+        more = [(number, node) for number, tree in trees for node in tree.body
+                if node not in kept.get(number, ()) and _wanted(node, number, wanted, defined)]
+        if not more:
+            break
+        for number, node in more:
+            kept.setdefault(number, []).append(node)
+            wanted |= _needs(node) - bound - set(dir(builtins))
+    texts = dict(own)
+    return {number: (_only(texts[number], nodes), sorted(set().union(*map(_top_level_names, (ast.Module([n], []) for n in nodes)))))
+            for number, nodes in kept.items()}
+
+
+def _wanted(node: ast.stmt, number: int, wanted: set[str], defined: dict[str, int]) -> bool:
+    names = _top_level_names(ast.Module([node], []))
+    return bool(names & wanted) or any(defined.get(name, number) < number for name in names)
+
+
+def _needs(node: ast.AST) -> set[str]:
+    """The names a piece of code reads and does not bind itself."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - _bound(node)
+
+
+def _bound(node: ast.AST) -> set[str]:
+    """Every name a piece of code binds anywhere: assignments, definitions, parameters, imports."""
+    bound: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            bound.add(n.id)
+        elif isinstance(n, _DEFINITIONS):
+            bound.add(n.name)
+        elif isinstance(n, ast.arg):  # a parameter (any function, lambda)
+            bound.add(n.arg)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            bound.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in n.names)
+    return bound
+
+
+def _only(text: str, nodes: list[ast.stmt]) -> str:
+    """A cell's code with every line outside these statements (decorators included) blanked, so
+    that its lines keep their numbers."""
+    lines = text.split("\n")
+    keep = {line for node in nodes
+            for line in range(min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]), (node.end_lineno or node.lineno) + 1)}
+    return "\n".join(line if number in keep else "" for number, line in enumerate(lines, start=1))
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
