@@ -307,6 +307,17 @@ def test_a_solution_written_in_a_new_cell_below_the_stub_is_graded_as_run_all_ru
     assert not any("cell 1 " in event for event in result.events), result.events
 
 
+def test_the_kits_own_cells_are_not_taken_for_an_answer_that_reads_their_names():
+    """An answer that reads a name one of the kit's demo cells binds (`toy`, `tokens`) works under Run
+    All, but the kit's cells need the kit's files and earlier demos: none of them is taken (the
+    answer gets a NameError where it reads the name, its task only)."""
+    released = json.loads((REPO / "assignments" / "attention" / "attention.ipynb").read_text(encoding="utf-8"))
+    answer = next(cell for cell in released["cells"] if "def plot_attention" in "".join(cell["source"]))
+    answer["source"] = "".join(answer["source"]) + "\n\ndef _demo():\n    return plot_attention(toy, tokens, tokens)\n"
+    text = "".join(code for _, code in notebook_chunks(json.dumps(released).encode(), "attention.ipynb"))
+    assert "def _demo" in text and 'tokens = ["the"' not in text and "import public_checks" not in text
+
+
 @pytest.mark.parametrize("notebook", ["attention.ipynb", "attention.zh.ipynb"])
 def test_a_notebook_whose_tags_were_lost_grades_without_the_kits_own_cells(notebook):
     """QA qa3p n10: an editor that drops cell metadata (tags) leaves a notebook with no answer cell,

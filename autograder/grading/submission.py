@@ -168,14 +168,23 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
     notes: list[str] = []
     code = [(number, c) for number, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code"]
     tagged = [(number, c) for number, c in code if _is_answer_cell(c, f"{where}: cell {number}", notes)]
-    if not tagged:  # its tags were lost (an editor that drops cell metadata): the kit's own cells are not the student's
-        kit = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS))
-        code = [(number, c) for number, c in code if _plain(_cell_code(c, where, number)) not in kit]
-    graded = [(number, _cell_code(cell, where, number)) for number, cell in tagged or code]
-    if tagged:
-        own = [(n, _cell_code(c, where, n)) for n, c in code if all(n != m for m, _ in tagged)]
-        kept = _own_definitions(graded, own)
-        graded = sorted(graded + [(number, body) for number, (body, _) in kept.items()])
+    answers = [(number, _cell_code(cell, where, number)) for number, cell in tagged]
+    kit = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS))
+    own = []  # the student's cells: neither an answer cell nor one of the kit's, unchanged
+    for number, cell in code:
+        if all(number != m for m, _ in tagged):
+            try:
+                text = _cell_code(cell, where, number)
+            except SubmissionError:
+                if tagged:  # a scratch cell the grader would not run
+                    continue
+                raise
+            if _plain(text) not in kit:
+                own.append((number, text))
+    graded = answers or own  # no answer cell: its tags were lost (an editor that drops cell metadata)
+    if answers:
+        kept = _own_definitions(answers, own)
+        graded = sorted(answers + [(number, body) for number, (body, _) in kept.items()])
         notes.extend(t("submission.untagged_definition", file=where, number=number, names=", ".join(names))
                      for number, (_, names) in sorted(kept.items()))
     chunks = []
