@@ -246,25 +246,27 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]])
             defined.update((node.name, number) for node in tree.body if isinstance(node, _DEFINITIONS))
             used |= _needs(tree)
             bound |= _bound(tree)
-    wanted = used - bound - set(dir(builtins))
-    trees = [(number, tree) for number, text in own if (tree := _parsed(text))]
-    kept: dict[int, list[ast.stmt]] = {}
-    while True:
-        more = [(number, node) for number, tree in trees for node in tree.body
-                if node not in kept.get(number, ()) and _wanted(node, number, wanted, defined)]
-        if not more:
-            break
-        for number, node in more:
-            kept.setdefault(number, []).append(node)
-            wanted |= _needs(node) - bound - set(dir(builtins))
+    binding: dict[str, list[tuple[int, ast.stmt]]] = collections.defaultdict(list)  # name -> the own statements that bind it
+    for number, text in own:
+        for node in (tree.body if (tree := _parsed(text)) else ()):
+            for name in _top_level_names(ast.Module([node], [])):
+                binding[name].append((number, node))
+    kept: dict[int, dict[ast.stmt, None]] = collections.defaultdict(dict)  # in the order taken; a statement once
+    todo = [(name, 0) for name in used - bound - set(dir(builtins))]  # (name, only from cells below this one)
+    todo += list(defined.items())
+    seen: set[tuple[str, int]] = set()
+    while todo:  # one pass over the names: a chain of helpers costs its length, not its square
+        name, below = todo.pop()
+        if (name, below) in seen:
+            continue
+        seen.add((name, below))
+        for number, node in binding.get(name, ()):
+            if number > below and node not in kept[number]:
+                kept[number][node] = None
+                todo.extend((needed, 0) for needed in _needs(node) - bound - set(dir(builtins)))
     texts = dict(own)
-    return {number: (_only(texts[number], nodes), sorted(set().union(*map(_top_level_names, (ast.Module([n], []) for n in nodes)))))
-            for number, nodes in kept.items()}
-
-
-def _wanted(node: ast.stmt, number: int, wanted: set[str], defined: dict[str, int]) -> bool:
-    names = _top_level_names(ast.Module([node], []))
-    return bool(names & wanted) or any(defined.get(name, number) < number for name in names)
+    return {number: (_only(texts[number], list(nodes)), sorted(set().union(*(_top_level_names(ast.Module([n], [])) for n in nodes))))
+            for number, nodes in sorted(kept.items()) if nodes}
 
 
 def _needs(node: ast.AST) -> set[str]:
