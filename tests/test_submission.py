@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.errors import SubmissionError
-from autograder.grading.submission import load_submission, notebook_chunks
+from autograder.grading.submission import MAX_CELL_NOTES, load_submission, notebook_chunks
 from autograder.grading.worker.dispatcher import split_chunks as split_chunks_for_tests
 
 REPO = Path(__file__).resolve().parents[1]
@@ -288,6 +288,18 @@ def test_a_helper_in_a_cell_without_an_answer_tag_runs_as_run_all_runs_it(tmp_pa
     assert "scratch = 3" not in code and "demo_x" not in code
     assert len(submission.notes) == 1 and "cell 1 is not an answer cell" in submission.notes[0], submission.notes
     assert "defines _row_max, math," in submission.notes[0]
+
+
+def test_many_cells_giving_definitions_make_a_few_notes(tmp_path):
+    """A chain of 20 helper cells, each calling the next: all are taken, and the feedback names the
+    first MAX_CELL_NOTES cells and counts the rest instead of 20 notes."""
+    path = tmp_path / "chain.ipynb"
+    helpers = [_code(f"def f{i}(x):\n    return f{i + 1}(x)\n") for i in range(20)]
+    path.write_bytes(_notebook([_code("def masked_softmax(s, mask=None):\n    return f0(s)\n", ["attnkit:answer"]), *helpers]))
+    submission = load_submission(path)
+    code = "".join(text for _, text in notebook_chunks(path.read_bytes(), "chain.ipynb"))
+    assert all(f"def f{i}(x)" in code for i in range(20)), code
+    assert len(submission.notes) == MAX_CELL_NOTES + 1 and "12 more cells" in submission.notes[-1], submission.notes
 
 
 def test_a_solution_written_in_a_new_cell_below_the_stub_is_graded_as_run_all_runs_it(grade, reference_source):

@@ -358,6 +358,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{file}: cell {number} is not an answer cell (tagged attnkit:answer), but it defines {names}, which your answer cells use or define again: the grader ran those definitions in notebook order, as Run All does, and nothing else of that cell; keep your code in the answer cells",
         "zh": "{file}：第 {number} 个单元格不是作答单元格（标签 attnkit:answer），但它定义了 {names}，你的作答单元格用到或重新定义了它：评分器按笔记本中的顺序（与 Run All 相同）运行了这些定义，该单元格的其余代码没有运行；请把代码写在作答单元格里",
     },
+    "submission.untagged_more": {
+        "en": "{file}: {count} more cells that are not answer cells gave definitions to your answer cells in the same way",
+        "zh": "{file}：另有 {count} 个不是作答单元格的单元格以同样方式为你的作答单元格提供了定义",
+    },
     "submission.tags": {
         "en": "{file}: its metadata \"tags\" is {value}, not a list of strings; it was read as a cell without tags",
         "zh": "{file}：它的元数据 \"tags\" 是 {value}，不是字符串列表；已按没有标签的单元格读取",

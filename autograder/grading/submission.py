@@ -185,8 +185,10 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
     if answers:
         kept = _own_definitions(answers, own)
         graded = sorted(answers + [(number, body) for number, (body, _) in kept.items()])
-        notes.extend(t("submission.untagged_definition", file=where, number=number, names=", ".join(names))
-                     for number, (_, names) in sorted(kept.items()))
+        said = sorted(kept.items())[:MAX_CELL_NOTES]
+        notes.extend(t("submission.untagged_definition", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES])) for number, (_, names) in said)
+        if len(kept) > len(said):
+            notes.append(t("submission.untagged_more", file=where, count=len(kept) - len(said)))
     chunks = []
     cells = []
     line = 1
@@ -300,6 +302,7 @@ def _only(text: str, nodes: list[ast.stmt]) -> str:
     return "\n".join(line if number in keep else "" for number, line in enumerate(lines, start=1))
 
 
+MAX_CELL_NOTES = 8  # notes on the student's own cells, and names in each: the feedback stays readable
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
