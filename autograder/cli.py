@@ -575,16 +575,22 @@ def main(argv: list[str] | None = None) -> int:
     return _run(build_parser().parse_args(argv))
 
 
+INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
+
+
 def _run(args: argparse.Namespace) -> int:
+    lang = getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or "en"
     try:
         return args.func(args)
     except AttnkitError as error:
         from autograder.feedback.formats.view import note_text
 
-        lang = getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or "en"
         text = note_text(str(error), lang) if lang in LANGS and lang != "en" else str(error)  # the student's language where we have it
         print(t("cli.error", lang if lang in LANGS else "en", error=shown(text, keep=chr(10))), file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: a traceback from wherever it landed (torch's import, a pool) helps no one
+        print(t("cli.interrupted", lang if lang in LANGS else "en"), file=sys.stderr)
+        return INTERRUPTED
 
 
 QUICK_EXIT_COMMANDS = ("check", "watch")  # the student's loop: its exit is on the clock
