@@ -348,11 +348,18 @@ def _finish_batch(batch, out_dir: Path, lang: str, roster=None) -> None:
 
 
 def _print_scores(batch) -> None:
-    print(f"{'submission':<28} {'score':>9}  parts")
+    """The batch's score table. A submission that could not be graded says so, as grades.csv does
+    (no score there): its checks are all 0 points, and '0/100' read as a grade it never got."""
+    names = {result.submission: shown_name(result.submission) for result in batch.submissions}
+    width = max([28, *map(len, names.values())])  # a long name no longer pushes its row out of line
+    print(f"{'submission':<{width}} {'score':>9}  parts")
     for result in batch.submissions:
+        if result.grader_error:
+            print(f"{names[result.submission]:<{width}} {'error':>9}  could not grade: {shown(result.grader_error)}")
+            continue
         parts = " ".join(f"{p.part}:{p.score:g}/{p.max_score:g}" for p in result.parts)
-        score = "error" if result.grader_error and not result.checks else f"{result.score:g}/{result.max_score:g}"
-        print(f"{shown_name(result.submission):<28} {score:>9}  {parts}")
+        score = f"{result.score:g}/{result.max_score:g}"
+        print(f"{names[result.submission]:<{width}} {score:>9}  {parts}")
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

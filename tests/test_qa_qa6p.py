@@ -57,6 +57,7 @@ EXPECTED = {  # per-part scores, seed 1; None: could not be graded (its reason i
     "bad_json": None,  # a notebook cut short
     "misnamed.txt": None,  # the reference saved as .txt
     "frank": None,  # a folder whose only file is attention.txt
+    "a_name_longer_than_the_table_column": NOTHING,  # the release's stubs
 }
 
 _FORMATS = ["text", "simple_format", "html", "md", "ansi"]
@@ -139,6 +140,7 @@ def _inbox(folder: Path) -> Path:
     for name in ("notebook_style.ipynb", "bug_no_scaling.py"):
         shutil.copyfile(EXAMPLES / name, folder / name)
     shutil.copyfile(RELEASE, folder / "blank.py")
+    shutil.copyfile(RELEASE, folder / "a_name_longer_than_the_table_column.py")
     (folder / "empty.py").write_bytes(b"")
     (folder / "latin1.py").write_bytes('def greet():\n    return "café"\n'.encode("latin-1"))
     (folder / "nul_bytes.py").write_bytes(b"import torch\n\x00\x00\x00\n")
@@ -156,6 +158,17 @@ def graded(tmp_path_factory) -> Path:
     out = root / "out"
     grade_batch(_inbox(root / "inbox"), out, jobs=2, options=GradeOptions(seed=1, prairielearn=True))
     return out
+
+
+def test_the_batch_table_says_could_not_grade_where_grades_csv_has_no_score(graded, capsys):
+    """It printed '0/100' for a hand-in that could not be graded (grades.csv leaves its score empty,
+    so that no 0 is imported), and a name over 28 characters pushed its row out of line."""
+    assert cli.main(["grade-batch", str(graded.parent / "inbox"), "--out", str(graded), "--seed", "1", "--prairielearn"]) == 0  # all kept: the table only
+    header, *rows = capsys.readouterr().out.splitlines()[:len(EXPECTED) + 1]
+    column = header.index("score") + len("score")  # scores are right-aligned under their heading
+    for row in rows:
+        name, score = row.split()[0], row[:column].split()[-1]
+        assert (score == "error") is (EXPECTED[name] is None), row
 
 
 def _strict_json(path: Path) -> dict:
