@@ -16,12 +16,16 @@ Fixed here (each test named after it fails on main without its fix):
   - a result the grader itself failed to reach (its worker template died: a SIGINT to the batch's
     process group while the template imported torch) was kept for good: a re-run skipped the
     whole class as "could not grade";
-  - Ctrl-C ended every command with a traceback from wherever it landed.
+  - Ctrl-C ended every command with a traceback from wherever it landed;
+  - grade-batch's table printed "0/100" for a hand-in that could not be graded;
+  - the PrairieLearn question took only attention.py, where the student README tells students to
+    hand in the file they wrote in (attention.ipynb, attention.zh.ipynb) under its own name.
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import zipfile
 from dataclasses import replace
@@ -36,6 +40,8 @@ from autograder.feedback.output import ResultStore
 from autograder.feedback.results import load_submission_result
 from autograder.grading.batch import grade_batch
 from autograder.grading.session import GradeOptions
+from autograder.grading.submission import entry_names
+from autograder.deployment.export import export_prairielearn
 from autograder.settings import GRADESCOPE_FILE, PRAIRIELEARN_FILE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -248,3 +254,17 @@ def test_ctrl_c_ends_a_command_with_a_sentence_and_code_130(monkeypatch, tmp_pat
             pytest.fail("Ctrl-C came out of attnkit as a traceback")
         assert code == 130
         assert capsys.readouterr().err.strip() == t("cli.interrupted", lang)
+
+
+def test_the_prairielearn_question_takes_every_file_the_student_readme_allows(tmp_path):
+    """The student README (en, zh) says: hand in the one file you wrote in, attention.py,
+    attention.ipynb or attention.zh.ipynb, under its own name; the question took attention.py only."""
+    html = (export_prairielearn(tmp_path / "q", image="registry.example/attnkit-grader:1") / "question.html").read_text(encoding="utf-8")
+    [upload] = re.findall(r"<pl-file-upload([^>]*)>", html)
+    attributes = dict(re.findall(r'([\w-]+)="([^"]*)"', upload))
+    required = [name.strip() for name in attributes.get("file-names", "").split(",") if name.strip()]
+    optional = [name.strip() for name in attributes.get("optional-file-names", "").split(",") if name.strip()]
+    assert set(entry_names()) <= set(required + optional) and len(required) <= 1, attributes
+    for readme in ("README.md", "README.zh.md"):
+        text = (REPO / "assignments" / "attention" / readme).read_text(encoding="utf-8")
+        assert all(name in text for name in entry_names()) and "PrairieLearn" in text
