@@ -596,7 +596,8 @@ def _run(args: argparse.Namespace) -> int:
         print(t("cli.error", lang if lang in LANGS else "en", error=shown(text, keep=chr(10))), file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C: a traceback from wherever it landed (torch's import, a pool) helps no one
-        print(t("cli.interrupted", lang if lang in LANGS else "en"), file=sys.stderr)
+        key = "cli.interrupted_batch" if args.command == "grade-batch" else "cli.interrupted"  # a batch resumes
+        print(t(key, lang if lang in LANGS else "en"), file=sys.stderr)
         return INTERRUPTED
 
 

@@ -253,7 +253,7 @@ def test_ctrl_c_ends_a_command_with_a_sentence_and_code_130(monkeypatch, tmp_pat
         except KeyboardInterrupt:
             pytest.fail("Ctrl-C came out of attnkit as a traceback")
         assert code == 130
-        assert capsys.readouterr().err.strip() == t("cli.interrupted", lang)
+        assert capsys.readouterr().err.strip() == t("cli.interrupted_batch", lang)
 
 
 def test_the_prairielearn_question_takes_every_file_the_student_readme_allows(tmp_path):
