@@ -426,6 +426,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     roster = _roster(args)
     if args.lms and roster is None:
         raise AttnkitError(f"--lms {args.lms} needs --roster FILE: the LMS's student list that says whose each submission is")
+    if args.lms and roster is not None:
+        from autograder.deployment.lms import check_roster
+
+        check_roster(args.lms, roster)  # before anything is written
     index = write_report(Path(args.out_dir), _lang(args), show_after_due=args.show_after_due, roster=roster)
     print(f"class dashboard: {index}")
     print(f"grades:          {index.parent / GRADES_CSV}")

@@ -268,3 +268,13 @@ def test_the_prairielearn_question_takes_every_file_the_student_readme_allows(tm
     for readme in ("README.md", "README.zh.md"):
         text = (REPO / "assignments" / "attention" / readme).read_text(encoding="utf-8")
         assert all(name in text for name in entry_names()) and "PrairieLearn" in text
+
+
+def test_a_canvas_import_from_a_roster_without_canvas_ids_is_refused(graded, tmp_path, capsys):
+    """A plain `submission,student_id` roster gave grades-canvas.csv rows with every identity
+    column (ID, SIS User ID, SIS Login ID) empty: a file Canvas cannot match one row of."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("submission,student_id\nalice,1001\nbug_no_scaling,1002\n", encoding="utf-8")
+    assert cli.main(["report", str(graded), "--roster", str(roster), "--lms", "canvas"]) == 2
+    assert "SIS User ID" in capsys.readouterr().err and not (graded / "grades-canvas.csv").exists()
+    assert cli.main(["report", str(graded), "--roster", str(roster), "--lms", "prairielearn"]) == 0  # uid: the student_id, as documented
