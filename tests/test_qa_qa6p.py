@@ -35,6 +35,7 @@ import jsonschema
 import pytest
 
 from autograder import cli
+from autograder.errors import AttnkitError
 from autograder.feedback.i18n import t
 from autograder.feedback.output import ResultStore
 from autograder.feedback.results import load_submission_result
@@ -278,3 +279,14 @@ def test_a_canvas_import_from_a_roster_without_canvas_ids_is_refused(graded, tmp
     assert cli.main(["report", str(graded), "--roster", str(roster), "--lms", "canvas"]) == 2
     assert "SIS User ID" in capsys.readouterr().err and not (graded / "grades-canvas.csv").exists()
     assert cli.main(["report", str(graded), "--roster", str(roster), "--lms", "prairielearn"]) == 0  # uid: the student_id, as documented
+
+
+@pytest.mark.parametrize("inside", [".", "graded"])
+def test_results_inside_the_folder_of_submissions_are_refused(tmp_path, inside):
+    """`grade-batch subs --out subs` graded, then graded its own result folders as submissions on
+    the next run and stopped: 'cannot write the results into subs/alice.py: Not a directory'."""
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "alice.py").write_text("", encoding="utf-8")
+    with pytest.raises(AttnkitError, match="inside the folder of submissions"):
+        grade_batch(tmp_path / "subs", tmp_path / "subs" / inside)
+    assert sorted(p.name for p in (tmp_path / "subs").iterdir()) == ["alice.py"]
