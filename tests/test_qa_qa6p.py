@@ -36,6 +36,7 @@ import pytest
 
 from autograder import cli
 from autograder.errors import AttnkitError
+from autograder.feedback.checkview import render_check
 from autograder.feedback.i18n import t
 from autograder.feedback.output import ResultStore
 from autograder.feedback.results import load_submission_result
@@ -290,3 +291,13 @@ def test_results_inside_the_folder_of_submissions_are_refused(tmp_path, inside):
     with pytest.raises(AttnkitError, match="inside the folder of submissions"):
         grade_batch(tmp_path / "subs", tmp_path / "subs" / inside)
     assert sorted(p.name for p in (tmp_path / "subs").iterdir()) == ["alice.py"]
+
+
+def test_check_names_the_file_it_checked(graded):
+    """`attnkit check` without a path takes the file saved last (attention.py or a notebook, here
+    or in the release folder) and never said which one it had checked."""
+    for name, file in (("notebook_style", "notebook_style.ipynb"), ("alice", "alice.py")):
+        result = load_submission_result(graded / name / "attnkit.json")
+        for lang in ("en", "zh"):
+            lines, _ = render_check(result, lang)
+            assert lines[-1].startswith(f"{file}{':' if lang == 'en' else '：'}"), lines[-1]

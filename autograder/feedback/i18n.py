@@ -180,8 +180,8 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "check.note": {"en": "note: {event}", "zh": "注意：{event}"},
     "check.totals": {
-        "en": "{passed}/{total} visible checks passed (seed {seed}); the grader also runs hidden checks",
-        "zh": "可见检查通过 {passed}/{total}（随机种子 {seed}）；评分时还会运行隐藏检查",
+        "en": "{file}: {passed}/{total} visible checks passed (seed {seed}); the grader also runs hidden checks",
+        "zh": "{file}：可见检查通过 {passed}/{total}（随机种子 {seed}）；评分时还会运行隐藏检查",
     },
     "hint.heading": {"en": "Task {task}, hint {tier} of 3 ({kind}):", "zh": "任务 {task}，提示 {tier}/3（{kind}）："},
     "hint.next": {"en": "ask again for the next step: attnkit hint {task}", "zh": "再问一次可得到下一步：attnkit hint {task}"},
