@@ -19,7 +19,10 @@ Fixed here (each test named after it fails on main without its fix):
   - Ctrl-C ended every command with a traceback from wherever it landed;
   - grade-batch's table printed "0/100" for a hand-in that could not be graded;
   - the PrairieLearn question took only attention.py, where the student README tells students to
-    hand in the file they wrote in (attention.ipynb, attention.zh.ipynb) under its own name.
+    hand in the file they wrote in (attention.ipynb, attention.zh.ipynb) under its own name;
+  - `report --lms canvas` with a roster without Canvas's ID columns wrote rows Canvas cannot match;
+  - `grade-batch SUBS --out SUBS` graded its own results as submissions on the next run;
+  - `attnkit check` never said which file it had checked.
 """
 from __future__ import annotations
 
