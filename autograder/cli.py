@@ -348,11 +348,18 @@ def _finish_batch(batch, out_dir: Path, lang: str, roster=None) -> None:
 
 
 def _print_scores(batch) -> None:
-    print(f"{'submission':<28} {'score':>9}  parts")
+    """The batch's score table. A submission that could not be graded says so, as grades.csv does
+    (no score there): its checks are all 0 points, and '0/100' read as a grade it never got."""
+    names = {result.submission: shown_name(result.submission) for result in batch.submissions}
+    width = max([28, *map(len, names.values())])  # a long name no longer pushes its row out of line
+    print(f"{'submission':<{width}} {'score':>9}  parts")
     for result in batch.submissions:
+        if result.grader_error:
+            print(f"{names[result.submission]:<{width}} {'error':>9}  could not grade: {shown(result.grader_error)}")
+            continue
         parts = " ".join(f"{p.part}:{p.score:g}/{p.max_score:g}" for p in result.parts)
-        score = "error" if result.grader_error and not result.checks else f"{result.score:g}/{result.max_score:g}"
-        print(f"{shown_name(result.submission):<28} {score:>9}  {parts}")
+        score = f"{result.score:g}/{result.max_score:g}"
+        print(f"{names[result.submission]:<{width}} {score:>9}  {parts}")
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -419,6 +426,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
     roster = _roster(args)
     if args.lms and roster is None:
         raise AttnkitError(f"--lms {args.lms} needs --roster FILE: the LMS's student list that says whose each submission is")
+    if args.lms and roster is not None:
+        from autograder.deployment.lms import check_roster
+
+        check_roster(args.lms, roster)  # before anything is written
     index = write_report(Path(args.out_dir), _lang(args), show_after_due=args.show_after_due, roster=roster)
     print(f"class dashboard: {index}")
     print(f"grades:          {index.parent / GRADES_CSV}")
@@ -575,16 +586,23 @@ def main(argv: list[str] | None = None) -> int:
     return _run(build_parser().parse_args(argv))
 
 
+INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
+
+
 def _run(args: argparse.Namespace) -> int:
+    lang = getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or "en"
     try:
         return args.func(args)
     except AttnkitError as error:
         from autograder.feedback.formats.view import note_text
 
-        lang = getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or "en"
         text = note_text(str(error), lang) if lang in LANGS and lang != "en" else str(error)  # the student's language where we have it
         print(t("cli.error", lang if lang in LANGS else "en", error=shown(text, keep=chr(10))), file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: a traceback from wherever it landed (torch's import, a pool) helps no one
+        key = "cli.interrupted_batch" if args.command == "grade-batch" else "cli.interrupted"  # a batch resumes
+        print(t(key, lang if lang in LANGS else "en"), file=sys.stderr)
+        return INTERRUPTED
 
 
 QUICK_EXIT_COMMANDS = ("check", "watch")  # the student's loop: its exit is on the clock

@@ -124,7 +124,7 @@ def test_prairielearn_question_uses_the_image_and_its_entry_point(tmp_path):
     assert info["gradingMethod"] == "External"
     assert info["externalGradingOptions"]["image"] == "registry.example/attnkit-grader:1"
     assert info["externalGradingOptions"]["entrypoint"] == "/opt/attnkit/bin/entrypoint-prairielearn"
-    assert 'file-names="attention.py"' in (folder / "question.html").read_text()
+    assert 'file-names="attention.py, attention.ipynb, attention.zh.ipynb"' in (folder / "question.html").read_text()
 
 
 # --------------------------------------------------------------------------------------------

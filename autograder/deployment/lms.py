@@ -15,6 +15,7 @@ import csv
 import io
 from dataclasses import dataclass
 
+from autograder.errors import AttnkitError
 from autograder.feedback.formats.csvfile import cell_text
 from autograder.feedback.formats.view import number, percent
 from autograder.feedback.results import BatchResult, SubmissionResult
@@ -22,6 +23,7 @@ from autograder.deployment.roster import Roster, Student
 
 LAYOUTS = ("canvas", "prairielearn")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
+CANVAS_KEYS = ("ID", "SIS User ID", "SIS Login ID")  # what Canvas's import finds a student by
 PRAIRIELEARN_COLUMNS = ("uid", "instance", "score_perc")
 
 
@@ -55,7 +57,17 @@ def _write(header: tuple[str, ...], rows: list[dict[str, str]]) -> str:
     return buffer.getvalue()
 
 
+def check_roster(layout: str, roster: Roster) -> None:
+    """Refuse a roster the layout cannot take a student's identity from: Canvas matches an imported
+    row by one of CANVAS_KEYS, which a plain `submission,student_id` roster does not have (its rows
+    came out with every identity column empty: a file Canvas cannot match a single row of)."""
+    if layout == "canvas" and not any(column in roster.columns for column in CANVAS_KEYS):
+        raise AttnkitError(f"--lms canvas: the roster {roster.path} has none of Canvas's columns {', '.join(CANVAS_KEYS)}, so Canvas"
+                           " could match no row of the import: give Canvas's own gradebook export (Grades > Export) as --roster")
+
+
 def canvas_csv(batch: BatchResult, roster: Roster, assignment: str) -> Gradebook:
+    check_roster("canvas", roster)
     best, unmatched = _best_by_student(batch, roster)
     header = (*CANVAS_COLUMNS, assignment)
     rows = []

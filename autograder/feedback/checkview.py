@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from autograder.assignment import current, words
 from autograder.errors import AttnkitError
@@ -113,7 +114,8 @@ def render_check(result, lang: str, selection: Selection = Selection()) -> tuple
         lines.append(t("check.note", lang, event=note_text(event, lang)))
     passed = sum(c.passed for task in tasks for c in by_task[task])
     total = sum(len(by_task[task]) for task in tasks)
-    lines.append(t("check.totals", lang, passed=passed, total=total, seed=result.seed))
+    # the file checked, by name (shown safely by the caller): `check` alone takes the file saved last
+    lines.append(t("check.totals", lang, file=Path(result.source).name, passed=passed, total=total, seed=result.seed))
     return lines, not unfinished
 
 

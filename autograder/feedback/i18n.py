@@ -148,6 +148,9 @@ STRINGS: dict[str, dict[str, str]] = {
     # what a student's command (check, watch, hint, grade) could not do: raised in English, shown
     # in the student's language by cli._run (found again from the English, as the notes are)
     "cli.error": {"en": "ERROR {error}", "zh": "错误：{error}"},
+    "cli.interrupted": {"en": "stopped (Ctrl-C)", "zh": "已停止（Ctrl-C）"},
+    "cli.interrupted_batch": {"en": "stopped (Ctrl-C). Every result already written is kept whole; run the same command again to grade the rest",
+                              "zh": "已停止（Ctrl-C）。已写出的结果都完整保留；再次运行同一命令即可评完其余的提交"},
     "cli.no_submission": {"en": "no submission at {path}: give the path of a .py, .ipynb, folder or .zip",
                           "zh": "{path} 不存在：请给出 .py、.ipynb、文件夹或 .zip 的路径"},
     "cli.no_file": {"en": "no file at {path}: give the .py or .ipynb you are working on", "zh": "{path} 处没有文件：请给出你正在写的 .py 或 .ipynb"},
@@ -177,8 +180,8 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "check.note": {"en": "note: {event}", "zh": "注意：{event}"},
     "check.totals": {
-        "en": "{passed}/{total} visible checks passed (seed {seed}); the grader also runs hidden checks",
-        "zh": "可见检查通过 {passed}/{total}（随机种子 {seed}）；评分时还会运行隐藏检查",
+        "en": "{file}: {passed}/{total} visible checks passed (seed {seed}); the grader also runs hidden checks",
+        "zh": "{file}：可见检查通过 {passed}/{total}（随机种子 {seed}）；评分时还会运行隐藏检查",
     },
     "hint.heading": {"en": "Task {task}, hint {tier} of 3 ({kind}):", "zh": "任务 {task}，提示 {tier}/3（{kind}）："},
     "hint.next": {"en": "ask again for the next step: attnkit hint {task}", "zh": "再问一次可得到下一步：attnkit hint {task}"},

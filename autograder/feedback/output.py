@@ -18,11 +18,20 @@ from autograder.feedback.formats.gradescope import to_gradescope
 from autograder.feedback.formats.html import render_html
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.formats.prairielearn import to_prairielearn
+from autograder.feedback.i18n import t
 from autograder.feedback.results import SubmissionResult, load_submission_result, write_atomic, write_json_atomic
 from autograder.grading.submission import submission_digest
 from autograder.settings import (
     BATCH_LOCK_FILE, FEEDBACK_HTML, FEEDBACK_MD, GRADESCOPE_FILE, PARTIAL_SUFFIX, PRAIRIELEARN_FILE, RESULT_FILE,
 )
+
+
+def grader_failed(result: SubmissionResult) -> bool:
+    """Whether the grader itself failed on this submission (its worker template died, a check's own
+    bug): no fault of the submission and no verdict on it. A batch interrupted that way had kept
+    such results for good, and a re-run skipped them: every submission left 'could not grade'."""
+    internal = t("note.internal_error", kind="", text="").split(":", 1)[0]  # "internal grader error"
+    return result.grader_error.startswith(internal) or any(check.message_key == "internal_error" for check in result.checks)
 
 
 class ResultStore:
@@ -39,12 +48,14 @@ class ResultStore:
 
     def is_done(self, path: Path, name: str) -> bool:
         """Whether OUT/<name>/ holds a complete result of this very submission: the same entry
-        name and the same content (a student who handed in again is graded again)."""
+        name and the same content (a student who handed in again is graded again), and a verdict
+        on it (one the grader itself failed to reach is graded again: `grader_failed`)."""
         try:
             result = load_submission_result(self.result_file(name))
         except (OSError, ValueError, TypeError, KeyError):
             return False
-        return Path(result.source).name == Path(path).name and bool(result.digest) and result.digest == submission_digest(Path(path))
+        same = Path(result.source).name == Path(path).name and bool(result.digest) and result.digest == submission_digest(Path(path))
+        return same and not grader_failed(result)
 
     def load(self, name: str) -> SubmissionResult:
         return load_submission_result(self.result_file(name))

@@ -54,6 +54,10 @@ def grade_batch(
     unless given."""
     if jobs < 1:
         raise AttnkitError(f"--jobs {jobs}: must be at least 1")
+    inbox, out = Path(directory).resolve(), Path(out_dir).resolve()
+    if out == inbox or inbox in out.parents:  # its result folders became submissions on the next run
+        raise AttnkitError(f"--out {out_dir} is inside the folder of submissions {directory}: the next run would grade its results"
+                           " as submissions. Give --out a folder outside it")
     chosen: Runner = runner if runner is not None else PoolRunner(jobs)
     paths = list_submissions(directory)
     names = output_names(paths)  # from the whole folder: every shard names a submission alike

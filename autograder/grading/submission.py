@@ -18,6 +18,7 @@ import stat
 import tokenize
 import zipfile
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -32,6 +33,8 @@ from autograder.settings import SUBMISSION_MAX_FILES as MAX_FILES
 from autograder.settings import SUBMISSION_MAX_TOTAL_BYTES as MAX_TOTAL_BYTES
 from autograder.settings import SUBMISSION_MAX_ZIP_BYTES as MAX_ZIP_BYTES
 from autograder.settings import SUBMISSION_MAX_ZIP_ENTRIES as MAX_ZIP_ENTRIES
+
+MAX_NAMES_SHOWN = 10  # files named in "found no attention.py": enough to see the misnamed one
 
 
 def entry_names() -> tuple[str, ...]:
@@ -354,11 +357,11 @@ def load_submission(path: Path) -> Submission:
     if path.is_symlink():
         raise SubmissionError(t("submission.symlink", file=path))
     if path.is_dir():
-        return _from_files(path.name, "folder", _read_folder(path))
+        return _from_files(path.name, "folder", *_read_folder(path))
     if not path.is_file():
         raise SubmissionError(t("submission.missing", file=path))
     if path.suffix == ".zip":
-        return _from_files(submission_name(path), "zip", _read_zip(path))
+        return _from_files(submission_name(path), "zip", *_read_zip(path))
     if path.suffix not in (".py", ".ipynb"):
         raise SubmissionError(t("submission.kind", file=path.name))
     if path.stat().st_size > _max_bytes(path.name):
@@ -373,8 +376,10 @@ def _max_bytes(name: str) -> int:
     return MAX_TOTAL_BYTES if name.endswith(".ipynb") else MAX_FILE_BYTES
 
 
-def _read_folder(folder: Path) -> dict[str, bytes]:
+def _read_folder(folder: Path) -> tuple[dict[str, bytes], list[str]]:
+    """The .py and .ipynb files of a folder, and the names of the other files (never read)."""
     files: dict[str, bytes] = {}
+    others: list[str] = []
     total = 0
     for item in sorted(folder.rglob("*")):
         relative = item.relative_to(folder).as_posix()
@@ -382,7 +387,10 @@ def _read_folder(folder: Path) -> dict[str, bytes]:
             continue
         if item.is_symlink():
             continue  # never followed: a link may point anywhere on the grader's machine
-        if not item.is_file() or item.suffix not in (".py", ".ipynb"):
+        if not item.is_file():
+            continue
+        if item.suffix not in (".py", ".ipynb"):
+            others.append(relative)
             continue
         size = item.stat().st_size
         if item.suffix == ".ipynb" and size > _max_bytes(item.name):  # its outputs, not code: say so
@@ -391,11 +399,13 @@ def _read_folder(folder: Path) -> dict[str, bytes]:
         if len(files) >= MAX_FILES or total > MAX_TOTAL_BYTES:
             raise SubmissionError(t("submission.folder_too_big", file=folder.name, count=MAX_FILES, limit=MAX_TOTAL_BYTES >> 20))
         files[relative] = item.read_bytes()
-    return files
+    return files, others
 
 
-def _read_zip(path: Path) -> dict[str, bytes]:
+def _read_zip(path: Path) -> tuple[dict[str, bytes], list[str]]:
+    """The .py and .ipynb entries of a zip, and the names of the other files (never read)."""
     files: dict[str, bytes] = {}
+    others: list[str] = []
     total = 0
     try:
         archive = zipfile.ZipFile(path)
@@ -411,7 +421,10 @@ def _read_zip(path: Path) -> dict[str, bytes]:
                 raise SubmissionError(t("submission.zip_escape", file=path.name, entry=repr(info.filename)))
             if stat.S_ISLNK(info.external_attr >> 16):
                 raise SubmissionError(t("submission.zip_symlink", file=path.name, entry=repr(info.filename)))
-            if info.is_dir() or name.suffix not in (".py", ".ipynb") or any(p.startswith(".") or p == "__MACOSX" for p in name.parts):
+            if info.is_dir() or any(p.startswith(".") or p == "__MACOSX" for p in name.parts):
+                continue
+            if name.suffix not in (".py", ".ipynb"):
+                others.append(name.as_posix())
                 continue
             try:
                 with archive.open(info) as member:
@@ -424,7 +437,7 @@ def _read_zip(path: Path) -> dict[str, bytes]:
             if len(data) > _max_bytes(name.name) or total > MAX_ZIP_BYTES or len(files) >= MAX_FILES:
                 raise SubmissionError(t("submission.zip_bomb", file=path.name, file_limit=MAX_FILE_BYTES >> 20, limit=MAX_ZIP_BYTES >> 20, count=MAX_FILES))
             files[name.as_posix()] = data
-    return _strip_common_folder(files)
+    return _strip_common_folder(files), others
 
 
 def _strip_common_folder(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -435,8 +448,9 @@ def _strip_common_folder(files: dict[str, bytes]) -> dict[str, bytes]:
     return files
 
 
-def _from_files(name: str, kind: str, files: dict[str, bytes], entry: str | None = None) -> Submission:
-    entry = entry or _find_entry(name, files)
+def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[str] = (), entry: str | None = None) -> Submission:
+    """The submission from its graded files; `others` names the files handed in but not read."""
+    entry = entry or _find_entry(name, files, others)
     data = files[entry]
     notes: tuple[str, ...] = ()
     cells: Cells = ()
@@ -468,7 +482,7 @@ def _same_text(handed_in: bytes, kit: bytes) -> bool:
     return handed_in.replace(b"\r\n", b"\n") == kit.replace(b"\r\n", b"\n")
 
 
-def _find_entry(name: str, files: dict[str, bytes]) -> str:
+def _find_entry(name: str, files: dict[str, bytes], others: Sequence[str] = ()) -> str:
     """The file the student wrote in. A whole release folder holds attention.py and the notebooks,
     and only one of them has the answers: the one with the fewest stubs left (in entry_names()
     order when they tie), so that the untouched attention.py next to a finished notebook is not
@@ -489,6 +503,8 @@ def _find_entry(name: str, files: dict[str, bytes]) -> str:
     if len(candidates) == 1:
         return candidates[0]
     student_file, notebook, notebook_zh = entry_names()
+    handed_in = sorted(files) + sorted(others)  # all of them: "files: none" next to a misnamed file misleads
+    shown = ", ".join(handed_in[:MAX_NAMES_SHOWN]) + (", ..." if len(handed_in) > MAX_NAMES_SHOWN else "")
     raise SubmissionError(t("submission.not_found", file=name, student_file=student_file, notebook=notebook, notebook_zh=notebook_zh,
-                            files=", ".join(sorted(files)) or "none"))
+                            files=shown or "none"))
 

@@ -57,7 +57,7 @@ def syntax_error(source: Path) -> tuple[str, str] | None:
         try:
             ast.parse(path.read_bytes(), str(path.name))
         except SyntaxError as error:
-            return path.name, f"line {error.lineno}: {error.msg}"
+            return path.name, f"line {error.lineno}: {error.msg}" if error.lineno else error.msg
         except ValueError as error:  # null bytes
             return path.name, str(error)
     return None
@@ -68,7 +68,9 @@ def to_prairielearn(result: SubmissionResult, *, result_dir: Path | None = None,
     What the student's code printed or raised, and file names, are shown safely (feedback/shown.py).
     With `source` (the graded files): a .py file that does not compile and scores nothing cannot be
     graded at all (`gradable: false`, no attempt counted), in run-prairielearn as in a batch."""
-    broken = syntax_error(source) if source is not None and result.score == 0 else None
+    broken = None
+    if source is not None and not result.grader_error and result.score == 0:  # a file the loader refused
+        broken = syntax_error(source)  # (not UTF-8, NUL bytes...) keeps the loader's reason: it says what to fix
     if broken:
         payload = not_gradable([t("platform.syntax_error", result.lang, file=broken[0], error=broken[1])])
         payload["seed"] = result.seed

@@ -77,7 +77,10 @@ def launch_template(clients: int = 1, warm: bool = True) -> LaunchedTemplate:
     # could not (the process and address-space limits): libgomp exited with code 1, unexplained.
     env["OMP_THREAD_LIMIT"] = "1"
     fds = [theirs.fileno() for _, theirs in pairs]
-    command = [sys.executable, "-c", "from autograder.grading.worker.template import main; main()", "warm" if warm else "cold", ",".join(map(str, fds)), str(os.getpid())]
+    # SIGINT ignored from the first line: a Ctrl-C to the process group is the grader's to handle (it
+    # closes the template); one that landed in the template's `import torch` killed it
+    entry = "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); from autograder.grading.worker.template import main; main()"
+    command = [sys.executable, "-c", entry, "warm" if warm else "cold", ",".join(map(str, fds)), str(os.getpid())]
     process = subprocess.Popen(command, pass_fds=fds, stdin=subprocess.DEVNULL, env=env, cwd="/")
     for _, theirs in pairs:
         theirs.close()
