@@ -155,6 +155,17 @@ def test_gradescope_output_is_markdown_feedback_with_the_heatmaps(tmp_path):
     assert len(json.dumps(payload).encode()) < 1_000_000
 
 
+def test_a_hidden_gradescope_test_says_why_it_failed_for_the_course_staff_only():
+    """Gradescope never shows a hidden test to students; its course staff see it, and saw an empty
+    output (qa6p). Its output now holds the check's message (no hint), and the student's feedback
+    (the top-level output) still holds none of it."""
+    payload = to_gradescope(buggy_result())
+    hidden = [test for test in payload["tests"] if test["visibility"] == "hidden"]
+    assert hidden and all(test["output"] for test in hidden if test["status"] == "failed"), hidden
+    assert any("SECRET-MESSAGE" in test["output"] for test in hidden) and not any("SECRET-HINT" in test["output"] for test in hidden)
+    assert not any("SECRET-MESSAGE" in test["output"] for test in payload["tests"] if test["visibility"] != "hidden")
+
+
 def test_gradescope_output_speaks_the_results_language():
     payload = to_gradescope(buggy_result(lang="zh"))
     assert "得分" in payload["output"] and "随机种子" in payload["output"]

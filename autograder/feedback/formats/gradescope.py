@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.feedback.formats.markdown import render_markdown
-from autograder.feedback.formats.view import check_views
+from autograder.feedback.formats.view import check_views, message_text
 from autograder.feedback.formats.view import assignment_t, heatmap_images
 from autograder.feedback.i18n import t
 from autograder.feedback.results import PASSED, SubmissionResult
@@ -42,6 +42,8 @@ def to_gradescope(result: SubmissionResult, *, result_dir: Path | None = None) -
     for number, view in enumerate(views, start=1):
         check = view.check
         lines = [line for line in (view.message, view.folded) if line]
+        if check.visibility == "hidden" and not check.passed:  # Gradescope shows a hidden test to the course staff only: they see why
+            lines = [message_text(check, result.lang, result.assignment)]
         if view.hint:  # the first tier: the idea, never code; none when folded under another failure
             lines.append(f"{t('feedback.hint', result.lang)}: {view.hint}")
         tests.append(
