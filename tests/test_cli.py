@@ -152,6 +152,14 @@ def test_hint_with_a_file_says_to_ask_again_with_that_file(tmp_path, capsys):
     assert f"ask again for the next step: attnkit hint A.1 --file {student}" in capsys.readouterr().out
 
 
+def test_a_task_id_in_lower_case_is_read_as_the_task(tmp_path, capsys):
+    """`attnkit hint a.1` was refused with the list of tasks (qa6p): task ids are read in any case."""
+    student = tmp_path / "attention.py"
+    student.write_text("", encoding="utf-8")
+    assert main(["hint", "a.1", "--file", str(student), "--lang", "en"]) == 0
+    assert "attnkit hint A.1 --file" in capsys.readouterr().out
+
+
 def test_bad_language_from_environment_is_a_clear_error(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ATTNKIT_LANG", "fr")
     assert main(["grade", str(REFERENCE), "--out", str(tmp_path)]) == 2
