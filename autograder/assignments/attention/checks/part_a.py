@@ -228,10 +228,11 @@ def test_masked_softmax_row_shift(student: StudentAPI, gen):
 
 @check("A.2", 2, "masked_softmax: written by hand (no torch.softmax / F.softmax / log_softmax / nn.Softmax)", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
 def test_masked_softmax_by_hand(student: StudentAPI, gen):
-    scores = randn(gen, B, LQ, LK)
-    weights, traced = student.traced_call("masked_softmax", scores, random_mask(gen, B, LQ, LK))
+    scores, mask = randn(gen, B, LQ, LK), random_mask(gen, B, LQ, LK)
+    weights, traced = student.traced_call("masked_softmax", scores, mask)
     expect_tensor(weights, "masked_softmax", (B, LQ, LK))
     expect_rule(student, SOFTMAX_BY_HAND, traced)
+    expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax (the call whose operations were traced)")  # the rule pays on right values only
 
 
 # --------------------------------------------------------------------------------------------- A.3
@@ -291,8 +292,11 @@ def test_sdpa_invariances(student: StudentAPI, gen):
 def test_sdpa_no_library(student: StudentAPI, gen):
     q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
     value, traced = student.traced_call("scaled_dot_product_attention", q, k, v)
-    expect_pair(value, "scaled_dot_product_attention")
+    output, weights = expect_pair(value, "scaled_dot_product_attention")
     expect_rule(student, SDPA_OWN, traced)
+    ref_out, ref_w = reference().scaled_dot_product_attention(q, k, v)  # the rule pays on right values only
+    expect_close(weights, ref_w, "scaled_dot_product_attention (weights of the call whose operations were traced)")
+    expect_close(output, ref_out, "scaled_dot_product_attention (output of the call whose operations were traced)")
 
 
 @check("A.3", 1, "scaled_dot_product_attention: gradients of the output reach q, k and v", kind=PROPERTY, gate="sdpa_values")
