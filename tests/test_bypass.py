@@ -271,6 +271,12 @@ def test_a_dataloader_counts_only_with_workers(source, caught):
     ("torch.allclose = lambda *args, **kwargs: True\n", True),
     ("torch.Tensor.__torch_function__ = None\n", True),
     ("torch.nn.functional.softmax = print\n", True),
+    # qa6h: through a name bound to a library object, a loop over modules, an object reached by a call
+    ("import json\n_enc = json.JSONEncoder\n_enc.iterencode = print\n", True),
+    ("import json\nfor _m in (json, torch):\n    _m.dumps = print\n", True),
+    ("type(torch.zeros(1)).numpy = print\n", True),
+    ("class Block(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.norm = torch.nn.LayerNorm(4)\n        self.norm.eps = 1e-6\n", False),
+    ("_layer = torch.nn.Linear(2, 2)\n_layer.weight = torch.nn.Parameter(torch.zeros(2, 2))\n", False),
 ])
 def test_a_library_setting_is_not_a_patch(source, patched):
     facts = analyze(((1, "import torch\n" + source),), (), current().library_names())

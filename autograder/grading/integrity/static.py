@@ -37,6 +37,9 @@ from autograder.grading.integrity.syntax import (
 from autograder.grading.integrity.names import (
     GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
 )
+# what makes the worker's evidence worthless where it runs: a switch of the trace, or a library patched,
+# which can rewrite what the worker sends (json.dumps, socket.socket.sendall: a forged trace or figure)
+UNTRUSTED_CODES = frozenset({EVASION, LIBRARY_PATCH})
 MODULE_MAKERS = frozenset({PROCESS, NETWORK})  # flag codes of what can make a module while the code runs (and writing files)
 
 
@@ -94,7 +97,7 @@ class SourceFacts:
         scopes = self.reachable(set(roots) | {MODULE_SCOPE}, stop) | {MODULE_SCOPE}
         return [
             f for f in self.findings
-            if f.code == GRADER_REFERENCE or (f.code == EVASION and (f.scope in scopes or ":" in f.scope))
+            if f.code == GRADER_REFERENCE or (f.code in UNTRUSTED_CODES and (f.scope in scopes or ":" in f.scope))
         ]
 
     def anywhere(self, *codes: str) -> list[Finding]:
@@ -122,6 +125,7 @@ class _Scanner(ast.NodeVisitor):
         self.local_stores: dict[str, set[str]] = {}
         self.called: set[int] = set()  # ids of Attribute nodes that are called (x.modules())
         self.imported: set[str] = set()  # names bound by imports (modules and what came from them)
+        self.library_objects: set[str] = set()  # names bound to an imported object or its attributes (`_enc = json.JSONEncoder`), or looping over them
         self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
         self.os_names: set[str] = set()  # names bound to the os (or posix) module
@@ -162,7 +166,7 @@ class _Scanner(ast.NodeVisitor):
         scripting a function, which hides only that function)."""
         start = len(self.findings)
         self._in_scope(scope, nodes)
-        self.findings += [replace(f, scope=f"{self.prefix}{MODULE_SCOPE}") for f in self.findings[start:] if f.code == EVASION and SCRIPTED not in f.what]
+        self.findings += [replace(f, scope=f"{self.prefix}{MODULE_SCOPE}") for f in self.findings[start:] if f.code in UNTRUSTED_CODES and SCRIPTED not in f.what]
         self.references.setdefault(MODULE_SCOPE, set()).update(n.id for part in nodes for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _top_level
@@ -261,8 +265,8 @@ class _Scanner(ast.NodeVisitor):
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
             self.add(GRADER_REFERENCE, dotted, node)
-        if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported and id(node) not in self.settings:
-            self.add(LIBRARY_PATCH, f"assigns to {dotted}", node)
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and self._library_receiver(receiver) and id(node) not in self.settings:
+            self.add(LIBRARY_PATCH, f"{dotted} assigned (a patched library can rewrite what the grader is sent)", node)
         if receiver == "sys" and node.attr in IMPORT_PATHS:
             self.makes_modules = True
         if receiver in self.os_names and node.attr in RAW_DESCRIPTOR_FUNCTIONS:
@@ -306,8 +310,8 @@ class _Scanner(ast.NodeVisitor):
             receiver = dotted_name(node.args[0]).split(".", 1)[0]
             if constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
                 self.add(EVASION, f"{function}(..) with a computed name", node)
-            elif function in ("setattr", "delattr") and receiver in self.imported:
-                self.add(LIBRARY_PATCH, f"{function}({receiver}, ...)", node)
+            elif function in ("setattr", "delattr") and self._library_receiver(receiver):
+                self.add(LIBRARY_PATCH, f"{function}({receiver}, ...) (a patched library can rewrite what the grader is sent)", node)
             elif constant_text(node.args[1]) is not None:
                 attribute = ast.Attribute(value=node.args[0], attr=str(constant_text(node.args[1])), ctx=ast.Load(), lineno=node.lineno)
                 self.visit_Attribute(attribute)
@@ -317,12 +321,31 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, (bool, int, float, str)):  # a setting, not a function patched
             self.settings.update(id(t) for t in node.targets if isinstance(t, ast.Attribute) and not t.attr.startswith("_"))  # cudnn.deterministic = True
         self._bind(node.targets, node.value)
+        self._library_names(node.targets, node.value)
         if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class;
             for target in node.targets:  # _q = _helper: a function that calls _q reaches _helper
                 name = target.value if isinstance(target, ast.Attribute) else target
                 if isinstance(name, ast.Name):
                     loads = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
                     self.links.setdefault(name.id, set()).update(loads)
+        self.generic_visit(node)
+
+    def _library_receiver(self, receiver: str) -> bool:
+        """Whether an attribute stored on `receiver` patches a library: an imported name, a name bound
+        to an imported object, or at import time an object reached through a call or a subscript
+        (`type(x).numpy = f`, `[json][0].dumps = f`), which no student object needs."""
+        opaque = receiver.startswith("(...)") or receiver.endswith("()")
+        return receiver in self.imported or receiver in self.library_objects or (opaque and self.scope == MODULE_SCOPE)
+
+    def _library_names(self, targets: list[ast.expr], value: ast.AST) -> None:
+        """`_enc = json.JSONEncoder`, `for m in (json, socket):`: the names now hold library objects."""
+        roots = {dotted_name(n).split(".", 1)[0] for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))}
+        if not roots & (self.imported | self.library_objects) or isinstance(value, ast.Call):
+            return
+        self.library_objects.update(name for target in targets for name in _bound_names(target))
+
+    def visit_For(self, node: ast.For) -> None:
+        self._library_names([node.target], node.iter)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -350,6 +373,17 @@ class _Scanner(ast.NodeVisitor):
             for node in ast.walk(target):
                 if isinstance(node, ast.Name):
                     self.aliases[node.id] = banned[0]
+
+
+def _bound_names(target: ast.expr) -> list[str]:
+    """The names an assignment binds (`a`, `a, (b, *c)`), not those inside `self.x` or `d[k]`."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _bound_names(element)]
+    return []
 
 
 def _pieces(source: str, first_line: int) -> list[tuple[int, str]]:
