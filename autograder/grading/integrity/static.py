@@ -37,7 +37,7 @@ from autograder.grading.integrity.syntax import (
 from autograder.grading.integrity.names import (
     GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
 )
-# what makes the worker's evidence worthless where it runs: a switch of the trace, or a library patched,
+# what makes the worker's evidence worthless: a switch of the trace where it runs, or a library patched,
 # which can rewrite what the worker sends (json.dumps, socket.socket.sendall: a forged trace or figure)
 UNTRUSTED_CODES = frozenset({EVASION, LIBRARY_PATCH})
 MODULE_MAKERS = frozenset({PROCESS, NETWORK})  # flag codes of what can make a module while the code runs (and writing files)
@@ -93,11 +93,13 @@ class SourceFacts:
         modules, and constructs that can switch the trace off in the code that runs at import
         (module level, decorators, default values, class bodies, and every function they reach)
         or in the code the roots reach (an unrelated function's dynamic getattr does not count
-        against them)."""
+        against them); and a library patched anywhere but in a `__main__` demo (a patch outlives the
+        call that made it: one made by attention_scores rewrites every later reply)."""
         scopes = self.reachable(set(roots) | {MODULE_SCOPE}, stop) | {MODULE_SCOPE}
         return [
             f for f in self.findings
-            if f.code == GRADER_REFERENCE or (f.code in UNTRUSTED_CODES and (f.scope in scopes or ":" in f.scope))
+            if f.code == GRADER_REFERENCE or (f.code == EVASION and (f.scope in scopes or ":" in f.scope))
+            or (f.code == LIBRARY_PATCH and not f.scope.endswith(MAIN_GUARD))
         ]
 
     def anywhere(self, *codes: str) -> list[Finding]:
