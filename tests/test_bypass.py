@@ -283,6 +283,26 @@ def test_a_library_setting_is_not_a_patch(source, patched):
     assert any(f.code == LIBRARY_PATCH for f in facts.findings) == patched, facts.findings
 
 
+HOOKED = "import sys\n\ndef _hook(frame, event, arg):\n    return None\n\n"
+
+
+@pytest.mark.parametrize("source, caught", [
+    # qa6h: a hook or a patch set up by another task's function acts on masked_softmax's later calls
+    ("def attention_scores(q, k):\n    sys.settrace(_hook)\n    return q\n", True),
+    ("def attention_scores(q, k):\n    sys.setprofile(_hook)\n    return q\n", True),
+    ("def attention_scores(q, k):\n    sys.dumps = _hook\n    return q\n", True),
+    ("def _setup():\n    sys.settrace(_hook)\n\ndef causal_mask(n):\n    _setup()\n", True),
+    # ... but not one in a demo the grader never runs, nor one no task reaches
+    ("def _demo():\n    sys.settrace(_hook)\n\nif __name__ == '__main__':\n    _demo()\n", False),
+    ("if __name__ == '__main__':\n    sys.settrace(_hook)\n", False),
+    ("def attention_scores(q, k):\n    return getattr(q, 'T' + '')\n", False),  # not lasting: charged where it is
+])
+def test_what_outlives_its_call_counts_in_any_graded_code(source, caught):
+    facts = analyze(((1, HOOKED + "def masked_softmax(scores, mask=None):\n    return scores\n\n" + source),), (), current().library_names(),
+                    graded=current().task_names.values())
+    assert bool(facts.untrusted({"masked_softmax"})) == caught, facts.findings
+
+
 @pytest.mark.parametrize("source, caught", [
     # qa5f: an error message naming the input's type made masked_softmax 'cannot be checked' (A.2 0)
     ("    if not isinstance(scores, torch.Tensor):\n        raise TypeError(f'expected a tensor, got {scores.__class__.__name__}')\n", False),

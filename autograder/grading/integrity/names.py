@@ -7,7 +7,7 @@ from __future__ import annotations
 GRADER_NAMES = frozenset({"autograder", "attnkit", "dispatcher", "plotdata", "OpTracer", "OpRecorder", "Dispatcher", "plot_call", "extract_plot", "LIBRARY_FUNCTIONS"})
 EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins", "marshal", "codeop", "pickle", "dill", "cloudpickle", "runpy"})
 EVASION_ATTRIBUTES = frozenset({
-    "modules", "_getframe", "settrace", "setprofile", "addaudithook", "ops", "library", "overrides", "jit", "_dynamo",
+    "modules", "_getframe", "settrace", "setprofile", "addaudithook", "monitoring", "ops", "library", "overrides", "jit", "_dynamo",
     "f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame", "cr_frame", "__globals__", "__code__", "__closure__",
     "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__getattribute__", "__self__", "__func__",
     "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__setattr__", "__delattr__", "__class__",

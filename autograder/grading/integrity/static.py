@@ -40,6 +40,7 @@ from autograder.grading.integrity.names import (
 # what makes the worker's evidence worthless: a switch of the trace where it runs, or a library patched,
 # which can rewrite what the worker sends (json.dumps, socket.socket.sendall: a forged trace or figure)
 UNTRUSTED_CODES = frozenset({EVASION, LIBRARY_PATCH})
+PERSISTENT_HOOKS = frozenset({"settrace", "setprofile", "addaudithook", "monitoring"})  # sys.<these>, threading.<these>: run on later calls
 MODULE_MAKERS = frozenset({PROCESS, NETWORK})  # flag codes of what can make a module while the code runs (and writing files)
 
 
@@ -51,7 +52,7 @@ class Finding:
     what: str
     line: int
     scope: str  # the top-level function or class it is in ("" = module level); "file.py:" prefix for helper files
-    name: str = ""  # for LIBRARY_CALL: the library function's name (softmax, MultiheadAttention...)
+    name: str = ""  # LIBRARY_CALL: the library function's name (softmax, MultiheadAttention...); EVASION: the name that is one
 
     cells: Cells = ()  # the entry is a notebook: where its lines are (grading/chunks.py)
 
@@ -67,6 +68,7 @@ class SourceFacts:
     references: dict[str, frozenset[str]]  # top-level def/class -> the names its body loads
     defined: frozenset[str]  # names the submission defines at top level (functions, classes)
     aliases: dict[str, str]  # a name bound to a library function anywhere -> that function's name
+    graded: frozenset[str] = frozenset()  # what the grader calls (the assignment's tasks); empty: every definition
 
     def reachable(self, roots: set[str], stop: frozenset[str] = frozenset()) -> set[str]:
         """The top-level definitions `roots` reach through the names their bodies load (not through `stop`)."""
@@ -93,13 +95,15 @@ class SourceFacts:
         modules, and constructs that can switch the trace off in the code that runs at import
         (module level, decorators, default values, class bodies, and every function they reach)
         or in the code the roots reach (an unrelated function's dynamic getattr does not count
-        against them); and a library patched anywhere but in a `__main__` demo (a patch outlives the
-        call that made it: one made by attention_scores rewrites every later reply)."""
+        against them); and what outlives the call that made it (a library patched, a trace or audit
+        hook installed: one set up by attention_scores rewrites every later reply) in any code the
+        grader runs (not a demo under `if __name__ == "__main__":`)."""
         scopes = self.reachable(set(roots) | {MODULE_SCOPE}, stop) | {MODULE_SCOPE}
+        graded = self.reachable(set(self.graded or self.references) - {MAIN_GUARD} | {MODULE_SCOPE}) | {MODULE_SCOPE}
         return [
             f for f in self.findings
-            if f.code == GRADER_REFERENCE or (f.code == EVASION and (f.scope in scopes or ":" in f.scope))
-            or (f.code == LIBRARY_PATCH and not f.scope.endswith(MAIN_GUARD))
+            if f.code == GRADER_REFERENCE or (f.code in UNTRUSTED_CODES and (f.scope in scopes or ":" in f.scope))
+            or (_persists(f) and f.scope in graded)
         ]
 
     def anywhere(self, *codes: str) -> list[Finding]:
@@ -239,7 +243,7 @@ class _Scanner(ast.NodeVisitor):
         if name in GRADER_NAMES:
             self.add(GRADER_REFERENCE, f"the name {name}", node)
         if name in EVASION_BUILTINS or (imported and name in EVASION_MODULES | (EVASION_ATTRIBUTES - {"sys"})):
-            self.add(EVASION, f"{name}", node)
+            self.add(EVASION, f"{name}", node, name)
         if imported and name in self.library:
             self.add(LIBRARY_CALL, f"{origin + '.' if origin else ''}{name} (imported)", node, name)
         self._reach(name, node)
@@ -280,7 +284,7 @@ class _Scanner(ast.NodeVisitor):
         elif node.attr in READ_IS_FINE and isinstance(node.ctx, ast.Load):
             pass
         elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver in self.torch_names)):
-            self.add(EVASION, dotted, node)
+            self.add(EVASION, dotted, node, node.attr)
         self._reach(node.attr, node)
         self.generic_visit(node)
 
@@ -377,6 +381,11 @@ class _Scanner(ast.NodeVisitor):
                     self.aliases[node.id] = banned[0]
 
 
+def _persists(finding: Finding) -> bool:
+    """A library patched or a hook installed: it acts on every later request the worker serves."""
+    return finding.code == LIBRARY_PATCH or (finding.code == EVASION and finding.name in PERSISTENT_HOOKS)
+
+
 def _bound_names(target: ast.expr) -> list[str]:
     """The names an assignment binds (`a`, `a, (b, *c)`), not those inside `self.x` or `d[k]`."""
     if isinstance(target, ast.Name):
@@ -455,7 +464,8 @@ def _resolve_aliases(scanner: _Scanner) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], own: frozenset[str], cells: Cells) -> SourceFacts:
+def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], own: frozenset[str], cells: Cells,
+             graded: frozenset[str] = frozenset()) -> SourceFacts:
     local = own | {name.split("/", 1)[0].removesuffix(".py") for name, _ in files}
     entry = [tree for first_line, text in chunks for tree in _trees(text, first_line)]
     helpers = {name: _trees(text, 1) for name, text in files if name.endswith(".py")}
@@ -477,6 +487,7 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
         references={k: frozenset(v) for k, v in scanner.references.items()},
         defined=frozenset(scanner.defined),
         aliases=dict(scanner.aliases),
+        graded=graded,
     )
 
 
@@ -485,10 +496,11 @@ def _can_make_modules(findings: tuple[Finding, ...], paths_or_temporary_files: b
 
 
 def analyze(chunks: list[tuple[int, str]] | tuple[tuple[int, str], ...], files: dict[str, str] | None = None, library: frozenset[str] = frozenset(),
-            own: Iterable[str] = (), cells: Cells = ()) -> SourceFacts:
+            own: Iterable[str] = (), cells: Cells = (), graded: Iterable[str] = ()) -> SourceFacts:
     """The static facts of a submission: its entry chunks (first line, text) and helper files;
     `library`: the library functions whose uses it records (an assignment's rules ban them);
     `own`: the worker's other module names for it (the entry file's module, the kit's files);
-    `cells`: where the chunks are in a notebook, for the places its findings name."""
+    `cells`: where the chunks are in a notebook, for the places its findings name; `graded`: the
+    names the grader calls (the assignment's tasks; empty: every top-level definition)."""
     return _analyze(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())), frozenset(library), frozenset(own),
-                    tuple((int(first), int(number)) for first, number in cells))
+                    tuple((int(first), int(number)) for first, number in cells), frozenset(graded))
