@@ -277,6 +277,7 @@ def test_a_dataloader_counts_only_with_workers(source, caught):
     ("type(torch.zeros(1)).numpy = print\n", True),
     ("class Block(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.norm = torch.nn.LayerNorm(4)\n        self.norm.eps = 1e-6\n", False),
     ("_layer = torch.nn.Linear(2, 2)\n_layer.weight = torch.nn.Parameter(torch.zeros(2, 2))\n", False),
+    ("import io, sys\nsys.stdout = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n", False),  # printing Chinese on Windows
 ])
 def test_a_library_setting_is_not_a_patch(source, patched):
     facts = analyze(((1, "import torch\n" + source),), (), current().library_names())
