@@ -50,11 +50,13 @@ EXPECTED: dict[str, tuple[dict[str, float], set[str], str]] = {
     # its own values are wrong (A.2 by hand 2; B.1 and C.3 rule 1 each)
     "traced_call_detected": (scores(A=30), {"file_access"}, "the call whose operations were traced"),
     "traced_modules_detected": (scores(B=9, C=27), {"file_access"}, "the call whose operations were traced"),
+    "half_precision_garbage": (scores(A=31), set(), "attention_scores on torch.float16"),  # A.1 keeps float16: its values too
     # c. what the grader shows: Part F's figures drawn where the reference weights are loaded, markup
     "weights_in_figure": (scores(), set(), ""),
     "markup_injection": (scores(A=28), set(), "causal_mask raised ValueError"),
     "exception_named_markup": (scores(A=28), set(), "causal_mask raised"),
     "behaves_when_graded": (scores(), set(), ""),
+    "stdout_utf8_wrapper": (scores(), set(), "注意力机制"),  # honest: sys.stdout rewrapped is no library patch
     # d. broken input: refused with a reason, the batch goes on
     "deep_notebook": (NOT_GRADED, set(), "is not a valid Jupyter notebook (RecursionError)"),
     "odd_cells": (NOT_GRADED, set(), "has a source that is not text"),

@@ -132,6 +132,7 @@ class _Scanner(ast.NodeVisitor):
         self.called: set[int] = set()  # ids of Attribute nodes that are called (x.modules())
         self.imported: set[str] = set()  # names bound by imports (modules and what came from them)
         self.library_objects: set[str] = set()  # names bound to an imported object or its attributes (`_enc = json.JSONEncoder`), or looping over them
+        self.own_modules: set[str] = set()  # names bound to the submission's own modules (`import helpers as h`): no library
         self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
         self.os_names: set[str] = set()  # names bound to the os (or posix) module
@@ -193,6 +194,8 @@ class _Scanner(ast.NodeVisitor):
         for alias in node.names:
             self._module(alias.name, node)
             self.imported.add(alias.asname or alias.name.split(".")[0])
+            if alias.name.split(".")[0] in self.local:
+                self.own_modules.add(alias.asname or alias.name.split(".")[0])
             if alias.name.split(".")[0] == "torch":
                 self.torch_names.add(alias.asname or "torch")
             if alias.name in ("os", "posix"):
@@ -341,7 +344,7 @@ class _Scanner(ast.NodeVisitor):
         to an imported object, or at import time an object reached through a call or a subscript
         (`type(x).numpy = f`, `[json][0].dumps = f`), which no student object needs."""
         opaque = receiver.startswith("(...)") or receiver.endswith("()")
-        return receiver in self.imported or receiver in self.library_objects or (opaque and self.scope == MODULE_SCOPE)
+        return receiver not in self.own_modules and (receiver in self.imported or receiver in self.library_objects or (opaque and self.scope == MODULE_SCOPE))
 
     def _library_names(self, targets: list[ast.expr], value: ast.AST) -> None:
         """`_enc = json.JSONEncoder`, `for m in (json, socket):`: the names now hold library objects."""
