@@ -51,6 +51,7 @@ EXPECTED: dict[str, tuple[dict[str, float], set[str], str]] = {
     "traced_call_detected": (scores(A=30), {"file_access"}, "the call whose operations were traced"),
     "traced_modules_detected": (scores(B=9, C=27), {"file_access"}, "the call whose operations were traced"),
     "half_precision_garbage": (scores(A=31), set(), "attention_scores on torch.float16"),  # A.1 keeps float16: its values too
+    "three_dims_consistent": (scores(A=24), set(), "scaled_dot_product_attention with a causal mask returned wrong values"),
     # c. what the grader shows: Part F's figures drawn where the reference weights are loaded, markup
     "weights_in_figure": (scores(), set(), ""),
     "markup_injection": (scores(A=28), set(), "causal_mask raised ValueError"),
