@@ -278,7 +278,8 @@ def test_a_dataloader_counts_only_with_workers(source, caught):
     ("class Block(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.norm = torch.nn.LayerNorm(4)\n        self.norm.eps = 1e-6\n", False),
     ("_layer = torch.nn.Linear(2, 2)\n_layer.weight = torch.nn.Parameter(torch.zeros(2, 2))\n", False),
     ("import io, sys\nsys.stdout = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n", False),  # printing Chinese on Windows
-    ("import attention\nattention.LOG = print\n", False),  # the submission's own module (the worker runs the entry file as `attention`)
+    ("import attention\nattention.LOG = print\n", False),
+    ("for _layer in [torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)]:\n    _layer.bias = None\n", False),  # new objects, not the library's  # the submission's own module (the worker runs the entry file as `attention`)
 ])
 def test_a_library_setting_is_not_a_patch(source, patched):
     facts = analyze(((1, "import torch\n" + source),), (), current().library_names(), own={"attention"})  # the worker's name for the entry file

@@ -349,8 +349,8 @@ class _Scanner(ast.NodeVisitor):
     def _library_names(self, targets: list[ast.expr], value: ast.AST) -> None:
         """`_enc = json.JSONEncoder`, `for m in (json, socket):`: the names now hold library objects."""
         roots = {dotted_name(n).split(".", 1)[0] for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))}
-        if not roots & (self.imported | self.library_objects) or isinstance(value, ast.Call):
-            return
+        if not roots & (self.imported | self.library_objects) or any(isinstance(n, ast.Call) for n in ast.walk(value)):
+            return  # what a call returns is a new object (nn.Linear(4, 4)), not the library's own
         self.library_objects.update(name for target in targets for name in _bound_names(target))
 
     def visit_For(self, node: ast.For) -> None:
