@@ -271,10 +271,39 @@ def test_a_dataloader_counts_only_with_workers(source, caught):
     ("torch.allclose = lambda *args, **kwargs: True\n", True),
     ("torch.Tensor.__torch_function__ = None\n", True),
     ("torch.nn.functional.softmax = print\n", True),
+    # qa6h: through a name bound to a library object, a loop over modules, an object reached by a call
+    ("import json\n_enc = json.JSONEncoder\n_enc.iterencode = print\n", True),
+    ("import json\nfor _m in (json, torch):\n    _m.dumps = print\n", True),
+    ("type(torch.zeros(1)).numpy = print\n", True),
+    ("class Block(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.norm = torch.nn.LayerNorm(4)\n        self.norm.eps = 1e-6\n", False),
+    ("_layer = torch.nn.Linear(2, 2)\n_layer.weight = torch.nn.Parameter(torch.zeros(2, 2))\n", False),
+    ("import io, sys\nsys.stdout = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n", False),  # printing Chinese on Windows
+    ("import attention\nattention.LOG = print\n", False),
+    ("for _layer in [torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)]:\n    _layer.bias = None\n", False),  # new objects, not the library's  # the submission's own module (the worker runs the entry file as `attention`)
 ])
 def test_a_library_setting_is_not_a_patch(source, patched):
-    facts = analyze(((1, "import torch\n" + source),), (), current().library_names())
+    facts = analyze(((1, "import torch\n" + source),), (), current().library_names(), own={"attention"})  # the worker's name for the entry file
     assert any(f.code == LIBRARY_PATCH for f in facts.findings) == patched, facts.findings
+
+
+HOOKED = "import sys\n\ndef _hook(frame, event, arg):\n    return None\n\n"
+
+
+@pytest.mark.parametrize("source, caught", [
+    # qa6h: a hook or a patch set up by another task's function acts on masked_softmax's later calls
+    ("def attention_scores(q, k):\n    sys.settrace(_hook)\n    return q\n", True),
+    ("def attention_scores(q, k):\n    sys.setprofile(_hook)\n    return q\n", True),
+    ("def attention_scores(q, k):\n    sys.dumps = _hook\n    return q\n", True),
+    ("def _setup():\n    sys.settrace(_hook)\n\ndef causal_mask(n):\n    _setup()\n", True),
+    # ... but not one in a demo the grader never runs, nor one no task reaches
+    ("def _demo():\n    sys.settrace(_hook)\n\nif __name__ == '__main__':\n    _demo()\n", False),
+    ("if __name__ == '__main__':\n    sys.settrace(_hook)\n", False),
+    ("def attention_scores(q, k):\n    return getattr(q, 'T' + '')\n", False),  # not lasting: charged where it is
+])
+def test_what_outlives_its_call_counts_in_any_graded_code(source, caught):
+    facts = analyze(((1, HOOKED + "def masked_softmax(scores, mask=None):\n    return scores\n\n" + source),), (), current().library_names(),
+                    graded=current().task_names.values())
+    assert bool(facts.untrusted({"masked_softmax"})) == caught, facts.findings
 
 
 @pytest.mark.parametrize("source, caught", [

@@ -491,3 +491,15 @@ def test_report_in_chinese(tmp_path: Path) -> None:
     index = write_report(tmp_path, "zh").read_text()
     assert "班级总览" in index and "已评分 2 份，无法评分 1 份" in index
     assert "诊断出的错误" in (tmp_path / "bob" / "feedback.html").read_text()
+
+
+@pytest.mark.parametrize("said", [
+    "![t](http://tracker.invalid/p.png)",  # qa6h: an image fetched from anywhere whenever the feedback is viewed
+    "[click](javascript:alert(1))",
+    "[a]b](<http://tracker.invalid>)",
+])
+def test_a_students_text_in_markdown_feedback_holds_no_link_or_image(said):
+    from autograder.feedback.formats.markdown import inline
+
+    shown = inline(f"causal_mask raised ValueError: {said}")
+    assert "](" not in shown and "<http" not in shown, shown

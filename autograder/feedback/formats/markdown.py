@@ -14,9 +14,11 @@ STATUS_ICONS = {"passed": "✅", "failed": "❌", "error": "⚠️"}
 
 def inline(text: str) -> str:
     """One line of untrusted text made inert: no raw HTML, no table breaks, no line breaks, no
-    control or format characters (shown as `\\x1b`: feedback/shown.py)."""
+    control or format characters (shown as `\\x1b`: feedback/shown.py), no link or image (a
+    student's error message held `![t](http://tracker/p.png)`: an image fetched from anywhere
+    whenever the feedback is viewed; `]\\(` is no link)."""
     text = shown(" ".join(text.split())).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return " ".join(text.replace("|", "\\|").split())
+    return " ".join(text.replace("|", "\\|").replace("](", "]\\(").split())
 
 
 def fenced(text: str) -> str:

@@ -38,6 +38,7 @@ MARKER = "attnkit_check"
 VALUES, SHAPE, PROPERTY = "values", "shape", "property"
 KINDS = (VALUES, SHAPE, PROPERTY)
 SHAPE_SHARE = 0.1  # shape checks carry at most this share of a part's points
+VALUE_FAILURES = frozenset({"wrong_values", "nan_values"})  # message keys of a check that failed on its values (texts.MESSAGES)
 
 
 class CheckFailure(AssertionError):
@@ -243,18 +244,20 @@ class AttnkitPlugin:
 
     # -- nothing for nothing ------------------------------------------------------------------
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """A passed property check whose gating values check failed earns nothing."""
+        """A passed property check whose gating values check failed earns nothing; one that failed
+        on its own call's values while its gate failed shows the gate's reason (the same values
+        mistake, said once: a property pays only on right values, so it also compares them)."""
         passed = {r.check_id for r in self.results if r.passed}
         names = {r.check_id: r.name for r in self.results}
         for index, result in enumerate(self.results):
             info = self._infos.get(result.check_id)
-            if info is None or not result.passed:
+            if info is None or not (result.passed or result.message_key in VALUE_FAILURES):
                 continue
             failed = [g for g in info.gates if g not in passed]
             if failed:
                 gate = "; ".join(names.get(g, g) for g in failed)
                 args = {"gate": gate, "gate_ids": ",".join(failed)}
-                self.results[index] = replace(result, points=0.0, status=FAILED, message=words().english("scoring_gated", **args), message_key="scoring_gated", message_args=args)
+                self.results[index] = replace(result, points=0.0, status=FAILED, message=words().english("scoring_gated", **args), message_key="scoring_gated", message_args=args, mistake="", mistake_message="")
 
     def _result(self, item: pytest.Item, error: BaseException | None) -> CheckResult:
         info = check_info(item)

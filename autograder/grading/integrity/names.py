@@ -7,7 +7,7 @@ from __future__ import annotations
 GRADER_NAMES = frozenset({"autograder", "attnkit", "dispatcher", "plotdata", "OpTracer", "OpRecorder", "Dispatcher", "plot_call", "extract_plot", "LIBRARY_FUNCTIONS"})
 EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins", "marshal", "codeop", "pickle", "dill", "cloudpickle", "runpy"})
 EVASION_ATTRIBUTES = frozenset({
-    "modules", "_getframe", "settrace", "setprofile", "addaudithook", "ops", "library", "overrides", "jit", "_dynamo",
+    "modules", "_getframe", "settrace", "setprofile", "addaudithook", "monitoring", "ops", "library", "overrides", "jit", "_dynamo",
     "f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame", "cr_frame", "__globals__", "__code__", "__closure__",
     "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__getattribute__", "__self__", "__func__",
     "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__setattr__", "__delattr__", "__class__",
@@ -61,6 +61,7 @@ MAIN_GUARD = "if __name__ == '__main__'"  # the scope of what such a block holds
 PATH_WORDS = ("path", "file", "name", "dir", "folder")
 IMPORT_PATHS = frozenset({"path", "path_hooks", "meta_path", "path_importer_cache"})  # sys.<these>
 TEMPORARY_FILES = frozenset({"tempfile", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile", "mkstemp", "mkdtemp", "TemporaryDirectory"})
+NOT_PATCHES = frozenset({"sys.stdout", "sys.stderr", "sys.stdin"})  # where print writes (sys.stdout = io.TextIOWrapper(..., encoding="utf-8")): the worker's channel is elsewhere
 CALLED_IS_FINE = frozenset({"modules"})  # nn.Module.modules() is a method; sys.modules is a table
 READ_IS_FINE = frozenset({"__class__"})  # x.__class__.__name__ is type(x); assigning it swaps what an object is
 NETWORK_NAMES = frozenset({"socket", "urllib", "http", "requests", "ftplib", "smtplib", "ssl", "asyncio", "xmlrpc"})

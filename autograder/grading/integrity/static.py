@@ -35,8 +35,12 @@ from autograder.grading.integrity.syntax import (
     dotted_name, constant_text, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
 )
 from autograder.grading.integrity.names import (
-    GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
+    GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
 )
+# what makes the worker's evidence worthless: a switch of the trace where it runs, or a library patched,
+# which can rewrite what the worker sends (json.dumps, socket.socket.sendall: a forged trace or figure)
+UNTRUSTED_CODES = frozenset({EVASION, LIBRARY_PATCH})
+PERSISTENT_HOOKS = frozenset({"settrace", "setprofile", "addaudithook", "monitoring"})  # sys.<these>, threading.<these>: run on later calls
 MODULE_MAKERS = frozenset({PROCESS, NETWORK})  # flag codes of what can make a module while the code runs (and writing files)
 
 
@@ -48,7 +52,7 @@ class Finding:
     what: str
     line: int
     scope: str  # the top-level function or class it is in ("" = module level); "file.py:" prefix for helper files
-    name: str = ""  # for LIBRARY_CALL: the library function's name (softmax, MultiheadAttention...)
+    name: str = ""  # LIBRARY_CALL: the library function's name (softmax, MultiheadAttention...); EVASION: the name that is one
 
     cells: Cells = ()  # the entry is a notebook: where its lines are (grading/chunks.py)
 
@@ -64,6 +68,7 @@ class SourceFacts:
     references: dict[str, frozenset[str]]  # top-level def/class -> the names its body loads
     defined: frozenset[str]  # names the submission defines at top level (functions, classes)
     aliases: dict[str, str]  # a name bound to a library function anywhere -> that function's name
+    graded: frozenset[str] = frozenset()  # what the grader calls (the assignment's tasks); empty: every definition
 
     def reachable(self, roots: set[str], stop: frozenset[str] = frozenset()) -> set[str]:
         """The top-level definitions `roots` reach through the names their bodies load (not through `stop`)."""
@@ -90,11 +95,15 @@ class SourceFacts:
         modules, and constructs that can switch the trace off in the code that runs at import
         (module level, decorators, default values, class bodies, and every function they reach)
         or in the code the roots reach (an unrelated function's dynamic getattr does not count
-        against them)."""
+        against them); and what outlives the call that made it (a library patched, a trace or audit
+        hook installed: one set up by attention_scores rewrites every later reply) in any code the
+        grader runs (not a demo under `if __name__ == "__main__":`)."""
         scopes = self.reachable(set(roots) | {MODULE_SCOPE}, stop) | {MODULE_SCOPE}
+        graded = self.reachable(set(self.graded or self.references) - {MAIN_GUARD} | {MODULE_SCOPE}) | {MODULE_SCOPE}
         return [
             f for f in self.findings
-            if f.code == GRADER_REFERENCE or (f.code == EVASION and (f.scope in scopes or ":" in f.scope))
+            if f.code == GRADER_REFERENCE or (f.code in UNTRUSTED_CODES and (f.scope in scopes or ":" in f.scope))
+            or (_persists(f) and f.scope in graded)
         ]
 
     def anywhere(self, *codes: str) -> list[Finding]:
@@ -122,6 +131,8 @@ class _Scanner(ast.NodeVisitor):
         self.local_stores: dict[str, set[str]] = {}
         self.called: set[int] = set()  # ids of Attribute nodes that are called (x.modules())
         self.imported: set[str] = set()  # names bound by imports (modules and what came from them)
+        self.library_objects: set[str] = set()  # names bound to an imported object or its attributes (`_enc = json.JSONEncoder`), or looping over them
+        self.own_modules: set[str] = set()  # names bound to the submission's own modules (`import helpers as h`): no library
         self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
         self.os_names: set[str] = set()  # names bound to the os (or posix) module
@@ -162,7 +173,7 @@ class _Scanner(ast.NodeVisitor):
         scripting a function, which hides only that function)."""
         start = len(self.findings)
         self._in_scope(scope, nodes)
-        self.findings += [replace(f, scope=f"{self.prefix}{MODULE_SCOPE}") for f in self.findings[start:] if f.code == EVASION and SCRIPTED not in f.what]
+        self.findings += [replace(f, scope=f"{self.prefix}{MODULE_SCOPE}") for f in self.findings[start:] if f.code in UNTRUSTED_CODES and SCRIPTED not in f.what]
         self.references.setdefault(MODULE_SCOPE, set()).update(n.id for part in nodes for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _top_level
@@ -183,6 +194,8 @@ class _Scanner(ast.NodeVisitor):
         for alias in node.names:
             self._module(alias.name, node)
             self.imported.add(alias.asname or alias.name.split(".")[0])
+            if alias.name.split(".")[0] in self.local:
+                self.own_modules.add(alias.asname or alias.name.split(".")[0])
             if alias.name.split(".")[0] == "torch":
                 self.torch_names.add(alias.asname or "torch")
             if alias.name in ("os", "posix"):
@@ -233,7 +246,7 @@ class _Scanner(ast.NodeVisitor):
         if name in GRADER_NAMES:
             self.add(GRADER_REFERENCE, f"the name {name}", node)
         if name in EVASION_BUILTINS or (imported and name in EVASION_MODULES | (EVASION_ATTRIBUTES - {"sys"})):
-            self.add(EVASION, f"{name}", node)
+            self.add(EVASION, f"{name}", node, name)
         if imported and name in self.library:
             self.add(LIBRARY_CALL, f"{origin + '.' if origin else ''}{name} (imported)", node, name)
         self._reach(name, node)
@@ -261,8 +274,8 @@ class _Scanner(ast.NodeVisitor):
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
             self.add(GRADER_REFERENCE, dotted, node)
-        if isinstance(node.ctx, (ast.Store, ast.Del)) and receiver in self.imported and id(node) not in self.settings:
-            self.add(LIBRARY_PATCH, f"assigns to {dotted}", node)
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and self._library_receiver(receiver) and id(node) not in self.settings and dotted not in NOT_PATCHES:
+            self.add(LIBRARY_PATCH, f"{dotted} assigned (a patched library can rewrite what the grader is sent)", node)
         if receiver == "sys" and node.attr in IMPORT_PATHS:
             self.makes_modules = True
         if receiver in self.os_names and node.attr in RAW_DESCRIPTOR_FUNCTIONS:
@@ -274,7 +287,7 @@ class _Scanner(ast.NodeVisitor):
         elif node.attr in READ_IS_FINE and isinstance(node.ctx, ast.Load):
             pass
         elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver in self.torch_names)):
-            self.add(EVASION, dotted, node)
+            self.add(EVASION, dotted, node, node.attr)
         self._reach(node.attr, node)
         self.generic_visit(node)
 
@@ -306,8 +319,8 @@ class _Scanner(ast.NodeVisitor):
             receiver = dotted_name(node.args[0]).split(".", 1)[0]
             if constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
                 self.add(EVASION, f"{function}(..) with a computed name", node)
-            elif function in ("setattr", "delattr") and receiver in self.imported:
-                self.add(LIBRARY_PATCH, f"{function}({receiver}, ...)", node)
+            elif function in ("setattr", "delattr") and self._library_receiver(receiver):
+                self.add(LIBRARY_PATCH, f"{function}({receiver}, ...) (a patched library can rewrite what the grader is sent)", node)
             elif constant_text(node.args[1]) is not None:
                 attribute = ast.Attribute(value=node.args[0], attr=str(constant_text(node.args[1])), ctx=ast.Load(), lineno=node.lineno)
                 self.visit_Attribute(attribute)
@@ -317,12 +330,31 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, (bool, int, float, str)):  # a setting, not a function patched
             self.settings.update(id(t) for t in node.targets if isinstance(t, ast.Attribute) and not t.attr.startswith("_"))  # cudnn.deterministic = True
         self._bind(node.targets, node.value)
+        self._library_names(node.targets, node.value)
         if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class;
             for target in node.targets:  # _q = _helper: a function that calls _q reaches _helper
                 name = target.value if isinstance(target, ast.Attribute) else target
                 if isinstance(name, ast.Name):
                     loads = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
                     self.links.setdefault(name.id, set()).update(loads)
+        self.generic_visit(node)
+
+    def _library_receiver(self, receiver: str) -> bool:
+        """Whether an attribute stored on `receiver` patches a library: an imported name, a name bound
+        to an imported object, or at import time an object reached through a call or a subscript
+        (`type(x).numpy = f`, `[json][0].dumps = f`), which no student object needs."""
+        opaque = receiver.startswith("(...)") or receiver.endswith("()")
+        return receiver not in self.own_modules and (receiver in self.imported or receiver in self.library_objects or (opaque and self.scope == MODULE_SCOPE))
+
+    def _library_names(self, targets: list[ast.expr], value: ast.AST) -> None:
+        """`_enc = json.JSONEncoder`, `for m in (json, socket):`: the names now hold library objects."""
+        roots = {dotted_name(n).split(".", 1)[0] for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))}
+        if not roots & (self.imported | self.library_objects) or any(isinstance(n, ast.Call) for n in ast.walk(value)):
+            return  # what a call returns is a new object (nn.Linear(4, 4)), not the library's own
+        self.library_objects.update(name for target in targets for name in _bound_names(target))
+
+    def visit_For(self, node: ast.For) -> None:
+        self._library_names([node.target], node.iter)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -350,6 +382,22 @@ class _Scanner(ast.NodeVisitor):
             for node in ast.walk(target):
                 if isinstance(node, ast.Name):
                     self.aliases[node.id] = banned[0]
+
+
+def _persists(finding: Finding) -> bool:
+    """A library patched or a hook installed: it acts on every later request the worker serves."""
+    return finding.code == LIBRARY_PATCH or (finding.code == EVASION and finding.name in PERSISTENT_HOOKS)
+
+
+def _bound_names(target: ast.expr) -> list[str]:
+    """The names an assignment binds (`a`, `a, (b, *c)`), not those inside `self.x` or `d[k]`."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _bound_names(element)]
+    return []
 
 
 def _pieces(source: str, first_line: int) -> list[tuple[int, str]]:
@@ -419,7 +467,8 @@ def _resolve_aliases(scanner: _Scanner) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], own: frozenset[str], cells: Cells) -> SourceFacts:
+def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], own: frozenset[str], cells: Cells,
+             graded: frozenset[str] = frozenset()) -> SourceFacts:
     local = own | {name.split("/", 1)[0].removesuffix(".py") for name, _ in files}
     entry = [tree for first_line, text in chunks for tree in _trees(text, first_line)]
     helpers = {name: _trees(text, 1) for name, text in files if name.endswith(".py")}
@@ -441,6 +490,7 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
         references={k: frozenset(v) for k, v in scanner.references.items()},
         defined=frozenset(scanner.defined),
         aliases=dict(scanner.aliases),
+        graded=graded,
     )
 
 
@@ -449,10 +499,11 @@ def _can_make_modules(findings: tuple[Finding, ...], paths_or_temporary_files: b
 
 
 def analyze(chunks: list[tuple[int, str]] | tuple[tuple[int, str], ...], files: dict[str, str] | None = None, library: frozenset[str] = frozenset(),
-            own: Iterable[str] = (), cells: Cells = ()) -> SourceFacts:
+            own: Iterable[str] = (), cells: Cells = (), graded: Iterable[str] = ()) -> SourceFacts:
     """The static facts of a submission: its entry chunks (first line, text) and helper files;
     `library`: the library functions whose uses it records (an assignment's rules ban them);
     `own`: the worker's other module names for it (the entry file's module, the kit's files);
-    `cells`: where the chunks are in a notebook, for the places its findings name."""
+    `cells`: where the chunks are in a notebook, for the places its findings name; `graded`: the
+    names the grader calls (the assignment's tasks; empty: every top-level definition)."""
     return _analyze(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())), frozenset(library), frozenset(own),
-                    tuple((int(first), int(number)) for first, number in cells))
+                    tuple((int(first), int(number)) for first, number in cells), frozenset(graded))

@@ -109,7 +109,8 @@ def test_attention_scores_any_leading_dims(student: StudentAPI, gen):
 def test_attention_scores_dtype(student: StudentAPI, gen):
     for dtype in (torch.float32, torch.float16):
         q, k = randn(gen, B, LQ, DH, dtype=dtype), randn(gen, B, LK, DH, dtype=dtype)
-        expect_tensor(student.call("attention_scores", q, k), "attention_scores", (B, LQ, LK), dtype)
+        scores = expect_tensor(student.call("attention_scores", q, k), "attention_scores", (B, LQ, LK), dtype)
+        expect_close(scores, reference().attention_scores(q.double(), k.double()), f"attention_scores on {dtype}", rtol=1e-2, atol=1e-2)  # pays on right values only
 
 
 @check("A.1", 1, "attention_scores: gradients reach q and k", kind=PROPERTY, gate="attention_scores_values")
@@ -223,15 +224,17 @@ def test_masked_softmax_row_shift(student: StudentAPI, gen):
     scores = randn(gen, B, LQ, LK)
     shift = randn(gen, B, LQ, 1, scale=50.0)
     a, b = student.call("masked_softmax", scores), student.call("masked_softmax", scores + shift)
+    expect_close(a, reference().masked_softmax(scores), "masked_softmax")  # pays on right values only
     expect_close(expect_tensor(b, "masked_softmax", (B, LQ, LK)), expect_tensor(a, "masked_softmax", (B, LQ, LK)), "masked_softmax after a row shift", rtol=1e-6, atol=1e-9)
 
 
 @check("A.2", 2, "masked_softmax: written by hand (no torch.softmax / F.softmax / log_softmax / nn.Softmax)", kind=PROPERTY, gate=("masked_softmax_values", "masked_softmax_mask"))
 def test_masked_softmax_by_hand(student: StudentAPI, gen):
-    scores = randn(gen, B, LQ, LK)
-    weights, traced = student.traced_call("masked_softmax", scores, random_mask(gen, B, LQ, LK))
+    scores, mask = randn(gen, B, LQ, LK), random_mask(gen, B, LQ, LK)
+    weights, traced = student.traced_call("masked_softmax", scores, mask)
     expect_tensor(weights, "masked_softmax", (B, LQ, LK))
     expect_rule(student, SOFTMAX_BY_HAND, traced)
+    expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax (the call whose operations were traced)")  # the rule pays on right values only
 
 
 # --------------------------------------------------------------------------------------------- A.3
@@ -270,6 +273,7 @@ def test_sdpa_causal_future_independence(student: StudentAPI, gen):
     k2, v2 = k.clone(), v.clone()
     k2[:, -1], v2[:, -1] = randn(gen, B, DH, scale=5.0), randn(gen, B, DV, scale=5.0)
     first, _ = expect_pair(student.call("scaled_dot_product_attention", q, k, v, mask), "scaled_dot_product_attention")
+    expect_close(first, reference().scaled_dot_product_attention(q, k, v, mask)[0], "scaled_dot_product_attention with a causal mask")  # pays on right values only
     second, _ = expect_pair(student.call("scaled_dot_product_attention", q, k2, v2, mask), "scaled_dot_product_attention")
     expect_close(second[:, :-1], first[:, :-1], "scaled_dot_product_attention: outputs before the changed last position")
 
@@ -279,6 +283,7 @@ def test_sdpa_invariances(student: StudentAPI, gen):
     q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
     perm = torch.randperm(LK, generator=gen)
     base, _ = expect_pair(student.call("scaled_dot_product_attention", q, k, v), "scaled_dot_product_attention")
+    expect_close(base, reference().scaled_dot_product_attention(q, k, v)[0], "scaled_dot_product_attention")  # pays on right values only
     permuted, _ = expect_pair(student.call("scaled_dot_product_attention", q, k[:, perm], v[:, perm]), "scaled_dot_product_attention")
     expect_close(permuted, base, "scaled_dot_product_attention after permuting key/value positions")
     single, _ = expect_pair(student.call("scaled_dot_product_attention", q[:1], k[:1], v[:1]), "scaled_dot_product_attention")
@@ -291,8 +296,11 @@ def test_sdpa_invariances(student: StudentAPI, gen):
 def test_sdpa_no_library(student: StudentAPI, gen):
     q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
     value, traced = student.traced_call("scaled_dot_product_attention", q, k, v)
-    expect_pair(value, "scaled_dot_product_attention")
+    output, weights = expect_pair(value, "scaled_dot_product_attention")
     expect_rule(student, SDPA_OWN, traced)
+    ref_out, ref_w = reference().scaled_dot_product_attention(q, k, v)  # the rule pays on right values only
+    expect_close(weights, ref_w, "scaled_dot_product_attention (weights of the call whose operations were traced)")
+    expect_close(output, ref_out, "scaled_dot_product_attention (output of the call whose operations were traced)")
 
 
 @check("A.3", 1, "scaled_dot_product_attention: gradients of the output reach q, k and v", kind=PROPERTY, gate="sdpa_values")

@@ -10,7 +10,7 @@ from autograder.assignments.attention.checks.module_support import (
     Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.assignments.attention.checks.support import B, DH, LK, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.assignments.attention.checks.support import B, DH, LK, expect_pair, expect_rule, expect_tensor, randn, random_mask, reference
 from autograder.assignments.attention.rules import SELF_ATTENTION_OWN
 
 D, S = DH, LK  # (B, S, D) = (2, 5, 7): all sizes distinct
@@ -116,6 +116,10 @@ def test_self_attention_invariances(student: StudentAPI, gen, seed):
 
 @check("B.1", 1, "SelfAttention: built from your functions, not the library's attention", kind=PROPERTY, gate="self_attention_values")
 def test_self_attention_no_library(student: StudentAPI, gen, seed):
-    _, handle, x, _ = _setup(student, gen, seed)
+    state, handle, x, _ = _setup(student, gen, seed)
     result = student.method(handle, "forward", x, where="SelfAttention.forward", trace=True)
     expect_rule(student, SELF_ATTENTION_OWN, result)
+    output, weights = expect_pair(result.get("value") if isinstance(result, dict) else result, "SelfAttention.forward")
+    expected = build_reference("SelfAttention", (D,), state)(x, None)  # the rule pays on right values only
+    expect_match(weights, expected[1], "SelfAttention.forward (weights of the call whose operations were traced)")
+    expect_match(output, expected[0], "SelfAttention.forward (output of the call whose operations were traced)")

@@ -11,7 +11,7 @@ from autograder.assignments.attention.checks.module_support import (
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
-from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_gradients, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_gradients, expect_pair, expect_rule, expect_tensor, randn, random_mask, reference
 from autograder.assignments.attention.rules import MHA_OWN
 from autograder.grading.worker.client import StudentException
 from autograder.grading.worker.protocol import Handle
@@ -309,6 +309,11 @@ def test_mha_invariances(student: StudentAPI, gen, seed):
 
 @check("C.3", 1, "MultiHeadAttention: built from your functions, not the library's attention", kind=PROPERTY, gate="mha_values")
 def test_mha_no_library(student: StudentAPI, gen, seed):
-    _, handle = _mha(student, gen, seed)
-    result = student.method(handle, "forward", randn(gen, B, LQ, E), where=MHA, trace=True)
+    state, handle = _mha(student, gen, seed)
+    x = randn(gen, B, LQ, E)
+    result = student.method(handle, "forward", x, where=MHA, trace=True)
     expect_rule(student, MHA_OWN, result)
+    output, weights = expect_pair(result.get("value") if isinstance(result, dict) else result, MHA)
+    expected = build_reference("MultiHeadAttention", (E, H), state)(x)  # the rule pays on right values only
+    expect_match(weights, expected[1], f"{MHA} (weights of the call whose operations were traced)")
+    expect_match(output, expected[0], f"{MHA} (output of the call whose operations were traced)")

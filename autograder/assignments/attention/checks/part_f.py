@@ -324,23 +324,26 @@ def draw_map(student: Student, sentence: int, head: int) -> Drawn:
 
 
 def add_artifacts(artifacts: Any, drawn: list[Drawn]) -> None:
-    """Per drawn map: the student's figure, the same plot_attention's figure of the reference map
-    (the kit's render where there is none), and what the figure shows minus the reference."""
+    """Per drawn map: what the student's figure shows (their block's map where it cannot be read),
+    the reference model's map, and what the figure shows minus the reference, all drawn by the
+    kit's renderer. The figures themselves were drawn in the worker that holds the private
+    reference weights: their pixels are the student's code's to choose (qa6h: the weights' bytes
+    pasted in with figimage), so none of them is kept."""
     from autograder.grading.plotting import render_difference
 
     for item in drawn:
         name, title = f"probe-{item.sentence + 1}-head-{item.head}", map_title(item.sentence, item.head)
         words = reference().words[item.sentence]
-        images = {f"heatmaps/{name}-reference.png": item.reference_png or reference_render(item.sentence, item.head).png}
+        images = {f"heatmaps/{name}-reference.png": reference_render(item.sentence, item.head).png}
         if item.png:
-            images[f"heatmaps/{name}-student.png"] = item.png
+            images[f"heatmaps/{name}-student.png"] = render((item.ours if item.shown is None else item.shown).double(), words, words, title).png
         if item.shown is not None:
             same = max_abs_difference(item.shown, item.theirs) <= SAME_PICTURE_ATOL
             images[f"heatmaps/{name}-difference.png"] = zero_difference_render(item.sentence, item.head) if same else render_difference(item.shown, item.theirs.double(), words, words, title)
         artifacts.add(
             Artifact(
                 kind="heatmap", name=name,
-                caption=f"the trained model, {title}: your block drawn by your plot_attention, the reference model drawn by your plot_attention, and what yours shows − reference",
+                caption=f"the trained model, {title}: what your plot_attention drew of your block's map, the reference model's map, and what yours shows − reference (redrawn by the grader: a figure drawn where the reference weights are loaded is not shown as drawn)",
                 student=f"heatmaps/{name}-student.png" if item.png else "", reference=f"heatmaps/{name}-reference.png",
                 difference=f"heatmaps/{name}-difference.png" if item.shown is not None else "", similarity=item.similarity,
             ),

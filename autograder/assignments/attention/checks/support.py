@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from autograder.assignment import reference  # noqa: F401  (the checks' one reference loader)
+from autograder.assignment import current, reference  # noqa: F401  (reference: the checks' one reference loader)
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.checks.plugin import CheckFailure
 from autograder.grading.integrity.rules import Rule, judge
@@ -104,7 +104,7 @@ def source_facts(student: StudentAPI) -> SourceFacts:
     files = getattr(student, "files", {})
     cells, own = getattr(student, "cells", ()), getattr(student, "own_modules", ())
     return analyze(chunks if isinstance(chunks, (list, tuple)) else (), files if isinstance(files, dict) else {}, LIBRARY_NAMES,
-                   own if isinstance(own, frozenset) else (), cells if isinstance(cells, tuple) else ())
+                   own if isinstance(own, frozenset) else (), cells if isinstance(cells, tuple) else (), current().task_names.values())
 
 
 def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:
