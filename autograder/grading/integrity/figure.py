@@ -15,7 +15,8 @@ tell the weights apart, but not to the values themselves.
 
 The tick labels the checks read (the one at each row and column, as `heatmap.label_indices` finds
 it) must be visible too, without OCR. The description gives each label's box in PNG pixels and its
-font (resolved family names, size, weight, style, rotation). (a) The box must lie outside the Axes
+font (resolved family names, size, weight, style, rotation; the alignment and spacing of its lines; its
+path effects: outlines such as plt.xkcd()'s white one). (a) The box must lie outside the Axes
 along one of its edges (within LABEL_GAP_PT) and overlap the row or column it names, whose place
 in pixels comes from the cells just checked. (b) The grader draws the text again (Agg, that font,
 PNG_DPI) at the box's subpixel phase and with the canvas's fractional height (`png_height_px`:
@@ -62,6 +63,9 @@ MAX_FONT_PT = 200.0  # a larger reported font is not drawn again (the work stays
 MAX_FAMILIES = 8
 INK = 0.05  # a pixel this much darker than white is ink
 LABEL_CACHE_SIZE = 512  # labels drawn again, kept per grader process (a class's figures share most of them)
+MIN_LINESPACING, MAX_LINESPACING = 0.1, 10.0  # a multi-line label's lines: 'normal' (the font's line height) or this many font sizes apart
+MAX_EFFECTS = 8  # path effects of a tick label drawn again
+MAX_OUTLINE = 1.0  # an outline (plt.xkcd()'s white stroke: 4 pt) drawn again is at most this times the font size wide
 MIN_LABEL_MATCH = 0.95  # normalised cross-correlation of the label drawn again with the PNG at its box
 # Why the tick labels disagree with the image (argument-free: checks/texts.py translates them).
 LABEL_MISSING = "a tick label of the description has no place in the image"
@@ -260,15 +264,40 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
     families = tuple([str(f) for f in font["family"]][:MAX_FAMILIES])
     weight, style = str(font["weight"]), str(font["style"])
     FontProperties(family=list(families), size=size, weight=weight, style=style)  # refuses a bad weight or style
-    return _label_ink(text, families, size, weight, style, float(font["rotation"]), tuple(box), png_height)
+    align, spacing = str(font.get("align", "left")), font.get("linespacing", "normal")
+    spacing = spacing if spacing == "normal" else float(spacing)
+    if align not in ("left", "center", "right") or not (spacing == "normal" or MIN_LINESPACING <= spacing <= MAX_LINESPACING):
+        raise ValueError("a tick label's alignment or line spacing is out of range")
+    return _label_ink(text, families, size, weight, style, float(font["rotation"]), tuple(box), png_height, align, spacing, _effects(font.get("effects", []), size))
+
+
+Effect = tuple[str, float, tuple[float, ...]]  # ("stroke", width in points, RGBA) or ("normal", 0.0, ())
+
+
+def _effects(described: Any, size: float) -> tuple[Effect, ...]:
+    """A label's path effects as the grader draws them again (plt.xkcd() outlines texts in white):
+    outlines ("stroke") at most MAX_OUTLINE of the font size wide, and the text itself ("normal");
+    an effect of another kind is left out (the label is drawn without it)."""
+    effects: list[Effect] = []
+    for effect in list(described)[:MAX_EFFECTS]:
+        if effect.get("kind") == "normal":
+            effects.append(("normal", 0.0, ()))
+        elif effect.get("kind") == "stroke":
+            width, colour = float(effect["width"]), tuple(float(c) for c in effect["colour"])
+            if not 0.0 <= width <= MAX_OUTLINE * size or len(colour) != 4 or not all(0.0 <= c <= 1.0 for c in colour):
+                raise ValueError("a tick label's outline is out of range")
+            effects.append(("stroke", width, colour))
+    return tuple(effects)
 
 
 @functools.lru_cache(maxsize=LABEL_CACHE_SIZE)
 def _label_ink(
     text: str, families: tuple[str, ...], size: float, weight: str, style: str, rotation: float,
     box: tuple[float, float, float, float], png_height: float,
+    align: str = "left", spacing: str | float = "normal", effects: tuple[Effect, ...] = (),
 ) -> Drawn:
     """_drawn_label's drawing, from checked arguments; its ink array is read-only (it is shared)."""
+    from matplotlib import patheffects
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.font_manager import FontProperties
@@ -279,7 +308,11 @@ def _label_ink(
     figure = Figure(figsize=(side / PNG_DPI, (side + png_height % 1.0) / PNG_DPI), dpi=PNG_DPI)
     canvas = FigureCanvasAgg(figure)
     middle = side / 2
-    label = figure.text(middle, middle, text, fontproperties=properties, rotation=rotation, color="black", transform=IdentityTransform())
+    label = figure.text(
+        middle, middle, text, fontproperties=properties, rotation=rotation, color="black", transform=IdentityTransform(),
+        multialignment=align, linespacing=spacing,
+        path_effects=[patheffects.Stroke(linewidth=width, foreground=colour) if kind == "stroke" else patheffects.Normal() for kind, width, colour in effects],
+    )
     with warnings.catch_warnings():  # a glyph missing from every font is drawn as a box, here as in the PNG
         warnings.simplefilter("ignore")
         canvas.draw()
