@@ -105,17 +105,26 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     return description, heatmap
 
 
-POSITION = re.compile(r"^[\W_]*\d+[\W_]*|[\W_]*\d+[\W_]*$")  # a number and what sets it apart, at either end
+# A position at either end of a tick label: a number, perhaps after up to three letters that name
+# it ('q0', 'k_3', 'pos3'; set apart from the token by a non-word character when they follow it),
+# and what sets it apart from the token.
+POSITIONS = (
+    re.compile(r"^[\W_]*(?:[A-Za-z]{1,3}[\W_]?)?\d+[\W_]*"),  # before the token: '3: dog', 'q0: the', '[0] the'
+    re.compile(r"(?:[\W_]+[A-Za-z]{1,3}[\W_]?|[\W_]*)\d+[\W_]*$"),  # after it: 'the (0)', 'ran_4', 'dog (k3)'
+)
 
 
 def plain_token(label: str, tokens: tuple[str, ...]) -> str:
-    """A tick label that is a token with a position number beside it ('the (0)', 'the_0', '3: dog'),
-    as students write to tell repeated words apart, read as the token itself (the contract allows
-    it); any other label is kept as it is."""
+    """A tick label that is a token with a position number beside it ('the (0)', 'the_0', '3: dog',
+    'q0: the', 'dog (k3)'), as students write to tell repeated words apart, read as the token itself
+    (the contract allows it); any other label is kept as it is."""
     if label in tokens:
         return label
-    word = POSITION.sub("", label, count=1)
-    return word if word in tokens else label
+    for position in POSITIONS:
+        word = position.sub("", label, count=1)
+        if word in tokens:
+            return word
+    return label
 
 
 def with_plain_tokens(heatmap: Heatmap) -> Heatmap:
