@@ -201,12 +201,33 @@ def xkcd_labels():
         return ax
 
 
-@pytest.mark.parametrize("draw", [multiline_labels, xkcd_labels], ids=["multiline", "xkcd"])
+def xkcd_dark_labels():
+    """plt.xkcd() on a dark background: white text in a white outline, on black."""
+    with plt.style.context("dark_background"):
+        return xkcd_labels()
+
+
+def outlined_white_labels():
+    """White tick labels in a black outline (withStroke): two colours in one label."""
+    from matplotlib import patheffects
+
+    ax = imshow()()
+    for label in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
+        label.set_color("white")
+        label.set_path_effects([patheffects.withStroke(linewidth=3, foreground="black")])
+    return ax
+
+
+OUTLINED = [multiline_labels, xkcd_labels, xkcd_dark_labels, outlined_white_labels]
+OUTLINED_IDS = ["multiline", "xkcd", "xkcd_dark", "outlined_white"]
+
+
+@pytest.mark.parametrize("draw", OUTLINED, ids=OUTLINED_IDS)
 def test_honest_labels_of_several_lines_or_outlined_agree_with_their_image(draw):
     assert figure_problem(extract_plot(draw)) == ""
 
 
-@pytest.mark.parametrize("draw", [multiline_labels, xkcd_labels], ids=["multiline", "xkcd"])
+@pytest.mark.parametrize("draw", OUTLINED, ids=OUTLINED_IDS)
 def test_those_labels_reported_in_another_order_than_drawn_fail(draw):
     description = copy.deepcopy(extract_plot(draw))
     axes = description["axes"][description["target"]]

@@ -139,7 +139,7 @@ def _label_fonts(labels: list[Any]) -> list[dict]:
             "size": float(font.get_size_in_points()), "family": families, "weight": str(font.get_weight()),
             "style": str(font.get_style()), "rotation": float(text.get_rotation()),
             "align": str(text._get_multialignment()), "linespacing": _linespacing(text),  # lines of a multi-line label
-            "effects": _path_effects(text),
+            "effects": _path_effects(text), "colour": [float(c) for c in matplotlib.colors.to_rgba(text.get_color(), text.get_alpha())],
         })
     return fonts
 
