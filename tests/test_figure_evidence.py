@@ -251,7 +251,17 @@ def test_an_outline_wider_than_the_font_or_a_bad_alignment_is_not_drawn_again():
     def bad_alignment(axes):
         axes["ytickfonts"][0]["align"] = "justify"
 
-    for edit in (too_wide, bad_alignment):
+    def malformed(effects, colour=None):
+        def edit(axes):
+            axes["ytickfonts"][0]["effects"] = effects
+            if colour is not None:
+                axes["ytickfonts"][0]["colour"] = colour
+        return edit
+
+    stroke = {"kind": "stroke", "width": 1.0, "colour": [1.0, 1.0, 1.0, 1.0]}
+    edits = [too_wide, bad_alignment, malformed("x" * 100), malformed([1, 2]), malformed([{**stroke, "colour": "white"}]),
+             malformed([{**stroke, "width": float("nan")}]), malformed([stroke], colour=[0.0] * 1000), malformed([stroke], colour={"r": 1})]
+    for edit in edits:
         assert "cannot be compared with its image" in forged_labels(edit)
 
 

@@ -297,13 +297,18 @@ def _effects(described: Any, size: float) -> tuple[Effect, ...]:
     """A label's path effects as the grader draws them again (plt.xkcd() outlines texts in white):
     outlines ("stroke") at most MAX_OUTLINE of the font size wide, and the text itself ("normal");
     an effect of another kind is left out (the label is drawn without it)."""
+    if not isinstance(described, list) or not all(isinstance(effect, dict) for effect in described[:MAX_EFFECTS]):
+        raise ValueError("a tick label's path effects are malformed")
     effects: list[Effect] = []
-    for effect in list(described)[:MAX_EFFECTS]:
+    for effect in described[:MAX_EFFECTS]:
         if effect.get("kind") == "normal":
             effects.append(("normal", 0.0, ()))
         elif effect.get("kind") == "stroke":
-            width, colour = float(effect["width"]), tuple(float(c) for c in effect["colour"])
-            if not 0.0 <= width <= MAX_OUTLINE * size or len(colour) != 4 or not all(0.0 <= c <= 1.0 for c in colour):
+            width, colour = float(effect["width"]), effect["colour"]
+            if not isinstance(colour, list) or len(colour) != 4:
+                raise ValueError("a tick label's outline colour is malformed")
+            colour = tuple(float(c) for c in colour)
+            if not 0.0 <= width <= MAX_OUTLINE * size or not all(0.0 <= c <= 1.0 for c in colour):
                 raise ValueError("a tick label's outline is out of range")
             effects.append(("stroke", width, colour))
     return tuple(effects)
