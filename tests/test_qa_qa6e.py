@@ -40,10 +40,15 @@ def expected_scores(path: Path) -> dict[str, float]:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> dict[str, dict[str, float]]:
+def batch(tmp_path_factory):
     out = tmp_path_factory.mktemp("qa6e")
     batch = grade_batch(CORPUS, out, jobs=2, options=GradeOptions(seed=3, parts=frozenset(GRADED)))
     assert not batch.failed_to_grade, [(s.submission, s.grader_error) for s in batch.failed_to_grade]
+    return batch
+
+
+@pytest.fixture(scope="module")
+def graded(batch) -> dict[str, dict[str, float]]:
     return {s.submission: {p.part: p.score for p in s.parts} for s in batch.submissions}
 
 
@@ -58,3 +63,9 @@ def test_the_corpus_has_every_kind_qa6e_was_asked_for():
 def test_each_submission_scores_what_its_header_says(graded, path):
     want = {part: score for part, score in expected_scores(path).items() if part in GRADED}
     assert graded[path.stem] == want, path.name
+
+
+def test_no_submission_is_flagged(batch):
+    """Every submission of the corpus is honest, right or wrong: none gets an integrity flag (before
+    qa6e's fixes c17 and c27 got a tamper flag for their tick labels, b08 for its colours)."""
+    assert {s.submission: [flag.code for flag in s.flags] for s in batch.submissions if s.flags} == {}

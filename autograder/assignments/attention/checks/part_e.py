@@ -92,6 +92,8 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
         key = error.key or key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
         raise (CheckFailure(str(error), key=key, values=error.values) if key else fail(str(error))) from None
     expect_trusted_figure(student)
+    if not holds_the_weights(heatmap):  # earns nothing whatever its picture shows (drawn() says why): no evidence needed
+        return description, heatmap
     problem = _drawn["problem"] if "problem" in _drawn else figure_problem(description)
     _drawn["problem"] = problem  # the same description every time: its labels are drawn again once
     smoothing = smoothed_image(description, problem) if problem else ""
@@ -146,11 +148,21 @@ def drawn(student: StudentAPI) -> tuple[dict, Heatmap]:
     arrangement: where each weight sits is graded by the tick-label and cell checks).
     """
     description, heatmap = draw(student)
-    expected = probe_weights().flatten().sort().values.numpy()
-    shown = np.sort(heatmap.values.flatten())
-    if shown.shape != expected.shape or not np.allclose(shown, expected, rtol=1e-4, atol=1e-5):
+    if not holds_the_weights(heatmap):
         raise CheckFailure.keyed("heatmap_values_missing")
     return description, heatmap
+
+
+def holds_the_weights(heatmap: Heatmap) -> bool:
+    """Whether the grid holds the probe's weights, in any arrangement.
+
+    A figure that does not earns no point of E.1, so draw() does not hold its picture against its
+    description: an honest figure of other values (the weights put through softmax again: all close
+    to 0.2) has colours too close to tell apart, which in a figure that claims the weights is the
+    mark of a forgery (figure_problem) and was flagged as one (qa6e b08)."""
+    expected = probe_weights().flatten().sort().values.numpy()
+    shown = np.sort(heatmap.values.flatten())
+    return shown.shape == expected.shape and bool(np.allclose(shown, expected, rtol=1e-4, atol=1e-5))
 
 
 def axes_named(which: list[str]) -> str:
