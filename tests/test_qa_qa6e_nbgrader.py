@@ -3,9 +3,8 @@
 The notebooks are nbgrader's release of the assignment, filled in and edited the way students do.
 tests/test_qa_qa6e.py grades every one with grade-batch against the `expected:` line of its first
 cell; here nbgrader autogrades a few of them (all eleven take ~10 minutes: each is a kernel run of the
-whole notebook) and must give every part the same score. n05 is the one known disagreement: a
-helper written in a new cell above the task cell is not graded by attnkit (the contract: only the
-task cells are), while nbgrader runs the whole notebook and finds it (E 10 there, 0 here).
+whole notebook) and must give every part the same score, n05 included (a helper in a new cell
+above the task cell: attnkit takes the definitions of the student's own cells, nbgrader runs them).
 """
 from __future__ import annotations
 
@@ -21,7 +20,6 @@ from tests.test_nbgrader_e2e import BIN, _run
 from tests.test_qa_qa6e import CORPUS, expected_scores
 
 GRADED = ("n01_outputs_left_run_out_of_order_answers", "n05_helper_in_new_cell_above", "n06_ipython_magics_in_task_cells", "n08_bug_d_pre_norm", "n09_mha_left_as_stub")
-KNOWN = {"n05_helper_in_new_cell_above": "a helper in a new cell above the task cell: nbgrader runs the whole notebook (E 10), attnkit grades the task cells (E 0)"}
 
 
 def _student(name: str) -> str:
@@ -50,8 +48,6 @@ def nbgrader_scores(tmp_path_factory) -> dict[str, dict[str, float]]:
 
 @pytest.mark.nbgrader
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[n])) if n in KNOWN else n for n in GRADED],
-)
+@pytest.mark.parametrize("name", GRADED)
 def test_nbgrader_scores_every_part_as_grade_batch_does(nbgrader_scores, name):
     assert nbgrader_scores[name] == expected_scores(Path(CORPUS / f"{name}.ipynb")), name
