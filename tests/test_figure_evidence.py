@@ -178,6 +178,93 @@ def test_honest_tick_labels_agree_with_their_image(draw):
     assert figure_problem(extract_plot(draw)) == ""
 
 
+def multiline_labels():
+    """Tick labels of two lines, the token and its position ('the\n(0)'): the lines of an x label
+    are centred on each other, of a y label right-aligned (qa6e: read as a forgery, E 0/10 and a
+    tamper flag, while the grader drew every label again left-aligned)."""
+    _, ax = plt.subplots()
+    ax.imshow(W.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+    ax.set_xticks(range(4), labels=[f"{token}\n({i})" for i, token in enumerate(Q)])
+    ax.set_yticks(range(5), labels=[f"{token}\n#{j}" for j, token in enumerate(K)], linespacing=1.6)
+    return ax
+
+
+def xkcd_labels():
+    """plt.xkcd(): every text outlined in white (a path effect, so the text is drawn as a path) in
+    a 14 pt font (qa6e: read as a forgery, E 0/10 and a tamper flag)."""
+    with plt.xkcd():
+        _, ax = plt.subplots()
+        image = ax.imshow(W.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+        ax.set_xticks(range(4), labels=Q)
+        ax.set_yticks(range(5), labels=K)
+        ax.figure.colorbar(image, ax=ax)
+        return ax
+
+
+def xkcd_dark_labels():
+    """plt.xkcd() on a dark background: white text in a white outline, on black."""
+    with plt.style.context("dark_background"):
+        return xkcd_labels()
+
+
+def outlined_white_labels():
+    """White tick labels in a black outline (withStroke): two colours in one label."""
+    from matplotlib import patheffects
+
+    ax = imshow()()
+    for label in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
+        label.set_color("white")
+        label.set_path_effects([patheffects.withStroke(linewidth=3, foreground="black")])
+    return ax
+
+
+OUTLINED = [multiline_labels, xkcd_labels, xkcd_dark_labels, outlined_white_labels]
+OUTLINED_IDS = ["multiline", "xkcd", "xkcd_dark", "outlined_white"]
+
+
+@pytest.mark.parametrize("draw", OUTLINED, ids=OUTLINED_IDS)
+def test_honest_labels_of_several_lines_or_outlined_agree_with_their_image(draw):
+    assert figure_problem(extract_plot(draw)) == ""
+
+
+@pytest.mark.parametrize("draw", OUTLINED, ids=OUTLINED_IDS)
+def test_those_labels_reported_in_another_order_than_drawn_fail(draw):
+    description = copy.deepcopy(extract_plot(draw))
+    axes = description["axes"][description["target"]]
+    axes["yticklabels"] = axes["yticklabels"][::-1]
+    assert figure_problem(description) == LABEL_NOT_SHOWN
+
+
+def test_an_outline_claimed_but_not_drawn_fails():
+    """A dark outline blurs the label drawn again: the PNG of plain labels does not show it."""
+    def outline(axes):
+        for font in axes["xtickfonts"] + axes["ytickfonts"]:
+            font["effects"] = [{"kind": "stroke", "width": 0.5 * font["size"], "colour": [0.0, 0.0, 0.0, 1.0]}, {"kind": "normal"}]
+
+    assert forged_labels(outline) == LABEL_NOT_SHOWN
+
+
+def test_an_outline_wider_than_the_font_or_a_bad_alignment_is_not_drawn_again():
+    def too_wide(axes):
+        axes["ytickfonts"][0]["effects"] = [{"kind": "stroke", "width": 5 * axes["ytickfonts"][0]["size"], "colour": [1.0, 1.0, 1.0, 1.0]}]
+
+    def bad_alignment(axes):
+        axes["ytickfonts"][0]["align"] = "justify"
+
+    def malformed(effects, colour=None):
+        def edit(axes):
+            axes["ytickfonts"][0]["effects"] = effects
+            if colour is not None:
+                axes["ytickfonts"][0]["colour"] = colour
+        return edit
+
+    stroke = {"kind": "stroke", "width": 1.0, "colour": [1.0, 1.0, 1.0, 1.0]}
+    edits = [too_wide, bad_alignment, malformed("x" * 100), malformed([1, 2]), malformed([{**stroke, "colour": "white"}]),
+             malformed([{**stroke, "width": float("nan")}]), malformed([stroke], colour=[0.0] * 1000), malformed([stroke], colour={"r": 1})]
+    for edit in edits:
+        assert "cannot be compared with its image" in forged_labels(edit)
+
+
 def forged_labels(edit) -> str:
     description = copy.deepcopy(extract_plot(imshow()))
     edit(description["axes"][description["target"]])

@@ -28,6 +28,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from matplotlib.axes import Axes
+from matplotlib import collections
 from matplotlib.collections import QuadMesh
 from matplotlib.image import AxesImage
 from torch.overrides import TorchFunctionMode
@@ -898,10 +899,29 @@ def check_attention_block(cls: type, lang: str | None = None) -> None:
 # ---------------------------------------------------------------------------------------------
 # Part E: the heatmap. Course convention: 横轴是 Query 位置, 纵轴是 Key 位置.
 # ---------------------------------------------------------------------------------------------
+MESHES = tuple(kind for kind in (QuadMesh, getattr(collections, "PolyQuadMesh", None)) if kind is not None)  # pcolormesh, seaborn; ax.pcolor
+# A tick label may add the token's position, at either end ('the (0)', '3: dog', 'q0: the', 'ran_4').
+POSITIONS = (
+    re.compile(r"^[\W_]*(?:[A-Za-z]{1,3}[\W_]?)?\d+[\W_]*"),
+    re.compile(r"(?:[\W_]+[A-Za-z]{1,3}[\W_]?|[\W_]*)\d+[\W_]*$"),
+)
+
+
+def _token(label: str, tokens: tuple[str, ...]) -> str:
+    """The token a tick label shows: the label itself, or the token beside its position number."""
+    if label in tokens:
+        return label
+    for position in POSITIONS:
+        word = position.sub("", label, count=1)
+        if word in tokens:
+            return word
+    return label
+
+
 def _heatmap_cells(ax: Axes) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
     """(artist, values (rows, cols), x centres (rows, cols), y centres (rows, cols)) of what ax shows."""
     images = [image for image in ax.get_images() if isinstance(image, AxesImage)]
-    meshes = [mesh for mesh in ax.collections if isinstance(mesh, QuadMesh)]
+    meshes = [mesh for mesh in ax.collections if isinstance(mesh, MESHES)]
     if images:  # imshow / matshow
         artist = images[-1]
         values = np.ma.getdata(artist.get_array())
@@ -924,11 +944,13 @@ def _heatmap_cells(ax: Axes) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _tick_labels(ax: Axes, axis: str) -> list[tuple[float, str]]:
-    """(position, text) of the non-empty tick labels of the x or y axis, in position order."""
+    """(position, token) of the non-empty tick labels of the x or y axis, in position order (a label
+    that adds the token's position, 'the (0)', reads as its token)."""
     labels = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
     index = 0 if axis == "x" else 1
     return sorted(
-        (label.get_position()[index], label.get_text()) for label in labels if label.get_text().strip()
+        (label.get_position()[index], _token(label.get_text().strip(), QUERY_TOKENS + KEY_TOKENS))
+        for label in labels if label.get_text().strip()
     )
 
 

@@ -15,7 +15,8 @@ tell the weights apart, but not to the values themselves.
 
 The tick labels the checks read (the one at each row and column, as `heatmap.label_indices` finds
 it) must be visible too, without OCR. The description gives each label's box in PNG pixels and its
-font (resolved family names, size, weight, style, rotation). (a) The box must lie outside the Axes
+font (resolved family names, size, weight, style, rotation; the alignment and spacing of its lines; its
+path effects: outlines such as plt.xkcd()'s white one). (a) The box must lie outside the Axes
 along one of its edges (within LABEL_GAP_PT) and overlap the row or column it names, whose place
 in pixels comes from the cells just checked. (b) The grader draws the text again (Agg, that font,
 PNG_DPI) at the box's subpixel phase and with the canvas's fractional height (`png_height_px`:
@@ -62,6 +63,9 @@ MAX_FONT_PT = 200.0  # a larger reported font is not drawn again (the work stays
 MAX_FAMILIES = 8
 INK = 0.05  # a pixel this much darker than white is ink
 LABEL_CACHE_SIZE = 512  # labels drawn again, kept per grader process (a class's figures share most of them)
+MIN_LINESPACING, MAX_LINESPACING = 0.1, 10.0  # a multi-line label's lines: 'normal' (the font's line height) or this many font sizes apart
+MAX_EFFECTS = 8  # path effects of a tick label drawn again
+MAX_OUTLINE = 1.0  # an outline (plt.xkcd()'s white stroke: 4 pt) drawn again is at most this times the font size wide
 MIN_LABEL_MATCH = 0.95  # normalised cross-correlation of the label drawn again with the PNG at its box
 # Why the tick labels disagree with the image (argument-free: checks/texts.py translates them).
 LABEL_MISSING = "a tick label of the description has no place in the image"
@@ -241,7 +245,7 @@ def warm_up() -> None:
     _drawn_label("warm-up", {"family": ["DejaVu Sans"], "size": 10.0, "weight": "normal", "style": "normal", "rotation": 0.0}, (0.0, 0.0, 40.0, 12.0), 100.0)
 
 
-def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], png_height: float) -> Drawn:
+def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], png_height: float, background: float | None = None) -> Drawn:
     """The label drawn by this grader (Agg, the reported font, PNG_DPI): its ink in [0, 1], cropped
     to the ink, the width and height of its box in pixels, and where the ink lies in the box.
 
@@ -251,6 +255,12 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
     The font is checked here, in this order (the error, if any, is the figure's problem); the
     drawing itself is cached per grader process (LABEL_CACHE_SIZE): the same text in the same font
     at the same place comes out as the same pixels, and a class's figures share most labels.
+
+    A label drawn in black on white gives the shape of its ink, whatever its colour. An outlined
+    label is two colours (plt.xkcd(): the text over a white outline, on a dark background too): with
+    the gray level of the PNG around it (`background`), it is drawn in the gray levels of its own
+    colours on that background, and its ink is how far each pixel is from the background, as the
+    PNG's is.
     """
     from matplotlib.font_manager import FontProperties
 
@@ -260,15 +270,59 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
     families = tuple([str(f) for f in font["family"]][:MAX_FAMILIES])
     weight, style = str(font["weight"]), str(font["style"])
     FontProperties(family=list(families), size=size, weight=weight, style=style)  # refuses a bad weight or style
-    return _label_ink(text, families, size, weight, style, float(font["rotation"]), tuple(box), png_height)
+    align, spacing = str(font.get("align", "left")), font.get("linespacing", "normal")
+    spacing = spacing if spacing == "normal" else float(spacing)
+    if align not in ("left", "center", "right") or not (spacing == "normal" or MIN_LINESPACING <= spacing <= MAX_LINESPACING):
+        raise ValueError("a tick label's alignment or line spacing is out of range")
+    effects = _effects(font.get("effects", []), size)
+    tones = None
+    if background is not None and any(kind == "stroke" for kind, _, _ in effects):
+        tones = (_gray(font.get("colour", (0.0, 0.0, 0.0, 1.0)), background), round(float(background), 3))
+        effects = tuple((kind, width, (_gray(colour, background),) * 3 + (1.0,) if colour else colour) for kind, width, colour in effects)
+    return _label_ink(text, families, size, weight, style, float(font["rotation"]), tuple(box), png_height, align, spacing, effects, tones)
+
+
+def _gray(colour: Any, background: float) -> float:
+    """The gray level (the PNG's weights) of an RGBA colour over a `background` gray level, to 3 places."""
+    red, green, blue, alpha = (float(c) for c in colour)
+    if not all(0.0 <= c <= 1.0 for c in (red, green, blue, alpha)):
+        raise ValueError("a tick label's colour is out of range")
+    return round(alpha * (0.299 * red + 0.587 * green + 0.114 * blue) + (1.0 - alpha) * float(background), 3)
+
+
+Effect = tuple[str, float, tuple[float, ...]]  # ("stroke", width in points, RGBA) or ("normal", 0.0, ())
+
+
+def _effects(described: Any, size: float) -> tuple[Effect, ...]:
+    """A label's path effects as the grader draws them again (plt.xkcd() outlines texts in white):
+    outlines ("stroke") at most MAX_OUTLINE of the font size wide, and the text itself ("normal");
+    an effect of another kind is left out (the label is drawn without it)."""
+    if not isinstance(described, list) or not all(isinstance(effect, dict) for effect in described[:MAX_EFFECTS]):
+        raise ValueError("a tick label's path effects are malformed")
+    effects: list[Effect] = []
+    for effect in described[:MAX_EFFECTS]:
+        if effect.get("kind") == "normal":
+            effects.append(("normal", 0.0, ()))
+        elif effect.get("kind") == "stroke":
+            width, colour = float(effect["width"]), effect["colour"]
+            if not isinstance(colour, list) or len(colour) != 4:
+                raise ValueError("a tick label's outline colour is malformed")
+            colour = tuple(float(c) for c in colour)
+            if not 0.0 <= width <= MAX_OUTLINE * size or not all(0.0 <= c <= 1.0 for c in colour):
+                raise ValueError("a tick label's outline is out of range")
+            effects.append(("stroke", width, colour))
+    return tuple(effects)
 
 
 @functools.lru_cache(maxsize=LABEL_CACHE_SIZE)
 def _label_ink(
     text: str, families: tuple[str, ...], size: float, weight: str, style: str, rotation: float,
     box: tuple[float, float, float, float], png_height: float,
+    align: str = "left", spacing: str | float = "normal", effects: tuple[Effect, ...] = (), tones: tuple[float, float] | None = None,
 ) -> Drawn:
-    """_drawn_label's drawing, from checked arguments; its ink array is read-only (it is shared)."""
+    """_drawn_label's drawing, from checked arguments; its ink array is read-only (it is shared).
+    tones: (the text's gray level, the background's), or None: black on white."""
+    from matplotlib import patheffects
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.font_manager import FontProperties
@@ -279,7 +333,13 @@ def _label_ink(
     figure = Figure(figsize=(side / PNG_DPI, (side + png_height % 1.0) / PNG_DPI), dpi=PNG_DPI)
     canvas = FigureCanvasAgg(figure)
     middle = side / 2
-    label = figure.text(middle, middle, text, fontproperties=properties, rotation=rotation, color="black", transform=IdentityTransform())
+    text_gray, background = tones if tones is not None else (0.0, 1.0)
+    figure.patch.set_facecolor((background,) * 3)
+    label = figure.text(
+        middle, middle, text, fontproperties=properties, rotation=rotation, color=(text_gray,) * 3, transform=IdentityTransform(),
+        multialignment=align, linespacing=spacing,
+        path_effects=[patheffects.Stroke(linewidth=width, foreground=colour) if kind == "stroke" else patheffects.Normal() for kind, width, colour in effects],
+    )
     with warnings.catch_warnings():  # a glyph missing from every font is drawn as a box, here as in the PNG
         warnings.simplefilter("ignore")
         canvas.draw()
@@ -287,7 +347,7 @@ def _label_ink(
         label.set_position((middle + (box[0] - drawn.x0) % 1.0, middle - (box[1] - (figure.bbox.height - drawn.y1)) % 1.0))
         canvas.draw()
         placed = label.get_window_extent()
-    ink = 1.0 - np.asarray(canvas.buffer_rgba(), dtype=np.float64)[..., :3].mean(axis=-1) / 255.0  # (h, w)
+    ink = np.abs(background - np.asarray(canvas.buffer_rgba(), dtype=np.float64)[..., :3].mean(axis=-1) / 255.0)  # (h, w)
     rows, cols = np.nonzero(ink > INK)
     cropped = ink[:0, :0] if rows.size == 0 else ink[rows.min(): rows.max() + 1, cols.min(): cols.max() + 1].copy()
     cropped.setflags(write=False)
@@ -304,16 +364,17 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
     where the whole label does not match, on the ink that `covering` (a crop -> (h, w) bool, True
     where something else of the figure is drawn) leaves visible. None when too little is visible."""
     left, top, right, bottom = box
-    template, width, height, (dx, dy) = _drawn_label(text, font, box, png_height)
+    x0, y0 = max(int(np.floor(left)) - BOX_SLACK_PX, 0), max(int(np.floor(top)) - BOX_SLACK_PX, 0)
+    crop = gray[y0: int(np.ceil(bottom)) + BOX_SLACK_PX, x0: int(np.ceil(right)) + BOX_SLACK_PX]
+    background = _background(crop, (x0, y0), box)
+    template, width, height, (dx, dy) = _drawn_label(text, font, box, png_height, background)
     if abs(width - (right - left)) > BOX_SIZE_SLACK_PX or abs(height - (bottom - top)) > BOX_SIZE_SLACK_PX:
         return 0.0  # the text in that font does not fill that box: the box or the font is not the label's
     if template.size == 0:
         return 1.0  # nothing to see (a blank glyph): nothing to hold against the figure
-    x0, y0 = max(int(np.floor(left)) - BOX_SLACK_PX, 0), max(int(np.floor(top)) - BOX_SLACK_PX, 0)
-    crop = gray[y0: int(np.ceil(bottom)) + BOX_SLACK_PX, x0: int(np.ceil(right)) + BOX_SLACK_PX]
     if crop.shape[0] < template.shape[0] or crop.shape[1] < template.shape[1]:
         return 0.0
-    ink = np.abs(crop - np.median(crop))  # the label's colour on any background
+    ink = np.abs(crop - background)  # the label's colour on any background
     whole = best_correlation(ink, template)
     if whole >= MIN_LABEL_MATCH:
         return whole
@@ -325,6 +386,18 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
     if under.shape == template.shape and float(template[~under].sum()) < MIN_VISIBLE_INK * float(template.sum()):
         return None  # mostly covered where its box puts it: the picture cannot tell
     return visible_correlation(ink, template, ~covered)
+
+
+def _background(crop: np.ndarray, corner: tuple[int, int], box: tuple[float, float, float, float]) -> float:
+    """The gray level around a label: the median of the crop's pixels outside the label's box (a
+    thick outlined label can fill more than half of its box), or of the whole crop when the box
+    fills it."""
+    if not crop.size:
+        return 1.0
+    rows, cols = np.ogrid[: crop.shape[0], : crop.shape[1]]
+    inside = (rows >= np.floor(box[1]) - corner[1]) & (rows < np.ceil(box[3]) - corner[1]) & (cols >= np.floor(box[0]) - corner[0]) & (cols < np.ceil(box[2]) - corner[0])
+    around = crop[~inside]
+    return float(np.median(around if around.size else crop))
 
 
 def _covered(description: dict, label: tuple[dict, str, int], area: Area, png_height: float) -> np.ndarray:

@@ -135,8 +135,39 @@ def _label_fonts(labels: list[Any]) -> list[dict]:
     for text in labels[:MAX_LABEL_BOXES]:
         font = text.get_fontproperties()
         families = [name for name in (_font_name(font, family) for family in font.get_family()) if name] or [font_manager.get_font(font_manager.findfont(font)).family_name]
-        fonts.append({"size": float(font.get_size_in_points()), "family": families, "weight": str(font.get_weight()), "style": str(font.get_style()), "rotation": float(text.get_rotation())})
+        fonts.append({
+            "size": float(font.get_size_in_points()), "family": families, "weight": str(font.get_weight()),
+            "style": str(font.get_style()), "rotation": float(text.get_rotation()),
+            "align": str(text._get_multialignment()), "linespacing": _linespacing(text),  # lines of a multi-line label
+            "effects": _path_effects(text), "colour": [float(c) for c in matplotlib.colors.to_rgba(text.get_color(), text.get_alpha())],
+        })
     return fonts
+
+
+def _linespacing(text: Text) -> str | float:
+    """'normal' (the font's own line height, matplotlib >= 3.10's default) or a multiple of the font size."""
+    spacing = text.get_linespacing()
+    return "normal" if isinstance(spacing, str) else float(spacing)
+
+
+def _path_effects(text: Text) -> list[dict]:
+    """A text's path effects (plt.xkcd() outlines every text in white: withStroke), as the grader
+    can draw them again: {"kind": "stroke", "width" (points), "colour" (RGBA)} and {"kind": "normal"};
+    any other effect is {"kind": "other"} (the grader draws the text without it)."""
+    from matplotlib import colors
+    from matplotlib.patheffects import Normal, Stroke, withStroke
+
+    effects: list[dict] = []
+    for effect in text.get_path_effects():
+        gc = getattr(effect, "_gc", {})
+        plain = isinstance(effect, Stroke) and set(gc) <= {"linewidth", "foreground"} and tuple(getattr(effect, "_offset", (1, 1))) == (0, 0)
+        if plain:
+            effects.append({"kind": "stroke", "width": float(gc.get("linewidth", 0.0)), "colour": [float(c) for c in colors.to_rgba(gc.get("foreground", text.get_color()))]})
+            if isinstance(effect, withStroke):  # withStroke draws the text over its stroke
+                effects.append({"kind": "normal"})
+        else:
+            effects.append({"kind": "normal"} if type(effect) is Normal else {"kind": "other"})
+    return effects
 
 
 def _font_name(font: Any, family: str) -> str:

@@ -92,6 +92,8 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
         key = error.key or key_of_english(str(error)) or ("plot_malformed" if str(error).startswith("the description of your figure is malformed") else "")
         raise (CheckFailure(str(error), key=key, values=error.values) if key else fail(str(error))) from None
     expect_trusted_figure(student)
+    if not holds_the_weights(heatmap):  # earns nothing whatever its picture shows (drawn() says why): no evidence needed
+        return description, heatmap
     problem = _drawn["problem"] if "problem" in _drawn else figure_problem(description)
     _drawn["problem"] = problem  # the same description every time: its labels are drawn again once
     smoothing = smoothed_image(description, problem) if problem else ""
@@ -105,17 +107,26 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     return description, heatmap
 
 
-POSITION = re.compile(r"^[\W_]*\d+[\W_]*|[\W_]*\d+[\W_]*$")  # a number and what sets it apart, at either end
+# A position at either end of a tick label: a number, perhaps after up to three letters that name
+# it ('q0', 'k_3', 'pos3'; set apart from the token by a non-word character when they follow it),
+# and what sets it apart from the token.
+POSITIONS = (
+    re.compile(r"^[\W_]*(?:[A-Za-z]{1,3}[\W_]?)?\d+[\W_]*"),  # before the token: '3: dog', 'q0: the', '[0] the'
+    re.compile(r"(?:[\W_]+[A-Za-z]{1,3}[\W_]?|[\W_]*)\d+[\W_]*$"),  # after it: 'the (0)', 'ran_4', 'dog (k3)'
+)
 
 
 def plain_token(label: str, tokens: tuple[str, ...]) -> str:
-    """A tick label that is a token with a position number beside it ('the (0)', 'the_0', '3: dog'),
-    as students write to tell repeated words apart, read as the token itself (the contract allows
-    it); any other label is kept as it is."""
+    """A tick label that is a token with a position number beside it ('the (0)', 'the_0', '3: dog',
+    'q0: the', 'dog (k3)'), as students write to tell repeated words apart, read as the token itself
+    (the contract allows it); any other label is kept as it is."""
     if label in tokens:
         return label
-    word = POSITION.sub("", label, count=1)
-    return word if word in tokens else label
+    for position in POSITIONS:
+        word = position.sub("", label, count=1)
+        if word in tokens:
+            return word
+    return label
 
 
 def with_plain_tokens(heatmap: Heatmap) -> Heatmap:
@@ -137,11 +148,21 @@ def drawn(student: StudentAPI) -> tuple[dict, Heatmap]:
     arrangement: where each weight sits is graded by the tick-label and cell checks).
     """
     description, heatmap = draw(student)
-    expected = probe_weights().flatten().sort().values.numpy()
-    shown = np.sort(heatmap.values.flatten())
-    if shown.shape != expected.shape or not np.allclose(shown, expected, rtol=1e-4, atol=1e-5):
+    if not holds_the_weights(heatmap):
         raise CheckFailure.keyed("heatmap_values_missing")
     return description, heatmap
+
+
+def holds_the_weights(heatmap: Heatmap) -> bool:
+    """Whether the grid holds the probe's weights, in any arrangement.
+
+    A figure that does not earns no point of E.1, so draw() does not hold its picture against its
+    description: an honest figure of other values (the weights put through softmax again: all close
+    to 0.2) has colours too close to tell apart, which in a figure that claims the weights is the
+    mark of a forgery (figure_problem) and was flagged as one (qa6e b08)."""
+    expected = probe_weights().flatten().sort().values.numpy()
+    shown = np.sort(heatmap.values.flatten())
+    return shown.shape == expected.shape and bool(np.allclose(shown, expected, rtol=1e-4, atol=1e-5))
 
 
 def axes_named(which: list[str]) -> str:
