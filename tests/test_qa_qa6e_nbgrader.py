@@ -5,9 +5,8 @@ tests/test_qa_qa6e.py grades every one with grade-batch against the `expected:` 
 cell; here nbgrader autogrades a few of them (all eleven take ~10 minutes: each is a kernel run of the
 whole notebook) and must give every part the same score, n05 included (a helper in a new cell
 above the task cell: attnkit takes the definitions of the student's own cells, nbgrader runs them).
-n12 is a known disagreement: a scratch cell after Part E's grade cell redefines plot_attention;
-attnkit grades the notebook as Run All leaves it (E 9), nbgrader grades Part E at its grade cell,
-before the redefinition (E 10).
+and n12 (a scratch cell after Part E's grade cell redefines plot_attention: both grade Part E as its
+grade cell saw it, E 10).
 """
 from __future__ import annotations
 
@@ -26,7 +25,6 @@ GRADED = (
     "n01_outputs_left_run_out_of_order_answers", "n05_helper_in_new_cell_above", "n06_ipython_magics_in_task_cells",
     "n08_bug_d_pre_norm", "n09_mha_left_as_stub", "n12_scratch_redefinition_after_part_e",
 )
-KNOWN = {"n12_scratch_redefinition_after_part_e": "nbgrader grades Part E at its grade cell (E 10), attnkit as Run All leaves the notebook (E 9)"}
 
 
 def _student(name: str) -> str:
@@ -56,7 +54,7 @@ def nbgrader_scores(tmp_path_factory) -> dict[str, dict[str, float]]:
 @pytest.mark.nbgrader
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[n])) if n in KNOWN else n for n in GRADED],
+    "name", GRADED,
 )
 def test_nbgrader_scores_every_part_as_grade_batch_does(nbgrader_scores, name):
     assert nbgrader_scores[name] == expected_scores(Path(CORPUS / f"{name}.ipynb")), name

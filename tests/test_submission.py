@@ -330,6 +330,25 @@ def test_the_kits_own_cells_are_not_taken_for_an_answer_that_reads_their_names()
     assert "def _demo" in text and 'tokens = ["the"' not in text and "import public_checks" not in text
 
 
+def test_a_definition_written_again_counts_up_to_its_tasks_check_cell(tmp_path):
+    """A task's answer is what its check cell saw, as nbgrader grades at its grade cell (qa6e n12): a
+    function written again in a new cell between the stub and the check cell is graded; one written
+    again after the check cell (a scratch experiment) is not, and gets no note."""
+    released = json.loads((REPO / "assignments" / "attention" / "attention.ipynb").read_text(encoding="utf-8"))
+    cells = released["cells"]
+    stub = next(i for i, cell in enumerate(cells) if "def causal_mask" in "".join(cell["source"]))
+    check = next(i for i in range(stub + 1, len(cells)) if cells[i]["cell_type"] == "code")
+    cells.insert(check + 1, _code("def causal_mask(size_q, size_k=None, device=None):\n    return 'scratch after the check'\n"))
+    cells.insert(stub + 1, _code("def causal_mask(size_q, size_k=None, device=None):\n    return 'below the stub'\n"))
+    data = json.dumps(released).encode()
+    text = "".join(code for _, code in notebook_chunks(data, "attention.ipynb"))
+    assert "'below the stub'" in text and "scratch after the check" not in text
+    path = tmp_path / "attention.ipynb"
+    path.write_bytes(data)
+    path_notes = load_submission(path).notes
+    assert len(path_notes) == 1 and f"cell {stub + 2} is not an answer cell" in path_notes[0], path_notes
+
+
 @pytest.mark.parametrize("notebook", ["attention.ipynb", "attention.zh.ipynb"])
 def test_a_notebook_whose_tags_were_lost_grades_without_the_kits_own_cells(notebook):
     """QA qa3p n10: an editor that drops cell metadata (tags) leaves a notebook with no answer cell,

@@ -174,8 +174,10 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
     answers = [(number, _cell_code(cell, where, number)) for number, cell in tagged]
     kit = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS))
     own = []  # the student's cells: neither an answer cell nor one of the kit's, unchanged
+    checks = [number for number, cell in code if _is_grade_cell(cell)]  # where nbgrader grades: after them, a definition changes nothing
+    nbgrader_graded = bool(checks)
     for number, cell in code:
-        if all(number != m for m, _ in tagged):
+        if all(number != m for m, _ in tagged) and number not in checks:
             try:
                 text = _cell_code(cell, where, number)
             except SubmissionError:
@@ -184,9 +186,11 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
                 raise
             if _plain(text) not in kit:
                 own.append((number, text))
+            elif not nbgrader_graded:
+                checks.append(number)  # the kit's check cells: a task's answer is what its check saw
     graded = answers or own  # no answer cell: its tags were lost (an editor that drops cell metadata)
     if answers:
-        kept = _own_definitions(answers, own)
+        kept = _own_definitions(answers, own, sorted(checks))
         graded = sorted(answers + [(number, body) for number, (body, _) in kept.items()])
         said = sorted(kept.items())[:MAX_CELL_NOTES]
         notes.extend(t("submission.untagged_definition", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES])) for number, (_, names) in said)
@@ -235,20 +239,23 @@ def _cell_code(cell: dict, where: str, number: int) -> str:
     return "\n".join("" if MAGIC_LINE.match(ln) else ln for ln in text.splitlines()) + "\n"
 
 
-def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]]) -> dict[int, tuple[str, list[str]]]:
+def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]], checks: list[int]) -> dict[int, tuple[str, list[str]]]:
     """What the student's own cells (those without an answer tag) give the answer cells when the
     notebook runs top to bottom, as Run All and nbgrader run it: the top-level statements that bind
-    a name the answer cells use and do not bind (a helper in a new cell), or define again further
-    down (the solution written in a new cell below the task's stub), and the statements those need
-    in turn. Nothing else of those cells runs (demos, prints, training need the kit's cells).
+    a name the answer cells use and do not bind (a helper in a new cell), or define again below
+    the answer cell and before the next check cell (`checks`: where the task was checked; nbgrader's
+    grade cells in a notebook that has them), as the solution written in a new cell below the
+    task's stub; and the statements those need in turn. Nothing else of those cells runs (demos,
+    prints, training need the kit's cells).
     {cell number: (its code with every other statement blanked, the names kept)}."""
-    defined: dict[str, int] = {}  # a function or class an answer cell defines at its top level: the last cell that does
+    defined: dict[str, tuple[int, int]] = {}  # a function or class an answer cell defines at its top level: (that cell, the next check cell)
     used: set[str] = set()
     bound: set[str] = set()
     for number, text in answers:
         tree = _parsed(text)
         if tree:
-            defined.update((node.name, number) for node in tree.body if isinstance(node, _DEFINITIONS))
+            until = next((check for check in checks if check > number), ANYWHERE[1])
+            defined.update((node.name, (number, until)) for node in tree.body if isinstance(node, _DEFINITIONS))
             used |= _needs(tree)
             bound |= _bound(tree)
     binding: dict[str, list[tuple[int, ast.stmt]]] = collections.defaultdict(list)  # name -> the own statements that bind it
@@ -257,18 +264,18 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]])
             for name in _top_level_names(ast.Module([node], [])):
                 binding[name].append((number, node))
     kept: dict[int, dict[ast.stmt, None]] = collections.defaultdict(dict)  # in the order taken; a statement once
-    todo = [(name, 0) for name in used - bound - set(dir(builtins))]  # (name, only from cells below this one)
+    todo = [(name, ANYWHERE) for name in used - bound - set(dir(builtins))]  # (name, (only from the cells between these two))
     todo += list(defined.items())
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[str, tuple[int, int]]] = set()
     while todo:  # one pass over the names: a chain of helpers costs its length, not its square
-        name, below = todo.pop()
-        if (name, below) in seen:
+        name, (below, until) = todo.pop()
+        if (name, (below, until)) in seen:
             continue
-        seen.add((name, below))
+        seen.add((name, (below, until)))
         for number, node in binding.get(name, ()):
-            if number > below and node not in kept[number]:
+            if below < number < until and node not in kept[number]:
                 kept[number][node] = None
-                todo.extend((needed, 0) for needed in _needs(node) - bound - set(dir(builtins)))
+                todo.extend((needed, ANYWHERE) for needed in _needs(node) - bound - set(dir(builtins)))
     texts = dict(own)
     return {number: (_only(texts[number], list(nodes)), sorted(set().union(*(_top_level_names(ast.Module([n], [])) for n in nodes))))
             for number, nodes in sorted(kept.items()) if nodes}
@@ -305,6 +312,7 @@ def _only(text: str, nodes: list[ast.stmt]) -> str:
     return "\n".join(line if number in keep else "" for number, line in enumerate(lines, start=1))
 
 
+ANYWHERE = (0, 1 << 62)  # a range of cell numbers holding every cell
 MAX_CELL_NOTES = 8  # notes on the student's own cells, and names in each: the feedback stays readable
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -328,6 +336,13 @@ def _top_level_names(tree: ast.Module) -> set[str]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names.update(n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name))
     return names
+
+
+def _is_grade_cell(cell: dict) -> bool:
+    """Whether a cell is one of nbgrader's autograded test cells (graded, not a solution)."""
+    metadata = cell.get("metadata")
+    nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    return isinstance(nbgrader, dict) and bool(nbgrader.get("grade")) and not nbgrader.get("solution")
 
 
 def _is_answer_cell(cell: dict, where: str, notes: list[str]) -> bool:
