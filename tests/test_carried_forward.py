@@ -244,6 +244,88 @@ def test_a_stand_in_replaces_the_aliases_of_the_submissions_function_too(factory
         student.close()
 
 
+CAPTURED = """
+import functools
+
+def attention_scores(q, k):
+    return q
+
+def by_default(q, k, scores=attention_scores):
+    return scores(q, k)
+
+def by_keyword_default(q, k, *, scores=attention_scores):
+    return scores(q, k)
+
+def _closure(scores):
+    def inner(q, k):
+        return scores(q, k)
+    return inner
+
+by_closure = _closure(attention_scores)
+by_partial = functools.partial(lambda q, k, scores: scores(q, k), scores=attention_scores)
+by_lambda_default = lambda q, k, scores=attention_scores: scores(q, k)
+TABLE = {"scores": attention_scores}
+PIPELINE = (attention_scores,)
+
+def by_dict(q, k):
+    return TABLE["scores"](q, k)
+
+def by_tuple(q, k):
+    return PIPELINE[0](q, k)
+
+class Holder:
+    scores = staticmethod(attention_scores)
+    plain = attention_scores
+
+    def __init__(self):
+        super().__init__()
+        self.kept = attention_scores
+
+def by_class_attribute(q, k):
+    return Holder.scores(q, k)
+
+def by_plain_class_attribute(q, k):
+    return Holder.plain(q, k)
+
+made = Holder()
+
+def by_object_attribute(q, k):
+    return made.kept(q, k)
+
+def by_new_object(q, k):
+    return Holder().scores(q, k)
+"""
+CAPTURES = (
+    "by_default", "by_keyword_default", "by_closure", "by_partial", "by_lambda_default", "by_dict", "by_tuple",
+    "by_class_attribute", "by_plain_class_attribute", "by_object_attribute", "by_new_object",
+)
+
+
+def test_a_stand_in_replaces_the_submissions_function_wherever_its_code_captured_it(factory):
+    """The later code may hold the earlier function without a global lookup: a default value
+    (`def sdpa(q, k, v, mask=None, softmax=masked_softmax)`), a keyword-only default, a closure, a
+    functools.partial, a lambda's default, a dict or a tuple, a class attribute (staticmethod or
+    plain), an attribute of an object made at import. Each reaches the stand-in (an A.2 bug was
+    charged again in A.3 for qa5f's default_softmax_argument with a bug), and each is the
+    submission's own again after the run."""
+    import torch
+
+    from autograder.assignments.attention.checks.carried import trusted_answer
+    from autograder.grading.worker.client import Student
+
+    student = Student(factory, [(1, CAPTURED)])
+    q, k = torch.randn(2, 3, 4, dtype=torch.float64), torch.randn(2, 5, 4, dtype=torch.float64)
+    try:
+        with student.stand_ins(["attention_scores"], trusted_answer):
+            trusted = q @ k.transpose(-2, -1) / 2.0
+            wrong = [name for name in CAPTURES if student.call(name, q, k).shape != trusted.shape or not torch.allclose(student.call(name, q, k), trusted)]
+        assert not wrong, f"the submission's own function ran through {wrong}"
+        kept = [name for name in CAPTURES if not torch.equal(student.call(name, q, k), q)]
+        assert not kept, f"not the submission's own again after the run: {kept}"
+    finally:
+        student.close()
+
+
 def test_the_worker_stand_ins_are_the_assignments_content_and_hold_no_reference_code(factory):
     """The stand-ins are a file of the assignment's folder (its manifest's `worker_standins`) that
     imports only torch and the engine's machinery; the template imports it before it forks, so a

@@ -20,6 +20,7 @@ import functools
 import importlib.util
 import inspect
 import sys
+import types
 import zlib
 from types import ModuleType
 from typing import Any, Callable
@@ -187,3 +188,89 @@ def _at_default(parameter: inspect.Parameter, value: Any) -> bool:
         return type(value) is type(default) and not isinstance(value, torch.Tensor) and bool(value == default)
     except Exception:  # noqa: BLE001 - a comparison the submission's object refuses: not its default
         return False
+
+
+# ---------------------------------------------------------------------------------------------
+# every reference the submission's code holds to a replaced object
+# ---------------------------------------------------------------------------------------------
+MAX_REBIND_VISITS = 20_000  # objects looked at per request: a module-level list of a million floats is not walked
+
+
+def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], bool]) -> Callable[[], None]:
+    """Point every reference to a replaced object that the submission's code holds at its
+    stand-in, for one request; returns what puts each back.
+
+    `stand_ins` maps the id of each replaced object (the submission's own function or class) to
+    its stand-in. The submission may have captured its earlier functions anywhere a later one
+    reads them without a global lookup: an alias (`softmax = masked_softmax`), a default value
+    (`def sdpa(q, k, v, mask=None, softmax=masked_softmax)`), a closure, a functools.partial, a
+    class attribute (plain, staticmethod or classmethod), a dict, list or tuple, an attribute of
+    an object of its own class. Walked from `roots` (the submission's module globals, its objects),
+    through those places only, into functions and classes that `owned(obj)` says are its own."""
+    undo: list[Callable[[], None]] = []
+    seen: set[int] = set()
+
+    def fresh(value: Any) -> Any:
+        """What a reference to `value` holds during the request (the same object, changed inside, when nothing is replaced)."""
+        if id(value) in stand_ins:
+            return stand_ins[id(value)]
+        if id(value) in seen or len(seen) >= MAX_REBIND_VISITS:
+            return value
+        seen.add(id(value))
+        if isinstance(value, dict):
+            for key, item in list(value.items()):
+                _put(value.__setitem__, key, item, fresh(item))
+        elif isinstance(value, list):
+            for index, item in enumerate(list(value)):
+                _put(value.__setitem__, index, item, fresh(item))
+        elif type(value) is tuple:
+            items = tuple(fresh(item) for item in value)
+            return items if any(a is not b for a, b in zip(items, value)) else value
+        elif isinstance(value, (staticmethod, classmethod)):
+            inner = fresh(value.__func__)
+            return type(value)(inner) if inner is not value.__func__ else value
+        elif isinstance(value, functools.partial):
+            partial: Any = value  # __setstate__ is the one way to change what a partial calls
+            func, args, keywords, extra = partial.__reduce__()[2]
+            fresh(keywords)  # the partial's own dict, changed in place
+            state = (fresh(func), fresh(args), keywords, extra)
+            if state[0] is not func or state[1] is not args:
+                _put(lambda _, new: partial.__setstate__(new), None, (func, args, keywords, extra), state)
+        elif isinstance(value, types.FunctionType) and owned(value):
+            _put(lambda _, new: setattr(value, "__defaults__", new), None, value.__defaults__, fresh(value.__defaults__))
+            keywords = value.__kwdefaults__ or {}
+            for key, item in list(keywords.items()):
+                _put(keywords.__setitem__, key, item, fresh(item))
+            for name, cell in zip(value.__code__.co_freevars, value.__closure__ or ()):
+                if name == "__class__":  # zero-argument super()'s own class: never a stand-in
+                    continue
+                try:
+                    item = cell.cell_contents
+                except ValueError:  # a cell not filled yet
+                    continue
+                _put(functools.partial(_fill, cell), None, item, fresh(item))
+            fresh(value.__dict__)
+        elif isinstance(value, type) and owned(value):
+            for key, item in list(vars(value).items()):
+                _put(lambda key, new: setattr(value, key, new), key, item, fresh(item))
+        elif owned(type(value)) and isinstance(getattr(value, "__dict__", None), dict):
+            fresh(value.__dict__)  # an object of its own class (a config, a callable, a module)
+        return value
+
+    def _fill(cell: Any, _: Any, new: Any) -> None:
+        cell.cell_contents = new
+
+    def _put(setter: Callable[[Any, Any], None], key: Any, old: Any, new: Any) -> None:
+        if new is old:
+            return
+        setter(key, new)
+        undo.append(lambda: setter(key, old))
+
+    for root in roots:
+        fresh(root)
+
+    def restore() -> None:
+        for step in reversed(undo):
+            step()
+
+    return restore
