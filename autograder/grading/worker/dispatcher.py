@@ -397,8 +397,10 @@ class Dispatcher:
             handle = Handle(len(self.objects) + 1)
             self.objects[handle.number] = value
             return handle
-        if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
-            return type(value)(self._export(v) for v in value)
+        if type(value) is list:
+            return [self._export(v) for v in value]
+        if isinstance(value, tuple):  # a named tuple (typing.NamedTuple) is the pair the contract asks for too
+            return tuple(self._export(v) for v in tuple.__iter__(value))
         if isinstance(value, torch.Tensor) and type(value) in (torch.Tensor, torch.nn.Parameter):
             return value.detach()
         if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
