@@ -326,6 +326,33 @@ def test_a_stand_in_replaces_the_submissions_function_wherever_its_code_captured
         student.close()
 
 
+def test_a_stand_in_class_keeps_what_the_submissions_class_adds(factory):
+    """The later code may call what its own class adds to the contract: a classmethod
+    `MultiHeadAttention.from_config(cfg)` in the block's __init__, a helper, a property. The
+    stand-in class keeps those (qa6s b12: an A.2 bug cost D.1 3 points, the stand-in having no
+    from_config), and its own forward is the grader's."""
+    import torch
+
+    from autograder.assignments.attention.checks.carried import trusted_answer
+    from autograder.grading.worker.client import Student
+
+    source = (
+        "import torch.nn as nn\n\nclass MultiHeadAttention(nn.Module):\n"
+        "    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True):\n        super().__init__()\n\n"
+        "    @classmethod\n    def from_config(cls, cfg):\n        return cls(cfg['embed_dim'], cfg['num_heads'])\n\n"
+        "    def forward(self, query, key=None, value=None, mask=None):\n        return query, None\n\n"
+        "def run(x):\n    return MultiHeadAttention.from_config({'embed_dim': 4, 'num_heads': 2})(x)[1]\n"
+    )
+    student = Student(factory, [(1, source)])
+    try:
+        with student.stand_ins(["MultiHeadAttention"], trusted_answer):
+            weights = student.call("run", torch.randn(1, 3, 4))
+        assert isinstance(weights, torch.Tensor) and weights.shape == (1, 2, 3, 3)
+        assert student.call("run", torch.randn(1, 3, 4)) is None
+    finally:
+        student.close()
+
+
 def test_the_worker_stand_ins_are_the_assignments_content_and_hold_no_reference_code(factory):
     """The stand-ins are a file of the assignment's folder (its manifest's `worker_standins`) that
     imports only torch and the engine's machinery; the template imports it before it forks, so a
