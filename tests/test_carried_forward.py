@@ -246,6 +246,7 @@ def test_a_stand_in_replaces_the_aliases_of_the_submissions_function_too(factory
 
 CAPTURED = """
 import functools
+import types
 
 def attention_scores(q, k):
     return q
@@ -294,10 +295,15 @@ def by_object_attribute(q, k):
 
 def by_new_object(q, k):
     return Holder().scores(q, k)
+
+ops = types.SimpleNamespace(scores=attention_scores)
+
+def by_namespace(q, k):
+    return ops.scores(q, k)
 """
 CAPTURES = (
     "by_default", "by_keyword_default", "by_closure", "by_partial", "by_lambda_default", "by_dict", "by_tuple",
-    "by_class_attribute", "by_plain_class_attribute", "by_object_attribute", "by_new_object",
+    "by_class_attribute", "by_plain_class_attribute", "by_object_attribute", "by_new_object", "by_namespace",
 )
 
 
@@ -305,7 +311,7 @@ def test_a_stand_in_replaces_the_submissions_function_wherever_its_code_captured
     """The later code may hold the earlier function without a global lookup: a default value
     (`def sdpa(q, k, v, mask=None, softmax=masked_softmax)`), a keyword-only default, a closure, a
     functools.partial, a lambda's default, a dict or a tuple, a class attribute (staticmethod or
-    plain), an attribute of an object made at import. Each reaches the stand-in (an A.2 bug was
+    plain), an attribute of an object made at import or of a SimpleNamespace. Each reaches the stand-in (an A.2 bug was
     charged again in A.3 for qa5f's default_softmax_argument with a bug), and each is the
     submission's own again after the run."""
     import torch

@@ -258,8 +258,8 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         elif isinstance(value, type) and owned(value):
             for key, item in list(vars(value).items()):
                 _put(lambda key, new: setattr(value, key, new), key, item, fresh(item))
-        elif owned(type(value)) and isinstance(getattr(value, "__dict__", None), dict):
-            fresh(value.__dict__)  # an object of its own class (a config, a callable, a module)
+        elif (owned(type(value)) or type(value) is types.SimpleNamespace) and isinstance(getattr(value, "__dict__", None), dict):
+            fresh(value.__dict__)  # an object of its own class (a config, a callable, a module), or a SimpleNamespace
         return value
 
     def _fill(cell: Any, _: Any, new: Any) -> None:
