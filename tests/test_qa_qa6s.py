@@ -12,7 +12,8 @@ heads, a fused projection from the named layers, @torch.enable_grad, a softmax a
 100 % of A-D. `b*` hold one realistic bug each, many in the styles above so that the earlier
 function reaches the later ones through a default value, a closure, a partial, a class attribute,
 a dataclass field or a dict: points lost only in the task where the bug lives, and only the right
-mistakes named, or none. The comment at the top of each file says what it is, its per-part scores
+mistakes named, or none. Two are folders whose Part A is in a helper file of the student's own.
+The comment at the top of each file says what it is, its per-part scores
 and the mistakes the feedback names; they hold at seeds 1, 2 and 3 (checked when the corpus was
 written); this test grades seed 1.
 
@@ -32,12 +33,12 @@ from autograder.grading.session import GradeOptions
 CORPUS = Path(__file__).resolve().parent / "qa" / "qa6s"
 SCORES = re.compile(r"^# Per-part scores \(A-D\): A=(\S+) B=(\S+) C=(\S+) D=(\S+)\.$", re.MULTILINE)
 NAMED = re.compile(r"^# Mistakes named: (.*)\.$", re.MULTILINE)
-FILES = sorted(CORPUS.glob("*.py"))
+FILES = sorted([*CORPUS.glob("*.py"), *(p for p in CORPUS.iterdir() if p.is_dir() and not p.name.startswith("_"))])  # a folder: its attention.py and a helper file
 FULL = {"A": 32, "B": 10, "C": 28, "D": 12}
 
 
 def _expected(path: Path) -> tuple[dict[str, float], set[str]]:
-    text = path.read_text(encoding="utf-8")
+    text = (path / "attention.py" if path.is_dir() else path).read_text(encoding="utf-8")
     scores, named = SCORES.search(text), NAMED.search(text)
     assert scores and named, f"{path.name}: the header gives no per-part scores or named mistakes"
     mistakes = set() if named.group(1) == "none" else {m.strip() for m in named.group(1).split(",")}
