@@ -130,15 +130,16 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
     asks, which the stand-in does) and refused otherwise. A class is fitted in its __init__ and
     forward. Nothing changes where the signatures agree or cannot be read.
 
-    A class keeps what the submission's own class has and the stand-in lacks (a classmethod
-    `from_config`, a helper method, a property, a constant): the later code may call it on the
-    class it thinks is its own."""
+    A class keeps the methods the submission's own class has and the stand-in lacks (a classmethod
+    `from_config`, a helper, a property): the later code may call them on the class it thinks is
+    its own. Plain values are left out: a class constant named like a layer would hide it."""
     if isinstance(stand_in, type):
         if not isinstance(own, type):
             return stand_in
         methods = {m: _fit(getattr(stand_in, m), getattr(own, m, None), f"{name}.{m}") for m in ("__init__", "forward")}
         methods = {m: f for m, f in methods.items() if f is not None}
-        extras = {k: inspect.getattr_static(own, k) for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k)}
+        extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k)
+                  and isinstance(v := inspect.getattr_static(own, k), (types.FunctionType, staticmethod, classmethod, property))}
         return type(stand_in.__name__, (stand_in,), {**extras, **methods, "__qualname__": stand_in.__qualname__}) if methods or extras else stand_in
     return _fit(stand_in, own, name) or stand_in
 
