@@ -152,10 +152,11 @@ class Dispatcher:
         by_identity = {id(self.namespace[name]): stand_in for name, stand_in in replaced.items() if callable(self.namespace.get(name))}
         saved = {name: self.namespace.get(name, missing) for name in replaced}
         self.namespace.update(replaced)
-        modules = self._student_globals()
-        restore = standins.rebind([*modules, *self.objects.values()], by_identity, lambda obj: _owned(obj, modules))  # aliases, defaults, closures...
-        self._active, self._callbacks = key, 0
+        restore: Callable[[], None] = lambda: None  # noqa: E731
         try:
+            modules = self._student_globals()
+            restore = standins.rebind([*modules, *self.objects.values()], by_identity, lambda obj: _owned(obj, modules))  # aliases, defaults, closures...
+            self._active, self._callbacks = key, 0
             yield
         finally:
             self._active = ()

@@ -223,6 +223,12 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         if id(value) in seen or len(seen) >= MAX_REBIND_VISITS:
             return value
         seen.add(id(value))
+        try:
+            return _inside(value)
+        except Exception:  # noqa: BLE001 - an object of the submission's that refuses to be read: left as it is
+            return value
+
+    def _inside(value: Any) -> Any:
         if isinstance(value, dict):
             for key, item in list(value.items()):
                 _put(value.__setitem__, key, item, fresh(item))
