@@ -248,6 +248,8 @@ CAPTURED = """
 import functools
 import types
 
+VOCABULARY = [f"word{i}" for i in range(30000)]  # walked past: words hold no function
+
 def attention_scores(q, k):
     return q
 

@@ -199,7 +199,8 @@ def _at_default(parameter: inspect.Parameter, value: Any) -> bool:
 # ---------------------------------------------------------------------------------------------
 # every reference the submission's code holds to a replaced object
 # ---------------------------------------------------------------------------------------------
-MAX_REBIND_VISITS = 20_000  # objects looked at per request: a module-level list of a million floats is not walked
+MAX_REBIND_VISITS = 20_000  # containers, functions, classes and objects looked at per request
+_ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None)})
 
 
 def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], bool]) -> Callable[[], None]:
@@ -220,6 +221,8 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         """What a reference to `value` holds during the request (the same object, changed inside, when nothing is replaced)."""
         if id(value) in stand_ins:
             return stand_ins[id(value)]
+        if type(value) in _ATOMS or isinstance(value, torch.Tensor):  # holds nothing (a vocabulary of words costs no visit)
+            return value
         if id(value) in seen or len(seen) >= MAX_REBIND_VISITS:
             return value
         seen.add(id(value))
