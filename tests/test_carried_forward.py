@@ -249,6 +249,7 @@ import functools
 import types
 
 VOCABULARY = [f"word{i}" for i in range(30000)]  # walked past: words hold no function
+SENTENCES = [["the", "king", f"word{i}"] for i in range(30000)]  # walked last: the largest container
 
 def attention_scores(q, k):
     return q

@@ -203,6 +203,12 @@ MAX_REBIND_VISITS = 20_000  # containers, functions, classes and objects looked 
 _ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None)})
 
 
+def _size(item: tuple[Any, Any]) -> int:
+    """How much of the visit budget a dict entry's value may take: 0 for what is not a container."""
+    value = item[1]
+    return 1 + len(value) if type(value) in (dict, list, tuple) else 0
+
+
 def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], bool]) -> Callable[[], None]:
     """Point every reference to a replaced object that the submission's code holds at its
     stand-in, for one request; returns what puts each back.
@@ -221,7 +227,7 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         """What a reference to `value` holds during the request (the same object, changed inside, when nothing is replaced)."""
         if id(value) in stand_ins:
             return stand_ins[id(value)]
-        if type(value) in _ATOMS or isinstance(value, torch.Tensor):  # holds nothing (a vocabulary of words costs no visit)
+        if type(value) in _ATOMS or issubclass(type(value), torch.Tensor):  # holds nothing (a vocabulary of words costs no visit); type(), never the object's own __class__
             return value
         if id(value) in seen or len(seen) >= MAX_REBIND_VISITS:
             return value
@@ -233,7 +239,7 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
 
     def _inside(value: Any) -> Any:
         if isinstance(value, dict):
-            for key, item in list(value.items()):
+            for key, item in sorted(value.items(), key=_size):  # functions first, the largest containers last
                 _put(value.__setitem__, key, item, fresh(item))
         elif isinstance(value, list):
             for index, item in enumerate(list(value)):
