@@ -164,6 +164,19 @@ def test_a_library_alias_flag_names_the_line_it_is_used_on():
     assert alias.line == 9 and alias.describe().endswith("(line 9)"), alias
 
 
+@pytest.mark.parametrize("helper, flagged", [
+    # qa6s: Part A in a helper file of its own; SelfAttention.forward calls its own function, not the library's (B.1 lost its no-library point)
+    ("def scaled_dot_product_attention(q, k, v, mask=None):\n    return q, k\n", False),
+    ("from torch.nn.functional import scaled_dot_product_attention\n", True),  # the helper only passes the library's on
+])
+def test_a_name_imported_from_the_submissions_own_file_is_the_library_function_only_when_that_file_does_not_define_it(helper, flagged):
+    entry = ("from attn_helpers import scaled_dot_product_attention\n\n\n"
+             "class SelfAttention:\n    def forward(self, x, mask=None):\n        return scaled_dot_product_attention(x, x, x, mask)\n")
+    facts = analyze(((1, entry),), {"attn_helpers.py": helper}, current().library_names())
+    aliases = [f for f in facts.findings if f.code == LIBRARY_CALL and f.scope == "SelfAttention"]
+    assert bool(aliases) == flagged, facts.findings
+
+
 OPTIONAL_IMPORT = "import torch\n\ntry:  # nicer shapes where it is installed\n    import einops\nexcept ImportError:\n    einops = None\n"
 
 

@@ -244,6 +244,130 @@ def test_a_stand_in_replaces_the_aliases_of_the_submissions_function_too(factory
         student.close()
 
 
+CAPTURED = """
+import functools
+import types
+
+VOCABULARY = [f"word{i}" for i in range(30000)]  # walked past: words hold no function
+SENTENCES = [["the", "king", f"word{i}"] for i in range(30000)]  # walked last: the largest container
+
+def attention_scores(q, k):
+    return q
+
+def by_default(q, k, scores=attention_scores):
+    return scores(q, k)
+
+def by_keyword_default(q, k, *, scores=attention_scores):
+    return scores(q, k)
+
+def _closure(scores):
+    def inner(q, k):
+        return scores(q, k)
+    return inner
+
+by_closure = _closure(attention_scores)
+by_partial = functools.partial(lambda q, k, scores: scores(q, k), scores=attention_scores)
+by_lambda_default = lambda q, k, scores=attention_scores: scores(q, k)
+TABLE = {"scores": attention_scores}
+PIPELINE = (attention_scores,)
+
+def by_dict(q, k):
+    return TABLE["scores"](q, k)
+
+def by_tuple(q, k):
+    return PIPELINE[0](q, k)
+
+class Holder:
+    scores = staticmethod(attention_scores)
+    plain = attention_scores
+
+    def __init__(self):
+        super().__init__()
+        self.kept = attention_scores
+
+def by_class_attribute(q, k):
+    return Holder.scores(q, k)
+
+def by_plain_class_attribute(q, k):
+    return Holder.plain(q, k)
+
+made = Holder()
+
+def by_object_attribute(q, k):
+    return made.kept(q, k)
+
+def by_new_object(q, k):
+    return Holder().scores(q, k)
+
+ops = types.SimpleNamespace(scores=attention_scores)
+
+class Unreadable:
+    def __getattribute__(self, name):
+        raise RuntimeError("an object that refuses to be read is left as it is")
+
+unreadable = Unreadable()
+
+def by_namespace(q, k):
+    return ops.scores(q, k)
+"""
+CAPTURES = (
+    "by_default", "by_keyword_default", "by_closure", "by_partial", "by_lambda_default", "by_dict", "by_tuple",
+    "by_class_attribute", "by_plain_class_attribute", "by_object_attribute", "by_new_object", "by_namespace",
+)
+
+
+def test_a_stand_in_replaces_the_submissions_function_wherever_its_code_captured_it(factory):
+    """The later code may hold the earlier function without a global lookup: a default value
+    (`def sdpa(q, k, v, mask=None, softmax=masked_softmax)`), a keyword-only default, a closure, a
+    functools.partial, a lambda's default, a dict or a tuple, a class attribute (staticmethod or
+    plain), an attribute of an object made at import or of a SimpleNamespace. Each reaches the stand-in (an A.2 bug was
+    charged again in A.3 for qa5f's default_softmax_argument with a bug), and each is the
+    submission's own again after the run."""
+    import torch
+
+    from autograder.assignments.attention.checks.carried import trusted_answer
+    from autograder.grading.worker.client import Student
+
+    student = Student(factory, [(1, CAPTURED)])
+    q, k = torch.randn(2, 3, 4, dtype=torch.float64), torch.randn(2, 5, 4, dtype=torch.float64)
+    try:
+        with student.stand_ins(["attention_scores"], trusted_answer):
+            trusted = q @ k.transpose(-2, -1) / 2.0
+            wrong = [name for name in CAPTURES if student.call(name, q, k).shape != trusted.shape or not torch.allclose(student.call(name, q, k), trusted)]
+        assert not wrong, f"the submission's own function ran through {wrong}"
+        kept = [name for name in CAPTURES if not torch.equal(student.call(name, q, k), q)]
+        assert not kept, f"not the submission's own again after the run: {kept}"
+    finally:
+        student.close()
+
+
+def test_a_stand_in_class_keeps_what_the_submissions_class_adds(factory):
+    """The later code may call what its own class adds to the contract: a classmethod
+    `MultiHeadAttention.from_config(cfg)` in the block's __init__, a helper, a property. The
+    stand-in class keeps those (qa6s b12: an A.2 bug cost D.1 3 points, the stand-in having no
+    from_config), and its own forward is the grader's."""
+    import torch
+
+    from autograder.assignments.attention.checks.carried import trusted_answer
+    from autograder.grading.worker.client import Student
+
+    source = (
+        "import torch.nn as nn\n\nclass MultiHeadAttention(nn.Module):\n"
+        "    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True):\n        super().__init__()\n\n"
+        "    @classmethod\n    def from_config(cls, cfg):\n        return cls(cfg['embed_dim'], cfg['num_heads'])\n\n"
+        "    def forward(self, query, key=None, value=None, mask=None):\n        return query, None\n\n"
+        "def run(x):\n    return MultiHeadAttention.from_config({'embed_dim': 4, 'num_heads': 2})(x)[1]\n"
+    )
+    student = Student(factory, [(1, source)])
+    try:
+        with student.stand_ins(["MultiHeadAttention"], trusted_answer):
+            weights = student.call("run", torch.randn(1, 3, 4))
+        assert isinstance(weights, torch.Tensor) and weights.shape == (1, 2, 3, 3)
+        assert student.call("run", torch.randn(1, 3, 4)) is None
+    finally:
+        student.close()
+
+
 def test_the_worker_stand_ins_are_the_assignments_content_and_hold_no_reference_code(factory):
     """The stand-ins are a file of the assignment's folder (its manifest's `worker_standins`) that
     imports only torch and the engine's machinery; the template imports it before it forks, so a

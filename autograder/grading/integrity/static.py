@@ -115,8 +115,9 @@ class SourceFacts:
 # ---------------------------------------------------------------------------------------------
 class _Scanner(ast.NodeVisitor):
     def __init__(self, library: frozenset[str], prefix: str = "", local: frozenset[str] = frozenset(), text_names: frozenset[str] = frozenset(),
-                 main_guard: bool = False, numbers: frozenset[str] = frozenset()):
+                 main_guard: bool = False, numbers: frozenset[str] = frozenset(), own_definitions: dict[str, frozenset[str]] | None = None):
         self.library = library  # the library functions whose uses are findings (LIBRARY_CALL)
+        self.own_definitions = own_definitions or {}  # a helper file's module name -> the functions and classes it defines
         self.text_names = text_names  # names only ever bound to text or paths (an open() of one opens a file)
         self.main_guard = main_guard  # nothing can make __name__ "__main__": such a block never runs
         self.numbers = numbers  # names bound to a number somewhere (what open() of one opens may be a descriptor)
@@ -211,13 +212,18 @@ class _Scanner(ast.NodeVisitor):
             if (node.module or "").split(".")[0] == "torch":
                 self.torch_names.add(alias.asname or alias.name)
             self._name_use(alias.name, node, imported=True, origin=node.module or "")
-            if alias.name in self.library:
+            if alias.name in self.library and not self._defined_in(node.module or "", alias.name):
                 self.aliases[alias.asname or alias.name] = alias.name
             if alias.name == LOADER:
                 self.loaders.add(alias.asname or alias.name)
             if node.module in ("os", "posix") and alias.name in RAW_DESCRIPTOR_FUNCTIONS:
                 self.add(EVASION, f"{node.module}.{alias.name} (raw descriptor I/O can reach the worker's channel)", node)
         self.generic_visit(node)
+
+    def _defined_in(self, module: str, name: str) -> bool:
+        """Whether `name` is a function or class the submission's own file `module` defines
+        (`from attn_helpers import scaled_dot_product_attention`: its own, not the library's)."""
+        return any(name in names for own, names in self.own_definitions.items() if module and (own == module or own.endswith(f".{module}")))
 
     def _module(self, dotted: str, node: ast.AST, relative: bool = False) -> None:
         parts = set(dotted.split("."))
@@ -436,7 +442,8 @@ def _trees(text: str, first_line: int) -> list[ast.Module | str]:
     return trees
 
 
-def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Module | str], everything: Sequence[ast.Module], prefix: str = "") -> _Scanner:
+def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Module | str], everything: Sequence[ast.Module], prefix: str = "",
+          own_definitions: dict[str, frozenset[str]] | None = None) -> _Scanner:
     """Scan the trees of the entry (or of one helper file); `everything`: the trees of all of them."""
     stored = stored_attributes(everything)
     special = {*(a for a in TEXT_ATTRIBUTES if a.split(".")[-1] not in stored), *(["os.environ"] if "environ" not in stored else []),
@@ -445,7 +452,7 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
     main_guard = "__name__" not in stored | rebound | {name for name, _ in assigned}  # nothing makes __name__ "__main__"
     numbers = number_names(everything)
     text_names = (text_bound_names([t for t in trees if isinstance(t, ast.Module)], stored) | special) - numbers
-    scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers)
+    scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers, own_definitions=own_definitions)
     for tree in trees:
         if isinstance(tree, ast.Module):
             scanner.visit(tree)
@@ -473,13 +480,19 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
     entry = [tree for first_line, text in chunks for tree in _trees(text, first_line)]
     helpers = {name: _trees(text, 1) for name, text in files if name.endswith(".py")}
     everything = [t for t in [*entry, *(t for trees in helpers.values() for t in trees)] if isinstance(t, ast.Module)]
-    scanner = _scan(library, local, entry, everything)
+    own_definitions = {
+        name.removesuffix(".py").replace("/", "."): frozenset(
+            node.name for tree in trees if isinstance(tree, ast.Module) for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        )
+        for name, trees in helpers.items()
+    }
+    scanner = _scan(library, local, entry, everything, own_definitions=own_definitions)
     for name, loads in scanner.links.items():
         scanner.references.setdefault(name, set()).update(loads)
     _resolve_aliases(scanner)
     findings = [replace(finding, cells=cells) for finding in scanner.findings]
     for name, trees in helpers.items():
-        helper = _scan(library, local, trees, everything, prefix=f"{name}:")
+        helper = _scan(library, local, trees, everything, prefix=f"{name}:", own_definitions=own_definitions)
         findings += helper.findings
         scanner.makes_modules |= helper.makes_modules
     unique = tuple(dict.fromkeys(findings))

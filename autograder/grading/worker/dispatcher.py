@@ -148,21 +148,30 @@ class Dispatcher:
         if key not in self._stand_in_sets:  # built once: a stand-in class keeps its identity
             self._stand_in_sets[key] = standins.build(self.stand_ins, list(key), self._stand_in_call, lambda name: self.namespace.get(name))
         missing = object()
-        replaced = dict(self._stand_in_sets[key])  # the submission's name -> its stand-in
-        own = {id(self.namespace[name]): name for name in replaced if callable(self.namespace.get(name))}
-        replaced |= {alias: replaced[own[id(value)]] for alias, value in list(self.namespace.items()) if id(value) in own and alias not in replaced}  # `softmax = masked_softmax`: its aliases too
+        replaced = self._stand_in_sets[key]  # the submission's name -> its stand-in
+        by_identity = {id(self.namespace[name]): stand_in for name, stand_in in replaced.items() if callable(self.namespace.get(name))}
         saved = {name: self.namespace.get(name, missing) for name in replaced}
         self.namespace.update(replaced)
-        self._active, self._callbacks = key, 0
+        restore: Callable[[], None] = lambda: None  # noqa: E731
         try:
+            modules = self._student_globals()
+            restore = standins.rebind([*modules, *self.objects.values()], by_identity, lambda obj: _owned(obj, modules))  # aliases, defaults, closures...
+            self._active, self._callbacks = key, 0
             yield
         finally:
             self._active = ()
+            restore()
             for name, value in saved.items():
                 if value is missing:
                     self.namespace.pop(name, None)
                 else:
                     self.namespace[name] = value
+
+    def _student_globals(self) -> list[dict]:
+        """The globals of the submission's modules: its entry file and the files of its own it imports."""
+        root = self._inside[0] + os.sep if self._inside else None
+        helpers = [m.__dict__ for m in list(sys.modules.values()) if root and isinstance(getattr(m, "__file__", None), str) and m.__file__.startswith(root) and m.__dict__ is not self.namespace]
+        return [self.namespace, *helpers]
 
     def _stand_in_call(self, callback: dict) -> Any:
         """One callback to the grader; the trusted value, or StandInError."""
@@ -389,13 +398,25 @@ class Dispatcher:
             handle = Handle(len(self.objects) + 1)
             self.objects[handle.number] = value
             return handle
-        if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
-            return type(value)(self._export(v) for v in value)
+        if type(value) is list:
+            return [self._export(v) for v in value]
+        if isinstance(value, tuple):  # a named tuple (typing.NamedTuple) is the pair the contract asks for too
+            return tuple(self._export(v) for v in tuple.__iter__(value))
         if isinstance(value, torch.Tensor) and type(value) in (torch.Tensor, torch.nn.Parameter):
             return value.detach()
         if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
             return Refused(f"a numpy {type(value).__name__}; return a torch.Tensor")
         return value
+
+
+def _owned(obj: Any, modules: list[dict]) -> bool:
+    """Whether a function or class is the submission's own: defined in one of its modules."""
+    if isinstance(obj, types.FunctionType):
+        return any(obj.__globals__ is globals_ for globals_ in modules)
+    if isinstance(obj, type):
+        module = sys.modules.get(getattr(obj, "__module__", None) or "")
+        return module is not None and any(module.__dict__ is globals_ for globals_ in modules)
+    return False
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:

@@ -20,6 +20,7 @@ import functools
 import importlib.util
 import inspect
 import sys
+import types
 import zlib
 from types import ModuleType
 from typing import Any, Callable
@@ -127,13 +128,19 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
     its first parameters are the contract's, in order, and go to the stand-in; a further one is
     accepted when it holds its default (the submission's own function then does what the contract
     asks, which the stand-in does) and refused otherwise. A class is fitted in its __init__ and
-    forward. Nothing changes where the signatures agree or cannot be read."""
+    forward. Nothing changes where the signatures agree or cannot be read.
+
+    A class keeps the methods the submission's own class has and the stand-in lacks (a classmethod
+    `from_config`, a helper, a property): the later code may call them on the class it thinks is
+    its own. Plain values are left out: a class constant named like a layer would hide it."""
     if isinstance(stand_in, type):
         if not isinstance(own, type):
             return stand_in
         methods = {m: _fit(getattr(stand_in, m), getattr(own, m, None), f"{name}.{m}") for m in ("__init__", "forward")}
         methods = {m: f for m, f in methods.items() if f is not None}
-        return type(stand_in.__name__, (stand_in,), {**methods, "__qualname__": stand_in.__qualname__}) if methods else stand_in
+        extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k)
+                  and isinstance(v := inspect.getattr_static(own, k), (types.FunctionType, staticmethod, classmethod, property))}
+        return type(stand_in.__name__, (stand_in,), {**extras, **methods, "__qualname__": stand_in.__qualname__}) if methods or extras else stand_in
     return _fit(stand_in, own, name) or stand_in
 
 
@@ -187,3 +194,104 @@ def _at_default(parameter: inspect.Parameter, value: Any) -> bool:
         return type(value) is type(default) and not isinstance(value, torch.Tensor) and bool(value == default)
     except Exception:  # noqa: BLE001 - a comparison the submission's object refuses: not its default
         return False
+
+
+# ---------------------------------------------------------------------------------------------
+# every reference the submission's code holds to a replaced object
+# ---------------------------------------------------------------------------------------------
+MAX_REBIND_VISITS = 20_000  # containers, functions, classes and objects looked at per request
+_ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None)})
+
+
+def _size(item: tuple[Any, Any]) -> int:
+    """How much of the visit budget a dict entry's value may take: 0 for what is not a container."""
+    value = item[1]
+    return 1 + len(value) if type(value) in (dict, list, tuple) else 0
+
+
+def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], bool]) -> Callable[[], None]:
+    """Point every reference to a replaced object that the submission's code holds at its
+    stand-in, for one request; returns what puts each back.
+
+    `stand_ins` maps the id of each replaced object (the submission's own function or class) to
+    its stand-in. The submission may have captured its earlier functions anywhere a later one
+    reads them without a global lookup: an alias (`softmax = masked_softmax`), a default value
+    (`def sdpa(q, k, v, mask=None, softmax=masked_softmax)`), a closure, a functools.partial, a
+    class attribute (plain, staticmethod or classmethod), a dict, list or tuple, an attribute of
+    an object of its own class. Walked from `roots` (the submission's module globals, its objects),
+    through those places only, into functions and classes that `owned(obj)` says are its own."""
+    undo: list[Callable[[], None]] = []
+    seen: set[int] = set()
+
+    def fresh(value: Any) -> Any:
+        """What a reference to `value` holds during the request (the same object, changed inside, when nothing is replaced)."""
+        if id(value) in stand_ins:
+            return stand_ins[id(value)]
+        if type(value) in _ATOMS or issubclass(type(value), torch.Tensor):  # holds nothing (a vocabulary of words costs no visit); type(), never the object's own __class__
+            return value
+        if id(value) in seen or len(seen) >= MAX_REBIND_VISITS:
+            return value
+        seen.add(id(value))
+        try:
+            return _inside(value)
+        except Exception:  # noqa: BLE001 - an object of the submission's that refuses to be read: left as it is
+            return value
+
+    def _inside(value: Any) -> Any:
+        if isinstance(value, dict):
+            for key, item in sorted(value.items(), key=_size):  # functions first, the largest containers last
+                _put(value.__setitem__, key, item, fresh(item))
+        elif isinstance(value, list):
+            for index, item in enumerate(list(value)):
+                _put(value.__setitem__, index, item, fresh(item))
+        elif type(value) is tuple:
+            items = tuple(fresh(item) for item in value)
+            return items if any(a is not b for a, b in zip(items, value)) else value
+        elif isinstance(value, (staticmethod, classmethod)):
+            inner = fresh(value.__func__)
+            return type(value)(inner) if inner is not value.__func__ else value
+        elif isinstance(value, functools.partial):
+            partial: Any = value  # __setstate__ is the one way to change what a partial calls
+            func, args, keywords, extra = partial.__reduce__()[2]
+            fresh(keywords)  # the partial's own dict, changed in place
+            state = (fresh(func), fresh(args), keywords, extra)
+            if state[0] is not func or state[1] is not args:
+                _put(lambda _, new: partial.__setstate__(new), None, (func, args, keywords, extra), state)
+        elif isinstance(value, types.FunctionType) and owned(value):
+            _put(lambda _, new: setattr(value, "__defaults__", new), None, value.__defaults__, fresh(value.__defaults__))
+            keywords = value.__kwdefaults__ or {}
+            for key, item in list(keywords.items()):
+                _put(keywords.__setitem__, key, item, fresh(item))
+            for name, cell in zip(value.__code__.co_freevars, value.__closure__ or ()):
+                if name == "__class__":  # zero-argument super()'s own class: never a stand-in
+                    continue
+                try:
+                    item = cell.cell_contents
+                except ValueError:  # a cell not filled yet
+                    continue
+                _put(functools.partial(_fill, cell), None, item, fresh(item))
+            fresh(value.__dict__)
+        elif isinstance(value, type) and owned(value):
+            for key, item in list(vars(value).items()):
+                _put(lambda key, new: setattr(value, key, new), key, item, fresh(item))
+        elif (owned(type(value)) or type(value) is types.SimpleNamespace) and isinstance(getattr(value, "__dict__", None), dict):
+            fresh(value.__dict__)  # an object of its own class (a config, a callable, a module), or a SimpleNamespace
+        return value
+
+    def _fill(cell: Any, _: Any, new: Any) -> None:
+        cell.cell_contents = new
+
+    def _put(setter: Callable[[Any, Any], None], key: Any, old: Any, new: Any) -> None:
+        if new is old:
+            return
+        setter(key, new)
+        undo.append(lambda: setter(key, old))
+
+    for root in roots:
+        fresh(root)
+
+    def restore() -> None:
+        for step in reversed(undo):
+            step()
+
+    return restore
