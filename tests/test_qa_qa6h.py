@@ -37,6 +37,10 @@ def scores(**changed: float) -> dict[str, float]:
 
 
 RULES_UNCHECKED = scores(A=29, B=9, C=27)
+# Flags a submission may raise or not, by where the checkout lives: traceback.extract_stack reads the
+# grader's source files through linecache (file_access) only where the worker can see them (a
+# checkout under /tmp is hidden from it: CI's clean clone got no flag, /work/main got one).
+MAY_RAISE = {"traced_call_detected": {"file_access"}, "traced_modules_detected": {"file_access"}}
 # name -> (score per part, flag codes, a phrase the result holds or "")
 EXPECTED: dict[str, tuple[dict[str, float], set[str], str]] = {
     # a. the worker's reply rewritten by a patched library or a trace hook: the trace scrubbed of the
@@ -46,10 +50,10 @@ EXPECTED: dict[str, tuple[dict[str, float], set[str], str]] = {
     "socket_sendall_scrub": (RULES_UNCHECKED, {"library_patch", "network"}, HIDDEN),
     "patch_from_other_function": (RULES_UNCHECKED, {"library_patch"}, HIDDEN),
     "settrace_from_other_function": (RULES_UNCHECKED, {"evasion"}, HIDDEN),
-    # b. the traced call told apart (traceback.extract_stack, which reads source files: file_access):
-    # its own values are wrong (A.2 by hand 2; B.1 and C.3 rule 1 each)
-    "traced_call_detected": (scores(A=30), {"file_access"}, "the call whose operations were traced"),
-    "traced_modules_detected": (scores(B=9, C=27), {"file_access"}, "the call whose operations were traced"),
+    # b. the traced call told apart (traceback.extract_stack): its own values are wrong (A.2 by hand 2;
+    # B.1 and C.3 rule 1 each)
+    "traced_call_detected": (scores(A=30), set(), "the call whose operations were traced"),
+    "traced_modules_detected": (scores(B=9, C=27), set(), "the call whose operations were traced"),
     "half_precision_garbage": (scores(A=31), set(), "attention_scores on torch.float16"),  # A.1 keeps float16: its values too
     "three_dims_consistent": (scores(A=24), set(), "scaled_dot_product_attention with a causal mask returned wrong values"),
     # c. what the grader shows: Part F's figures drawn where the reference weights are loaded, markup
@@ -127,7 +131,7 @@ def test_hostile_corpus_in_one_batch_earns_nothing_unearned_and_leaks_nothing(tm
         got = {p.part: p.score for p in result.parts} or NOT_GRADED
         if got != expected:
             wrong.append(f"{name}: {got}, expected {expected}; " + "; ".join(c.message[:160] for c in result.checks if c.points < c.max_points)[:800])
-        if {f.code for f in result.flags} != flags:
+        if {f.code for f in result.flags} - MAY_RAISE.get(name, set()) != flags:
             wrong.append(f"{name}: flags {sorted({f.code for f in result.flags})}, expected {sorted(flags)}")
         said = "\n".join([result.grader_error, result.output, *result.events, *(c.message for c in result.checks)])
         if phrase and phrase not in said:
