@@ -200,7 +200,8 @@ def _at_default(parameter: inspect.Parameter, value: Any) -> bool:
 # every reference the submission's code holds to a replaced object
 # ---------------------------------------------------------------------------------------------
 MAX_REBIND_VISITS = 20_000  # containers, functions, classes and objects looked at per request
-_ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None)})
+_ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None),  # hold nothing the walk would follow:
+                    types.BuiltinFunctionType, types.ModuleType, types.MethodWrapperType})  # a module's globals (builtins too) are no place it looks
 
 
 def _size(item: tuple[Any, Any]) -> int:
@@ -227,7 +228,7 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         """What a reference to `value` holds during the request (the same object, changed inside, when nothing is replaced)."""
         if id(value) in stand_ins:
             return stand_ins[id(value)]
-        if type(value) in _ATOMS or issubclass(type(value), torch.Tensor):  # holds nothing (a vocabulary of words costs no visit); type(), never the object's own __class__
+        if type(value) in _ATOMS or issubclass(type(value), torch.Tensor):  # holds nothing (a vocabulary of words, the builtins, cost no visit); type(), never the object's own __class__
             return value
         if id(value) in seen or len(seen) >= MAX_REBIND_VISITS:
             return value
