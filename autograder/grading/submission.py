@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from autograder.assignment import current
 from autograder.errors import SubmissionError
 from autograder.grading.chunks import Cells
+from autograder.grading.integrity.syntax import bindings
 from autograder.feedback.i18n import LANGS, t
 from autograder.feedback.shown import clean_name, name_key
 from autograder.settings import BATCH_FILES  # noqa: F401  (names a submission folder may not take)
@@ -288,19 +289,8 @@ def _needs(node: ast.AST) -> set[str]:
 
 def _bound(node: ast.AST) -> set[str]:
     """Every name a piece of code binds anywhere: assignments, definitions, parameters, imports."""
-    bound: set[str] = set()
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            bound.add(n.id)
-        elif isinstance(n, _DEFINITIONS):
-            bound.add(n.name)
-        elif isinstance(n, ast.arg):  # a parameter (any function, lambda)
-            bound.add(n.arg)
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            bound.add(n.name)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            bound.update((alias.asname or alias.name).split(".")[0] for alias in n.names)
-    return bound
+    assigned, other = bindings([node])
+    return {name for name, _ in assigned} | other
 
 
 def _only(text: str, nodes: list[ast.stmt]) -> str:
