@@ -9,11 +9,11 @@ score per part (exact, or at most where the limit that stops it may vary) and th
 it must raise (exactly); for all: no internal grader error, no link or image made by the student
 in Markdown feedback.
 
-The eight `patch_through_*` files scored A 32/32 with the library softmax before the fix: the
+The nine `patch_through_*` files scored A 32/32 with the library softmax before the fix: the
 static pass counted an attribute stored on a name as a library patch only when the name was an
 import or bound to one by a plain assignment or a loop; a parameter, a default value, a `with` or
-:= target, a getattr with a constant name, a class attribute or a list slot reached json all the
-same, and the patched json.dumps scrubbed softmax from the trace every reply carries. Now every
+:= target, a getattr with a constant name, a class attribute, a list slot or the file's own module
+(`import attention as me; me._json.dumps = f`) reached json all the same, and the patched json.dumps scrubbed softmax from the trace every reply carries. Now every
 receiver that cannot be shown to be the submission's own object counts (syntax.Ownership):
 `test_a_patch_through_any_receiver_is_found` holds the routes and the honest stores beside them.
 """
@@ -55,6 +55,7 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     "patch_through_class_attribute": PATCHED,
     "patch_through_list_slot": PATCHED,
     "patch_through_lambda_setattr": PATCHED,
+    "patch_through_own_module": PATCHED,  # `import attention as me; me._json.dumps = f`: the file's own name for json
     "scratch_cell_patch": (scores(A=30), True, {"rule_bypass"}),  # an untagged cell is not graded: the trace sees softmax
     # b. rules
     "star_import_softmax": (scores(A=22), True, {"rule_bypass"}),
@@ -117,10 +118,13 @@ JSON = "import json\n_f = print\n"
     (JSON + "_mods = {'j': json}\n_m = _mods.get('j')\n_m.dumps = _f\n", True),
     (JSON + "def _get():\n    return json\n_get().dumps = _f\n", True),
     (JSON + "class _Holder:\n    def __init__(self):\n        self.m = json\n    def put(self):\n        self.m.dumps = _f\n", True),
+    (JSON + "import attention as _me\n_me.json.dumps = _f\n", True),  # the entry's own module holds json
+    (JSON + "import attention\nsetattr(attention.json, 'dumps', _f)\n", True),
     # ... and what the submission's own objects hold stays no patch
     ("import torch\nclass Block(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.norm = torch.nn.LayerNorm(4)\n        self.norm.weight = torch.nn.Parameter(torch.ones(4))\n", False),
     ("import torch\nmodel = torch.nn.Sequential(torch.nn.Linear(2, 2))\nmodel.extra = torch.nn.Identity()\nlayers = [torch.nn.Linear(2, 2)]\nlayers[0].bias = None\n", False),
     ("import torch\ndef forward(x):\n    return x\nclass Attention(torch.nn.Module):\n    pass\nAttention.forward = forward\nAttention.scale = torch.tensor(2.0)\n", False),
+    ("import attention\nattention.LOG = print\nattention.SCALE = attention.torch.tensor(2.0)\n", False),  # its own module's names
     ("import torch\ndef freeze(layer):\n    layer.weight.requires_grad = False\n    layer.p = 0.5\n", False),  # settings: constants
     ("import torch\nw = torch.zeros(3)\nw.grad = torch.ones(3)\nfor block in [torch.nn.Linear(2, 2)]:\n    block.weight = torch.nn.Parameter(torch.ones(2, 2))\n", False),
 ])

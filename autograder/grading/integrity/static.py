@@ -33,7 +33,7 @@ from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFE
 from autograder.grading.chunks import Cells, line_where, split_chunks
 from autograder.grading.integrity.syntax import (
     dotted_name, constant_text, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
-    Ownership, ownership, torch_bound, root,
+    Ownership, ownership, torch_bound,
 )
 from autograder.grading.integrity.names import (
     GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
@@ -351,9 +351,21 @@ class _Scanner(ast.NodeVisitor):
         submission's modules or objects (syntax.Ownership), it may be a library's module, class or
         function: an imported name, a name bound to one (`_enc = json.JSONEncoder`, `for m in (json,)`),
         a parameter (`def install(m): m.dumps = f`, called with json), a `with` or := target, a slot of
-        a list, what a lookup returns (`getattr(json, "JSONEncoder")`, `type(x)`)."""
-        base = root(target)
-        return not (isinstance(base, ast.Name) and (base.id in self.own_modules or base.id in self.local)) and not self.ownership.holds_own(target)
+        a list, what a lookup returns (`getattr(json, "JSONEncoder")`, `type(x)`), and what a module of
+        its own holds that it did not make (`attention.json`)."""
+        attributes = []  # target's attribute names, outermost first
+        base = target
+        while isinstance(base, ast.Attribute):
+            attributes.append(base.attr)
+            base = base.value
+        if isinstance(base, ast.Name) and (base.id in self.own_modules or base.id in self.local):
+            if not attributes:  # one of its modules itself (`attention.LOG = 3`)
+                return False
+            inside: ast.expr = ast.Name(id=attributes[-1], ctx=ast.Load())  # `attention.json` is its module's name json: the json module
+            for name in reversed(attributes[:-1]):
+                inside = ast.Attribute(value=inside, attr=name, ctx=ast.Load())
+            return not self.ownership.holds_own(inside)
+        return not self.ownership.holds_own(target)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
