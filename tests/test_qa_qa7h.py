@@ -57,7 +57,10 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     "patch_through_lambda_setattr": PATCHED,
     "patch_through_own_module": PATCHED,  # `import attention as me; me._json.dumps = f`: the file's own name for json
     "scratch_cell_patch": (scores(A=30), True, {"rule_bypass"}),  # an untagged cell is not graded: the trace sees softmax
-    # b. rules
+    # b. rules. Library code run in a thread no source line names (A 32/32 before: the trace is per thread)
+    "thread_via_asyncio": (scores(A=30), True, {"evasion", "network"}),
+    "thread_via_queue_listener": (scores(A=30), True, {"evasion"}),
+    "thread_via_tqdm_map": (scores(A=29), True, {"evasion"}),  # tqdm's monitor thread outlives the call: A.3 cannot be checked either
     "star_import_softmax": (scores(A=22), True, {"rule_bypass"}),
     "compile_imported_by_name": (scores(A=29, E=0), True, {"evasion", "rule_bypass", "tamper"}),
     # c. values that are not plain tensors
@@ -163,3 +166,26 @@ def test_hostile_corpus_in_one_batch_earns_nothing_unearned(tmp_path):
     for page in out.rglob("feedback.md"):
         unfenced = re.sub(r"(`{3,})text\n.*?\n\1\n", "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
         assert not re.search(r"\]\((?:http|javascript)", unfenced), page
+
+
+def test_a_thread_alive_or_made_during_a_traced_call_is_seen():
+    """The trace is per thread: the worker says when another thread (not one there before the
+    student's code loaded, such as a notebook kernel's) was alive as a traced call began or
+    ended; in its own pid namespace, also when one was made and ended meanwhile."""
+    import threading
+
+    from autograder.grading.worker.dispatcher import ran_elsewhere, threads_seen
+
+    ambient = threads_seen()[0]
+    before = threads_seen()
+    assert not ran_elsewhere(before, threads_seen(), ambient)
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert ran_elsewhere(before, threads_seen(), ambient)
+        assert not ran_elsewhere(threads_seen(), threads_seen(), threads_seen()[0])  # one that was there before loading
+    finally:
+        stop.set()
+        thread.join()
+    assert ran_elsewhere((frozenset(), 7), (frozenset(), 9), frozenset())  # a thread or process made and gone
