@@ -61,6 +61,10 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     "thread_via_asyncio": (scores(A=30), True, {"evasion", "network"}),
     "thread_via_queue_listener": (scores(A=30), True, {"evasion"}),
     "thread_via_tqdm_map": (scores(A=29), True, {"evasion"}),  # tqdm's monitor thread outlives the call: A.3 cannot be checked either
+    # ... or in a process started at import, which lives through every call (A.2's rule passed before);
+    # its weights carry no gradient (A.2 loses both gradient checks)
+    "process_spawned_at_import": (scores(A=27), True, {"evasion", "file_access", "process"}),
+    "process_via_asyncio_at_import": (scores(A=27), True, {"evasion", "network", "process"}),
     "star_import_softmax": (scores(A=22), True, {"rule_bypass"}),
     "compile_imported_by_name": (scores(A=29, E=0), True, {"evasion", "rule_bypass", "tamper"}),
     # c. values that are not plain tensors
@@ -189,3 +193,4 @@ def test_a_thread_alive_or_made_during_a_traced_call_is_seen():
         stop.set()
         thread.join()
     assert ran_elsewhere((frozenset(), 7), (frozenset(), 9), frozenset())  # a thread or process made and gone
+    assert ran_elsewhere((frozenset(), -1), (frozenset(), -1), frozenset())  # another process lives in the worker's namespace

@@ -505,18 +505,20 @@ class OpTracer:
 
 
 def threads_seen() -> tuple[frozenset[int], int | None]:
-    """(the threads that run Python now, the last pid this process's own pid namespace gave out:
-    None outside one).
+    """(the threads that run Python now, and in this process's own pid namespace the last pid it
+    gave out, or -1 while another process lives in it: None outside one).
 
     The trace sees only the thread that calls: another thread or a child process may run any
-    library code (asyncio.to_thread, a logging QueueListener, tqdm's thread_map, a DataLoader
-    worker: libraries start them without the source naming a thread). In its own pid namespace
-    (the root sandbox) the worker is pid 1 and every thread or process made since has a new pid.
-    Threads that never run Python (torch's own) are not counted while they live."""
+    library code (asyncio.to_thread, a logging QueueListener, tqdm's thread_map, a process
+    os.spawnl started at import: libraries start them without the source naming a thread). In its
+    own pid namespace (the root sandbox) the worker is pid 1 and every thread or process made since
+    has a new pid. Threads that never run Python (torch's own) are not counted while they live."""
     threads = frozenset(sys._current_frames())
     if os.getpid() != 1:
         return threads, None
     try:
+        if any(entry.isdigit() and entry != "1" for entry in os.listdir("/proc")):
+            return threads, -1
         with open("/proc/sys/kernel/ns_last_pid", encoding="ascii") as handle:
             return threads, int(handle.read().strip() or 0)
     except (OSError, ValueError):
@@ -526,8 +528,8 @@ def threads_seen() -> tuple[frozenset[int], int | None]:
 def ran_elsewhere(before: tuple[frozenset[int], int | None], after: tuple[frozenset[int], int | None], ambient: frozenset[int]) -> bool:
     """Whether code may have run outside the traced thread during a call: a thread that was not
     there before the student's code loaded (`ambient`: a notebook kernel's own) was alive when the
-    call began or ended, or a thread or process was made meanwhile."""
-    return bool((before[0] | after[0]) - ambient - {threading.get_ident()}) or (before[1] is not None and after[1] != before[1])
+    call began or ended, another process lived, or a thread or process was made meanwhile."""
+    return bool((before[0] | after[0]) - ambient - {threading.get_ident()}) or (before[1] is not None and (after[1] != before[1] or before[1] < 0))
 
 
 def probe_tracer() -> dict:
