@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from autograder.grading.integrity.flags import LIBRARY_CALL, RULE_BYPASS, TAMPER, Flag
+from autograder.grading.integrity.flags import EVASION, LIBRARY_CALL, RULE_BYPASS, TAMPER, Flag
 from autograder.grading.integrity.static import SourceFacts
 
 # Shape, copy and creation operators a hand-written softmax may run besides pointwise operators
@@ -112,6 +112,10 @@ def judge(rule: Rule, traced: dict, facts: SourceFacts, part: str) -> Verdict:
         used = _list(source_uses)
         flag = Flag(LIBRARY_CALL, f"{rule.where}: the source uses {used}; the trace did not see it on the inputs tried", part)
         return Verdict(False, f"{rule.where} uses {used}: {rule.advice}", (flag,), used)
+    if traced.get("elsewhere"):
+        flag = Flag(EVASION, f"{rule.where}: code ran in another thread or process during the traced call", part)
+        return Verdict(False, f"{rule.where} cannot be checked for this rule: code ran in another thread or process during the call, where the grader cannot trace it",
+                       (flag,), key="rule_elsewhere", values={"where": rule.where})
     if tripped:
         flag = Flag(TAMPER, f"{rule.where}: the tracer's tripwire did not see a known softmax (the worker's tracing was patched or switched off)", part)
         return Verdict(False, f"the grader could not trace {rule.where}: code in your file switched its tracing off", (flag,), key="rule_untraced", values={"where": rule.where})

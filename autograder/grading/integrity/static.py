@@ -33,6 +33,7 @@ from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFE
 from autograder.grading.chunks import Cells, line_where, split_chunks
 from autograder.grading.integrity.syntax import (
     dotted_name, constant_text, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
+    Ownership, ownership, torch_bound,
 )
 from autograder.grading.integrity.names import (
     GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
@@ -115,9 +116,11 @@ class SourceFacts:
 # ---------------------------------------------------------------------------------------------
 class _Scanner(ast.NodeVisitor):
     def __init__(self, library: frozenset[str], prefix: str = "", local: frozenset[str] = frozenset(), text_names: frozenset[str] = frozenset(),
-                 main_guard: bool = False, numbers: frozenset[str] = frozenset(), own_definitions: dict[str, frozenset[str]] | None = None):
+                 main_guard: bool = False, numbers: frozenset[str] = frozenset(), own_definitions: dict[str, frozenset[str]] | None = None,
+                 ownership: Ownership | None = None):
         self.library = library  # the library functions whose uses are findings (LIBRARY_CALL)
         self.own_definitions = own_definitions or {}  # a helper file's module name -> the functions and classes it defines
+        self.ownership = ownership or Ownership(frozenset(), frozenset(), frozenset(), frozenset())  # what the submission made: attributes stored on it patch nothing
         self.text_names = text_names  # names only ever bound to text or paths (an open() of one opens a file)
         self.main_guard = main_guard  # nothing can make __name__ "__main__": such a block never runs
         self.numbers = numbers  # names bound to a number somewhere (what open() of one opens may be a descriptor)
@@ -132,7 +135,6 @@ class _Scanner(ast.NodeVisitor):
         self.local_stores: dict[str, set[str]] = {}
         self.called: set[int] = set()  # ids of Attribute nodes that are called (x.modules())
         self.imported: set[str] = set()  # names bound by imports (modules and what came from them)
-        self.library_objects: set[str] = set()  # names bound to an imported object or its attributes (`_enc = json.JSONEncoder`), or looping over them
         self.own_modules: set[str] = set()  # names bound to the submission's own modules (`import helpers as h`): no library
         self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
@@ -280,7 +282,7 @@ class _Scanner(ast.NodeVisitor):
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
             self.add(GRADER_REFERENCE, dotted, node)
-        if isinstance(node.ctx, (ast.Store, ast.Del)) and self._library_receiver(receiver) and id(node) not in self.settings and dotted not in NOT_PATCHES:
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and self._patches(node.value) and id(node) not in self.settings and dotted not in NOT_PATCHES:
             self.add(LIBRARY_PATCH, f"{dotted} assigned (a patched library can rewrite what the grader is sent)", node)
         if receiver == "sys" and node.attr in IMPORT_PATHS:
             self.makes_modules = True
@@ -325,7 +327,7 @@ class _Scanner(ast.NodeVisitor):
             receiver = dotted_name(node.args[0]).split(".", 1)[0]
             if constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
                 self.add(EVASION, f"{function}(..) with a computed name", node)
-            elif function in ("setattr", "delattr") and self._library_receiver(receiver):
+            elif function in ("setattr", "delattr") and self._patches(node.args[0]):
                 self.add(LIBRARY_PATCH, f"{function}({receiver}, ...) (a patched library can rewrite what the grader is sent)", node)
             elif constant_text(node.args[1]) is not None:
                 attribute = ast.Attribute(value=node.args[0], attr=str(constant_text(node.args[1])), ctx=ast.Load(), lineno=node.lineno)
@@ -336,7 +338,6 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, (bool, int, float, str)):  # a setting, not a function patched
             self.settings.update(id(t) for t in node.targets if isinstance(t, ast.Attribute) and not t.attr.startswith("_"))  # cudnn.deterministic = True
         self._bind(node.targets, node.value)
-        self._library_names(node.targets, node.value)
         if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class;
             for target in node.targets:  # _q = _helper: a function that calls _q reaches _helper
                 name = target.value if isinstance(target, ast.Attribute) else target
@@ -345,23 +346,26 @@ class _Scanner(ast.NodeVisitor):
                     self.links.setdefault(name.id, set()).update(loads)
         self.generic_visit(node)
 
-    def _library_receiver(self, receiver: str) -> bool:
-        """Whether an attribute stored on `receiver` patches a library: an imported name, a name bound
-        to an imported object, or at import time an object reached through a call or a subscript
-        (`type(x).numpy = f`, `[json][0].dumps = f`), which no student object needs."""
-        opaque = receiver.startswith("(...)") or receiver.endswith("()")
-        return receiver not in self.own_modules and (receiver in self.imported or receiver in self.library_objects or (opaque and self.scope == MODULE_SCOPE))
-
-    def _library_names(self, targets: list[ast.expr], value: ast.AST) -> None:
-        """`_enc = json.JSONEncoder`, `for m in (json, socket):`: the names now hold library objects."""
-        roots = {dotted_name(n).split(".", 1)[0] for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))}
-        if not roots & (self.imported | self.library_objects) or any(isinstance(n, ast.Call) for n in ast.walk(value)):
-            return  # what a call returns is a new object (nn.Linear(4, 4)), not the library's own
-        self.library_objects.update(name for target in targets for name in _bound_names(target))
-
-    def visit_For(self, node: ast.For) -> None:
-        self._library_names([node.target], node.iter)
-        self.generic_visit(node)
+    def _patches(self, target: ast.expr) -> bool:
+        """Whether storing an attribute on `target` may patch a library: unless it is one of the
+        submission's modules or objects (syntax.Ownership), it may be a library's module, class or
+        function: an imported name, a name bound to one (`_enc = json.JSONEncoder`, `for m in (json,)`),
+        a parameter (`def install(m): m.dumps = f`, called with json), a `with` or := target, a slot of
+        a list, what a lookup returns (`getattr(json, "JSONEncoder")`, `type(x)`), and what a module of
+        its own holds that it did not make (`attention.json`)."""
+        attributes = []  # target's attribute names, outermost first
+        base = target
+        while isinstance(base, ast.Attribute):
+            attributes.append(base.attr)
+            base = base.value
+        if isinstance(base, ast.Name) and (base.id in self.own_modules or base.id in self.local):
+            if not attributes:  # one of its modules itself (`attention.LOG = 3`)
+                return False
+            inside: ast.expr = ast.Name(id=attributes[-1], ctx=ast.Load())  # `attention.json` is its module's name json: the json module
+            for name in reversed(attributes[:-1]):
+                inside = ast.Attribute(value=inside, attr=name, ctx=ast.Load())
+            return not self.ownership.holds_own(inside)
+        return not self.ownership.holds_own(target)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -452,7 +456,8 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
     main_guard = "__name__" not in stored | rebound | {name for name, _ in assigned}  # nothing makes __name__ "__main__"
     numbers = number_names(everything)
     text_names = (text_bound_names([t for t in trees if isinstance(t, ast.Module)], stored) | special) - numbers
-    scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers, own_definitions=own_definitions)
+    scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers, own_definitions=own_definitions,
+                       ownership=ownership(everything, torch_bound(everything)))
     for tree in trees:
         if isinstance(tree, ast.Module):
             scanner.visit(tree)

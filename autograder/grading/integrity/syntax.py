@@ -11,8 +11,9 @@ import os
 import sys
 import sysconfig
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from autograder.grading.integrity.names import LOADER_WORKERS_ARGUMENT, PATH_CALLS, PATH_WORDS, TEXT_ATTRIBUTES, TEXT_TABLES, WRITE_MODES
+from autograder.grading.integrity.names import LOADER_WORKERS_ARGUMENT, PATH_CALLS, PATH_WORDS, SAFE_RECEIVERS, TEXT_ATTRIBUTES, TEXT_TABLES, WRITE_MODES
 
 
 def dotted_name(node: ast.AST) -> str:
@@ -98,19 +99,25 @@ def number_names(trees: Sequence[ast.AST]) -> frozenset[str]:
     return frozenset(found)
 
 
-def bindings(trees: Sequence[ast.AST]) -> tuple[list[tuple[str, ast.AST]], set[str]]:
+def bindings(trees: Sequence[ast.AST], known: list[tuple[str, ast.AST]] | None = None) -> tuple[list[tuple[str, ast.AST]], set[str]]:
     """The single-name assignments of the trees (name, value), and the names bound in any other way
-    (a loop variable, a parameter, unpacking, `with ... as`, :=, global, an import, a def)."""
+    (a loop variable, a parameter, unpacking, `with ... as`, :=, global, an import, a def); with
+    `known`, a `for name in ...` loop's variable (name, what it loops over) and a def or class
+    (name, the definition) go there instead."""
     assigned: list[tuple[str, ast.AST]] = []
     other: set[str] = set()
     for tree in trees:
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if known is not None and isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
+                known.append((node.target.id, node.iter))
+            elif known is not None and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                known.append((node.name, node))
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 assigned.append((node.targets[0].id, node.value))
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
                 assigned.append((node.target.id, node.value))
-            elif isinstance(node, ast.Assign):
-                other.update(n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name))
+            elif isinstance(node, ast.Assign):  # with `known`, only the names it binds (not `x` of `x.a = v`)
+                other.update(n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name) and (known is None or isinstance(n.ctx, ast.Store)))
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
                 other.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
             elif isinstance(node, (ast.AugAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name):
@@ -132,6 +139,103 @@ def bindings(trees: Sequence[ast.AST]) -> tuple[list[tuple[str, ast.AST]], set[s
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del):
                 other.add(node.id)
     return assigned, other
+
+
+@dataclass(frozen=True)
+class Ownership:
+    """What the submission made (never a library's own module, class or function): the names bound
+    only to objects it made or to its own definitions (`names`), and the attribute names given only
+    such values (`attributes`, of all those given a value: `given`)."""
+
+    names: frozenset[str]
+    attributes: frozenset[str]
+    given: frozenset[str]
+    torch_names: frozenset[str]
+
+    def makes_new(self, node: ast.AST) -> bool:
+        """Whether an expression's value is an object the submission made: a constant, a literal of
+        such, a definition, a lambda, arithmetic, what torch computes (torch.zeros(3)), a class called
+        (nn.Linear(4, 4)), or what one of its own objects holds (self.layers[0]). Any other call,
+        a lookup or a name bound otherwise may give a library's object (getattr, type(x), d.get)."""
+        if isinstance(node, (ast.Constant, ast.Lambda, ast.BinOp, ast.UnaryOp, ast.JoinedStr, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return True
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return all(self.makes_new(e) for e in node.elts)
+        if isinstance(node, ast.Dict):
+            return all(self.makes_new(v) for v in node.values)
+        if isinstance(node, ast.Call):
+            base = root(node)
+            return (isinstance(base, ast.Name) and base.id in self.torch_names) or dotted_name(node.func).rsplit(".", 1)[-1][:1].isupper()
+        return self.holds_own(node)
+
+    def holds_own(self, node: ast.AST) -> bool:
+        """Whether a name, attribute or subscript chain reaches only what the submission made: it
+        starts from an own name (or self, cls) and no attribute on the way was given a value that
+        may be a library's (`Box.target` after `target = json` in Box's body)."""
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            if isinstance(node, ast.Attribute) and node.attr in self.given and node.attr not in self.attributes:
+                return False
+            node = node.value
+        if isinstance(node, ast.Call):
+            return self.makes_new(node)
+        return isinstance(node, ast.Name) and (node.id in self.names or node.id in SAFE_RECEIVERS)
+
+
+def torch_bound(trees: Sequence[ast.AST]) -> frozenset[str]:
+    """The names bound to torch or to what an import takes from it (`import torch.nn as nn`, `from torch import nn`)."""
+    found = {"torch"}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(a.asname or a.name.split(".")[0] for a in node.names if a.name.split(".")[0] == "torch")
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch" and not node.level:
+                found.update(a.asname or a.name for a in node.names)
+    return frozenset(found)
+
+
+def root(node: ast.AST) -> ast.AST:
+    """What an attribute, subscript or call chain starts from: `x` for `x.a[0].b()`."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str]) -> Ownership:
+    """Which names and attributes hold only what the submission made: an attribute stored on one of
+    them changes no library. A parameter, a `with ... as` or := target, an import, an unpacking or a
+    comprehension's variable may hold a library's module."""
+    known: list[tuple[str, ast.AST]] = []  # loops (`for layer in [nn.Linear(2, 2), ...]`: each element is what it holds) and definitions
+    assigned, unknown = bindings(trees, known)  # unknown: bound in a way that says nothing of what it holds
+    names: dict[str, list[ast.AST]] = {}
+    for name, value in assigned + known:
+        names.setdefault(name, []).append(value)
+    attributes: dict[str, list[ast.AST]] = {}
+    for name, value in attribute_values(trees):
+        attributes.setdefault(name, []).append(value)
+    found = Ownership(frozenset(), frozenset(), frozenset(attributes), torch_names)
+    while True:  # a name bound to another own name is own too
+        more = Ownership(
+            frozenset(n for n, values in names.items() if n not in unknown and all(map(found.makes_new, values))),
+            frozenset(n for n, values in attributes.items() if all(map(found.makes_new, values))), found.given, torch_names)
+        if more == found:
+            return found
+        found = more
+
+
+def attribute_values(trees: Sequence[ast.AST]) -> list[tuple[str, ast.AST]]:
+    """(attribute name, value) of every attribute given a value: `x.a = v`, `setattr(x, "a", v)`,
+    `a = v` in a class body."""
+    found: list[tuple[str, ast.AST]] = []
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found += [(t.attr, node.value) for t in targets if isinstance(t, ast.Attribute)]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) == 3:
+                found.append((str(constant_text(node.args[1])), node.args[2]))
+            elif isinstance(node, ast.ClassDef):
+                found += [(t.id, s.value) for s in node.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)]
+    return found
 
 
 def stored_attributes(trees: Sequence[ast.AST]) -> frozenset[str]:

@@ -14,6 +14,7 @@ import os
 import re
 import socket
 import sys
+import threading
 import traceback
 import types
 from pathlib import Path
@@ -83,6 +84,7 @@ class Dispatcher:
         self.uncompiled: dict[str, str] = {}  # a function or class whose code had a syntax error -> where that error is
         self.filenames = SourcePlaces()  # the student's entry file -> where its lines are in a notebook (chunks.py)
         self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
+        self._ambient = threads_seen()[0]  # the threads there were before the student's code loaded (a notebook kernel's own: ran_elsewhere)
         self._audit_sent = 0
         self._inside: tuple[str, ...] = ()  # folders the submission may open files in
         # Sends one message to the grader during a request and returns its reply (the worker's
@@ -279,9 +281,11 @@ class Dispatcher:
                 target(*args, **kwargs)
             return sorted(tracer.found.values(), key=lambda found: found["where"])
         if request.get("trace"):
+            before = threads_seen()
             with OpTracer() as tracer:
                 value = target(*args, **kwargs)
-            return {"value": self._export(value), **tracer.report(), "probe": probe_tracer()}
+            elsewhere = ran_elsewhere(before, threads_seen(), self._ambient)
+            return {"value": self._export(value), **tracer.report(), "elsewhere": elsewhere, "probe": probe_tracer()}
         value = target(*args, **kwargs)
         if request.get("devices"):  # where the tensors of the result live (e.g. "meta"), not their values
             return [str(t.device) for t in _tensors(value)]
@@ -505,6 +509,34 @@ class OpTracer:
 
     def report(self) -> dict:
         return {"ops": sorted(self.functions)[:MAX_TRACED_NAMES], "aten": sorted(self.aten)[:MAX_TRACED_NAMES]}
+
+
+def threads_seen() -> tuple[frozenset[int], int | None]:
+    """(the threads that run Python now, and in this process's own pid namespace the last pid it
+    gave out, or -1 while another process lives in it: None outside one).
+
+    The trace sees only the thread that calls: another thread or a child process may run any
+    library code (asyncio.to_thread, a logging QueueListener, tqdm's thread_map, a process
+    os.spawnl started at import: libraries start them without the source naming a thread). In its
+    own pid namespace (the root sandbox) the worker is pid 1 and every thread or process made since
+    has a new pid. Threads that never run Python (torch's own) are not counted while they live."""
+    threads = frozenset(sys._current_frames())
+    if os.getpid() != 1:
+        return threads, None
+    try:
+        if any(entry.isdigit() and entry != "1" for entry in os.listdir("/proc")):
+            return threads, -1
+        with open("/proc/sys/kernel/ns_last_pid", encoding="ascii") as handle:
+            return threads, int(handle.read().strip() or 0)
+    except (OSError, ValueError):
+        return threads, None
+
+
+def ran_elsewhere(before: tuple[frozenset[int], int | None], after: tuple[frozenset[int], int | None], ambient: frozenset[int]) -> bool:
+    """Whether code may have run outside the traced thread during a call: a thread that was not
+    there before the student's code loaded (`ambient`: a notebook kernel's own) was alive when the
+    call began or ended, another process lived, or a thread or process was made meanwhile."""
+    return bool((before[0] | after[0]) - ambient - {threading.get_ident()}) or (before[1] is not None and (after[1] != before[1] or before[1] < 0))
 
 
 def probe_tracer() -> dict:
