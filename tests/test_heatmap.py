@@ -623,18 +623,20 @@ def test_every_reason_a_figure_cannot_be_read_has_a_translated_message():
 @pytest.mark.parametrize(
     ("label", "token"),
     [("the (0)", "the"), ("the_0", "the"), ("3: dog", "dog"), ("[0] the", "the"), ("down2", "down"),
-     ("q0: the", "the"), ("k4: ran", "ran"), ("dog (k3)", "dog"), ("Key 3: dog", "dog"), ("q_0 the", "the"), ("the\n(0)", "the")],
+     ("q0: the", "the"), ("k4: ran", "ran"), ("dog (k3)", "dog"), ("Key 3: dog", "dog"), ("q_0 the", "the"), ("the\n(0)", "the"),
+     ("the (position 0)", "the"), ("index 4: ran", "ran"), ("the（位置 0）", "the"), ("位置 3：dog", "dog"), ("cat (第1)", "cat")],
 )
 def test_a_tick_label_of_a_token_and_its_position_reads_as_the_token(label, token):
     """The contract lets a tick label add the token's position ('the (0)'); qa6e: a position named
     with a letter ('q0: the', 'k4: ran') was not read as the token, so a correct heatmap lost the
-    tick-label check (E 8/10) as one whose ticks 'do not carry the tokens'."""
+    tick-label check (E 8/10) as one whose ticks 'do not carry the tokens'. qa7e: the same for a
+    position named by a longer word or in Chinese ('the (position 0)', 'the（位置 0）', qa7e c19)."""
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 
     assert plain_token(label, QUERY_TOKENS + KEY_TOKENS) == token
 
 
-@pytest.mark.parametrize("label", ["k0", "q3", "abcd0 the", "dog3x", "d0g", "the dog"])
+@pytest.mark.parametrize("label", ["k0", "q3", "abcd0x the", "dog3x", "d0g", "the dog", "位置3"])
 def test_a_tick_label_that_is_not_a_token_and_a_position_is_kept(label):
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 

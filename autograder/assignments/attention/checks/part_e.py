@@ -107,12 +107,13 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     return description, heatmap
 
 
-# A position at either end of a tick label: a number, perhaps after up to three letters that name
-# it ('q0', 'k_3', 'pos3'; set apart from the token by a non-word character when they follow it),
-# and what sets it apart from the token.
+# A position at either end of a tick label: a number, perhaps after one word that names it, in any
+# script ('q0', 'k_3', 'pos 3', 'position 3', '位置 3'; set apart from the token by a non-word
+# character when they follow it), and what sets it apart from the token.
+POSITION_NAME = r"[^\W\d_]{1,12}"  # letters of any script, not digits or '_'
 POSITIONS = (
-    re.compile(r"^[\W_]*(?:[A-Za-z]{1,3}[\W_]?)?\d+[\W_]*"),  # before the token: '3: dog', 'q0: the', '[0] the'
-    re.compile(r"(?:[\W_]+[A-Za-z]{1,3}[\W_]?|[\W_]*)\d+[\W_]*$"),  # after it: 'the (0)', 'ran_4', 'dog (k3)'
+    re.compile(rf"^[\W_]*(?:{POSITION_NAME}[\W_]?)?\d+[\W_]*"),  # before the token: '3: dog', 'q0: the', 'pos 4: ran'
+    re.compile(rf"(?:[\W_]+{POSITION_NAME}[\W_]?|[\W_]*)\d+[\W_]*$"),  # after it: 'the (0)', 'ran_4', 'dog (k3)', 'the（位置 0）'
 )
 
 
