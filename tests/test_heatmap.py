@@ -387,6 +387,16 @@ def test_a_dark_to_light_colour_map_loses_only_the_colour_rule(grade, reference_
     assert "light" in lost["plot_attention_light_to_dark"] and cmap in lost["plot_attention_light_to_dark"]
 
 
+def test_other_values_in_a_reversed_map_are_not_called_dark_to_light(grade, reference_source):
+    """qa7e b03: 1 - weights drawn with Blues_r shows the strongest weight darkest, yet the colour
+    check said "the strongest cell is not the darkest one". A drawing that does not hold the weights
+    earns no colour point, and its feedback says why (the values), not a colour rule it keeps."""
+    plot = _plot().replace("image = ax.imshow(weights.T.detach().numpy()", "image = ax.imshow(1 - weights.T.detach().numpy()").replace("cmap='Blues'", "cmap='Blues_r'")
+    lost = {c.check_id: c.message for c in grade(_with_plot(reference_source, plot), parts={"E"}).checks if c.points < c.max_points}
+    assert "plot_attention_cell_values" in lost
+    assert "dark" not in lost["plot_attention_light_to_dark"] and "weights it was given" in lost["plot_attention_light_to_dark"]
+
+
 @pytest.mark.parametrize(
     ("plot", "mistake", "lost"),
     [

@@ -334,7 +334,7 @@ def colour_ends(description: dict) -> tuple[float, float] | None:
 
 @check("E.1", 1, "plot_attention: darker means more weight (a light-to-dark colour map)", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_light_to_dark(student: StudentAPI):
-    description, heatmap = draw(student)
+    description, heatmap = drawn(student)
     ends = colour_ends(description)
     if ends is None:
         return  # the drawing does not say which colours it uses: nothing to hold against it
