@@ -111,6 +111,33 @@ def test_a_smoothed_image_the_cells_cannot_be_read_from_is_said_as_such_not_as_f
     assert interpolation in rendered and "nearest" in rendered
 
 
+def test_a_gouraud_mesh_is_read_around_its_vertices_and_said_to_be_smoothed():
+    """qa7e b17: pcolormesh(x, y, C, shading="gouraud") gives each vertex a value (C has the shape of
+    the coordinates, not one row and column less). The worker's description reshaped C to the cells
+    between the vertices and failed, so the grader said it "could not run this check" (E 0/10, and
+    F 6/8 for the same figure). The mesh is now described around its vertices, and its blended
+    picture is said to be smoothed, not forged."""
+    from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, probe_weights
+    from autograder.grading.heatmap import read_heatmap
+
+    def draw():
+        _, ax = plt.subplots(figsize=(6, 5))
+        mesh = ax.pcolormesh(np.arange(4), np.arange(5), probe_weights().T.numpy(), shading="gouraud", cmap="Blues", vmin=0, vmax=1)
+        ax.invert_yaxis()
+        ax.set_xticks(range(len(QUERY_TOKENS)), labels=QUERY_TOKENS)
+        ax.set_yticks(range(len(KEY_TOKENS)), labels=KEY_TOKENS)
+        ax.figure.colorbar(mesh, ax=ax)
+        return ax
+
+    description = extract_plot(draw)
+    assert "not_drawn" not in description
+    heatmap = read_heatmap(description)
+    assert np.allclose(heatmap.values, probe_weights().T.numpy()) and heatmap.column_labels == QUERY_TOKENS and heatmap.row_labels == KEY_TOKENS
+    problem = figure_problem(description)
+    assert problem and smoothed_image(description, problem) == "gouraud"
+    assert "gouraud" in render_message("heatmap_smoothed_mesh", {"shading": "gouraud"}, "zh")
+
+
 def forged(edit) -> dict:
     description = extract_plot(imshow())
     forged = copy.deepcopy(description)

@@ -161,6 +161,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "无法评这张图：你的文件用到了 {found}，这类写法会改变评分器从图中读到的内容",
     },
     "figure_disagrees": {"en": "your figure could not be read reliably: {problem}", "zh": "无法可靠地读取你的图：图的描述与图像不一致（{problem}）"},
+    "heatmap_smoothed_mesh": {
+        "en": "the heatmap is smoothed (pcolormesh's shading={shading!r}), which blends the colours between the cells, so the grader cannot read the cells: draw one flat colour per cell (shading=\"flat\" or \"nearest\", or imshow)",
+        "zh": "热力图被平滑了（pcolormesh 的 shading={shading!r}），格子之间的颜色互相混合，评分器无法逐格读取：每个格子画成一种纯色（shading=\"flat\" 或 \"nearest\"，或用 imshow）",
+    },
     "heatmap_smoothed": {
         "en": "the heatmap is smoothed (imshow's interpolation={interpolation!r}), which blends each cell's colour into its neighbours', so the grader cannot read the cells: draw one flat colour per cell (leave interpolation out, or interpolation=\"nearest\")",
         "zh": "热力图被平滑了（imshow 的 interpolation={interpolation!r}），每个格子的颜色会混进相邻格子，评分器无法逐格读取：每个格子画成一种纯色（去掉 interpolation，或用 interpolation=\"nearest\"）",

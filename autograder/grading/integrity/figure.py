@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from autograder.grading.heatmap import _array, _cell_size, _drawings, _image_grid, _mesh_grid, _ticks, label_indices, target_axes
+from autograder.grading.worker.protocol import GOURAUD
 from autograder.settings import PNG_DPI
 
 COLOUR_TOLERANCE = 0.10  # largest difference per RGB channel, in [0, 1], between pixel and cell colour
@@ -137,17 +138,22 @@ COLOUR_PROBLEM = "cells in the image do not have the colour"
 
 
 def smoothed_image(description: Any, problem: str) -> str:
-    """The interpolation (imshow's 'bicubic', 'gaussian'...) of a smoothed image whose cells the
-    image does not show in their colours, or '': smoothing moves a cell's colour at its centre too,
-    so such a picture cannot be read cell by cell, and says nothing about forgery either."""
-    if COLOUR_PROBLEM not in problem:
+    """The interpolation (imshow's 'bicubic', 'gaussian'...; GOURAUD for pcolormesh's
+    shading='gouraud') of a smoothed drawing whose cells the image does not show in their colours,
+    or '': smoothing moves a cell's colour at its centre too, so such a picture cannot be read cell
+    by cell, and says nothing about forgery either. A gouraud mesh has no flat cells at all (those
+    at its edges are cut in half), so any problem of its picture is that."""
+    if not problem:
         return ""
     try:
         kind, drawing = max(_drawings(target_axes(description)), key=lambda d: _array(d[1]["array"]).size)
     except (KeyError, TypeError, ValueError, IndexError):
         return ""
-    interpolation = str(drawing.get("interpolation", "")) if kind == "image" else ""
-    return interpolation if interpolation and interpolation not in FLAT_INTERPOLATIONS else ""
+    interpolation = str(drawing.get("interpolation", ""))
+    if kind == "mesh":
+        return GOURAUD if interpolation == GOURAUD else ""
+    smoothed = COLOUR_PROBLEM in problem and interpolation and interpolation not in FLAT_INTERPOLATIONS
+    return interpolation if smoothed else ""
 
 
 def figure_problem(description: Any) -> str:

@@ -40,7 +40,7 @@ from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
 
-from autograder.grading.worker.protocol import NEW_AXES, NOT_DRAWN_FIGURE, NOT_DRAWN_TEXT  # noqa: E402
+from autograder.grading.worker.protocol import GOURAUD, NEW_AXES, NOT_DRAWN_FIGURE, NOT_DRAWN_TEXT  # noqa: E402
 from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS  # noqa: E402  (the grader reads no more)
 from autograder.settings import PNG_DPI  # noqa: E402
 
@@ -102,16 +102,33 @@ def _image(image: AxesImage) -> dict:
     }
 
 
+def _around(centres: np.ndarray) -> np.ndarray:
+    """Cell edges around the given centres: halfway between them, and half a step beyond each end."""
+    if centres.size < 2:
+        return np.concatenate([centres - 0.5, centres + 0.5])
+    middles = (centres[:-1] + centres[1:]) / 2.0
+    return np.concatenate([[2 * centres[0] - middles[0]], middles, [2 * centres[-1] - middles[-1]]])
+
+
 def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
-    coordinates = np.asarray(mesh.get_coordinates(), dtype=np.float64)  # (ny+1, nx+1, 2)
+    """A mesh's values in their cells. pcolormesh(shading='gouraud') gives each vertex a value and
+    blends the colours between them: its cells are described around the vertices (`smoothed`), as
+    shading='nearest' would draw them, and the grader judges whether its picture can be read."""
+    coordinates = np.asarray(mesh.get_coordinates(), dtype=np.float64)  # (ny+1, nx+1, 2); gouraud: (ny, nx, 2)
     array = np.ma.asarray(mesh.get_array())
+    x_edges, y_edges = coordinates[0, :, 0], coordinates[:, 0, 1]
     rows, cols = coordinates.shape[0] - 1, coordinates.shape[1] - 1
+    smoothed = array.size == coordinates.shape[0] * coordinates.shape[1]
+    if smoothed:  # a value at each vertex
+        rows, cols = coordinates.shape[0], coordinates.shape[1]
+        x_edges, y_edges = _around(x_edges), _around(y_edges)
     return {
         "rgba": _colours(mesh, array, (rows, cols)) if array.size == rows * cols else torch.empty(0),
         "norm": type(mesh.norm).__name__,
         "array": _tensor(array.reshape(rows, cols)),
-        "x_edges": _tensor(coordinates[0, :, 0]),
-        "y_edges": _tensor(coordinates[:, 0, 1]),
+        "x_edges": _tensor(x_edges),
+        "y_edges": _tensor(y_edges),
+        "interpolation": GOURAUD if smoothed else "flat",
         "clim": _clim(mesh),
         "cmap": mesh.get_cmap().name,
         "cmap_levels": int(mesh.get_cmap().N),  # plt.get_cmap(name, 8), .resampled(8): the named map in 8 steps

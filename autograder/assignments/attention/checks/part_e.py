@@ -27,6 +27,7 @@ from autograder.grading.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
 from autograder.grading.integrity.figure import figure_problem, smoothed_image
+from autograder.grading.worker.protocol import GOURAUD
 from autograder.grading.integrity.flags import TAMPER, Flag
 from autograder.grading.integrity.rules import figure_verdict
 from autograder.assignments.attention.mistakes import MISTAKES
@@ -97,7 +98,9 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     problem = _drawn["problem"] if "problem" in _drawn else figure_problem(description)
     _drawn["problem"] = problem  # the same description every time: its labels are drawn again once
     smoothing = smoothed_image(description, problem) if problem else ""
-    if smoothing:  # an honest smoothed picture: unreadable, not forged
+    if smoothing == GOURAUD:  # an honest smoothed picture: unreadable, not forged
+        raise CheckFailure.keyed("heatmap_smoothed_mesh", shading=smoothing)
+    if smoothing:
         raise CheckFailure.keyed("heatmap_smoothed", interpolation=smoothing)
     if problem:  # the description is not what the image shows: the figure earns nothing
         flag = Flag(TAMPER, f"plot_attention: {problem}", "E")
