@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from autograder.assignments.attention.texts import key_of_english, render_message  # noqa: E402
-from autograder.grading.integrity.figure import LABEL_ASIDE, LABEL_MISSING, LABEL_NOT_SHOWN, LABEL_OUTSIDE, figure_problem, smoothed_image  # noqa: E402
+from autograder.grading.integrity.figure import CELLS_HIDDEN, LABEL_ASIDE, LABEL_MISSING, LABEL_NOT_SHOWN, LABEL_OUTSIDE, figure_problem, smoothed_image  # noqa: E402
 from autograder.grading.worker.plotdata import extract_plot  # noqa: E402
 
 Q, K = ["the", "cat", "sat", "down"], ["a", "big", "red", "dog", "ran"]
@@ -143,6 +143,39 @@ def forged(edit) -> dict:
     forged = copy.deepcopy(description)
     edit(forged["axes"][forged["target"]]["images"][0], forged)
     return forged
+
+
+def boxed_annotations():
+    """The probe with each weight written in its cell on an opaque white box (bbox=, alpha 1) in a
+    14 pt bold font: the boxes hide the middle of most cells."""
+    from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, probe_weights
+
+    weights = probe_weights()
+    _, ax = plt.subplots(figsize=(6, 5))
+    image = ax.imshow(weights.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+    for i in range(weights.shape[0]):
+        for j in range(weights.shape[1]):
+            ax.text(i, j, f"{float(weights[i, j]):.0%}", ha="center", va="center", fontsize=14, fontweight="bold",
+                    bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "gray", "alpha": 1.0})
+    ax.set_xticks(range(len(QUERY_TOKENS)), labels=QUERY_TOKENS)
+    ax.set_yticks(range(len(KEY_TOKENS)), labels=KEY_TOKENS)
+    ax.figure.colorbar(image, ax=ax)
+    return ax
+
+
+def test_cells_under_opaque_annotation_boxes_are_judged_on_the_rest_of_the_cell():
+    """qa7e c25: values written in the cells on opaque boxes hid the middle half of 12 of the 20
+    cells, whose median colour is what the figure check compares: an honest figure got E 0/10 and
+    a tamper flag. The description now gives each text's box with the box drawn behind it, and a
+    cell whose middle is mostly under one is judged on the rest of the cell. A description that
+    claims texts over most cells to hide them from the check fails."""
+    description = extract_plot(boxed_annotations)
+    assert figure_problem(description) == ""
+    hiding = copy.deepcopy(description)
+    axes = hiding["axes"][hiding["target"]]
+    axes["textboxes"] = [list(axes["box_px"])]
+    axes["images"][0]["array"] = torch.flip(axes["images"][0]["array"], [0])
+    assert figure_problem(hiding) == CELLS_HIDDEN
 
 
 def test_a_claimed_matrix_that_is_not_drawn_fails():

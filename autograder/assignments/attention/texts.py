@@ -171,6 +171,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "figure_label_missing": {"en": "a tick label of the description has no place in the image", "zh": "描述中的一个刻度标签在图像中没有位置"},
     "figure_label_outside": {"en": "a tick label of the description lies outside the image", "zh": "描述中的一个刻度标签位于图像之外"},
+    "figure_cells_hidden": {"en": "most cells of the heatmap are hidden under the texts the description puts on them", "zh": "描述中放在热力图格子上的文字遮住了大部分格子"},
     "figure_label_aside": {"en": "a tick label of the description is not beside the row or column it names", "zh": "描述中的一个刻度标签不在它所标注的行或列旁边"},
     "figure_label_not_shown": {"en": "the image does not show a tick label where the description puts it", "zh": "图像中在描述所说的位置上没有显示那个刻度标签"},
     "no_parameter": {"en": "{where} has no parameter {names}: name the layers as the task says ({expected})", "zh": "{where} 没有参数 {names}：请按题目要求给各层命名（{expected}）"},

@@ -53,6 +53,8 @@ from autograder.settings import PNG_DPI
 COLOUR_TOLERANCE = 0.10  # largest difference per RGB channel, in [0, 1], between pixel and cell colour
 MIN_SPREAD = 0.15  # the cells' colours must differ by at least this (RGB, one channel) somewhere
 MIN_CELL_PIXELS = 2  # a cell smaller than this on screen cannot be checked
+MIN_VISIBLE_CELL = 0.25  # a cell whose middle half is mostly under texts is judged on the rest of the cell
+CELL_INSET = 0.85  # ... within this fraction of its half-size from its centre (clear of its edges and grid lines)
 CENTRE_FRACTION = 0.1  # a cell whose middle half is off is judged again on its centre (this fraction of the cell each way)
 MAX_CMAP_LEVELS = 1 << 16  # colours of a named colour map resampled (plt.get_cmap(name, N)) that the grader recomputes
 MAX_CHECKED_LABELS = 64  # tick labels drawn again and compared per figure (the probe has 9)
@@ -73,6 +75,7 @@ LABEL_MISSING = "a tick label of the description has no place in the image"
 LABEL_OUTSIDE = "a tick label of the description lies outside the image"
 LABEL_ASIDE = "a tick label of the description is not beside the row or column it names"
 LABEL_NOT_SHOWN = "the image does not show a tick label where the description puts it"
+CELLS_HIDDEN = "most cells of the heatmap are hidden under the texts the description puts on them"
 # (measured: 1.000 for every correct style, the same text drawn at the same subpixel phase; the
 # closest other token of the probe, 'sat' drawn where 'cat' is, 0.80)
 MIN_VISIBLE_INK = 0.5  # share of a label's ink outside what covers it (other labels, Axes) needed to judge it
@@ -177,7 +180,8 @@ def _problem(description: dict) -> str:
     half_h = abs(py[1] - py[0]) / 4 if py.size > 1 else abs(float(axes["box_px"][3]) - float(axes["box_px"][1])) / 4
     if half_w < MIN_CELL_PIXELS / 2 or half_h < MIN_CELL_PIXELS / 2:
         return ""  # cells too small to check one by one; nothing to hold against the figure
-    wrong = 0
+    boxed = _text_cover(axes, image.shape[:2])
+    wrong = hidden = 0
     for row in range(values.shape[0]):
         for col in range(values.shape[1]):
             cx, cy = px[col], py[row]
@@ -185,12 +189,46 @@ def _problem(description: dict) -> str:
             y_lo, y_hi = int(round(cy - half_h)), int(round(cy + half_h)) + 1
             if x_lo < 0 or y_lo < 0 or x_hi > image.shape[1] or y_hi > image.shape[0]:
                 return "the heatmap's cells lie outside the image"
-            shown = np.median(image[y_lo:y_hi, x_lo:x_hi].reshape(-1, 3), axis=0)
-            if np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE and not _centre_agrees(image, (cx, cy), (half_w, half_h), expected[row, col]):
+            shown = _visible_median(image, boxed, (y_lo, y_hi, x_lo, x_hi), MIN_VISIBLE_CELL)
+            if shown is None:  # its middle under an opaque text box (a boxed annotation): the rest of the cell
+                reach_w, reach_h = 2 * half_w * CELL_INSET, 2 * half_h * CELL_INSET
+                area = (max(int(round(cy - reach_h)), 0), int(round(cy + reach_h)) + 1, max(int(round(cx - reach_w)), 0), int(round(cx + reach_w)) + 1)
+                shown = _visible_median(image, boxed, area, 0.0)
+                if shown is None:
+                    hidden += 1
+                    continue
+            elif np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE and _centre_agrees(image, (cx, cy), (half_w, half_h), expected[row, col]):
+                continue
+            if np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE:
                 wrong += 1
     if wrong:
         return f"{wrong} of {values.size} {COLOUR_PROBLEM} of the value the description gives them"
+    if 2 * hidden > values.size:
+        return CELLS_HIDDEN
     return _labels_problem(description, axes, image, x, y, px, py)
+
+
+def _text_cover(axes: dict, shape: tuple[int, int]) -> np.ndarray:
+    """(h, w) True under the texts drawn on the Axes (cell annotations, with the box drawn behind
+    each when it has one: bbox=...), grown by COVER_MARGIN_PX."""
+    covered = np.zeros(shape, dtype=bool)
+    for box in axes.get("textboxes", [])[:MAX_TEXT_BOXES]:
+        if len(box) == 4:
+            x0, y0, x1, y1 = (float(v) for v in box)
+            covered[max(int(np.floor(y0)) - COVER_MARGIN_PX, 0): max(int(np.ceil(y1)) + COVER_MARGIN_PX + 1, 0),
+                    max(int(np.floor(x0)) - COVER_MARGIN_PX, 0): max(int(np.ceil(x1)) + COVER_MARGIN_PX + 1, 0)] = True
+    return covered
+
+
+def _visible_median(image: np.ndarray, covered: np.ndarray, area: tuple[int, int, int, int], share: float) -> np.ndarray | None:
+    """The median colour of the pixels of `area` (top, bottom, left, right) that no text covers;
+    None when fewer than `share` of them (and fewer than MIN_CELL_PIXELS squared) are left."""
+    top, bottom, left, right = area
+    pixels = image[top:bottom, left:right].reshape(-1, 3)
+    visible = ~covered[top:bottom, left:right].reshape(-1)
+    if not visible.any() or visible.sum() < max(share * visible.size, MIN_CELL_PIXELS ** 2):
+        return None
+    return np.median(pixels[visible], axis=0)
 
 
 def _centre_agrees(image: np.ndarray, centre: tuple[float, float], half: tuple[float, float], colour: np.ndarray) -> bool:

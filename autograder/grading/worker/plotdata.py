@@ -146,6 +146,19 @@ def _label_boxes(labels: list[Any], origin: tuple[float, float]) -> list[list[fl
     return boxes
 
 
+def _text_boxes(texts: list[Any], origin: tuple[float, float]) -> list[list[float]]:
+    """The box each non-empty text covers in PNG pixels: the text's, or the box drawn behind it (bbox=...)."""
+    boxes = []
+    for text in texts[:MAX_LABEL_BOXES]:
+        if not text.get_text().strip():
+            continue
+        box, patch = text.get_window_extent(), text.get_bbox_patch()
+        if patch is not None:
+            box = Bbox.union([box, patch.get_window_extent()])
+        boxes.append([float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)])
+    return boxes
+
+
 def _label_fonts(labels: list[Any]) -> list[dict]:
     """Each tick label's font: what the grader needs to draw the same text (families resolved)."""
     fonts = []
@@ -215,7 +228,7 @@ def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True
         "yticklabels": [t.get_text() for t in ylabels],
         "ytickboxes": _label_boxes(ylabels_boxed, origin),
         "ytickfonts": _label_fonts(ylabels_boxed),
-        "textboxes": [box for box in _label_boxes(list(ax.texts) if boxes else [], origin) if box],  # annotations (ax.text, seaborn's annot=True): they may run over tick labels
+        "textboxes": _text_boxes(list(ax.texts) if boxes else [], origin),  # annotations (ax.text, seaborn's annot=True): they may run over tick labels and cover cells
         "xlabel": ax.get_xlabel(),
         "ylabel": ax.get_ylabel(),
         "title": " ".join(text for text in (ax.get_title(loc) for loc in ("center", "left", "right")) if text),
