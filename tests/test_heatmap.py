@@ -387,6 +387,16 @@ def test_a_dark_to_light_colour_map_loses_only_the_colour_rule(grade, reference_
     assert "light" in lost["plot_attention_light_to_dark"] and cmap in lost["plot_attention_light_to_dark"]
 
 
+def test_a_panel_letter_beside_the_title_keeps_the_title_point(grade, reference_source):
+    """qa7e c34: ax.set_title(title) with a panel letter ax.set_title("(a)", loc="left") beside it
+    lost the title check ('the Axes title is not the text given as title='): the check compared
+    the given title with all the Axes' titles joined ("probe heatmap (a)")."""
+    plot = _plot().replace("        ax.set_title(title)", "        ax.set_title(title)\n    ax.set_title('(a)', loc='left')")
+    assert "loc='left'" in plot
+    lost = {c.check_id: c.message for c in grade(_with_plot(reference_source, plot), parts={"E"}).checks if c.points < c.max_points}
+    assert lost == {}
+
+
 def test_other_values_in_a_reversed_map_are_not_called_dark_to_light(grade, reference_source):
     """qa7e b03: 1 - weights drawn with Blues_r shows the strongest weight darkest, yet the colour
     check said "the strongest cell is not the darkest one". A drawing that does not hold the weights
@@ -634,13 +644,15 @@ def test_every_reason_a_figure_cannot_be_read_has_a_translated_message():
     ("label", "token"),
     [("the (0)", "the"), ("the_0", "the"), ("3: dog", "dog"), ("[0] the", "the"), ("down2", "down"),
      ("q0: the", "the"), ("k4: ran", "ran"), ("dog (k3)", "dog"), ("Key 3: dog", "dog"), ("q_0 the", "the"), ("the\n(0)", "the"),
-     ("the (position 0)", "the"), ("index 4: ran", "ran"), ("the（位置 0）", "the"), ("位置 3：dog", "dog"), ("cat (第1)", "cat")],
+     ("the (position 0)", "the"), ("index 4: ran", "ran"), ("the（位置 0）", "the"), ("位置 3：dog", "dog"), ("cat (第1)", "cat"),
+     ("'the'", "the"), ('"dog"', "dog"), ("[ran]", "ran"), ("'sat' (2)", "sat")],
 )
 def test_a_tick_label_of_a_token_and_its_position_reads_as_the_token(label, token):
     """The contract lets a tick label add the token's position ('the (0)'); qa6e: a position named
     with a letter ('q0: the', 'k4: ran') was not read as the token, so a correct heatmap lost the
     tick-label check (E 8/10) as one whose ticks 'do not carry the tokens'. qa7e: the same for a
-    position named by a longer word or in Chinese ('the (position 0)', 'the（位置 0）', qa7e c19)."""
+    position named by a longer word or in Chinese ('the (position 0)', 'the（位置 0）', qa7e c19), and
+    for a token in quotes ("'the'", as repr() prints it, qa7e c36)."""
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 
     assert plain_token(label, QUERY_TOKENS + KEY_TOKENS) == token

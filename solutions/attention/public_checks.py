@@ -908,14 +908,18 @@ POSITIONS = (
 )
 
 
+QUOTES = re.compile(r"^[\W_]+|[\W_]+$")  # quotes or brackets around a token: "'the'" (repr), '[the]'
+
+
 def _token(label: str, tokens: tuple[str, ...]) -> str:
-    """The token a tick label shows: the label itself, or the token beside its position number."""
+    """The token a tick label shows: the label itself, the token beside its position number, or
+    the token in quotes."""
     if label in tokens:
         return label
-    for position in POSITIONS:
-        word = position.sub("", label, count=1)
-        if word in tokens:
-            return word
+    for word in (label, *(position.sub("", label, count=1) for position in POSITIONS)):
+        for candidate in (word, QUOTES.sub("", word)):
+            if candidate in tokens:
+                return candidate
     return label
 
 

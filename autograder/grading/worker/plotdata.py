@@ -232,6 +232,7 @@ def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True
         "xlabel": ax.get_xlabel(),
         "ylabel": ax.get_ylabel(),
         "title": " ".join(text for text in (ax.get_title(loc) for loc in ("center", "left", "right")) if text),
+        "titles": [ax.get_title(loc) for loc in ("center", "left", "right")],  # each on its own: a title and a panel letter "(a)" beside it
         "xlim": [float(v) for v in ax.get_xlim()],
         "ylim": [float(v) for v in ax.get_ylim()],
     }
