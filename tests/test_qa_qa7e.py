@@ -13,8 +13,9 @@ in a .py's first comment lines or a notebook's first markdown cell):
   b*  one mistake in E.1, charged there only and named as what it is (or not named);
   n*  nbgrader's release of the notebook, filled in and saved the way students' tools save it
       (JupyterLab 4's nbformat 4.5 with ids and outputs, VS Code's one-string sources with CRLF,
-      Colab's metadata with `!pip`, cells reordered, cell magics, nbformat 4.1, a bug in E.1).
-      tests/test_qa_qa7e_nbgrader.py grades five of them with real nbgrader.
+      Colab's metadata with `!pip`, cells reordered, cell magics, nbformat 4.1, a bug in E.1, an
+      answer cell whose last line raises). tests/test_qa_qa7e_nbgrader.py grades six of them with
+      real nbgrader.
 Parts A and B are the reference's in every submission, so the batch grades C-F (Part F reads the
 earlier parts' results through its stand-ins): one batch run. The corpus was graded in full at
 seeds 1, 2 and 3 when it was written.

@@ -2,9 +2,9 @@
 
 The notebooks are nbgrader's release of the assignment, filled in and saved the way students'
 tools save them (VS Code's one-string sources with CRLF answers, Colab's metadata with a `!pip`
-cell, cells moved around, cell magics on answer cells, a bug in E.1). tests/test_qa_qa7e.py grades
-every one with grade-batch against the `expected:` line of its first cell; here nbgrader
-autogrades five of them (each is a kernel run of the whole notebook, ~1 minute) and must give
+cell, cells moved around, cell magics on answer cells, a bug in E.1, an answer cell whose last line
+raises). tests/test_qa_qa7e.py grades every one with grade-batch against the `expected:` line of
+its first cell; here nbgrader autogrades six of them (each is a kernel run of the whole notebook, ~1 minute) and must give
 every part the same score.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tests.test_qa_qa7e import CORPUS, expected_scores
 
 GRADED = (
     "n02_vscode_string_sources_crlf_answers", "n03_colab_metadata_pip_and_retina", "n04_cells_reordered",
-    "n05_cell_magics_time_capture", "n06_bug_e_sorted_query_labels",
+    "n05_cell_magics_time_capture", "n06_bug_e_sorted_query_labels", "n08_answer_cell_ends_in_failing_demo",
 )
 
 
