@@ -178,6 +178,25 @@ def test_cells_under_opaque_annotation_boxes_are_judged_on_the_rest_of_the_cell(
     assert figure_problem(hiding) == CELLS_HIDDEN
 
 
+def shadowed_labels():
+    from matplotlib import patheffects
+
+    ax = probe(cmap="Blues")()
+    for label in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
+        label.set_fontsize(12)
+        label.set_path_effects([patheffects.withSimplePatchShadow(offset=(1.5, -1.5), alpha=0.4)])
+    ax.get_yticklabels()[0].set_path_effects([patheffects.SimplePatchShadow(shadow_rgbFace="tab:red"), patheffects.Normal()])
+    return ax
+
+
+def test_tick_labels_with_a_drop_shadow_are_drawn_again_with_it():
+    """qa7e c39: tick labels with a drop shadow (withSimplePatchShadow) did not match the grader's
+    drawing of them without it: an honest figure got E 0/10 and a tamper flag ('the image does not
+    show a tick label where the description puts it'). The description gives the shadow, and the
+    grader draws it too."""
+    assert figure_problem(extract_plot(shadowed_labels)) == ""
+
+
 def test_a_claimed_matrix_that_is_not_drawn_fails():
     def claim_other_matrix(image, _):
         image["array"] = torch.flip(image["array"], [0])  # the drawn picture is the honest one

@@ -322,7 +322,7 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
     tones = None
     if background is not None and any(kind == "stroke" for kind, _, _ in effects):
         tones = (_gray(font.get("colour", (0.0, 0.0, 0.0, 1.0)), background), round(float(background), 3))
-        effects = tuple((kind, width, (_gray(colour, background),) * 3 + (1.0,) if colour else colour) for kind, width, colour in effects)
+        effects = tuple((kind, width, (_gray(colour, background),) * 3 + (1.0,) if colour and kind == "stroke" else colour) for kind, width, colour in effects)
     return _label_ink(text, families, size, weight, style, float(font["rotation"]), tuple(box), png_height, align, spacing, effects, tones)
 
 
@@ -334,7 +334,7 @@ def _gray(colour: Any, background: float) -> float:
     return round(alpha * (0.299 * red + 0.587 * green + 0.114 * blue) + (1.0 - alpha) * float(background), 3)
 
 
-Effect = tuple[str, float, tuple[float, ...]]  # ("stroke", width in points, RGBA) or ("normal", 0.0, ())
+Effect = tuple[str, float, tuple[float, ...]]  # ("stroke", width in points, RGBA), ("shadow", alpha, (dx, dy in points, rho, *RGB)) or ("normal", 0.0, ())
 
 
 def _effects(described: Any, size: float) -> tuple[Effect, ...]:
@@ -355,6 +355,13 @@ def _effects(described: Any, size: float) -> tuple[Effect, ...]:
             if not 0.0 <= width <= MAX_OUTLINE * size or not all(0.0 <= c <= 1.0 for c in colour):
                 raise ValueError("a tick label's outline is out of range")
             effects.append(("stroke", width, colour))
+        elif effect.get("kind") == "shadow":  # a drop shadow (SimplePatchShadow): the text again, offset, in a darkened or given colour
+            (dx, dy), alpha, rho, face = (float(v) for v in effect["offset"]), float(effect["alpha"]), float(effect["rho"]), effect["colour"]
+            if not isinstance(face, list) or len(face) not in (0, 3) or not all(0.0 <= float(c) <= 1.0 for c in face):
+                raise ValueError("a tick label's shadow colour is malformed")
+            if max(abs(dx), abs(dy)) > MAX_OUTLINE * size or not 0.0 <= alpha <= 1.0 or not 0.0 <= rho <= 1.0:
+                raise ValueError("a tick label's shadow is out of range")
+            effects.append(("shadow", alpha, (dx, dy, rho, *(float(c) for c in face))))
     return tuple(effects)
 
 
@@ -366,7 +373,6 @@ def _label_ink(
 ) -> Drawn:
     """_drawn_label's drawing, from checked arguments; its ink array is read-only (it is shared).
     tones: (the text's gray level, the background's), or None: black on white."""
-    from matplotlib import patheffects
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.font_manager import FontProperties
@@ -382,7 +388,7 @@ def _label_ink(
     label = figure.text(
         middle, middle, text, fontproperties=properties, rotation=rotation, color=(text_gray,) * 3, transform=IdentityTransform(),
         multialignment=align, linespacing=spacing,
-        path_effects=[patheffects.Stroke(linewidth=width, foreground=colour) if kind == "stroke" else patheffects.Normal() for kind, width, colour in effects],
+        path_effects=[_path_effect(kind, width, colour) for kind, width, colour in effects],
     )
     with warnings.catch_warnings():  # a glyph missing from every font is drawn as a box, here as in the PNG
         warnings.simplefilter("ignore")
@@ -397,6 +403,17 @@ def _label_ink(
     cropped.setflags(write=False)
     offset = (0, 0) if rows.size == 0 else (round(cols.min() - placed.x0), round(rows.min() - (figure.bbox.height - placed.y1)))
     return Drawn(cropped, drawn.width, drawn.height, offset)
+
+
+def _path_effect(kind: str, value: float, numbers: tuple[float, ...]) -> Any:
+    """One effect of `_effects` as matplotlib's path effect."""
+    from matplotlib import patheffects
+
+    if kind == "stroke":
+        return patheffects.Stroke(linewidth=value, foreground=numbers)
+    if kind == "shadow":
+        return patheffects.SimplePatchShadow(offset=numbers[:2], alpha=value, rho=numbers[2], shadow_rgbFace=numbers[3:] or None)
+    return patheffects.Normal()
 
 
 Area = tuple[int, int, int, int]  # (x0, y0, x1, y1): a crop of the PNG, in whole pixels

@@ -182,14 +182,26 @@ def _linespacing(text: Text) -> str | float:
 
 def _path_effects(text: Text) -> list[dict]:
     """A text's path effects (plt.xkcd() outlines every text in white: withStroke), as the grader
-    can draw them again: {"kind": "stroke", "width" (points), "colour" (RGBA)} and {"kind": "normal"};
-    any other effect is {"kind": "other"} (the grader draws the text without it)."""
+    can draw them again: {"kind": "stroke", "width" (points), "colour" (RGBA)}, {"kind": "shadow",
+    "offset" (points), "alpha", "rho", "colour" (RGB, or [] for the text's own darkened)} (a drop
+    shadow: SimplePatchShadow) and {"kind": "normal"}; any other effect is {"kind": "other"} (the
+    grader draws the text without it)."""
     from matplotlib import colors
-    from matplotlib.patheffects import Normal, Stroke, withStroke
+    from matplotlib.patheffects import Normal, SimplePatchShadow, Stroke, withSimplePatchShadow, withStroke
 
     effects: list[dict] = []
     for effect in text.get_path_effects():
         gc = getattr(effect, "_gc", {})
+        if isinstance(effect, SimplePatchShadow) and not gc:
+            face = getattr(effect, "_shadow_rgbFace", None)
+            effects.append({
+                "kind": "shadow", "offset": [float(v) for v in getattr(effect, "_offset", (0.0, 0.0))],
+                "alpha": float(getattr(effect, "_alpha", 0.3)), "rho": float(getattr(effect, "_rho", 0.3)),
+                "colour": [] if face is None else [float(c) for c in colors.to_rgb(face)],
+            })
+            if isinstance(effect, withSimplePatchShadow):  # it draws the text over its shadow
+                effects.append({"kind": "normal"})
+            continue
         plain = isinstance(effect, Stroke) and set(gc) <= {"linewidth", "foreground"} and tuple(getattr(effect, "_offset", (1, 1))) == (0, 0)
         if plain:
             effects.append({"kind": "stroke", "width": float(gc.get("linewidth", 0.0)), "colour": [float(c) for c in colors.to_rgba(gc.get("foreground", text.get_color()))]})
