@@ -8,9 +8,14 @@ in a .py's first comment lines or a notebook's first markdown cell):
       pcolorfast, subplot2grid, rc_context, Chinese axis labels, a unit-square extent, seaborn-like
       pcolormesh by hand, add_gridspec, a tiny figure, coloured tick labels, a DataFrame with
       set_norm, masked arrays, positions named in words or in Chinese ('the (pos 0)',
-      'the（位置 0）'), boxed annotations, labels on all four sides, a grid through the cells,
-      rows two units tall, plt.matshow(fignum=0), plt.axes, a bar chart under the map...): full marks;
-  b*  one mistake in E.1, charged there only and named as what it is (or not named);
+      'the（位置 0）') or in quotes, opaque boxed annotations, labels on all four sides, a grid
+      through the cells, rows two units tall, plt.matshow(fignum=0), plt.axes, a bar chart under
+      the map, a panel letter beside the title, decorators, FuncNorm, shadowed tick labels...): full marks;
+  b*  one mistake in E.1 (labels on automatic ticks, sorted or one-based, one end of the range
+      from the data, 1 - w on a reversed map, rounded weights, the label or title on the colorbar,
+      seaborn without ax=, LogNorm, inferno, the colorbar removed, a Figure returned, gaussian or
+      gouraud smoothing...), charged there only (Part F keeps its 8 through the stand-in) and named
+      as what it is;
   n*  nbgrader's release of the notebook, filled in and saved the way students' tools save it
       (JupyterLab 4's nbformat 4.5 with ids and outputs, VS Code's one-string sources with CRLF,
       Colab's metadata with `!pip`, cells reordered, cell magics, nbformat 4.1, a bug in E.1, an
