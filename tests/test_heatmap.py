@@ -663,3 +663,18 @@ def test_a_tick_label_that_is_not_a_token_and_a_position_is_kept(label):
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 
     assert plain_token(label, QUERY_TOKENS + KEY_TOKENS) == label
+
+
+@pytest.mark.parametrize(
+    ("xlabel", "ylabel", "swapped"),
+    [("query", "key", False), ("key", "query", True), ("Key 位置", "Query 位置", True), ("position", "query", True),
+     ("query", "query", True), ("键", "查询", True), ("query (the word that looks)", "the word each query looks at", False),
+     ("查询（当前词）", "每个查询所关注的词", False), ("query → key", "weight", False)],
+)
+def test_a_vertical_label_that_mentions_the_queries_under_one_that_names_them_is_not_swapped(xlabel, ylabel, swapped):
+    """qa7e c41, c42: 'query (the word that looks)' across and 'the word each query looks at' down
+    (or '查询（当前词）' and '每个查询所关注的词') lost the axis-label check as labels that 'name the
+    wrong axes': any vertical label that mentions the queries and not the keys was read as naming them."""
+    from autograder.assignments.attention.checks.part_e import labels_swapped
+
+    assert labels_swapped(xlabel, ylabel) is swapped

@@ -371,8 +371,19 @@ def test_plot_attention_axis_labels(student: StudentAPI):
     xlabel, ylabel = str(axes["xlabel"]).strip()[:80], str(axes["ylabel"]).strip()[:80]
     if heatmap.shape == (LQ, LK):  # queries down the rows: charged by the tick-label check; labels that say so are that mistake
         return
-    if names_only(xlabel, KEY_WORDS, QUERY_WORDS) or names_only(ylabel, QUERY_WORDS, KEY_WORDS):
+    if labels_swapped(xlabel, ylabel):
         raise CheckFailure.keyed("axis_labels_swapped", xlabel=xlabel, ylabel=ylabel)
+
+
+def labels_swapped(xlabel: str, ylabel: str) -> bool:
+    """Whether the axis labels name the wrong axes: the horizontal one names the keys, or the
+    vertical one names the queries where the horizontal one does not (a vertical label that
+    mentions the queries under one that names them describes the keys: 'the word each query looks
+    at', '每个查询所关注的词'), or says the same."""
+    if names_only(xlabel, KEY_WORDS, QUERY_WORDS):
+        return True
+    across_names_queries = names_only(xlabel, QUERY_WORDS, KEY_WORDS) and xlabel.casefold() != ylabel.casefold()
+    return names_only(ylabel, QUERY_WORDS, KEY_WORDS) and not across_names_queries
 
 
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", kind=PROPERTY, gate="plot_attention_cell_values")
