@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from autograder.assignments.attention.texts import key_of_english, render_message  # noqa: E402
-from autograder.grading.integrity.figure import LABEL_ASIDE, LABEL_MISSING, LABEL_NOT_SHOWN, LABEL_OUTSIDE, figure_problem, smoothed_image  # noqa: E402
+from autograder.grading.integrity.figure import CELLS_HIDDEN, LABEL_ASIDE, LABEL_MISSING, LABEL_NOT_SHOWN, LABEL_OUTSIDE, figure_problem, smoothed_image  # noqa: E402
 from autograder.grading.worker.plotdata import extract_plot  # noqa: E402
 
 Q, K = ["the", "cat", "sat", "down"], ["a", "big", "red", "dog", "ran"]
@@ -111,11 +111,90 @@ def test_a_smoothed_image_the_cells_cannot_be_read_from_is_said_as_such_not_as_f
     assert interpolation in rendered and "nearest" in rendered
 
 
+def test_a_gouraud_mesh_is_read_around_its_vertices_and_said_to_be_smoothed():
+    """qa7e b17: pcolormesh(x, y, C, shading="gouraud") gives each vertex a value (C has the shape of
+    the coordinates, not one row and column less). The worker's description reshaped C to the cells
+    between the vertices and failed, so the grader said it "could not run this check" (E 0/10, and
+    F 6/8 for the same figure). The mesh is now described around its vertices, and its blended
+    picture is said to be smoothed, not forged."""
+    from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, probe_weights
+    from autograder.grading.heatmap import read_heatmap
+
+    def draw():
+        _, ax = plt.subplots(figsize=(6, 5))
+        mesh = ax.pcolormesh(np.arange(4), np.arange(5), probe_weights().T.numpy(), shading="gouraud", cmap="Blues", vmin=0, vmax=1)
+        ax.invert_yaxis()
+        ax.set_xticks(range(len(QUERY_TOKENS)), labels=QUERY_TOKENS)
+        ax.set_yticks(range(len(KEY_TOKENS)), labels=KEY_TOKENS)
+        ax.figure.colorbar(mesh, ax=ax)
+        return ax
+
+    description = extract_plot(draw)
+    assert "not_drawn" not in description
+    heatmap = read_heatmap(description)
+    assert np.allclose(heatmap.values, probe_weights().T.numpy()) and heatmap.column_labels == QUERY_TOKENS and heatmap.row_labels == KEY_TOKENS
+    problem = figure_problem(description)
+    assert problem and smoothed_image(description, problem) == "gouraud"
+    assert "gouraud" in render_message("heatmap_smoothed_mesh", {"shading": "gouraud"}, "zh")
+
+
 def forged(edit) -> dict:
     description = extract_plot(imshow())
     forged = copy.deepcopy(description)
     edit(forged["axes"][forged["target"]]["images"][0], forged)
     return forged
+
+
+def boxed_annotations():
+    """The probe with each weight written in its cell on an opaque white box (bbox=, alpha 1) in a
+    14 pt bold font: the boxes hide the middle of most cells."""
+    from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, probe_weights
+
+    weights = probe_weights()
+    _, ax = plt.subplots(figsize=(6, 5))
+    image = ax.imshow(weights.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+    for i in range(weights.shape[0]):
+        for j in range(weights.shape[1]):
+            ax.text(i, j, f"{float(weights[i, j]):.0%}", ha="center", va="center", fontsize=14, fontweight="bold",
+                    bbox={"boxstyle": "round", "facecolor": "white", "edgecolor": "gray", "alpha": 1.0})
+    ax.set_xticks(range(len(QUERY_TOKENS)), labels=QUERY_TOKENS)
+    ax.set_yticks(range(len(KEY_TOKENS)), labels=KEY_TOKENS)
+    ax.figure.colorbar(image, ax=ax)
+    return ax
+
+
+def test_cells_under_opaque_annotation_boxes_are_judged_on_the_rest_of_the_cell():
+    """qa7e c25: values written in the cells on opaque boxes hid the middle half of 12 of the 20
+    cells, whose median colour is what the figure check compares: an honest figure got E 0/10 and
+    a tamper flag. The description now gives each text's box with the box drawn behind it, and a
+    cell whose middle is mostly under one is judged on the rest of the cell. A description that
+    claims texts over most cells to hide them from the check fails."""
+    description = extract_plot(boxed_annotations)
+    assert figure_problem(description) == ""
+    hiding = copy.deepcopy(description)
+    axes = hiding["axes"][hiding["target"]]
+    axes["textboxes"] = [list(axes["box_px"])]
+    axes["images"][0]["array"] = torch.flip(axes["images"][0]["array"], [0])
+    assert figure_problem(hiding) == CELLS_HIDDEN
+
+
+def shadowed_labels():
+    from matplotlib import patheffects
+
+    ax = probe(cmap="Blues")()
+    for label in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
+        label.set_fontsize(12)
+        label.set_path_effects([patheffects.withSimplePatchShadow(offset=(1.5, -1.5), alpha=0.4)])
+    ax.get_yticklabels()[0].set_path_effects([patheffects.SimplePatchShadow(shadow_rgbFace="tab:red"), patheffects.Normal()])
+    return ax
+
+
+def test_tick_labels_with_a_drop_shadow_are_drawn_again_with_it():
+    """qa7e c39: tick labels with a drop shadow (withSimplePatchShadow) did not match the grader's
+    drawing of them without it: an honest figure got E 0/10 and a tamper flag ('the image does not
+    show a tick label where the description puts it'). The description gives the shadow, and the
+    grader draws it too."""
+    assert figure_problem(extract_plot(shadowed_labels)) == ""
 
 
 def test_a_claimed_matrix_that_is_not_drawn_fails():

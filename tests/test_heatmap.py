@@ -387,6 +387,26 @@ def test_a_dark_to_light_colour_map_loses_only_the_colour_rule(grade, reference_
     assert "light" in lost["plot_attention_light_to_dark"] and cmap in lost["plot_attention_light_to_dark"]
 
 
+def test_a_panel_letter_beside_the_title_keeps_the_title_point(grade, reference_source):
+    """qa7e c34: ax.set_title(title) with a panel letter ax.set_title("(a)", loc="left") beside it
+    lost the title check ('the Axes title is not the text given as title='): the check compared
+    the given title with all the Axes' titles joined ("probe heatmap (a)")."""
+    plot = _plot().replace("        ax.set_title(title)", "        ax.set_title(title)\n    ax.set_title('(a)', loc='left')")
+    assert "loc='left'" in plot
+    lost = {c.check_id: c.message for c in grade(_with_plot(reference_source, plot), parts={"E"}).checks if c.points < c.max_points}
+    assert lost == {}
+
+
+def test_other_values_in_a_reversed_map_are_not_called_dark_to_light(grade, reference_source):
+    """qa7e b03: 1 - weights drawn with Blues_r shows the strongest weight darkest, yet the colour
+    check said "the strongest cell is not the darkest one". A drawing that does not hold the weights
+    earns no colour point, and its feedback says why (the values), not a colour rule it keeps."""
+    plot = _plot().replace("image = ax.imshow(weights.T.detach().numpy()", "image = ax.imshow(1 - weights.T.detach().numpy()").replace("cmap='Blues'", "cmap='Blues_r'")
+    lost = {c.check_id: c.message for c in grade(_with_plot(reference_source, plot), parts={"E"}).checks if c.points < c.max_points}
+    assert "plot_attention_cell_values" in lost
+    assert "dark" not in lost["plot_attention_light_to_dark"] and "weights it was given" in lost["plot_attention_light_to_dark"]
+
+
 @pytest.mark.parametrize(
     ("plot", "mistake", "lost"),
     [
@@ -623,19 +643,38 @@ def test_every_reason_a_figure_cannot_be_read_has_a_translated_message():
 @pytest.mark.parametrize(
     ("label", "token"),
     [("the (0)", "the"), ("the_0", "the"), ("3: dog", "dog"), ("[0] the", "the"), ("down2", "down"),
-     ("q0: the", "the"), ("k4: ran", "ran"), ("dog (k3)", "dog"), ("Key 3: dog", "dog"), ("q_0 the", "the"), ("the\n(0)", "the")],
+     ("q0: the", "the"), ("k4: ran", "ran"), ("dog (k3)", "dog"), ("Key 3: dog", "dog"), ("q_0 the", "the"), ("the\n(0)", "the"),
+     ("the (position 0)", "the"), ("index 4: ran", "ran"), ("the（位置 0）", "the"), ("位置 3：dog", "dog"), ("cat (第1)", "cat"),
+     ("'the'", "the"), ('"dog"', "dog"), ("[ran]", "ran"), ("'sat' (2)", "sat")],
 )
 def test_a_tick_label_of_a_token_and_its_position_reads_as_the_token(label, token):
     """The contract lets a tick label add the token's position ('the (0)'); qa6e: a position named
     with a letter ('q0: the', 'k4: ran') was not read as the token, so a correct heatmap lost the
-    tick-label check (E 8/10) as one whose ticks 'do not carry the tokens'."""
+    tick-label check (E 8/10) as one whose ticks 'do not carry the tokens'. qa7e: the same for a
+    position named by a longer word or in Chinese ('the (position 0)', 'the（位置 0）', qa7e c19), and
+    for a token in quotes ("'the'", as repr() prints it, qa7e c36)."""
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 
     assert plain_token(label, QUERY_TOKENS + KEY_TOKENS) == token
 
 
-@pytest.mark.parametrize("label", ["k0", "q3", "abcd0 the", "dog3x", "d0g", "the dog"])
+@pytest.mark.parametrize("label", ["k0", "q3", "abcd0x the", "dog3x", "d0g", "the dog", "位置3"])
 def test_a_tick_label_that_is_not_a_token_and_a_position_is_kept(label):
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 
     assert plain_token(label, QUERY_TOKENS + KEY_TOKENS) == label
+
+
+@pytest.mark.parametrize(
+    ("xlabel", "ylabel", "swapped"),
+    [("query", "key", False), ("key", "query", True), ("Key 位置", "Query 位置", True), ("position", "query", True),
+     ("query", "query", True), ("键", "查询", True), ("query (the word that looks)", "the word each query looks at", False),
+     ("查询（当前词）", "每个查询所关注的词", False), ("query → key", "weight", False)],
+)
+def test_a_vertical_label_that_mentions_the_queries_under_one_that_names_them_is_not_swapped(xlabel, ylabel, swapped):
+    """qa7e c41, c42: 'query (the word that looks)' across and 'the word each query looks at' down
+    (or '查询（当前词）' and '每个查询所关注的词') lost the axis-label check as labels that 'name the
+    wrong axes': any vertical label that mentions the queries and not the keys was read as naming them."""
+    from autograder.assignments.attention.checks.part_e import labels_swapped
+
+    assert labels_swapped(xlabel, ylabel) is swapped

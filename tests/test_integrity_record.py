@@ -123,3 +123,13 @@ def test_a_source_flag_inside_a_function_touches_the_part_the_manifest_names_it_
     found = [(flag.code, flag.detail.split(":")[0], flag.part) for flag in source_flags(analyze([(1, source)]))]
     # a process runs code outside the trace: it is an evasion too (qa4h)
     assert found == [(PROCESS, "at module level", ""), (EVASION, "at module level", ""), (PROCESS, "in masked_softmax", "A"), (EVASION, "in masked_softmax", "A"), (FILE_ACCESS, "in MultiHeadAttention", "C"), (FILE_ACCESS, "in helper", "")]
+
+
+def test_remove_is_file_access_only_on_the_os_module() -> None:
+    """qa7e b13: `cbar.remove()` (a Colorbar taken off its figure; list.remove, set.remove, any
+    Artist's remove) was recorded as file access in plot_attention, an integrity flag on an honest
+    submission; os.remove (under any name it is imported as) still is one."""
+    honest = "def plot_attention(w, q, k, ax=None, title=None):\n    cbar = ax.figure.colorbar(ax.images[0], ax=ax)\n    cbar.remove()\n    q = list(q)\n    q.remove(q[0])\n    return ax\n"
+    assert [flag.code for flag in source_flags(analyze([(1, honest)]))] == []
+    for removes in ("import os\nos.remove('x')\n", "import os as o\no.remove('x')\n", "from os import remove\nremove('x')\n"):
+        assert FILE_ACCESS in [flag.code for flag in source_flags(analyze([(1, removes)]))], removes

@@ -900,21 +900,26 @@ def check_attention_block(cls: type, lang: str | None = None) -> None:
 # Part E: the heatmap. Course convention: 横轴是 Query 位置, 纵轴是 Key 位置.
 # ---------------------------------------------------------------------------------------------
 MESHES = tuple(kind for kind in (QuadMesh, getattr(collections, "PolyQuadMesh", None)) if kind is not None)  # pcolormesh, seaborn; ax.pcolor
-# A tick label may add the token's position, at either end ('the (0)', '3: dog', 'q0: the', 'ran_4').
+# A tick label may add the token's position, at either end ('the (0)', '3: dog', 'q0: the', 'ran_4',
+# 'the (position 0)', 'the（位置 0）'): a number, perhaps after one word (any script) that names it.
 POSITIONS = (
-    re.compile(r"^[\W_]*(?:[A-Za-z]{1,3}[\W_]?)?\d+[\W_]*"),
-    re.compile(r"(?:[\W_]+[A-Za-z]{1,3}[\W_]?|[\W_]*)\d+[\W_]*$"),
+    re.compile(r"^[\W_]*(?:[^\W\d_]{1,12}[\W_]?)?\d+[\W_]*"),
+    re.compile(r"(?:[\W_]+[^\W\d_]{1,12}[\W_]?|[\W_]*)\d+[\W_]*$"),
 )
 
 
+QUOTES = re.compile(r"^[\W_]+|[\W_]+$")  # quotes or brackets around a token: "'the'" (repr), '[the]'
+
+
 def _token(label: str, tokens: tuple[str, ...]) -> str:
-    """The token a tick label shows: the label itself, or the token beside its position number."""
+    """The token a tick label shows: the label itself, the token beside its position number, or
+    the token in quotes."""
     if label in tokens:
         return label
-    for position in POSITIONS:
-        word = position.sub("", label, count=1)
-        if word in tokens:
-            return word
+    for word in (label, *(position.sub("", label, count=1) for position in POSITIONS)):
+        for candidate in (word, QUOTES.sub("", word)):
+            if candidate in tokens:
+                return candidate
     return label
 
 

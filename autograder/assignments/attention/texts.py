@@ -165,12 +165,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "无法评这张图：你的文件用到了 {found}，这类写法会改变评分器从图中读到的内容",
     },
     "figure_disagrees": {"en": "your figure could not be read reliably: {problem}", "zh": "无法可靠地读取你的图：图的描述与图像不一致（{problem}）"},
+    "heatmap_smoothed_mesh": {
+        "en": "the heatmap is smoothed (pcolormesh's shading={shading!r}), which blends the colours between the cells, so the grader cannot read the cells: draw one flat colour per cell (shading=\"flat\" or \"nearest\", or imshow)",
+        "zh": "热力图被平滑了（pcolormesh 的 shading={shading!r}），格子之间的颜色互相混合，评分器无法逐格读取：每个格子画成一种纯色（shading=\"flat\" 或 \"nearest\"，或用 imshow）",
+    },
     "heatmap_smoothed": {
         "en": "the heatmap is smoothed (imshow's interpolation={interpolation!r}), which blends each cell's colour into its neighbours', so the grader cannot read the cells: draw one flat colour per cell (leave interpolation out, or interpolation=\"nearest\")",
         "zh": "热力图被平滑了（imshow 的 interpolation={interpolation!r}），每个格子的颜色会混进相邻格子，评分器无法逐格读取：每个格子画成一种纯色（去掉 interpolation，或用 interpolation=\"nearest\"）",
     },
     "figure_label_missing": {"en": "a tick label of the description has no place in the image", "zh": "描述中的一个刻度标签在图像中没有位置"},
     "figure_label_outside": {"en": "a tick label of the description lies outside the image", "zh": "描述中的一个刻度标签位于图像之外"},
+    "figure_cells_hidden": {"en": "most cells of the heatmap are hidden under the texts the description puts on them", "zh": "描述中放在热力图格子上的文字遮住了大部分格子"},
     "figure_label_aside": {"en": "a tick label of the description is not beside the row or column it names", "zh": "描述中的一个刻度标签不在它所标注的行或列旁边"},
     "figure_label_not_shown": {"en": "the image does not show a tick label where the description puts it", "zh": "图像中在描述所说的位置上没有显示那个刻度标签"},
     "no_parameter": {"en": "{where} has no parameter {names}: name the layers as the task says ({expected})", "zh": "{where} 没有参数 {names}：请按题目要求给各层命名（{expected}）"},

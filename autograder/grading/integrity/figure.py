@@ -47,11 +47,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from autograder.grading.heatmap import _array, _cell_size, _drawings, _image_grid, _mesh_grid, _ticks, label_indices, target_axes
+from autograder.grading.worker.protocol import GOURAUD
 from autograder.settings import PNG_DPI
 
 COLOUR_TOLERANCE = 0.10  # largest difference per RGB channel, in [0, 1], between pixel and cell colour
 MIN_SPREAD = 0.15  # the cells' colours must differ by at least this (RGB, one channel) somewhere
 MIN_CELL_PIXELS = 2  # a cell smaller than this on screen cannot be checked
+MIN_VISIBLE_CELL = 0.25  # a cell whose middle half is mostly under texts is judged on the rest of the cell
+CELL_INSET = 0.85  # ... within this fraction of its half-size from its centre (clear of its edges and grid lines)
 CENTRE_FRACTION = 0.1  # a cell whose middle half is off is judged again on its centre (this fraction of the cell each way)
 MAX_CMAP_LEVELS = 1 << 16  # colours of a named colour map resampled (plt.get_cmap(name, N)) that the grader recomputes
 MAX_CHECKED_LABELS = 64  # tick labels drawn again and compared per figure (the probe has 9)
@@ -72,6 +75,7 @@ LABEL_MISSING = "a tick label of the description has no place in the image"
 LABEL_OUTSIDE = "a tick label of the description lies outside the image"
 LABEL_ASIDE = "a tick label of the description is not beside the row or column it names"
 LABEL_NOT_SHOWN = "the image does not show a tick label where the description puts it"
+CELLS_HIDDEN = "most cells of the heatmap are hidden under the texts the description puts on them"
 # (measured: 1.000 for every correct style, the same text drawn at the same subpixel phase; the
 # closest other token of the probe, 'sat' drawn where 'cat' is, 0.80)
 MIN_VISIBLE_INK = 0.5  # share of a label's ink outside what covers it (other labels, Axes) needed to judge it
@@ -137,17 +141,22 @@ COLOUR_PROBLEM = "cells in the image do not have the colour"
 
 
 def smoothed_image(description: Any, problem: str) -> str:
-    """The interpolation (imshow's 'bicubic', 'gaussian'...) of a smoothed image whose cells the
-    image does not show in their colours, or '': smoothing moves a cell's colour at its centre too,
-    so such a picture cannot be read cell by cell, and says nothing about forgery either."""
-    if COLOUR_PROBLEM not in problem:
+    """The interpolation (imshow's 'bicubic', 'gaussian'...; GOURAUD for pcolormesh's
+    shading='gouraud') of a smoothed drawing whose cells the image does not show in their colours,
+    or '': smoothing moves a cell's colour at its centre too, so such a picture cannot be read cell
+    by cell, and says nothing about forgery either. A gouraud mesh has no flat cells at all (those
+    at its edges are cut in half), so any problem of its picture is that."""
+    if not problem:
         return ""
     try:
         kind, drawing = max(_drawings(target_axes(description)), key=lambda d: _array(d[1]["array"]).size)
     except (KeyError, TypeError, ValueError, IndexError):
         return ""
-    interpolation = str(drawing.get("interpolation", "")) if kind == "image" else ""
-    return interpolation if interpolation and interpolation not in FLAT_INTERPOLATIONS else ""
+    interpolation = str(drawing.get("interpolation", ""))
+    if kind == "mesh":
+        return GOURAUD if interpolation == GOURAUD else ""
+    smoothed = COLOUR_PROBLEM in problem and interpolation and interpolation not in FLAT_INTERPOLATIONS
+    return interpolation if smoothed else ""
 
 
 def figure_problem(description: Any) -> str:
@@ -171,7 +180,8 @@ def _problem(description: dict) -> str:
     half_h = abs(py[1] - py[0]) / 4 if py.size > 1 else abs(float(axes["box_px"][3]) - float(axes["box_px"][1])) / 4
     if half_w < MIN_CELL_PIXELS / 2 or half_h < MIN_CELL_PIXELS / 2:
         return ""  # cells too small to check one by one; nothing to hold against the figure
-    wrong = 0
+    boxed = _text_cover(axes, image.shape[:2])
+    wrong = hidden = 0
     for row in range(values.shape[0]):
         for col in range(values.shape[1]):
             cx, cy = px[col], py[row]
@@ -179,12 +189,46 @@ def _problem(description: dict) -> str:
             y_lo, y_hi = int(round(cy - half_h)), int(round(cy + half_h)) + 1
             if x_lo < 0 or y_lo < 0 or x_hi > image.shape[1] or y_hi > image.shape[0]:
                 return "the heatmap's cells lie outside the image"
-            shown = np.median(image[y_lo:y_hi, x_lo:x_hi].reshape(-1, 3), axis=0)
-            if np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE and not _centre_agrees(image, (cx, cy), (half_w, half_h), expected[row, col]):
+            shown = _visible_median(image, boxed, (y_lo, y_hi, x_lo, x_hi), MIN_VISIBLE_CELL)
+            if shown is None:  # its middle under an opaque text box (a boxed annotation): the rest of the cell
+                reach_w, reach_h = 2 * half_w * CELL_INSET, 2 * half_h * CELL_INSET
+                area = (max(int(round(cy - reach_h)), 0), int(round(cy + reach_h)) + 1, max(int(round(cx - reach_w)), 0), int(round(cx + reach_w)) + 1)
+                shown = _visible_median(image, boxed, area, 0.0)
+                if shown is None:
+                    hidden += 1
+                    continue
+            elif np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE and _centre_agrees(image, (cx, cy), (half_w, half_h), expected[row, col]):
+                continue
+            if np.abs(shown - expected[row, col]).max() > COLOUR_TOLERANCE:
                 wrong += 1
     if wrong:
         return f"{wrong} of {values.size} {COLOUR_PROBLEM} of the value the description gives them"
+    if 2 * hidden > values.size:
+        return CELLS_HIDDEN
     return _labels_problem(description, axes, image, x, y, px, py)
+
+
+def _text_cover(axes: dict, shape: tuple[int, int]) -> np.ndarray:
+    """(h, w) True under the texts drawn on the Axes (cell annotations, with the box drawn behind
+    each when it has one: bbox=...), grown by COVER_MARGIN_PX."""
+    covered = np.zeros(shape, dtype=bool)
+    for box in axes.get("textboxes", [])[:MAX_TEXT_BOXES]:
+        if len(box) == 4:
+            x0, y0, x1, y1 = (float(v) for v in box)
+            covered[max(int(np.floor(y0)) - COVER_MARGIN_PX, 0): max(int(np.ceil(y1)) + COVER_MARGIN_PX + 1, 0),
+                    max(int(np.floor(x0)) - COVER_MARGIN_PX, 0): max(int(np.ceil(x1)) + COVER_MARGIN_PX + 1, 0)] = True
+    return covered
+
+
+def _visible_median(image: np.ndarray, covered: np.ndarray, area: tuple[int, int, int, int], share: float) -> np.ndarray | None:
+    """The median colour of the pixels of `area` (top, bottom, left, right) that no text covers;
+    None when fewer than `share` of them (and fewer than MIN_CELL_PIXELS squared) are left."""
+    top, bottom, left, right = area
+    pixels = image[top:bottom, left:right].reshape(-1, 3)
+    visible = ~covered[top:bottom, left:right].reshape(-1)
+    if not visible.any() or visible.sum() < max(share * visible.size, MIN_CELL_PIXELS ** 2):
+        return None
+    return np.median(pixels[visible], axis=0)
 
 
 def _centre_agrees(image: np.ndarray, centre: tuple[float, float], half: tuple[float, float], colour: np.ndarray) -> bool:
@@ -278,7 +322,7 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
     tones = None
     if background is not None and any(kind == "stroke" for kind, _, _ in effects):
         tones = (_gray(font.get("colour", (0.0, 0.0, 0.0, 1.0)), background), round(float(background), 3))
-        effects = tuple((kind, width, (_gray(colour, background),) * 3 + (1.0,) if colour else colour) for kind, width, colour in effects)
+        effects = tuple((kind, width, (_gray(colour, background),) * 3 + (1.0,) if colour and kind == "stroke" else colour) for kind, width, colour in effects)
     return _label_ink(text, families, size, weight, style, float(font["rotation"]), tuple(box), png_height, align, spacing, effects, tones)
 
 
@@ -290,7 +334,7 @@ def _gray(colour: Any, background: float) -> float:
     return round(alpha * (0.299 * red + 0.587 * green + 0.114 * blue) + (1.0 - alpha) * float(background), 3)
 
 
-Effect = tuple[str, float, tuple[float, ...]]  # ("stroke", width in points, RGBA) or ("normal", 0.0, ())
+Effect = tuple[str, float, tuple[float, ...]]  # ("stroke", width in points, RGBA), ("shadow", alpha, (dx, dy in points, rho, *RGB)) or ("normal", 0.0, ())
 
 
 def _effects(described: Any, size: float) -> tuple[Effect, ...]:
@@ -311,6 +355,13 @@ def _effects(described: Any, size: float) -> tuple[Effect, ...]:
             if not 0.0 <= width <= MAX_OUTLINE * size or not all(0.0 <= c <= 1.0 for c in colour):
                 raise ValueError("a tick label's outline is out of range")
             effects.append(("stroke", width, colour))
+        elif effect.get("kind") == "shadow":  # a drop shadow (SimplePatchShadow): the text again, offset, in a darkened or given colour
+            (dx, dy), alpha, rho, face = (float(v) for v in effect["offset"]), float(effect["alpha"]), float(effect["rho"]), effect["colour"]
+            if not isinstance(face, list) or len(face) not in (0, 3) or not all(0.0 <= float(c) <= 1.0 for c in face):
+                raise ValueError("a tick label's shadow colour is malformed")
+            if max(abs(dx), abs(dy)) > MAX_OUTLINE * size or not 0.0 <= alpha <= 1.0 or not 0.0 <= rho <= 1.0:
+                raise ValueError("a tick label's shadow is out of range")
+            effects.append(("shadow", alpha, (dx, dy, rho, *(float(c) for c in face))))
     return tuple(effects)
 
 
@@ -322,7 +373,6 @@ def _label_ink(
 ) -> Drawn:
     """_drawn_label's drawing, from checked arguments; its ink array is read-only (it is shared).
     tones: (the text's gray level, the background's), or None: black on white."""
-    from matplotlib import patheffects
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.font_manager import FontProperties
@@ -338,7 +388,7 @@ def _label_ink(
     label = figure.text(
         middle, middle, text, fontproperties=properties, rotation=rotation, color=(text_gray,) * 3, transform=IdentityTransform(),
         multialignment=align, linespacing=spacing,
-        path_effects=[patheffects.Stroke(linewidth=width, foreground=colour) if kind == "stroke" else patheffects.Normal() for kind, width, colour in effects],
+        path_effects=[_path_effect(kind, width, colour) for kind, width, colour in effects],
     )
     with warnings.catch_warnings():  # a glyph missing from every font is drawn as a box, here as in the PNG
         warnings.simplefilter("ignore")
@@ -353,6 +403,17 @@ def _label_ink(
     cropped.setflags(write=False)
     offset = (0, 0) if rows.size == 0 else (round(cols.min() - placed.x0), round(rows.min() - (figure.bbox.height - placed.y1)))
     return Drawn(cropped, drawn.width, drawn.height, offset)
+
+
+def _path_effect(kind: str, value: float, numbers: tuple[float, ...]) -> Any:
+    """One effect of `_effects` as matplotlib's path effect."""
+    from matplotlib import patheffects
+
+    if kind == "stroke":
+        return patheffects.Stroke(linewidth=value, foreground=numbers)
+    if kind == "shadow":
+        return patheffects.SimplePatchShadow(offset=numbers[:2], alpha=value, rho=numbers[2], shadow_rgbFace=numbers[3:] or None)
+    return patheffects.Normal()
 
 
 Area = tuple[int, int, int, int]  # (x0, y0, x1, y1): a crop of the PNG, in whole pixels

@@ -50,6 +50,9 @@ FILE_NAMES = frozenset({
 # change where imports look, or any other evasion): an optional import of a library the grader
 # lacks (`try: import einops`) is only a failed import, also in a file that only reads files.
 UNKNOWN_MODULE = ", neither a library nor a file of the submission (a module written while the code runs)"
+# file functions of os whose name is also a method of everyday objects (list.remove, set.remove,
+# Artist.remove, Colorbar.remove): as an attribute they reach a file only on the os module
+OS_ONLY_METHODS = frozenset({"remove"})
 FILE_READERS = frozenset({"glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes"})  # the rest of FILE_NAMES can write
 WRITE_MODES = frozenset("wax+")
 # what names a file rather than a descriptor number in open(...): text, a path, the command line's or

@@ -40,7 +40,7 @@ from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
 
-from autograder.grading.worker.protocol import NEW_AXES, NOT_DRAWN_FIGURE, NOT_DRAWN_TEXT  # noqa: E402
+from autograder.grading.worker.protocol import GOURAUD, NEW_AXES, NOT_DRAWN_FIGURE, NOT_DRAWN_TEXT  # noqa: E402
 from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS  # noqa: E402  (the grader reads no more)
 from autograder.settings import PNG_DPI  # noqa: E402
 
@@ -102,16 +102,33 @@ def _image(image: AxesImage) -> dict:
     }
 
 
+def _around(centres: np.ndarray) -> np.ndarray:
+    """Cell edges around the given centres: halfway between them, and half a step beyond each end."""
+    if centres.size < 2:
+        return np.concatenate([centres - 0.5, centres + 0.5])
+    middles = (centres[:-1] + centres[1:]) / 2.0
+    return np.concatenate([[2 * centres[0] - middles[0]], middles, [2 * centres[-1] - middles[-1]]])
+
+
 def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
-    coordinates = np.asarray(mesh.get_coordinates(), dtype=np.float64)  # (ny+1, nx+1, 2)
+    """A mesh's values in their cells. pcolormesh(shading='gouraud') gives each vertex a value and
+    blends the colours between them: its cells are described around the vertices (`smoothed`), as
+    shading='nearest' would draw them, and the grader judges whether its picture can be read."""
+    coordinates = np.asarray(mesh.get_coordinates(), dtype=np.float64)  # (ny+1, nx+1, 2); gouraud: (ny, nx, 2)
     array = np.ma.asarray(mesh.get_array())
+    x_edges, y_edges = coordinates[0, :, 0], coordinates[:, 0, 1]
     rows, cols = coordinates.shape[0] - 1, coordinates.shape[1] - 1
+    smoothed = array.size == coordinates.shape[0] * coordinates.shape[1]
+    if smoothed:  # a value at each vertex
+        rows, cols = coordinates.shape[0], coordinates.shape[1]
+        x_edges, y_edges = _around(x_edges), _around(y_edges)
     return {
         "rgba": _colours(mesh, array, (rows, cols)) if array.size == rows * cols else torch.empty(0),
         "norm": type(mesh.norm).__name__,
         "array": _tensor(array.reshape(rows, cols)),
-        "x_edges": _tensor(coordinates[0, :, 0]),
-        "y_edges": _tensor(coordinates[:, 0, 1]),
+        "x_edges": _tensor(x_edges),
+        "y_edges": _tensor(y_edges),
+        "interpolation": GOURAUD if smoothed else "flat",
         "clim": _clim(mesh),
         "cmap": mesh.get_cmap().name,
         "cmap_levels": int(mesh.get_cmap().N),  # plt.get_cmap(name, 8), .resampled(8): the named map in 8 steps
@@ -126,6 +143,19 @@ def _label_boxes(labels: list[Any], origin: tuple[float, float]) -> list[list[fl
     for text in labels[:MAX_LABEL_BOXES]:
         box = text.get_window_extent() if text.get_text().strip() else None
         boxes.append([] if box is None else [float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)])
+    return boxes
+
+
+def _text_boxes(texts: list[Any], origin: tuple[float, float]) -> list[list[float]]:
+    """The box each non-empty text covers in PNG pixels: the text's, or the box drawn behind it (bbox=...)."""
+    boxes = []
+    for text in texts[:MAX_LABEL_BOXES]:
+        if not text.get_text().strip():
+            continue
+        box, patch = text.get_window_extent(), text.get_bbox_patch()
+        if patch is not None:
+            box = Bbox.union([box, patch.get_window_extent()])
+        boxes.append([float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)])
     return boxes
 
 
@@ -152,14 +182,26 @@ def _linespacing(text: Text) -> str | float:
 
 def _path_effects(text: Text) -> list[dict]:
     """A text's path effects (plt.xkcd() outlines every text in white: withStroke), as the grader
-    can draw them again: {"kind": "stroke", "width" (points), "colour" (RGBA)} and {"kind": "normal"};
-    any other effect is {"kind": "other"} (the grader draws the text without it)."""
+    can draw them again: {"kind": "stroke", "width" (points), "colour" (RGBA)}, {"kind": "shadow",
+    "offset" (points), "alpha", "rho", "colour" (RGB, or [] for the text's own darkened)} (a drop
+    shadow: SimplePatchShadow) and {"kind": "normal"}; any other effect is {"kind": "other"} (the
+    grader draws the text without it)."""
     from matplotlib import colors
-    from matplotlib.patheffects import Normal, Stroke, withStroke
+    from matplotlib.patheffects import Normal, SimplePatchShadow, Stroke, withSimplePatchShadow, withStroke
 
     effects: list[dict] = []
     for effect in text.get_path_effects():
         gc = getattr(effect, "_gc", {})
+        if isinstance(effect, SimplePatchShadow) and not gc:
+            face = getattr(effect, "_shadow_rgbFace", None)
+            effects.append({
+                "kind": "shadow", "offset": [float(v) for v in getattr(effect, "_offset", (0.0, 0.0))],
+                "alpha": float(getattr(effect, "_alpha", 0.3)), "rho": float(getattr(effect, "_rho", 0.3)),
+                "colour": [] if face is None else [float(c) for c in colors.to_rgb(face)],
+            })
+            if isinstance(effect, withSimplePatchShadow):  # it draws the text over its shadow
+                effects.append({"kind": "normal"})
+            continue
         plain = isinstance(effect, Stroke) and set(gc) <= {"linewidth", "foreground"} and tuple(getattr(effect, "_offset", (1, 1))) == (0, 0)
         if plain:
             effects.append({"kind": "stroke", "width": float(gc.get("linewidth", 0.0)), "colour": [float(c) for c in colors.to_rgba(gc.get("foreground", text.get_color()))]})
@@ -198,10 +240,11 @@ def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True
         "yticklabels": [t.get_text() for t in ylabels],
         "ytickboxes": _label_boxes(ylabels_boxed, origin),
         "ytickfonts": _label_fonts(ylabels_boxed),
-        "textboxes": [box for box in _label_boxes(list(ax.texts) if boxes else [], origin) if box],  # annotations (ax.text, seaborn's annot=True): they may run over tick labels
+        "textboxes": _text_boxes(list(ax.texts) if boxes else [], origin),  # annotations (ax.text, seaborn's annot=True): they may run over tick labels and cover cells
         "xlabel": ax.get_xlabel(),
         "ylabel": ax.get_ylabel(),
         "title": " ".join(text for text in (ax.get_title(loc) for loc in ("center", "left", "right")) if text),
+        "titles": [ax.get_title(loc) for loc in ("center", "left", "right")],  # each on its own: a title and a panel letter "(a)" beside it
         "xlim": [float(v) for v in ax.get_xlim()],
         "ylim": [float(v) for v in ax.get_ylim()],
     }

@@ -47,6 +47,7 @@ DTYPE_NAMES = {dtype: name for name, dtype in DTYPES.items()}
 NEW_AXES = "__attnkit_new_axes__"  # a plot keyword value the worker replaces by a fresh Axes (plotdata.plot_call)
 NOT_DRAWN_TEXT = "text"  # a plot description's `not_drawn` when a text of the figure cannot be encoded (plotdata)
 NOT_DRAWN_FIGURE = "figure"  # ... when matplotlib itself cannot draw the figure (its `error` says why: a bad mathtext label...)
+GOURAUD = "gouraud"  # a mesh description's `interpolation` when pcolormesh(shading="gouraud") blends its colours (plotdata)
 
 
 @dataclass(frozen=True)

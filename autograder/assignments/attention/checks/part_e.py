@@ -27,6 +27,7 @@ from autograder.grading.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
 )
 from autograder.grading.integrity.figure import figure_problem, smoothed_image
+from autograder.grading.worker.protocol import GOURAUD
 from autograder.grading.integrity.flags import TAMPER, Flag
 from autograder.grading.integrity.rules import figure_verdict
 from autograder.assignments.attention.mistakes import MISTAKES
@@ -97,7 +98,9 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     problem = _drawn["problem"] if "problem" in _drawn else figure_problem(description)
     _drawn["problem"] = problem  # the same description every time: its labels are drawn again once
     smoothing = smoothed_image(description, problem) if problem else ""
-    if smoothing:  # an honest smoothed picture: unreadable, not forged
+    if smoothing == GOURAUD:  # an honest smoothed picture: unreadable, not forged
+        raise CheckFailure.keyed("heatmap_smoothed_mesh", shading=smoothing)
+    if smoothing:
         raise CheckFailure.keyed("heatmap_smoothed", interpolation=smoothing)
     if problem:  # the description is not what the image shows: the figure earns nothing
         flag = Flag(TAMPER, f"plot_attention: {problem}", "E")
@@ -107,25 +110,30 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     return description, heatmap
 
 
-# A position at either end of a tick label: a number, perhaps after up to three letters that name
-# it ('q0', 'k_3', 'pos3'; set apart from the token by a non-word character when they follow it),
-# and what sets it apart from the token.
+# A position at either end of a tick label: a number, perhaps after one word that names it, in any
+# script ('q0', 'k_3', 'pos 3', 'position 3', '位置 3'; set apart from the token by a non-word
+# character when they follow it), and what sets it apart from the token.
+POSITION_NAME = r"[^\W\d_]{1,12}"  # letters of any script, not digits or '_'
 POSITIONS = (
-    re.compile(r"^[\W_]*(?:[A-Za-z]{1,3}[\W_]?)?\d+[\W_]*"),  # before the token: '3: dog', 'q0: the', '[0] the'
-    re.compile(r"(?:[\W_]+[A-Za-z]{1,3}[\W_]?|[\W_]*)\d+[\W_]*$"),  # after it: 'the (0)', 'ran_4', 'dog (k3)'
+    re.compile(rf"^[\W_]*(?:{POSITION_NAME}[\W_]?)?\d+[\W_]*"),  # before the token: '3: dog', 'q0: the', 'pos 4: ran'
+    re.compile(rf"(?:[\W_]+{POSITION_NAME}[\W_]?|[\W_]*)\d+[\W_]*$"),  # after it: 'the (0)', 'ran_4', 'dog (k3)', 'the（位置 0）'
 )
+
+
+QUOTES = re.compile(r"^[\W_]+|[\W_]+$")  # quotes or brackets around a token: "'the'" (repr), '"the"', '[the]'
 
 
 def plain_token(label: str, tokens: tuple[str, ...]) -> str:
     """A tick label that is a token with a position number beside it ('the (0)', 'the_0', '3: dog',
-    'q0: the', 'dog (k3)'), as students write to tell repeated words apart, read as the token itself
-    (the contract allows it); any other label is kept as it is."""
+    'q0: the', 'dog (k3)'), as students write to tell repeated words apart, or in quotes ("'the'",
+    as repr() prints it), read as the token itself (the contract allows it); any other label is
+    kept as it is."""
     if label in tokens:
         return label
-    for position in POSITIONS:
-        word = position.sub("", label, count=1)
-        if word in tokens:
-            return word
+    for word in (label, *(position.sub("", label, count=1) for position in POSITIONS)):
+        for candidate in (word, QUOTES.sub("", word)):
+            if candidate in tokens:
+                return candidate
     return label
 
 
@@ -333,7 +341,7 @@ def colour_ends(description: dict) -> tuple[float, float] | None:
 
 @check("E.1", 1, "plot_attention: darker means more weight (a light-to-dark colour map)", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_light_to_dark(student: StudentAPI):
-    description, heatmap = draw(student)
+    description, heatmap = drawn(student)
     ends = colour_ends(description)
     if ends is None:
         return  # the drawing does not say which colours it uses: nothing to hold against it
@@ -363,8 +371,19 @@ def test_plot_attention_axis_labels(student: StudentAPI):
     xlabel, ylabel = str(axes["xlabel"]).strip()[:80], str(axes["ylabel"]).strip()[:80]
     if heatmap.shape == (LQ, LK):  # queries down the rows: charged by the tick-label check; labels that say so are that mistake
         return
-    if names_only(xlabel, KEY_WORDS, QUERY_WORDS) or names_only(ylabel, QUERY_WORDS, KEY_WORDS):
+    if labels_swapped(xlabel, ylabel):
         raise CheckFailure.keyed("axis_labels_swapped", xlabel=xlabel, ylabel=ylabel)
+
+
+def labels_swapped(xlabel: str, ylabel: str) -> bool:
+    """Whether the axis labels name the wrong axes: the horizontal one names the keys, or the
+    vertical one names the queries where the horizontal one does not (a vertical label that
+    mentions the queries under one that names them describes the keys: 'the word each query looks
+    at', '每个查询所关注的词'), or says the same."""
+    if names_only(xlabel, KEY_WORDS, QUERY_WORDS):
+        return True
+    across_names_queries = names_only(xlabel, QUERY_WORDS, KEY_WORDS) and xlabel.casefold() != ylabel.casefold()
+    return names_only(ylabel, QUERY_WORDS, KEY_WORDS) and not across_names_queries
 
 
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=", kind=PROPERTY, gate="plot_attention_cell_values")
@@ -382,8 +401,12 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
 
 @check("E.1", 0.5, "plot_attention: shows the title= it is given", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_title(student: StudentAPI):
+    """The title given is one of the Axes' titles (centre, left or right: another may stand beside
+    it, such as a panel letter "(a)" on the left)."""
     description, _ = drawn(student)
-    shown = str(target_axes(description).get("title", ""))
-    if shown.strip() != TITLE:
-        raise CheckFailure.keyed("heatmap_title_missing") if not shown.strip() else CheckFailure.keyed("title_wrong")
+    axes = target_axes(description)
+    titles = axes.get("titles")
+    shown = [str(text).strip() for text in titles[:3]] if isinstance(titles, list) else [str(axes.get("title", "")).strip()]
+    if TITLE not in shown:
+        raise CheckFailure.keyed("heatmap_title_missing") if not any(shown) else CheckFailure.keyed("title_wrong")
 
