@@ -118,19 +118,29 @@ def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:
         raise CheckFailure(verdict.message, key=verdict.key, values=verdict.values, flags=verdict.flags)
 
 
-def expect_gradients(student: StudentAPI, name: str, args: list, grad_output: torch.Tensor, wrt: dict[int, str], shape: tuple[int, ...]) -> None:
+def expect_gradients(student: StudentAPI, name: str, args: list, grad_output: torch.Tensor, wrt: dict[int, str], shape: tuple[int, ...],
+                     grad_weights: torch.Tensor | None = None) -> None:
     """The gradients of sum(output * grad_output) with respect to the arguments `wrt` names
     (index -> argument name) must be the reference's: later tasks train through this function.
-    For a function that returns a pair, `output` is its first element."""
-    result = student.vjp(name, args, [grad_output, None], wrt=list(wrt), where=f"{name} backward")  # one forward: outputs and gradients
+    For a function that returns a pair, `output` is its first element, and `grad_weights` adds
+    sum(weights * grad_weights): the gradient of each result must be the true one (the contract),
+    so weights returned detached lose this point."""
+    grad_outputs = [grad_output, grad_weights]
+    result = student.vjp(name, args, grad_outputs, wrt=list(wrt), where=f"{name} backward")  # one forward: outputs and gradients
     value = result.get("outputs")
     expect_tensor(value[0] if isinstance(value, (tuple, list)) else value, name, shape)
     grads = result["grads"]
     leaves = [a.detach().clone().requires_grad_(True) if i in wrt else a for i, a in enumerate(args)]
     expected = getattr(reference(), name)(*leaves)
-    torch.autograd.backward(expected[0] if isinstance(expected, tuple) else expected, grad_output)
+    backward_pair(expected if isinstance(expected, tuple) else (expected,), grad_outputs)
     for index, grad in zip(wrt, grads):
         argument = wrt[index]
         if not isinstance(grad, torch.Tensor):
             raise CheckFailure.keyed("no_gradient", where=name, name=argument)
         expect_close(grad, grad_of(leaves[index]), f"the gradient of {name} with respect to {argument}", what="gradients")
+
+
+def backward_pair(outputs: tuple, grad_outputs: list) -> None:
+    """The reference's backward of sum(outputs[i] * grad_outputs[i]) over the gradients given (None: left out)."""
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if g is not None]
+    torch.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
