@@ -302,7 +302,7 @@ class Dispatcher:
             "type": type(obj).__name__,
             "training": bool(obj.training),
             "parameters": {n: list(p.shape) for n, p in obj.named_parameters()},
-            "children": {n: type(c).__name__ for n, c in obj.named_modules() if n},
+            "children": {n: _layer_class(c) for n, c in obj.named_modules() if n},
             "attributes": {n: type(v).__name__ for n, v in vars(obj).items() if not n.startswith("_")},
             "dropout_p": {n: float(m.p) for n, m in obj.named_modules() if isinstance(m, torch.nn.Dropout)},
         }
@@ -417,6 +417,16 @@ def _owned(obj: Any, modules: list[dict]) -> bool:
         module = sys.modules.get(getattr(obj, "__module__", None) or "")
         return module is not None and any(module.__dict__ is globals_ for globals_ in modules)
     return False
+
+
+def _layer_class(module: torch.nn.Module) -> str:
+    """The class name describe reports for a submodule: the torch.nn layer it is (a student's
+    subclass of nn.Linear, say with its own init, is an nn.Linear, as isinstance says), else the
+    name of its own class."""
+    for cls in type(module).__mro__:
+        if cls is not torch.nn.Module and getattr(cls, "__module__", "").startswith("torch.nn."):
+            return cls.__name__
+    return type(module).__name__
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:
