@@ -13,6 +13,9 @@ a class made by type(), F.linear in the input's dtype, a 4-D mask made in the bl
 right mistakes named, or none. b20, b36, b37, b38 return the attention weights detached: each
 task's gradient check now weighs the weights as well as the output (before, they scored full
 marks: only the output's gradient was checked).
+c28 makes its projections with its own nn.Linear subclass (and its norm with a LayerNorm
+subclass): the parameter checks of B.1, C.3 and D.1 compared class names and charged 1 point each
+(B=9 C=27 D=11); the worker now names the torch.nn layer a submodule is.
 The comment at the top of each file says what it is, its per-part scores and the mistakes the
 feedback names; they hold at seeds 1, 2 and 3 (checked when the corpus was written); this test
 grades seed 1.
