@@ -5,10 +5,12 @@ Each file is a whole student attention.py. `c*` are correct: masks as an additiv
 split/merge, MultiHeadAttention subclassing SelfAttention, __call__ overrides and a forward alias,
 unicode identifiers, a 2,500-line file, `from __future__ import annotations` with Annotated and
 overload, transposed products and rsqrt, torch.linalg.vecdot, a pairwise softmax, tril_indices and
-einsum permutations, a cumsum causal mask, plain helper classes, exp-then-zero masking, an
+einsum permutations, plain helper classes, exp-then-zero masking, an
 nn.ModuleList aliasing the named layers, nn.Identity for dropout 0, an sdpa that takes the dropout
-module, match/walrus, nested functions in forward, unfold for the head split, a precomputed scale,
-a class made by type(), F.linear in the input's dtype, a 4-D mask made in the block: 100 % of A-D.
+module, unfold for the head split, a precomputed scale, F.linear in the input's dtype, a 4-D mask
+made in the block, nn.Linear/LayerNorm subclasses, a forward hook keeping the last weights,
+autocast off with a seeded __init__, __getattr__ delegation in the block, a 0/-inf bias made in
+scaled_dot_product_attention: 100 % of A-D.
 `b*` hold one realistic bug each: points lost only in the task where the bug lives, and only the
 right mistakes named, or none. b20, b36, b37, b38 return the attention weights detached: each
 task's gradient check now weighs the weights as well as the output (before, they scored full

@@ -1,5 +1,5 @@
-# qa7s b15_a4_batch_axes_added: BUG A.4: returns (1, 1, Lq, Lk) 'ready for heads' instead of (Lq, Lk).
-# Per-part scores (A-D): A=28 B=10 C=28 D=12.
+# qa7s c29_forward_hook_keeps_last_weights: CORRECT: MultiHeadAttention registers a forward hook on itself in __init__ that keeps the last weights (detached) for plotting; AttentionBlock exposes them as a property.
+# Per-part scores (A-D): A=32 B=10 C=28 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math
@@ -33,7 +33,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 
 def causal_mask(size_q, size_k=None, device=None):
     size_k = size_q if size_k is None else size_k
-    return torch.ones(size_q, size_k, dtype=torch.bool, device=device).tril()[None, None]
+    return torch.ones(size_q, size_k, dtype=torch.bool, device=device).tril()
 
 
 class SelfAttention(nn.Module):
@@ -73,6 +73,12 @@ class MultiHeadAttention(nn.Module):
         self.W_v = nn.Linear(embed_dim, embed_dim, bias=bias)
         self.W_o = nn.Linear(embed_dim, embed_dim, bias=bias)
         self.dropout = nn.Dropout(dropout)
+        self.last_weights = None
+        self.register_forward_hook(MultiHeadAttention._keep_weights)
+
+    @staticmethod
+    def _keep_weights(module, inputs, output):
+        module.last_weights = output[1].detach()
 
     def forward(self, query, key=None, value=None, mask=None):
         key = query if key is None else key
@@ -95,6 +101,10 @@ class AttentionBlock(nn.Module):
     def forward(self, x, mask=None):
         attended, weights = self.attn(x, mask=mask)
         return self.norm(x + self.dropout(attended)), weights
+
+    @property
+    def last_weights(self):
+        return self.attn.last_weights
 
 
 def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):

@@ -1,5 +1,5 @@
-# qa7s b34_d1_relu_on_attention: BUG D.1: relu on the attention output before the residual.
-# Per-part scores (A-D): A=32 B=10 C=28 D=1.
+# qa7s c30_autocast_off_and_seeded_init: CORRECT: the modules seed torch in __init__ (torch.manual_seed(0), for reproducible initial weights) and run forward under @torch.autocast('cpu', enabled=False).
+# Per-part scores (A-D): A=32 B=10 C=28 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math
@@ -39,15 +39,14 @@ def causal_mask(size_q, size_k=None, device=None):
 class SelfAttention(nn.Module):
     def __init__(self, dim):
         super().__init__()
+        torch.manual_seed(0)
         self.W_q = nn.Linear(dim, dim)
         self.W_k = nn.Linear(dim, dim)
         self.W_v = nn.Linear(dim, dim)
 
+    @torch.autocast("cpu", enabled=False)
     def forward(self, x, mask=None):
-        q = self.W_q(x)
-        k = self.W_k(x)
-        v = self.W_v(x)
-        return scaled_dot_product_attention(q, k, v, mask)
+        return scaled_dot_product_attention(self.W_q(x), self.W_k(x), self.W_v(x), mask)
 
 
 def split_heads(x, num_heads):
@@ -65,6 +64,7 @@ def merge_heads(x):
 class MultiHeadAttention(nn.Module):
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True):
         super().__init__()
+        torch.manual_seed(0)
         if embed_dim % num_heads:
             raise ValueError("embed_dim must be divisible by num_heads")
         self.num_heads = num_heads
@@ -74,6 +74,7 @@ class MultiHeadAttention(nn.Module):
         self.W_o = nn.Linear(embed_dim, embed_dim, bias=bias)
         self.dropout = nn.Dropout(dropout)
 
+    @torch.autocast("cpu", enabled=False)
     def forward(self, query, key=None, value=None, mask=None):
         key = query if key is None else key
         value = key if value is None else value
@@ -94,7 +95,7 @@ class AttentionBlock(nn.Module):
 
     def forward(self, x, mask=None):
         attended, weights = self.attn(x, mask=mask)
-        return self.norm(x + self.dropout(torch.relu(attended))), weights
+        return self.norm(x + self.dropout(attended)), weights
 
 
 def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):

@@ -1,5 +1,5 @@
-# qa7s b25_c2_flatten_wrong_axes: BUG C.2: transpose(1, 2).flatten(1, 2): (B, S*H, Dh).
-# Per-part scores (A-D): A=32 B=10 C=25 D=12.
+# qa7s c32_mask_as_float_bias_in_sdpa: CORRECT: scaled_dot_product_attention turns the bool mask into an additive float bias with torch.where(mask, 0, -inf) in the scores' dtype and calls masked_softmax with no mask.
+# Per-part scores (A-D): A=32 B=10 C=28 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math
@@ -27,7 +27,10 @@ def masked_softmax(scores, mask=None):
 
 def scaled_dot_product_attention(q, k, v, mask=None):
     scores = attention_scores(q, k)
-    weights = masked_softmax(scores, mask)
+    if mask is not None:
+        zero = torch.zeros((), dtype=scores.dtype, device=scores.device)
+        scores = scores + torch.where(mask, zero, zero - math.inf)
+    weights = masked_softmax(scores)
     return weights @ v, weights
 
 
@@ -59,7 +62,7 @@ def split_heads(x, num_heads):
 
 def merge_heads(x):
     B, H, S, Dh = x.shape
-    return x.transpose(1, 2).flatten(1, 2)
+    return x.transpose(1, 2).reshape(B, S, H * Dh)
 
 
 class MultiHeadAttention(nn.Module):

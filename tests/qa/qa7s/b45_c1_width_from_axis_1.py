@@ -1,5 +1,5 @@
-# qa7s b02_a1_multiplies_by_sqrt_d: BUG A.1: multiplies by sqrt(d) instead of dividing.
-# Per-part scores (A-D): A=27 B=10 C=28 D=12.
+# qa7s b45_c1_width_from_axis_1: BUG C.1: E read as x.size(1) (the sequence length).
+# Per-part scores (A-D): A=32 B=10 C=24 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math
@@ -11,7 +11,7 @@ import torch.nn as nn
 
 def attention_scores(q, k):
     d = q.size(-1)
-    return q @ k.transpose(-2, -1) * math.sqrt(d)
+    return q @ k.transpose(-2, -1) / math.sqrt(d)
 
 
 def masked_softmax(scores, mask=None):
@@ -51,7 +51,8 @@ class SelfAttention(nn.Module):
 
 
 def split_heads(x, num_heads):
-    B, S, E = x.shape
+    B, S = x.shape[:2]
+    E = x.size(1)
     if E % num_heads:
         raise ValueError("not divisible")
     return x.reshape(B, S, num_heads, E // num_heads).transpose(1, 2)

@@ -1,5 +1,5 @@
-# qa7s b33_d1_double_residual: BUG D.1: x + norm(x + dropout(attn)) (x added twice).
-# Per-part scores (A-D): A=32 B=10 C=28 D=1.
+# qa7s b42_c3_dropout_on_scores: BUG C.3: dropout on the scores before the softmax, not on the weights.
+# Per-part scores (A-D): A=32 B=10 C=26 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math
@@ -80,8 +80,8 @@ class MultiHeadAttention(nn.Module):
         q = split_heads(self.W_q(query), self.num_heads)
         k = split_heads(self.W_k(key), self.num_heads)
         v = split_heads(self.W_v(value), self.num_heads)
-        weights = masked_softmax(attention_scores(q, k), mask)
-        heads = self.dropout(weights) @ v
+        weights = masked_softmax(self.dropout(attention_scores(q, k)), mask)
+        heads = weights @ v
         return self.W_o(merge_heads(heads)), weights
 
 
@@ -94,7 +94,7 @@ class AttentionBlock(nn.Module):
 
     def forward(self, x, mask=None):
         attended, weights = self.attn(x, mask=mask)
-        return x + self.norm(x + self.dropout(attended)), weights
+        return self.norm(x + self.dropout(attended)), weights
 
 
 def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):

@@ -1,5 +1,5 @@
-# qa7s b12_a3_output_from_scores: BUG A.3: the output multiplies the scores, not the weights, by V.
-# Per-part scores (A-D): A=25 B=10 C=28 D=12.
+# qa7s c31_getattr_delegation: CORRECT: AttentionBlock overrides __getattr__ to reach self.attn's attributes (block.num_heads, block.W_q), falling back to nn.Module's lookup first.
+# Per-part scores (A-D): A=32 B=10 C=28 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math
@@ -28,7 +28,7 @@ def masked_softmax(scores, mask=None):
 def scaled_dot_product_attention(q, k, v, mask=None):
     scores = attention_scores(q, k)
     weights = masked_softmax(scores, mask)
-    return scores @ v, weights
+    return weights @ v, weights
 
 
 def causal_mask(size_q, size_k=None, device=None):
@@ -95,6 +95,14 @@ class AttentionBlock(nn.Module):
     def forward(self, x, mask=None):
         attended, weights = self.attn(x, mask=mask)
         return self.norm(x + self.dropout(attended)), weights
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name == "attn":
+                raise
+            return getattr(super().__getattr__("attn"), name)
 
 
 def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):

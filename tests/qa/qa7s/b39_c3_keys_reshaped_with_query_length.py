@@ -1,5 +1,5 @@
-# qa7s c15_cumsum_causal_python_lists: CORRECT: causal_mask by comparing a cumsum of ones with the row number; a second spelling from Python lists (torch.tensor(..., device=device)) picked for tiny sizes.
-# Per-part scores (A-D): A=32 B=10 C=28 D=12.
+# qa7s b39_c3_keys_reshaped_with_query_length: BUG C.3: splits the keys and values inline with the query's length, k.view(B, Lq, H, Dh) (cross-attention with Lk != Lq breaks).
+# Per-part scores (A-D): A=32 B=10 C=20 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math
@@ -33,11 +33,7 @@ def scaled_dot_product_attention(q, k, v, mask=None):
 
 def causal_mask(size_q, size_k=None, device=None):
     size_k = size_q if size_k is None else size_k
-    if size_q * size_k <= 16:
-        return torch.tensor([[j <= i for j in range(size_k)] for i in range(size_q)], dtype=torch.bool, device=device).reshape(size_q, size_k)
-    position = torch.ones(size_q, size_k, device=device).cumsum(-1)  # 1..Lk along each row
-    row = torch.arange(1, size_q + 1, device=device).unsqueeze(-1)
-    return position <= row
+    return torch.ones(size_q, size_k, dtype=torch.bool, device=device).tril()
 
 
 class SelfAttention(nn.Module):
@@ -82,8 +78,9 @@ class MultiHeadAttention(nn.Module):
         key = query if key is None else key
         value = key if value is None else value
         q = split_heads(self.W_q(query), self.num_heads)
-        k = split_heads(self.W_k(key), self.num_heads)
-        v = split_heads(self.W_v(value), self.num_heads)
+        B, Lq, E = query.shape
+        k = self.W_k(key).view(B, Lq, self.num_heads, E // self.num_heads).transpose(1, 2)
+        v = self.W_v(value).view(B, Lq, self.num_heads, E // self.num_heads).transpose(1, 2)
         weights = masked_softmax(attention_scores(q, k), mask)
         heads = self.dropout(weights) @ v
         return self.W_o(merge_heads(heads)), weights
