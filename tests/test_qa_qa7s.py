@@ -17,7 +17,9 @@ task's gradient check now weighs the weights as well as the output (before, they
 marks: only the output's gradient was checked).
 c28 makes its projections with its own nn.Linear subclass (and its norm with a LayerNorm
 subclass): the parameter checks of B.1, C.3 and D.1 compared class names and charged 1 point each
-(B=9 C=27 D=11); the worker now names the torch.nn layer a submodule is.
+(B=9 C=27 D=11); the worker now names the torch.nn layer a submodule is. c33 builds its layers in
+an nn.ModuleDict first and aliases them under the contract's names: the worker's describe and vjp
+listed each module and parameter under its first name only (B=8 C=25 D=10); now under every name.
 The comment at the top of each file says what it is, its per-part scores and the mistakes the
 feedback names; they hold at seeds 1, 2 and 3 (checked when the corpus was written); this test
 grades seed 1.
