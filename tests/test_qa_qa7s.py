@@ -20,6 +20,8 @@ subclass): the parameter checks of B.1, C.3 and D.1 compared class names and cha
 (B=9 C=27 D=11); the worker now names the torch.nn layer a submodule is. c33 builds its layers in
 an nn.ModuleDict first and aliases them under the contract's names: the worker's describe and vjp
 listed each module and parameter under its first name only (B=8 C=25 D=10); now under every name.
+c34 (and b04) compute the scores in float32 for float64 inputs: a values check failed on some draws
+only; values right to float32 precision now pay whatever the draw.
 The comment at the top of each file says what it is, its per-part scores and the mistakes the
 feedback names; they hold at seeds 1, 2 and 3 (checked when the corpus was written); this test
 grades seed 1.
@@ -110,7 +112,8 @@ def test_values_right_to_float32_precision_pay_whatever_the_draw():
     in_float32 = q.float() @ k.float().transpose(-2, -1) / math.sqrt(7)
     assert not torch.allclose(in_float32.double(), expected, rtol=1e-5, atol=1e-7)
     expect_close(in_float32, expected, "attention_scores")
+    expect_close(in_float32.double(), expected, "attention_scores")  # float32 inside, the dtype kept (c34)
     with pytest.raises(CheckFailure):
         expect_close(in_float32 * 1.001, expected, "attention_scores")
-    with pytest.raises(CheckFailure):  # float64 results keep the tight tolerance
-        expect_close(expected + 1e-6, expected, "attention_scores")
+    with pytest.raises(CheckFailure):  # an error beyond float32 rounding still fails
+        expect_close(expected + 1e-4, expected, "attention_scores")

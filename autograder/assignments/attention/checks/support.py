@@ -83,13 +83,15 @@ def expect_close(
 
 
 def rounding_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
-    """The absolute error of right values held in a coarser floating dtype than the reference's
-    (float32 for float64 inputs): an entry near 0 that is a sum of larger terms (q·k, a weighted
-    sum) keeps the rounding of those terms, so it scales with the largest value. Within it, values
-    pay whatever the draw; the dtype is a check of its own. 0 when the dtype is not coarser."""
+    """The absolute error of right values computed in float32 (PyTorch's working precision) or in
+    a coarser floating dtype than the reference's, whatever dtype they are returned in (float32
+    for float64 inputs, or float32 inside and cast back): an entry near 0 that is a sum of larger
+    terms (q·k, a weighted sum) keeps the rounding of those terms, so it scales with the largest
+    value. Within it, values pay whatever the draw; a lost dtype is a check of its own. 0 when the
+    reference is no finer than float32 and the result's dtype no coarser than the reference's."""
     if not (actual.is_floating_point() and expected.is_floating_point()) or expected.numel() == 0:
         return 0.0
-    eps = torch.finfo(actual.dtype).eps
+    eps = max(torch.finfo(actual.dtype).eps, torch.finfo(torch.float32).eps)
     if eps <= torch.finfo(expected.dtype).eps:
         return 0.0
     return 16 * eps * expected.detach().to(torch.float64).nan_to_num(0.0, 0.0, 0.0).abs().max().item()
