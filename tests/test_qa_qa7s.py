@@ -10,7 +10,8 @@ nn.ModuleList aliasing the named layers, nn.Identity for dropout 0, an sdpa that
 module, unfold for the head split, a precomputed scale, F.linear in the input's dtype, a 4-D mask
 made in the block, nn.Linear/LayerNorm subclasses, a forward hook keeping the last weights,
 autocast off with a seeded __init__, __getattr__ delegation in the block, a 0/-inf bias made in
-scaled_dot_product_attention: 100 % of A-D.
+scaled_dot_product_attention, non-contiguous results (a transposed triu mask, a softmax computed on
+the transposed scores), float32 inside with the dtype kept: 100 % of A-D.
 `b*` hold one realistic bug each: points lost only in the task where the bug lives, and only the
 right mistakes named, or none. b20, b36, b37, b38 return the attention weights detached: each
 task's gradient check now weighs the weights as well as the output (before, they scored full
