@@ -56,7 +56,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "sdpa_causal_future_independence": _text("scaled_dot_product_attention：使用因果掩码时，未来位置不影响结果"),
     "sdpa_invariances": _text("scaled_dot_product_attention：同时置换 key 与 value 不改变结果；批次之间相互独立"),
     "sdpa_no_library": _text("scaled_dot_product_attention：用你自己的函数实现，而不是库里的注意力"),
-    "sdpa_gradients": _text("scaled_dot_product_attention：输出的梯度能传到 q、k 和 v"),
+    "sdpa_gradients": _text("scaled_dot_product_attention：输出和权重的梯度能传到 q、k 和 v"),
     # A.4
     "causal_mask_values": _text("causal_mask：方阵和长方阵掩码，key ≤ query 处为 True"),
     "causal_mask_matches_torch": _text("causal_mask：与 F.scaled_dot_product_attention 的 is_causal=True 一致"),
@@ -66,7 +66,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "self_attention_shapes": _text("SelfAttention：返回 (output (B, S, dim), weights (B, S, S))"),
     "self_attention_values": _text("SelfAttention：相同权重下，输出和注意力权重与参考实现相同"),
     "self_attention_mask": _text("SelfAttention：使用了掩码（True = 可以关注）"),
-    "self_attention_gradients": _text("SelfAttention：梯度能传到 W_q、W_k 和 W_v"),
+    "self_attention_gradients": _text("SelfAttention：输出和权重的梯度能传到 W_q、W_k 和 W_v"),
     "self_attention_invariances": _text("SelfAttention：置换位置只会置换结果；批次元素相互独立"),
     "self_attention_no_library": _text("SelfAttention：用你自己的函数实现，而不是库里的注意力"),
     # C.1, C.2
@@ -89,7 +89,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "mha_matches_torch": _text("MultiHeadAttention：相同权重下与 torch 的 nn.MultiheadAttention 一致"),
     "mha_eval_dropout_off": _text("MultiHeadAttention：eval 模式下 dropout 关闭"),
     "mha_train_dropout": _text("MultiHeadAttention：训练模式下 dropout 作用于注意力权重，返回的是 dropout 之前的权重"),
-    "mha_gradients": _text("MultiHeadAttention：梯度能传到 W_q、W_k、W_v 和 W_o"),
+    "mha_gradients": _text("MultiHeadAttention：输出和权重的梯度能传到 W_q、W_k、W_v 和 W_o"),
     "mha_gradcheck": _text("MultiHeadAttention：梯度通过 torch.autograd.gradcheck"),
     "mha_invariances": _text("MultiHeadAttention：置换 query 位置只会置换输出；批次元素相互独立"),
     "mha_no_library": _text("MultiHeadAttention：用你自己的函数实现，而不是库里的注意力"),
@@ -99,7 +99,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "block_values": _text("AttentionBlock：y = norm(x + dropout(attn(x)))，相同权重下与参考实现相同"),
     "block_mask": _text("AttentionBlock：掩码传到了注意力"),
     "block_dropout": _text("AttentionBlock：eval 模式下 dropout 关闭；训练模式下模块自己的 dropout 作用于注意力输出"),
-    "block_gradients": _text("AttentionBlock：梯度能传到注意力和 LayerNorm"),
+    "block_gradients": _text("AttentionBlock：输出和权重的梯度能传到注意力和 LayerNorm"),
     "block_causal_future_independence": _text("AttentionBlock：使用因果掩码时，后面的位置不改变前面的输出"),
     # E.1
     "plot_attention_returns_axes": _text("plot_attention：返回画有热力图的 Axes"),

@@ -312,10 +312,12 @@ class Dispatcher:
             "module": True,
             "type": type(obj).__name__,
             "training": bool(obj.training),
-            "parameters": {n: list(p.shape) for n, p in obj.named_parameters()},
-            "children": {n: type(c).__name__ for n, c in obj.named_modules() if n},
+            # every name a module or parameter is registered under: a layer aliased from a dict
+            # made first (self.W_q = self.layers["q"]) is still W_q, as state_dict() says
+            "parameters": {n: list(p.shape) for n, p in obj.named_parameters(remove_duplicate=False)},
+            "children": {n: _layer_class(c) for n, c in obj.named_modules(remove_duplicate=False) if n},
             "attributes": {n: type(v).__name__ for n, v in vars(obj).items() if not n.startswith("_")},
-            "dropout_p": {n: float(m.p) for n, m in obj.named_modules() if isinstance(m, torch.nn.Dropout)},
+            "dropout_p": {n: float(m.p) for n, m in obj.named_modules(remove_duplicate=False) if isinstance(m, torch.nn.Dropout)},
         }
 
     def op_state_dict(self, request: dict) -> dict:
@@ -347,15 +349,16 @@ class Dispatcher:
             raise TypeError("the outputs to differentiate are not tensors")
         pairs = [(o, g) for o, g in pairs if o.requires_grad]  # a detached output: no gradient reaches anything
         inputs = [args[i] for i in wrt]
-        params = [p for p in (target.__self__.parameters() if request.get("params") else ())]
+        named = list(target.__self__.named_parameters(remove_duplicate=False)) if request.get("params") else []
+        params = list({id(p): p for _, p in named}.values())  # each once; every name it has gets its gradient
         grads = torch.autograd.grad(
             [o for o, _ in pairs], inputs + params, [g for _, g in pairs], allow_unused=True
         ) if pairs else (None,) * (len(inputs) + len(params))
-        named = dict(target.__self__.named_parameters()) if request.get("params") else {}
+        by_id = {id(p): g for p, g in zip(params, grads[len(inputs):])}
         return {
             "outputs": self._export(outputs),
             "grads": [self._export(g) for g in grads[: len(inputs)]],
-            "param_grads": {n: self._export(g) for n, g in zip(named, grads[len(inputs):])},
+            "param_grads": {n: self._export(by_id[id(p)]) for n, p in named},
         }
 
     def op_plot(self, request: dict) -> dict:
@@ -428,6 +431,16 @@ def _owned(obj: Any, modules: list[dict]) -> bool:
         module = sys.modules.get(getattr(obj, "__module__", None) or "")
         return module is not None and any(module.__dict__ is globals_ for globals_ in modules)
     return False
+
+
+def _layer_class(module: torch.nn.Module) -> str:
+    """The class name describe reports for a submodule: the torch.nn layer it is (a student's
+    subclass of nn.Linear, say with its own init, is an nn.Linear, as isinstance says), else the
+    name of its own class."""
+    for cls in type(module).__mro__:
+        if cls is not torch.nn.Module and getattr(cls, "__module__", "").startswith("torch.nn."):
+            return cls.__name__
+    return type(module).__name__
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:

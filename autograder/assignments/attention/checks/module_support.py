@@ -120,13 +120,14 @@ def expect_weights(weights: Any, where: str, shape: tuple | None) -> torch.Tenso
     return expect_tensor(weights, f"{where} (weights)", shape)
 
 
-def vjp_checked(student: StudentAPI, handle: Handle, where: str, args: list, grad_output: torch.Tensor, w_shape: tuple, wrt: list[int]) -> dict:
-    """Gradients of sum(output * grad_output) w.r.t. args[wrt] and every parameter, once the
-    forward's (output, weights) have the right shapes."""
-    result = student.vjp(handle, args, [grad_output, None], wrt=wrt, where=f"{where} backward", params=True)
+def vjp_checked(student: StudentAPI, handle: Handle, where: str, args: list, grad_output: torch.Tensor, grad_weights: torch.Tensor, wrt: list[int]) -> dict:
+    """Gradients of sum(output * grad_output) + sum(weights * grad_weights) w.r.t. args[wrt] and
+    every parameter (each result's gradient must be the true one), once the forward's
+    (output, weights) have the right shapes."""
+    result = student.vjp(handle, args, [grad_output, grad_weights], wrt=wrt, where=f"{where} backward", params=True)
     output, weights = expect_pair(result.get("outputs"), where)
     expect_tensor(output, f"{where} (output)", tuple(grad_output.shape))
-    expect_weights(weights, where, w_shape)
+    expect_weights(weights, where, tuple(grad_weights.shape))
     return result
 
 

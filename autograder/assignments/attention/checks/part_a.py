@@ -303,11 +303,12 @@ def test_sdpa_no_library(student: StudentAPI, gen):
     expect_close(output, ref_out, "scaled_dot_product_attention (output of the call whose operations were traced)")
 
 
-@check("A.3", 1, "scaled_dot_product_attention: gradients of the output reach q, k and v", kind=PROPERTY, gate="sdpa_values")
+@check("A.3", 1, "scaled_dot_product_attention: gradients of the output and the weights reach q, k and v", kind=PROPERTY, gate="sdpa_values")
 def test_sdpa_gradients(student: StudentAPI, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
     mask = random_mask(gen, B, H, LQ, LK)
-    expect_gradients(student, "scaled_dot_product_attention", [q, k, v, mask], randn(gen, B, H, LQ, DV), {0: "q", 1: "k", 2: "v"}, (B, H, LQ, DV))
+    grad_output, grad_weights = randn(gen, B, H, LQ, DV), randn(gen, B, H, LQ, LK)
+    expect_gradients(student, "scaled_dot_product_attention", [q, k, v, mask], grad_output, {0: "q", 1: "k", 2: "v"}, (B, H, LQ, DV), grad_weights)
 
 
 # --------------------------------------------------------------------------------------------- A.4

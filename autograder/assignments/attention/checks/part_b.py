@@ -10,7 +10,7 @@ from autograder.assignments.attention.checks.module_support import (
     Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.assignments.attention.checks.support import B, DH, LK, expect_pair, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.assignments.attention.checks.support import B, DH, LK, backward_pair, expect_pair, expect_rule, expect_tensor, randn, random_mask, reference
 from autograder.assignments.attention.rules import SELF_ATTENTION_OWN
 
 D, S = DH, LK  # (B, S, D) = (2, 5, 7): all sizes distinct
@@ -89,14 +89,14 @@ def test_self_attention_mask(student: StudentAPI, gen, seed):
     _expect_reference(student, handle, state, x, mask, "SelfAttention.forward with a mask")
 
 
-@check("B.1", 1, "SelfAttention: gradients reach W_q, W_k and W_v")
+@check("B.1", 1, "SelfAttention: gradients of the output and the weights reach W_q, W_k and W_v")
 def test_self_attention_gradients(student: StudentAPI, gen, seed):
     state, handle, x, _ = _setup(student, gen, seed)
-    grad_out = randn(gen, B, S, D)
-    result = vjp_checked(student, handle, "SelfAttention.forward", [x], grad_out, (B, S, S), wrt=[0])
+    grads = [randn(gen, B, S, D), randn(gen, B, S, S)]  # the output's, the weights'
+    result = vjp_checked(student, handle, "SelfAttention.forward", [x], grads[0], grads[1], wrt=[0])
     module = build_reference("SelfAttention", (D,), state)
     leaf = x.clone().requires_grad_(True)
-    torch.autograd.backward(module(leaf)[0], grad_out)
+    backward_pair(module(leaf), grads)
     expect_parameter_gradients(result, module, state, "SelfAttention")
     expect_match(expect_tensor(result["grads"][0], "the gradient of x", (B, S, D)), leaf.grad, "the gradient of x", what="gradients")
 

@@ -11,7 +11,7 @@ from autograder.assignments.attention.checks.module_support import (
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
-from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, expect_gradients, expect_pair, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, backward_pair, expect_gradients, expect_pair, expect_rule, expect_tensor, randn, random_mask, reference
 from autograder.assignments.attention.rules import MHA_OWN
 from autograder.grading.worker.client import StudentException
 from autograder.grading.worker.protocol import Handle
@@ -248,14 +248,14 @@ def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor
     return bool((error <= 1e-6 * (1 + heads.abs().amax())).all())
 
 
-@check("C.3", 1, "MultiHeadAttention: gradients reach W_q, W_k, W_v and W_o")
+@check("C.3", 1, "MultiHeadAttention: gradients of the output and the weights reach W_q, W_k, W_v and W_o")
 def test_mha_gradients(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
     query = randn(gen, B, LQ, E)  # self-attention: a cross-attention or defaults bug is charged in its own check
-    grad_out = randn(gen, B, LQ, E)
-    result = vjp_checked(student, handle, MHA, [query], grad_out, SELF_WEIGHTS, wrt=[0])
+    grads = [randn(gen, B, LQ, E), randn(gen, *SELF_WEIGHTS)]  # the output's, the weights'
+    result = vjp_checked(student, handle, MHA, [query], grads[0], grads[1], wrt=[0])
     module = build_reference("MultiHeadAttention", (E, H), state)
-    torch.autograd.backward(module(query)[0], grad_out)
+    backward_pair(module(query), grads)
     expect_parameter_gradients(result, module, state, "MultiHeadAttention")
 
 

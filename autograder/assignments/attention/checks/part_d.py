@@ -11,7 +11,7 @@ from autograder.assignments.attention.checks.module_support import (
     PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, mha, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.assignments.attention.checks.support import fail_with, grad_of, B, E, H, LK, expect_tensor, randn, random_mask
+from autograder.assignments.attention.checks.support import fail_with, grad_of, B, E, H, LK, backward_pair, expect_tensor, randn, random_mask
 from autograder.grading.worker.protocol import Handle
 
 S = LK  # (B, S, E) = (2, 5, 21), weights (B, H, S, S) = (2, 3, 5, 5)
@@ -155,15 +155,15 @@ def _position_explained(u: torch.Tensor, dropped: torch.Tensor, kept: torch.Tens
     return False
 
 
-@check("D.1", 1, "AttentionBlock: gradients reach the attention and the LayerNorm")
+@check("D.1", 1, "AttentionBlock: gradients of the output and the weights reach the attention and the LayerNorm")
 def test_block_gradients(student: StudentAPI, gen, seed):
     state, handle = _block(student, gen, seed)
     x = randn(gen, B, S, E)
-    grad_out = randn(gen, B, S, E)
-    result = vjp_checked(student, handle, BLOCK, [x], grad_out, WEIGHTS, wrt=[0])
+    grads = [randn(gen, B, S, E), randn(gen, *WEIGHTS)]  # the output's, the weights'
+    result = vjp_checked(student, handle, BLOCK, [x], grads[0], grads[1], wrt=[0])
     module = build_reference("AttentionBlock", (E, H), state)
     leaf = x.clone().requires_grad_(True)
-    torch.autograd.backward(module(leaf)[0], grad_out)
+    backward_pair(module(leaf), grads)
     expect_parameter_gradients(result, module, state, "AttentionBlock")
     expect_match(expect_tensor(result["grads"][0], "the gradient of x", OUT), grad_of(leaf), "the gradient of x", what="gradients")
 

@@ -73,12 +73,28 @@ def expect_close(
     """Numbers must match the reference; if not, name a known mistake when one matches."""
     expect_tensor(actual, where, tuple(expected.shape))
     a, e = actual.to(torch.float64), expected.to(torch.float64)
+    atol = max(atol, rounding_error(actual, expected))
     if torch.isnan(a).any() and not torch.isnan(e).any():
         raise_keyed_with_diagnosis(actual, candidates, "nan_values", where=where, what=what)
     if torch.allclose(a, e, rtol=rtol, atol=atol, equal_nan=True):
         return
     error = (a - e).abs().nan_to_num(math.inf).max().item()
     raise_keyed_with_diagnosis(actual, candidates, "wrong_values", where=where, what=what, error=f"{error:.3g}")
+
+
+def rounding_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
+    """The absolute error of right values computed in float32 (PyTorch's working precision) or in
+    a coarser floating dtype than the reference's, whatever dtype they are returned in (float32
+    for float64 inputs, or float32 inside and cast back): an entry near 0 that is a sum of larger
+    terms (q·k, a weighted sum) keeps the rounding of those terms, so it scales with the largest
+    value. Within it, values pay whatever the draw; a lost dtype is a check of its own. 0 when the
+    reference is no finer than float32 and the result's dtype no coarser than the reference's."""
+    if not (actual.is_floating_point() and expected.is_floating_point()) or expected.numel() == 0:
+        return 0.0
+    eps = max(torch.finfo(actual.dtype).eps, torch.finfo(torch.float32).eps)
+    if eps <= torch.finfo(expected.dtype).eps:
+        return 0.0
+    return 16 * eps * expected.detach().to(torch.float64).nan_to_num(0.0, 0.0, 0.0).abs().max().item()
 
 
 def fail_with(message: str, key: str) -> CheckFailure:
@@ -118,19 +134,29 @@ def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:
         raise CheckFailure(verdict.message, key=verdict.key, values=verdict.values, flags=verdict.flags)
 
 
-def expect_gradients(student: StudentAPI, name: str, args: list, grad_output: torch.Tensor, wrt: dict[int, str], shape: tuple[int, ...]) -> None:
+def expect_gradients(student: StudentAPI, name: str, args: list, grad_output: torch.Tensor, wrt: dict[int, str], shape: tuple[int, ...],
+                     grad_weights: torch.Tensor | None = None) -> None:
     """The gradients of sum(output * grad_output) with respect to the arguments `wrt` names
     (index -> argument name) must be the reference's: later tasks train through this function.
-    For a function that returns a pair, `output` is its first element."""
-    result = student.vjp(name, args, [grad_output, None], wrt=list(wrt), where=f"{name} backward")  # one forward: outputs and gradients
+    For a function that returns a pair, `output` is its first element, and `grad_weights` adds
+    sum(weights * grad_weights): the gradient of each result must be the true one (the contract),
+    so weights returned detached lose this point."""
+    grad_outputs = [grad_output, grad_weights]
+    result = student.vjp(name, args, grad_outputs, wrt=list(wrt), where=f"{name} backward")  # one forward: outputs and gradients
     value = result.get("outputs")
     expect_tensor(value[0] if isinstance(value, (tuple, list)) else value, name, shape)
     grads = result["grads"]
     leaves = [a.detach().clone().requires_grad_(True) if i in wrt else a for i, a in enumerate(args)]
     expected = getattr(reference(), name)(*leaves)
-    torch.autograd.backward(expected[0] if isinstance(expected, tuple) else expected, grad_output)
+    backward_pair(expected if isinstance(expected, tuple) else (expected,), grad_outputs)
     for index, grad in zip(wrt, grads):
         argument = wrt[index]
         if not isinstance(grad, torch.Tensor):
             raise CheckFailure.keyed("no_gradient", where=name, name=argument)
         expect_close(grad, grad_of(leaves[index]), f"the gradient of {name} with respect to {argument}", what="gradients")
+
+
+def backward_pair(outputs: tuple, grad_outputs: list) -> None:
+    """The reference's backward of sum(outputs[i] * grad_outputs[i]) over the gradients given (None: left out)."""
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if g is not None]
+    torch.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
