@@ -23,6 +23,8 @@ an nn.ModuleDict first and aliases them under the contract's names: the worker's
 listed each module and parameter under its first name only (B=8 C=25 D=10); now under every name.
 c34 (and b04) compute the scores in float32 for float64 inputs: a values check failed on some draws
 only; values right to float32 precision now pay whatever the draw.
+b06 guards the all-blocked row with clamp(min=1e-9), 0 in float16 (0/0 = NaN): it scored full
+marks; A.2's fully-blocked check now also runs float16 and bfloat16.
 The comment at the top of each file says what it is, its per-part scores and the mistakes the
 feedback names; they hold at seeds 1, 2 and 3 (checked when the corpus was written); this test
 grades seed 1.

@@ -41,7 +41,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "masked_softmax_values": _text("masked_softmax：无掩码时的数值，每行之和为 1"),
     "masked_softmax_mask": _text("masked_softmax：被屏蔽的 key 权重恰好为 0，其余之和为 1"),
     "masked_softmax_broadcast_mask": _text("masked_softmax：(Lq, Lk) 的掩码广播到 (B, H, Lq, Lk)"),
-    "masked_softmax_fully_blocked": _text("masked_softmax：全部被屏蔽的一行全为 0，绝不是 NaN"),
+    "masked_softmax_fully_blocked": _text("masked_softmax：全部被屏蔽的一行全为 0，绝不是 NaN（float16 和 bfloat16 也一样）"),
     "masked_softmax_fully_blocked_gradient": _text("masked_softmax：全部被屏蔽的一行梯度有限"),
     "masked_softmax_large_logits": _text("masked_softmax：很大的分数（×300）保持有限且正确"),
     "masked_softmax_dtypes": _text("masked_softmax：保持 float16、bfloat16、float32 且不溢出"),

@@ -1,6 +1,7 @@
-# qa4s c33_softmax_normalize_p1: masked_softmax: exp of shifted scores, the row sums divided out with F.normalize(p=1).
-# Per-part scores (A-D): A=32 B=10 C=28 D=12.
-# Mistakes named: none.
+# qa4s b62 (was c33_softmax_normalize_p1): BUG A.2: masked_softmax: exp of shifted scores, the row sums divided out with F.normalize(p=1).
+# Since round 9 not correct: F.normalize's eps (1e-12) is 0 in float16, so a fully blocked row is 0/0 = NaN there.
+# Per-part scores (A-D): A=31 B=10 C=28 D=12.
+# Mistakes named: fully_masked_nan.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
 
