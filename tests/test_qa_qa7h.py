@@ -133,6 +133,8 @@ JSON = "import json\n_f = print\n"
     ("import torch\ndef forward(x):\n    return x\nclass Attention(torch.nn.Module):\n    pass\nAttention.forward = forward\nAttention.scale = torch.tensor(2.0)\n", False),
     ("import attention\nattention.LOG = print\nattention.SCALE = attention.torch.tensor(2.0)\n", False),  # its own module's names
     ("import torch\ndef freeze(layer):\n    layer.weight.requires_grad = False\n    layer.p = 0.5\n", False),  # settings: constants
+    # a parameter holds an object the pass cannot place: a name no library of the worker's path defines is no patch (qa7s c29)
+    ("import torch\ndef keep(module, inputs, output):\n    module.last_weights = output[1].detach()\n    setattr(module, 'attn', output[1])\n", False),
     ("import torch\nw = torch.zeros(3)\nw.grad = torch.ones(3)\nfor block in [torch.nn.Linear(2, 2)]:\n    block.weight = torch.nn.Parameter(torch.ones(2, 2))\n", False),
 ])
 def test_a_patch_through_any_receiver_is_found(source, patched):

@@ -64,6 +64,11 @@ MAIN_GUARD = "if __name__ == '__main__'"  # the scope of what such a block holds
 PATH_WORDS = ("path", "file", "name", "dir", "folder")
 IMPORT_PATHS = frozenset({"path", "path_hooks", "meta_path", "path_importer_cache"})  # sys.<these>
 TEMPORARY_FILES = frozenset({"tempfile", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile", "mkstemp", "mkdtemp", "TemporaryDirectory"})
+# What the worker's replies and traces go through: a name these modules (or their classes) define,
+# stored on an object the static pass cannot place, may be a patch (static._patches)
+LIBRARY_MODULES = ("builtins", "sys", "os", "io", "json", "json.encoder", "json.decoder", "socket", "selectors", "struct", "pickle",
+                   "marshal", "codecs", "zlib", "base64", "threading", "traceback", "linecache", "inspect", "types", "functools",
+                   "torch", "torch.nn.functional", "torch.overrides", "torch.autograd", "torch.utils._python_dispatch")
 NOT_PATCHES = frozenset({"sys.stdout", "sys.stderr", "sys.stdin"})  # where print writes (sys.stdout = io.TextIOWrapper(..., encoding="utf-8")): the worker's channel is elsewhere
 CALLED_IS_FINE = frozenset({"modules"})  # nn.Module.modules() is a method; sys.modules is a table
 READ_IS_FINE = frozenset({"__class__"})  # x.__class__.__name__ is type(x); assigning it swaps what an object is

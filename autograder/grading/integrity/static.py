@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import io
 import keyword
 import tokenize
@@ -36,7 +37,7 @@ from autograder.grading.integrity.syntax import (
     Ownership, ownership, torch_bound,
 )
 from autograder.grading.integrity.names import (
-    GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
+    GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
 )
 # what makes the worker's evidence worthless: a switch of the trace where it runs, or a library patched,
 # which can rewrite what the worker sends (json.dumps, socket.socket.sendall: a forged trace or figure)
@@ -282,7 +283,7 @@ class _Scanner(ast.NodeVisitor):
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
             self.add(GRADER_REFERENCE, dotted, node)
-        if isinstance(node.ctx, (ast.Store, ast.Del)) and self._patches(node.value) and id(node) not in self.settings and dotted not in NOT_PATCHES:
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and self._patches(node.value, node.attr) and id(node) not in self.settings and dotted not in NOT_PATCHES:
             self.add(LIBRARY_PATCH, f"{dotted} assigned (a patched library can rewrite what the grader is sent)", node)
         if receiver == "sys" and node.attr in IMPORT_PATHS:
             self.makes_modules = True
@@ -328,7 +329,7 @@ class _Scanner(ast.NodeVisitor):
             receiver = dotted_name(node.args[0]).split(".", 1)[0]
             if constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
                 self.add(EVASION, f"{function}(..) with a computed name", node)
-            elif function in ("setattr", "delattr") and self._patches(node.args[0]):
+            elif function in ("setattr", "delattr") and self._patches(node.args[0], str(constant_text(node.args[1]))):
                 self.add(LIBRARY_PATCH, f"{function}({receiver}, ...) (a patched library can rewrite what the grader is sent)", node)
             elif constant_text(node.args[1]) is not None:
                 attribute = ast.Attribute(value=node.args[0], attr=str(constant_text(node.args[1])), ctx=ast.Load(), lineno=node.lineno)
@@ -347,8 +348,8 @@ class _Scanner(ast.NodeVisitor):
                     self.links.setdefault(name.id, set()).update(loads)
         self.generic_visit(node)
 
-    def _patches(self, target: ast.expr) -> bool:
-        """Whether storing an attribute on `target` may patch a library: unless it is one of the
+    def _patches(self, target: ast.expr, attribute: str) -> bool:
+        """Whether storing `attribute` on `target` may patch a library: unless it is one of the
         submission's modules or objects (syntax.Ownership), it may be a library's module, class or
         function: an imported name, a name bound to one (`_enc = json.JSONEncoder`, `for m in (json,)`),
         a parameter (`def install(m): m.dumps = f`, called with json), a `with` or := target, a slot of
@@ -366,7 +367,11 @@ class _Scanner(ast.NodeVisitor):
             for name in reversed(attributes[:-1]):
                 inside = ast.Attribute(value=inside, attr=name, ctx=ast.Load())
             return not self.ownership.holds_own(inside)
-        return not self.ownership.holds_own(target)
+        if self.ownership.holds_own(target):
+            return False
+        # on an object it cannot place (a parameter: a forward hook's `module.last_weights = w`), only
+        # a name that the libraries the worker answers through define is a patch
+        return (isinstance(base, ast.Name) and base.id in self.imported) or attribute in library_attributes()
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -445,6 +450,19 @@ def _trees(text: str, first_line: int) -> list[ast.Module | str]:
         except SyntaxError:
             trees.append(padded)
     return trees
+
+
+@functools.cache
+def library_attributes() -> frozenset[str]:
+    """The names that the modules the worker's replies and traces go through (LIBRARY_MODULES)
+    define, and the classes defined in them: what a patch that rewrites what the grader is sent
+    must replace (`dumps`, `iterencode`, `sendall`...)."""
+    names: set[str] = set()
+    for module_name in LIBRARY_MODULES:
+        module = importlib.import_module(module_name)
+        names.update(dir(module))
+        names.update(a for value in vars(module).values() if isinstance(value, type) for a in dir(value))
+    return frozenset(names)
 
 
 def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Module | str], everything: Sequence[ast.Module], prefix: str = "",
