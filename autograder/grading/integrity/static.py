@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+import inspect
 import io
 import keyword
 import tokenize
@@ -44,6 +45,7 @@ from autograder.grading.integrity.names import (
 UNTRUSTED_CODES = frozenset({EVASION, LIBRARY_PATCH})
 PERSISTENT_HOOKS = frozenset({"settrace", "setprofile", "addaudithook", "monitoring"})  # sys.<these>, threading.<these>: run on later calls
 MODULE_MAKERS = frozenset({PROCESS, NETWORK})  # flag codes of what can make a module while the code runs (and writing files)
+IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: a class no store can change (str, list, the C types)
 
 
 @dataclass(frozen=True)
@@ -337,7 +339,7 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, (bool, int, float, str)):  # a setting, not a function patched
+        if isinstance(node.value, ast.Constant) and (node.value.value is None or isinstance(node.value.value, (bool, int, float, str))):  # a setting (p.grad = None), not a function patched
             self.settings.update(id(t) for t in node.targets if isinstance(t, ast.Attribute) and not t.attr.startswith("_"))  # cudnn.deterministic = True
         self._bind(node.targets, node.value)
         if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class;
@@ -455,14 +457,26 @@ def _trees(text: str, first_line: int) -> list[ast.Module | str]:
 @functools.cache
 def library_attributes() -> frozenset[str]:
     """The names that the modules the worker's replies and traces go through (LIBRARY_MODULES)
-    define, and the classes defined in them: what a patch that rewrites what the grader is sent
-    must replace (`dumps`, `iterencode`, `sendall`...)."""
+    define, and the methods of the classes defined in them (not those they import: torch holds
+    hundreds) that a store can replace: what a patch that rewrites what the grader is sent must
+    replace (`dumps`, `iterencode`, `sendall`...). A class no store can change (str, a C type) and
+    what an instance holds as data (a tensor's grad, an exception's name) are left out: honest code
+    stores those on its objects (`p.grad = None` on a parameter)."""
     names: set[str] = set()
     for module_name in LIBRARY_MODULES:
         module = importlib.import_module(module_name)
         names.update(dir(module))
-        names.update(a for value in vars(module).values() if isinstance(value, type) for a in dir(value))
+        for value in vars(module).values():
+            if isinstance(value, type) and value.__module__ == module_name and not value.__flags__ & IMMUTABLE_TYPE:
+                names.update(a for a in dir(value) if not inspect.isdatadescriptor(inspect.getattr_static(value, a, None)))
     return frozenset(names)
+
+
+@functools.cache
+def library_methods() -> frozenset[str]:
+    """The method names a library's class may call on a subclass the submission writes, with
+    values the source does not show (nn.Module's forward, a JSONEncoder's default)."""
+    return library_attributes() | frozenset(dir(importlib.import_module("torch.nn").Module))
 
 
 def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Module | str], everything: Sequence[ast.Module], prefix: str = "",
@@ -476,7 +490,7 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
     numbers = number_names(everything)
     text_names = (text_bound_names([t for t in trees if isinstance(t, ast.Module)], stored) | special) - numbers
     scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers, own_definitions=own_definitions,
-                       ownership=ownership(everything, torch_bound(everything)))
+                       ownership=ownership(everything, torch_bound(everything), library_methods()))
     for tree in trees:
         if isinstance(tree, ast.Module):
             scanner.visit(tree)

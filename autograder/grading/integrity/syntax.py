@@ -99,16 +99,27 @@ def number_names(trees: Sequence[ast.AST]) -> frozenset[str]:
     return frozenset(found)
 
 
-def bindings(trees: Sequence[ast.AST], known: list[tuple[str, ast.AST]] | None = None) -> tuple[list[tuple[str, ast.AST]], set[str]]:
+def bindings(trees: Sequence[ast.AST], known: list[tuple[str, ast.AST]] | None = None,
+             inherited: frozenset[str] = frozenset()) -> tuple[list[tuple[str, ast.AST]], set[str]]:
     """The single-name assignments of the trees (name, value), and the names bound in any other way
     (a loop variable, a parameter, unpacking, `with ... as`, :=, global, an import, a def); with
-    `known`, a `for name in ...` loop's variable (name, what it loops over) and a def or class
-    (name, the definition) go there instead."""
+    `known`, a `for name in ...` loop's variable (name, what it loops over), a def or class
+    (name, the definition) and a parameter that placed_parameters places (name, each value it
+    may hold) go there instead."""
     assigned: list[tuple[str, ast.AST]] = []
     other: set[str] = set()
+    placed = placed_parameters(trees, inherited) if known is not None else {}
     for tree in trees:
         for node in ast.walk(tree):
-            if known is not None and isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
+            if isinstance(node, ast.arg) and id(node) in placed and known is not None:
+                known += [(node.arg, value) for value in placed[id(node)]]
+            elif (known is not None and isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Tuple) and len(node.target.elts) == 2
+                  and all(isinstance(e, ast.Name) for e in node.target.elts) and isinstance(node.iter, ast.Call)
+                  and isinstance(node.iter.func, ast.Attribute) and node.iter.func.attr in MODULE_ITERATORS and node.iter.func.attr.startswith("named_")):
+                label, item = (e.id for e in node.target.elts if isinstance(e, ast.Name))
+                other.add(label)  # `for name, layer in model.named_modules()`: the layer is what the walk gives
+                known.append((item, node.iter))
+            elif known is not None and isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
                 known.append((node.target.id, node.iter))
             elif known is not None and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 known.append((node.name, node))
@@ -141,6 +152,102 @@ def bindings(trees: Sequence[ast.AST], known: list[tuple[str, ast.AST]] | None =
     return assigned, other
 
 
+# methods that call the function given them with the module they are called on (or one of its
+# submodules) first: a forward hook's `module`, model.apply(init)'s `m`
+MODULE_CALLBACKS = frozenset({
+    "apply", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_full_backward_pre_hook", "register_backward_hook",
+})
+MODULE_ITERATORS = frozenset({
+    "parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "buffers", "named_buffers",
+})
+GRADER_DATA = ast.Constant(None)
+OWN_RECEIVER = ast.Constant(None)  # what a method's first parameter holds: the submission's own instance (or class)  # what a parameter of a function the submission never calls holds: the grader's data, or nothing
+
+
+def placed_parameters(trees: Sequence[ast.AST], inherited: frozenset[str] = frozenset()) -> dict[int, list[ast.AST]]:
+    """The parameters whose every value the source shows, by id of their ast.arg: what each call
+    passes and the defaults; a hook's or model.apply's function's first parameter (a method's after
+    self, a lambda's), the module it was registered on; a decorator's, the definition. A function
+    the submission never names is called by the grader (with tensors, an Axes) or not at all; a
+    method it never names may be called by Python or torch with anything (forward, __call__), so its
+    parameters stay unplaced, as do those of a method a library's class may call (a dunder, one
+    of `inherited`: forward, a JSONEncoder's default). Any other mention of the name (passed as a value, a getattr by text,
+    the attribute of a module: `map(install, [json])`, `me.install(json)`), a second definition of
+    it, or `*args` in a call leaves its parameters unplaced; *args and **kwargs parameters never
+    are. A callback method (`apply`) counts only when the submission defines none of that name."""
+    parents = {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    definitions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    mentions: dict[str, list[ast.AST]] = {}
+    callbacks: list[ast.Call] = []
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                definitions.setdefault(node.name, []).append(node)  # type: ignore[arg-type]  # a class of the name: never placed
+            name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else constant_text(node) if isinstance(node, ast.Constant) else None
+            if isinstance(name, str):
+                mentions.setdefault(name, []).append(node)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MODULE_CALLBACKS:
+                callbacks.append(node)
+    registrars = MODULE_CALLBACKS - set(definitions) - stored_attributes(trees)
+    placed: dict[int, list[ast.AST]] = {}
+    for name, found in definitions.items():
+        if len(found) == 1 and isinstance(found[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            method = isinstance(parents.get(id(found[0])), ast.ClassDef)
+            called_by_libraries = name.startswith("__") or name in inherited
+            if not (method and (found[0].decorator_list or not mentions.get(name) or called_by_libraries)):
+                placed.update(_parameter_values(found[0], mentions.get(name, []), parents, registrars, method) or {})
+    for tree in trees:  # a method's self (cls) is its own object or class: `def deco(cls): cls.dumps = f` is not a method
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(parents.get(id(node)), ast.ClassDef) and (node.args.posonlyargs + node.args.args):
+                if not any(dotted_name(d) == "staticmethod" for d in node.decorator_list):
+                    placed[id((node.args.posonlyargs + node.args.args)[0])] = [OWN_RECEIVER]
+    for call in callbacks:  # m.register_forward_hook(lambda module, inputs, output: ...)
+        for given in call.args:
+            if isinstance(given, ast.Lambda) and call.func.attr in registrars and given.args.posonlyargs + given.args.args:  # type: ignore[attr-defined]
+                placed[id((given.args.posonlyargs + given.args.args)[0])] = [call.func.value]  # type: ignore[attr-defined]
+    return placed
+
+
+def _parameter_values(function: ast.FunctionDef | ast.AsyncFunctionDef, mentions: list[ast.AST], parents: dict[int, ast.AST],
+                      registrars: frozenset[str], method: bool) -> dict[int, list[ast.AST]] | None:
+    """placed_parameters for one function or method (`self.name(...)`, its first parameter left
+    out): None when a mention of its name is none of a call of it, a module callback given it or a
+    decorator."""
+    arguments = function.args
+    positional = (arguments.posonlyargs + arguments.args)[int(method):]
+    named = {a.arg: a for a in positional + arguments.kwonlyargs}
+    values: dict[int, list[ast.AST]] = {id(a): [] for a in named.values()}
+    unplaced: set[int] = set()  # what torch passes a hook besides the module (inputs, output) says nothing
+    defaults = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+    defaults += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+    for argument, default in defaults:
+        values[id(argument)].append(default)
+    if not mentions:
+        return {k: v + [GRADER_DATA] for k, v in values.items()}
+    for mention in mentions:
+        parent = parents.get(id(mention))
+        if not isinstance(mention, ast.Attribute if method else ast.Name) or not isinstance(mention.ctx, ast.Load):  # type: ignore[attr-defined]
+            return None
+        if isinstance(parent, ast.Call) and parent.func is mention:
+            if any(isinstance(a, ast.Starred) for a in parent.args) or any(k.arg is None for k in parent.keywords):
+                return None
+            for argument, value in zip(positional, parent.args):
+                values[id(argument)].append(value)
+            for keyword in parent.keywords:
+                if keyword.arg in named:
+                    values[id(named[keyword.arg])].append(keyword.value)
+        elif (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr in registrars
+              and any(a is mention for a in parent.args) and positional):
+            values[id(positional[0])].append(parent.func.value)
+            unplaced.update(id(a) for a in positional[1:] + arguments.kwonlyargs)
+        elif not method and isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and mention in parent.decorator_list and positional:
+            values[id(positional[0])].append(parent)
+        else:
+            return None
+    return {k: v for k, v in values.items() if k not in unplaced}
+
+
 @dataclass(frozen=True)
 class Ownership:
     """What the submission made (never a library's own module, class or function): the names bound
@@ -165,8 +272,17 @@ class Ownership:
             return all(self.makes_new(v) for v in node.values)
         if isinstance(node, ast.Call):
             base = root(node)
-            return (isinstance(base, ast.Name) and base.id in self.torch_names) or dotted_name(node.func).rsplit(".", 1)[-1][:1].isupper()
+            return ((isinstance(base, ast.Name) and base.id in self.torch_names) or dotted_name(node.func).rsplit(".", 1)[-1][:1].isupper()
+                    or self.iterates_own(node))
         return self.holds_own(node)
+
+    def iterates_own(self, node: ast.Call) -> bool:
+        """Whether a call is an nn.Module's walk over what one of its own objects holds
+        (`model.parameters()`, `model.named_modules()`), unless the submission defines or assigns
+        a method of that name (which may return anything)."""
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        return (method in MODULE_ITERATORS and method not in self.names and method not in self.given
+                and isinstance(node.func, ast.Attribute) and self.holds_own(node.func.value))
 
     def holds_own(self, node: ast.AST) -> bool:
         """Whether a name, attribute or subscript chain reaches only what the submission made: it
@@ -178,7 +294,7 @@ class Ownership:
             node = node.value
         if isinstance(node, ast.Call):
             return self.makes_new(node)
-        return isinstance(node, ast.Name) and (node.id in self.names or node.id in SAFE_RECEIVERS)
+        return isinstance(node, ast.Name) and node.id in self.names
 
 
 def torch_bound(trees: Sequence[ast.AST]) -> frozenset[str]:
@@ -200,12 +316,15 @@ def root(node: ast.AST) -> ast.AST:
     return node
 
 
-def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str]) -> Ownership:
+def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: frozenset[str] = frozenset()) -> Ownership:
     """Which names and attributes hold only what the submission made: an attribute stored on one of
-    them changes no library. A parameter, a `with ... as` or := target, an import, an unpacking or a
-    comprehension's variable may hold a library's module."""
+    them changes no library. A parameter (unless placed_parameters places it; `inherited`: the
+    method names a library's class may call), a `with ... as` or := target, an import, an unpacking
+    or a comprehension's variable may hold a library's module. self and cls are own unless a call
+    shows them holding something else (`def deco(cls): cls.dumps = f` called as deco(json)): a
+    method's, or a function's that becomes one (`forward = make_forward(...)` in a class body)."""
     known: list[tuple[str, ast.AST]] = []  # loops (`for layer in [nn.Linear(2, 2), ...]`: each element is what it holds) and definitions
-    assigned, unknown = bindings(trees, known)  # unknown: bound in a way that says nothing of what it holds
+    assigned, unknown = bindings(trees, known, inherited)  # unknown: bound in a way that says nothing of what it holds
     names: dict[str, list[ast.AST]] = {}
     for name, value in assigned + known:
         names.setdefault(name, []).append(value)
@@ -215,7 +334,8 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str]) -> Ownershi
     found = Ownership(frozenset(), frozenset(), frozenset(attributes), torch_names)
     while True:  # a name bound to another own name is own too
         more = Ownership(
-            frozenset(n for n, values in names.items() if n not in unknown and all(map(found.makes_new, values))),
+            frozenset(n for n, values in names.items() if n not in unknown and all(map(found.makes_new, values)))
+            | frozenset(n for n in SAFE_RECEIVERS if all(map(found.makes_new, names.get(n, [])))),
             frozenset(n for n, values in attributes.items() if all(map(found.makes_new, values))), found.given, torch_names)
         if more == found:
             return found
