@@ -273,7 +273,7 @@ class Ownership:
         if isinstance(node, ast.Call):
             base = root(node)
             return ((isinstance(base, ast.Name) and base.id in self.torch_names) or dotted_name(node.func).rsplit(".", 1)[-1][:1].isupper()
-                    or self.iterates_own(node))
+                    or self.iterates_own(node) or (isinstance(node.func, ast.Name) and f"{node.func.id}()" in self.names))
         return self.holds_own(node)
 
     def iterates_own(self, node: ast.Call) -> bool:
@@ -331,8 +331,12 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
     attributes: dict[str, list[ast.AST]] = {}
     for name, value in attribute_values(trees):
         attributes.setdefault(name, []).append(value)
-    found = Ownership(frozenset(), frozenset(), frozenset(attributes), torch_names)
-    while True:  # a name bound to another own name is own too
+    for definition in _plain_functions(trees):  # what an own function returns: `cfg = for_eval(Config())`
+        returns = [r.value or ast.Constant(None) for r in _returns(definition)]
+        names.setdefault(f"{definition.name}()", []).extend(returns or [ast.Constant(None)])
+    # from everything down to what holds: a cycle (`CONFIG = for_eval(CONFIG)`) only passes on what enters it
+    found = Ownership(frozenset(n for n in names if n not in unknown) | frozenset(SAFE_RECEIVERS), frozenset(attributes), frozenset(attributes), torch_names)
+    while True:  # a name bound only to own names is own too
         more = Ownership(
             frozenset(n for n, values in names.items() if n not in unknown and all(map(found.makes_new, values)))
             | frozenset(n for n in SAFE_RECEIVERS if all(map(found.makes_new, names.get(n, [])))),
@@ -340,6 +344,36 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
         if more == found:
             return found
         found = more
+
+
+def _plain_functions(trees: Sequence[ast.AST]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions (not methods, not generators) defined once under their name, nothing else bound to it."""
+    parents = {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found: dict[str, list[ast.AST]] = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                found.setdefault(node.id, []).append(node)
+    return [d[0] for d in found.values() if len(d) == 1 and isinstance(d[0], ast.FunctionDef) and not isinstance(parents.get(id(d[0])), ast.ClassDef)
+            and not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_body(d[0]))]
+
+
+def _own_body(function: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's body, not those of functions, lambdas or classes inside it."""
+    found: list[ast.AST] = []
+    todo = list(ast.iter_child_nodes(function))
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _returns(function: ast.AST) -> list[ast.Return]:
+    return [n for n in _own_body(function) if isinstance(n, ast.Return)]
 
 
 def attribute_values(trees: Sequence[ast.AST]) -> list[tuple[str, ast.AST]]:
