@@ -35,7 +35,7 @@ from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFE
 from autograder.grading.chunks import Cells, line_where, split_chunks
 from autograder.grading.integrity.syntax import (
     dotted_name, constant_text, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
-    Ownership, ownership, torch_bound,
+    Ownership, ownership, threading_in_place, torch_bound,
 )
 from autograder.grading.integrity.names import (
     GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
@@ -144,6 +144,7 @@ class _Scanner(ast.NodeVisitor):
         self.os_names: set[str] = set()  # names bound to the os (or posix) module
         self.makes_modules = False  # it changes where imports look, makes temporary files or writes files
         self.loaders: set[str] = {LOADER}  # names bound to torch's DataLoader
+        self.threading_in_place = False  # threading used only for locks and the like (syntax.threading_in_place)
         self.settings: set[int] = set()  # ids of attribute targets assigned a constant (torch.backends.cudnn.deterministic = True)
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
@@ -266,13 +267,13 @@ class _Scanner(ast.NodeVisitor):
         if name in TEMPORARY_FILES or (name in FILE_NAMES - FILE_READERS and (name != "open" or id(node) not in self.called)):
             self.makes_modules = True  # open(...) called: its mode says (visit_Call)
         for code, names in ((FILE_ACCESS, FILE_NAMES), (NETWORK, NETWORK_NAMES), (PROCESS, PROCESS_NAMES), (SIGNAL, SIGNAL_NAMES)):
-            if name in names:
+            if name in names and not (name == "threading" and self.threading_in_place):
                 self.add(code, name, node)
         if name in RAW_DESCRIPTOR_NAMES:
             self.add(EVASION, f"{name} (raw descriptor I/O can reach the worker's channel)", node)
         if name in TEXT_LOOKUPS:
             self.add(EVASION, f"{name} (reaches a name given as text)", node)
-        if name in OUTSIDE_TRACE or name in PROCESS_NAMES:
+        if (name in OUTSIDE_TRACE or name in PROCESS_NAMES) and not (name == "threading" and self.threading_in_place):
             self.add(EVASION, f"{name} (code in another thread or process runs outside the trace)", node)
         if name in self.loaders and isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in self.called:
             self.add(EVASION, f"{name} passed as a value (its worker processes run outside the trace)", node)
@@ -491,6 +492,7 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
     text_names = (text_bound_names([t for t in trees if isinstance(t, ast.Module)], stored) | special) - numbers
     scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers, own_definitions=own_definitions,
                        ownership=ownership(everything, torch_bound(everything), library_methods()))
+    scanner.threading_in_place = threading_in_place(everything)
     for tree in trees:
         if isinstance(tree, ast.Module):
             scanner.visit(tree)

@@ -376,6 +376,32 @@ def _returns(function: ast.AST) -> list[ast.Return]:
     return [n for n in _own_body(function) if isinstance(n, ast.Return)]
 
 
+# what of threading runs no code in another thread: locks and the like, and who is running
+THREADING_IN_PLACE = frozenset({
+    "Lock", "RLock", "Event", "Condition", "Semaphore", "BoundedSemaphore", "Barrier", "local", "get_ident", "get_native_id",
+    "current_thread", "main_thread",
+})
+
+
+def threading_in_place(trees: Sequence[ast.AST]) -> bool:
+    """Whether the source uses threading only for what runs in the calling thread (a module-level
+    `_lock = threading.Lock()` guarding a cache): `import threading` (or from it only those names),
+    and the module named only as `threading.Lock` and the like, never passed on."""
+    aliases: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                aliases.update(a.asname or a.name for a in node.names if a.name == "threading")
+                if any(a.name.startswith("threading.") for a in node.names):
+                    return False
+            elif isinstance(node, ast.ImportFrom) and node.module == "threading" and any(a.name not in THREADING_IN_PLACE for a in node.names):
+                return False
+    parents = {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    return all(
+        isinstance(parent := parents.get(id(node)), ast.Attribute) and parent.value is node and parent.attr in THREADING_IN_PLACE
+        for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in aliases)
+
+
 def attribute_values(trees: Sequence[ast.AST]) -> list[tuple[str, ast.AST]]:
     """(attribute name, value) of every attribute given a value: `x.a = v`, `setattr(x, "a", v)`,
     `a = v` in a class body."""
