@@ -84,6 +84,7 @@ J = "import json\n_f = print\n"
     ("import torch\nclass P(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.lin = torch.nn.Linear(2, 2)\n        self.lin.register_forward_hook(self._keep)\n    def _keep(self, module, inputs, output):\n        module.cache = output\n", False),
     ("import torch\nm = torch.nn.Linear(2, 2)\nm.register_forward_hook(lambda mod, i, o: setattr(mod, 'output', o))\n", False),
     ("def track(stats, loss):\n    stats.count = stats.count + 1\n", False),  # a function the submission never calls: the grader's data
+    ("import torch\nclass Probe(torch.nn.Module):\n    def __init__(self, block):\n        super().__init__()\n        self.block = block\n        self.block.register_forward_hook(self._keep)\n    def _keep(self, module, inputs, output):\n        module.cache = output\nProbe(torch.nn.Linear(2, 2))\n", False),
     # ... and patches through a parameter, a slot or a call stay found
     (J + "def _install(cls, r):\n    cls.dumps = r\n_install(json, _f)\n", True),  # self/cls were trusted by name
     (J + "def _install(self):\n    self.dumps = _f\n_install(json)\n", True),
@@ -98,6 +99,9 @@ J = "import json\n_f = print\n"
     (J + "def f(m):\n    return m\nf(json).dumps = _f\n", True),
     (J + "def f(c):\n    return c\nA = f(json)\ndef g(c):\n    c.dumps = _f\ng(A)\n", True),
     (J + "def install(module=json):\n    module.dumps = _f\n", True),
+    (J + "class Box:\n    def __init__(self, m):\n        m.dumps = _f\nBox(json)\n", True),
+    (J + "class Box:\n    def __init__(self, m):\n        m.dumps = _f\nb = Box(3)\ntype(b).__init__(b, json)\n", True),
+    (J + "class Box:\n    def __init__(self, m):\n        m.dumps = _f\nclass B2(Box):\n    pass\nBox(3)\nB2(json)\n", True),
 ])
 def test_a_store_is_a_patch_only_where_a_library_object_may_reach(source, patched):
     facts = analyze(((1, source),), (), current().library_names(), own={"attention"})

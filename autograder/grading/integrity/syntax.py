@@ -196,7 +196,11 @@ def placed_parameters(trees: Sequence[ast.AST], inherited: frozenset[str] = froz
             method = isinstance(parents.get(id(found[0])), ast.ClassDef)
             called_by_libraries = name.startswith("__") or name in inherited
             if not (method and (found[0].decorator_list or not mentions.get(name) or called_by_libraries)):
-                placed.update(_parameter_values(found[0], mentions.get(name, []), parents, registrars, method) or {})
+                placed.update(_parameter_values(found[0], mentions.get(name, []), parents, registrars, int(method), method) or {})
+        elif len(found) == 1 and isinstance(found[0], ast.ClassDef) and all(_plain_init_call(m, parents) for m in mentions.get("__init__", [])):
+            for init in found[0].body:  # Probe(block): its __init__'s parameters hold what Probe(...) is given
+                if isinstance(init, ast.FunctionDef) and init.name == "__init__" and not init.decorator_list:
+                    placed.update(_parameter_values(init, mentions.get(name, []), parents, frozenset(), 1, False, implicit=False) or {})
     for tree in trees:  # a method's self (cls) is its own object or class: `def deco(cls): cls.dumps = f` is not a method
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(parents.get(id(node)), ast.ClassDef) and (node.args.posonlyargs + node.args.args):
@@ -209,13 +213,23 @@ def placed_parameters(trees: Sequence[ast.AST], inherited: frozenset[str] = froz
     return placed
 
 
+def _plain_init_call(mention: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether a mention of `__init__` is the definition's own name or `super().__init__(...)`
+    (not `type(x).__init__(x, json)`, which calls it with what no class call shows)."""
+    call = parents.get(id(mention))
+    return (isinstance(mention, ast.Attribute) and isinstance(mention.value, ast.Call) and dotted_name(mention.value.func) == "super"
+            and isinstance(call, ast.Call) and call.func is mention)
+
+
 def _parameter_values(function: ast.FunctionDef | ast.AsyncFunctionDef, mentions: list[ast.AST], parents: dict[int, ast.AST],
-                      registrars: frozenset[str], method: bool) -> dict[int, list[ast.AST]] | None:
-    """placed_parameters for one function or method (`self.name(...)`, its first parameter left
-    out): None when a mention of its name is none of a call of it, a module callback given it or a
-    decorator."""
+                      registrars: frozenset[str], skip: int, by_attribute: bool, implicit: bool = True) -> dict[int, list[ast.AST]] | None:
+    """placed_parameters for one function, method (`self.name(...)`: by_attribute, skip 1) or
+    class's __init__ (`Probe(block)`: skip 1): None when a mention of its name is none of a call of
+    it, a module callback given it or a decorator. `implicit`: a function never named holds the
+    grader's data."""
     arguments = function.args
-    positional = (arguments.posonlyargs + arguments.args)[int(method):]
+    method = skip > 0
+    positional = (arguments.posonlyargs + arguments.args)[skip:]
     named = {a.arg: a for a in positional + arguments.kwonlyargs}
     values: dict[int, list[ast.AST]] = {id(a): [] for a in named.values()}
     unplaced: set[int] = set()  # what torch passes a hook besides the module (inputs, output) says nothing
@@ -224,10 +238,10 @@ def _parameter_values(function: ast.FunctionDef | ast.AsyncFunctionDef, mentions
     for argument, default in defaults:
         values[id(argument)].append(default)
     if not mentions:
-        return {k: v + [GRADER_DATA] for k, v in values.items()}
+        return {k: v + [GRADER_DATA] for k, v in values.items()} if implicit else None
     for mention in mentions:
         parent = parents.get(id(mention))
-        if not isinstance(mention, ast.Attribute if method else ast.Name) or not isinstance(mention.ctx, ast.Load):  # type: ignore[attr-defined]
+        if not isinstance(mention, ast.Attribute if by_attribute else ast.Name) or not isinstance(mention.ctx, ast.Load):  # type: ignore[attr-defined]
             return None
         if isinstance(parent, ast.Call) and parent.func is mention:
             if any(isinstance(a, ast.Starred) for a in parent.args) or any(k.arg is None for k in parent.keywords):
