@@ -374,7 +374,8 @@ class _Scanner(ast.NodeVisitor):
             return False
         # on an object it cannot place (a parameter: a forward hook's `module.last_weights = w`), only
         # a name that the libraries the worker answers through define is a patch
-        return (isinstance(base, ast.Name) and base.id in self.imported) or attribute in library_attributes()
+        # ... and any name on what is given an imported module or class itself (`install(plt, f)`: m.get_fignums = f)
+        return (isinstance(base, ast.Name) and (base.id in self.imported or base.id in self.ownership.modules_given)) or attribute in library_attributes()
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:

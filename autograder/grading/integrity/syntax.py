@@ -11,7 +11,7 @@ import os
 import sys
 import sysconfig
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from autograder.grading.integrity.names import LOADER_WORKERS_ARGUMENT, PATH_CALLS, PATH_WORDS, SAFE_RECEIVERS, TEXT_ATTRIBUTES, TEXT_TABLES, WRITE_MODES
 
@@ -272,6 +272,7 @@ class Ownership:
     attributes: frozenset[str]
     given: frozenset[str]
     torch_names: frozenset[str]
+    modules_given: frozenset[str] = frozenset()  # names given an imported module or class as such (`install(plt)`'s parameter)
 
     def makes_new(self, node: ast.AST) -> bool:
         """Whether an expression's value is an object the submission made: a constant, a literal of
@@ -356,7 +357,10 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
             | frozenset(n for n in SAFE_RECEIVERS if all(map(found.makes_new, names.get(n, [])))),
             frozenset(n for n, values in attributes.items() if all(map(found.makes_new, values))), found.given, torch_names)
         if more == found:
-            return found
+            imported = {(a.asname or a.name).split(".")[0] for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+            given = frozenset(n for n, values in names.items() if n not in found.names and any(
+                isinstance(v, (ast.Name, ast.Attribute)) and isinstance(root(v), ast.Name) and root(v).id in imported for v in values))  # type: ignore[attr-defined]
+            return replace(found, modules_given=given)
         found = more
 
 
