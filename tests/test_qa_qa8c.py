@@ -73,6 +73,15 @@ def _leaning(expected: dict[str, float]) -> list[str]:
     ]
 
 
+# Left (qa8c): the grader also replaces the earlier function where the student's code holds it
+# other than by its global name (a default argument, a closure, a dict, a class attribute, an
+# alias: grading/worker/standins.py's rebind); the public checks replace the global name only.
+# And a stub left in C.3 ends D.1's check as "not implemented yet".
+NOT_YET = {
+    "b04_a1_bug_with_closure_sdpa.py", "b09_a2_bug_default_argument.py", "b12_a2_bug_dataclass_field_default.py",
+    "b13_a2_bug_dict_registry.py", "b39_c3_bug_captured_by_class_attribute_in_block.py", "b57_a2_bug_module_alias.py",
+    "m25.py", "n09_mha_left_as_stub.ipynb",
+}
 CORPUS = _corpus()
 ASKED = {path: tasks for path in CORPUS if (tasks := _leaning(_expected(path) or {}))}
 
@@ -93,7 +102,10 @@ def test_the_corpora_are_there():
     assert len(ASKED) >= 40 and {task for tasks in ASKED.values() for task in tasks} == {"B.1", "C.3", "D.1"}
 
 
-@pytest.mark.parametrize("path", list(ASKED), ids=[f"{p.parent.name}/{p.name}" for p in ASKED])
+@pytest.mark.parametrize("path", [
+    pytest.param(path, marks=pytest.mark.xfail(strict=True, reason="qa8c left: a reference held other than by name"))
+    if path.name in NOT_YET else path for path in ASKED
+], ids=[f"{p.parent.name}/{p.name}" for p in ASKED])
 def test_a_right_task_beside_a_wrong_earlier_one_passes_its_public_check(path, checked):
     results = checked[str(path)]
     assert isinstance(results, dict), f"{path.name}: {results}"
