@@ -62,7 +62,9 @@ VARIANTS = (
         (("return q @ k.transpose(-2, -1) / math.sqrt(d)", "return q @ k.transpose(-2, -1)"),),
         "test_a1_attention_scores",
         r"^Task A\.1 \(attention_scores\): you did not scale the scores",
-        ("test_a2_masked_softmax", *SAFE),
+        # the later tasks are right: checked again with the checks' own attention_scores, they pass
+        ("test_a2_masked_softmax", "test_a3_scaled_dot_product_attention", "test_b1_self_attention",
+         "test_c3_multi_head_attention", "test_d1_attention_block", *SAFE),
     ),
     Variant(
         "softmax_sums_over_dim_0",
@@ -134,13 +136,8 @@ VARIANTS = (
         ),
         "test_c3_multi_head_attention",
         r"^Task C\.3 \(MultiHeadAttention\): your scores are scaled by 1/√embed_dim",
-        ("test_c1_split_heads", "test_c2_merge_heads", "test_b1_self_attention"),
-        (
-            (
-                "test_d1_attention_block",
-                r"^Task D\.1 \(AttentionBlock\): self\.attn does not match .*Task C\.3",
-            ),
-        ),
+        # D.1 passes: the block is right, checked again with the checks' own MultiHeadAttention
+        ("test_c1_split_heads", "test_c2_merge_heads", "test_b1_self_attention", "test_d1_attention_block"),
     ),
     Variant(
         "block_pre_norm",

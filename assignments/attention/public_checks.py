@@ -14,13 +14,18 @@ These checks are a helpful subset: the grader checks more.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
+import io
 import math
 import os
 import re
+import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -285,6 +290,174 @@ def _unchanged(task: Task, before: torch.Tensor, after: torch.Tensor, name: str)
 
 
 # ---------------------------------------------------------------------------------------------
+# Earlier tasks: a task is checked on its own code, as the grader grades it
+# ---------------------------------------------------------------------------------------------
+# A check that fails runs again with the functions of the earlier tasks it may call replaced by
+# the checks' own versions (torch's building blocks), in the namespace your class or function
+# looks them up in. If it passes then, your code for this task is right and the mistake is in an
+# earlier task: the check passes and says which one. The grader does the same: each mistake is
+# charged once, in its own task.
+A_TASKS = ("A.1", "A.2", "A.3", "A.4")
+EARLIER: dict[str, tuple[str, ...]] = {
+    "A.3": ("A.1", "A.2"),
+    "B.1": A_TASKS,
+    "C.3": A_TASKS + ("C.1", "C.2"),
+    "D.1": A_TASKS + ("C.1", "C.2", "C.3"),
+}
+
+
+def _own_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    return torch.einsum("...qd,...kd->...qk", q, k) / math.sqrt(q.shape[-1])
+
+
+def _own_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    blocked = scores if mask is None else scores.masked_fill(mask.logical_not(), float("-inf"))
+    return torch.softmax(blocked, dim=-1).nan_to_num(0.0)  # a row with every key blocked: zeros
+
+
+def _own_attention(q, k, v, mask=None) -> tuple[torch.Tensor, torch.Tensor]:
+    weights = _own_softmax(_own_scores(q, k), mask)
+    return weights @ v, weights
+
+
+def _own_causal_mask(size_q: int, size_k: int | None = None, device=None) -> torch.Tensor:
+    return torch.ones(size_q, size_q if size_k is None else size_k, dtype=torch.bool, device=device).tril()
+
+
+def _own_split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
+    return torch.stack(x.chunk(num_heads, dim=-1), dim=1)  # (B, H, S, Dh)
+
+
+def _own_merge_heads(x: torch.Tensor) -> torch.Tensor:
+    return torch.cat(x.unbind(dim=1), dim=-1)  # (B, S, H*Dh)
+
+
+class _OwnMultiHeadAttention(nn.Module):
+    """The layers of Task C.3 (W_q, W_k, W_v, W_o, dropout) run by torch's multi-head attention."""
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
+        super().__init__()
+        if embed_dim % num_heads != 0:
+            raise ValueError(f"embed_dim {embed_dim} is not divisible by num_heads {num_heads}")
+        self.embed_dim, self.num_heads = embed_dim, num_heads
+        self.W_q, self.W_k, self.W_v, self.W_o = (nn.Linear(embed_dim, embed_dim, bias=bias) for _ in range(4))
+        self.dropout = nn.Dropout(p=dropout)
+
+    def forward(self, query, key=None, value=None, mask=None):
+        key = key if key is not None else query
+        value = value if value is not None else key
+        biases = None if self.W_q.bias is None else torch.cat([self.W_q.bias, self.W_k.bias, self.W_v.bias])
+        output, weights = F.multi_head_attention_forward(
+            query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1), self.embed_dim, self.num_heads,
+            None, biases, None, None, False, self.dropout.p, self.W_o.weight, self.W_o.bias,
+            training=self.training, need_weights=True, attn_mask=None if mask is None else mask.logical_not(),
+            use_separate_proj_weight=True, q_proj_weight=self.W_q.weight, k_proj_weight=self.W_k.weight,
+            v_proj_weight=self.W_v.weight, average_attn_weights=False,
+        )
+        return output.transpose(0, 1), weights  # (B, Lq, E), (B, H, Lq, Lk)
+
+
+OWN_VERSIONS: dict[str, tuple[str, Any]] = {  # task -> (its name in attention.py, the checks' version)
+    "A.1": ("attention_scores", _own_scores),
+    "A.2": ("masked_softmax", _own_softmax),
+    "A.3": ("scaled_dot_product_attention", _own_attention),
+    "A.4": ("causal_mask", _own_causal_mask),
+    "C.1": ("split_heads", _own_split_heads),
+    "C.2": ("merge_heads", _own_merge_heads),
+    "C.3": ("MultiHeadAttention", _OwnMultiHeadAttention),
+}
+
+
+def _namespace(student: Any) -> dict[str, Any] | None:
+    """The globals your function or class looks the earlier tasks' names up in."""
+    if isinstance(student, type):
+        module = sys.modules.get(student.__module__)
+        return vars(module) if module is not None else None
+    return getattr(student, "__globals__", None)
+
+
+@contextlib.contextmanager
+def _replaced(namespace: dict[str, Any], names: dict[str, Any]) -> Iterator[None]:
+    saved = {name: namespace[name] for name in names}
+    namespace.update(names)
+    try:
+        yield
+    finally:
+        namespace.update(saved)
+
+
+def _fails(task_id: str, student: Any) -> bool:
+    """Whether your function or class of task_id fails its own public check."""
+    check = next(check for tid, _, check in CHECKS if tid == task_id)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            check(student, "en")
+    except CheckFailure:
+        return True
+    return False
+
+
+def _fitted(own: Any, yours: Any) -> Any:
+    """The checks' version of a task, taking the calls your code makes to yours: a call is bound to
+    your signature (your parameter names, further parameters with defaults) and its first
+    arguments go to the checks' version. A class is fitted in __init__ and forward."""
+    if isinstance(own, type):
+        if not isinstance(yours, type):
+            return own
+        methods = {name: _fitted(getattr(own, name), getattr(yours, name, None)) for name in ("__init__", "forward")}
+        return type(own.__name__, (own,), methods)
+    try:
+        theirs, ours = inspect.signature(yours), list(inspect.signature(own).parameters)
+    except (TypeError, ValueError):  # not a function, or no signature to read
+        return own
+
+    @functools.wraps(own)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = theirs.bind(*args, **kwargs)
+        except TypeError:
+            return own(*args, **kwargs)
+        bound.apply_defaults()
+        return own(*list(bound.arguments.values())[: len(ours)])
+
+    return call
+
+
+def _given_earlier(task_id: str) -> Callable[[Callable], Callable]:
+    """Check task_id as the grader grades it: a failure caused only by earlier tasks is theirs."""
+
+    def wrap(check: Callable) -> Callable:
+        @functools.wraps(check)
+        def checked(student: Any, lang: str | None = None) -> None:
+            try:
+                return check(student, lang)
+            except NotImplementedYet:
+                raise
+            except CheckFailure:
+                namespace = _namespace(student)
+                earlier = [t for t in EARLIER[task_id] if namespace is not None and OWN_VERSIONS[t][0] in namespace]
+                if not earlier:
+                    raise
+                own = {name: _fitted(version, namespace[name]) for name, version in (OWN_VERSIONS[t] for t in earlier)}
+                with _replaced(namespace, own), contextlib.redirect_stdout(io.StringIO()):
+                    check(student, lang)  # a failure here is this task's own mistake
+                wrong = [t for t in earlier if _fails(t, namespace[OWN_VERSIONS[t][0]])] or earlier
+            task = Task(task_id, next(name for tid, name, _ in CHECKS if tid == task_id), _language(lang))
+            tasks, names = ", ".join(wrong), ", ".join(OWN_VERSIONS[t][0] for t in wrong)
+            print(task.say(tr(
+                f"Task {task_id} ({task.name}) passed with the checks' own {names} in place of yours:"
+                f" your code for this task is right; fix Task {tasks} first.",
+                f"任务 {task_id}（{task.name}）在用检查自带的 {names} 替换你的版本后通过：这道题你的代码是对的；"
+                f"请先改正任务 {tasks}。",
+            )))
+
+        return checked
+
+    return wrap
+
+
+
+# ---------------------------------------------------------------------------------------------
 # Part A: scaled dot-product attention
 # ---------------------------------------------------------------------------------------------
 def check_attention_scores(fn: Callable, lang: str | None = None) -> None:
@@ -430,6 +603,7 @@ def check_masked_softmax(fn: Callable, lang: str | None = None) -> None:
     task.passed()
 
 
+@_given_earlier("A.3")
 def check_scaled_dot_product_attention(fn: Callable, lang: str | None = None) -> None:
     """Task A.3: (output, weights) against F.scaled_dot_product_attention, with and without a mask."""
     task = Task("A.3", "scaled_dot_product_attention", _language(lang))
@@ -562,6 +736,7 @@ def _pair(
     )
 
 
+@_given_earlier("B.1")
 def check_self_attention(cls: type, lang: str | None = None) -> None:
     """Task B.1: single-head self-attention against F.scaled_dot_product_attention on W_q/W_k/W_v(x)."""
     task = Task("B.1", "SelfAttention", _language(lang))
@@ -709,6 +884,7 @@ def _torch_attend(reference: nn.MultiheadAttention, query, key, value, mask=None
         )
 
 
+@_given_earlier("C.3")
 def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
     """Task C.3: against nn.MultiheadAttention with the same weights; ValueError; dropout."""
     task = Task("C.3", "MultiHeadAttention", _language(lang))
@@ -722,7 +898,7 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
         raise task.fail(tr("MultiHeadAttention(10, 3) must raise ValueError (10 is not divisible by 3 heads).",
                            "MultiHeadAttention(10, 3) 必须抛出 ValueError（10 不能被 3 个头整除）。"))
     module = _build(task, cls, E, H, 0.5)
-    if not isinstance(getattr(module, "dropout", None), nn.Dropout):
+    if not isinstance(getattr(module, "dropout", None), (nn.Dropout, float, int)):  # a probability for F.dropout too
         raise task.fail(tr("self.dropout should be nn.Dropout(dropout).", "self.dropout 应为 nn.Dropout(dropout)。"))
     reference = _torch_mha(task, module, seed=30)
     query, memory = _random(B, LQ, E, seed=31), _random(B, LK, E, seed=32)
@@ -811,6 +987,7 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
     task.passed()
 
 
+@_given_earlier("D.1")
 def check_attention_block(cls: type, lang: str | None = None) -> None:
     """Task D.1: y = LayerNorm(x + attention(x)) in eval mode, against nn.MultiheadAttention + nn.LayerNorm."""
     task = Task("D.1", "AttentionBlock", _language(lang))
