@@ -45,8 +45,8 @@ def _expected(path: Path) -> dict[str, float] | None:
     """The per-part scores a corpus file's header gives (None: it gives none)."""
     if path.parent == EXAMPLES:
         return {part: (0 if part == BUGGY_EXAMPLES.get(path.name) else full) for part, full in FULL.items()}
-    if path.name == "matshow_layout.py":  # only a plot_attention (tests/test_correct_styles.py adds Parts A-D)
-        return {"E": FULL["E"]}
+    if path.name == "matshow_layout.py":  # a plot_attention without its imports: tests/test_correct_styles.py puts it after Parts A-D
+        return None
     if path.parent.name in ("styles", "qa5f"):  # correct code, every part full (qa5f: A, B, C, E graded)
         return dict(FULL)
     text = "".join(f.read_text(encoding="utf-8", errors="replace")[:4000] for f in ([path] if path.is_file() else sorted(path.iterdir())))
