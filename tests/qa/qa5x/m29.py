@@ -1,7 +1,8 @@
 # qa5x m29: 2 bugs in different tasks, each from a graded single-bug file:
 #   qa4e/f02_mha_scaled_by_embed_dim: C.3, scores scaled by sqrt(E) instead of sqrt(Dh); F keeps its points through the trusted attention.
 #   qa4e/f03_block_weights_key_major: D.1, the block returns its weights transposed ([key, query]); F keeps its points.
-# expected: A=32 B=10 C=8 D=2 E=10 F=5
+# expected: A=32 B=10 C=8 D=1 E=10 F=5
+# (D 1 since round 9: D.1's gradient check weighs the returned weights too)
 # mistakes: mha_scaled_by_embed_dim
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

@@ -1,5 +1,6 @@
 # qa6e f01_mha_returns_scores: single bug in C.3, MultiHeadAttention returns the scores (before softmax) as its weights; the output is right. Part F's maps and drawing come through the trusted attention.
-# expected: A=32 B=10 C=9 D=12 E=10 F=8
+# expected: A=32 B=10 C=8 D=12 E=10 F=8
+# (C 8 since round 9: C.3's gradient check weighs the returned weights too)
 """Attention from scratch (注意力机制，从零实现).
 
 Shape conventions used in every comment:
