@@ -12,6 +12,7 @@ included: a wrong block is graded there as a trusted shell around the student's 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -224,6 +225,56 @@ def test_a_stand_in_takes_the_calls_written_for_the_submissions_own_signature():
     assert module(1, mask=2, need_weights=True) == (1, 2)
     with pytest.raises(StandInError, match="need_weights"):
         module(1, need_weights=False)
+
+
+NAMED_RESULTS = Path(__file__).resolve().parent / "qa" / "qa6s" / "c07_namedtuple_returns.py"
+
+
+@pytest.mark.parametrize("bug,old,new", [
+    ("A.3", "weights = masked_softmax(attention_scores(q, k), mask)\n    return AttentionResult(",
+     "weights = masked_softmax(attention_scores(q, k), None)\n    return AttentionResult("),
+    ("C.3", "return AttentionResult(self.W_o(merge_heads(self.dropout(weights) @ v)), weights)",
+     "return AttentionResult(merge_heads(self.dropout(weights) @ v), weights)"),
+])
+def test_a_stand_in_returns_the_named_tuple_the_submissions_own_function_returns(bug, old, new, grade):
+    """The contract asks for the pair (output, weights): a typing.NamedTuple is one, and the later
+    code may read `res.output` of it (qa6s c07). A stand-in returned a plain tuple, so with A.3's
+    mask ignored B.1 lost 2 points too (AttributeError: 'tuple' object has no attribute 'output')."""
+    source = NAMED_RESULTS.read_text(encoding="utf-8").replace(old, new)
+    source = source.replace("output, weights = self.attn(x, mask=mask)\n        return AttentionResult(self.norm(x + self.dropout(output)), weights)",
+                            "res = self.attn(x, mask=mask)\n        return AttentionResult(self.norm(x + self.dropout(res.output)), res.weights)")
+    assert source.count("res.output") == 2 and new in source
+    parts = {bug[0]} | {later.split(".")[0] for later, earlier in EARLIER.items() if bug in earlier}
+    result = grade(source, name="named_results", parts=parts)
+    assert {c.task for c in result.checks if c.points < c.max_points} == {bug}, losses(result)
+
+
+class Pair(NamedTuple):
+    output: int
+    weights: int
+
+
+def test_named_results_are_read_from_the_submissions_code():
+    """From the return annotation (a string under `from __future__ import annotations`, as here),
+    or the one named tuple class among the module-level names the function uses."""
+    from autograder.grading.worker.standins import fitted
+
+    def trusted(q, k):
+        return (q, k)
+
+    def annotated(q, k) -> Pair:
+        raise AssertionError("never called")
+
+    def built(q, k):
+        return Pair(q, k)
+
+    def plain(q, k):
+        return (q, k)
+
+    for own in (annotated, built):
+        assert type(fitted(trusted, own, "f")(1, 2)) is Pair and fitted(trusted, own, "f")(1, 2) == (1, 2)
+    assert type(fitted(trusted, plain, "f")(1, 2)) is tuple
+    assert type(fitted(lambda q, k: (q, k, q), built, "f")(1, 2)) is tuple  # fields and values disagree: as it is
 
 
 def test_a_stand_in_replaces_the_aliases_of_the_submissions_function_too(factory):

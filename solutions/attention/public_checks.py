@@ -410,6 +410,7 @@ def _fitted(own: Any, yours: Any) -> Any:
         theirs, ours = inspect.signature(yours), list(inspect.signature(own).parameters)
     except (TypeError, ValueError):  # not a function, or no signature to read
         return own
+    named = _named_result(yours)
 
     @functools.wraps(own)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -418,9 +419,21 @@ def _fitted(own: Any, yours: Any) -> Any:
         except TypeError:
             return own(*args, **kwargs)
         bound.apply_defaults()
-        return own(*list(bound.arguments.values())[: len(ours)])
+        value = own(*list(bound.arguments.values())[: len(ours)])
+        return named._make(value) if named and type(value) is tuple and len(value) == len(named._fields) else value
 
     return call
+
+
+def _named_result(yours: Any) -> Any:
+    """The named tuple your function returns (`return AttentionResult(out, w)`, or its return
+    annotation), so that your later code can read `.output` of the checks' version too."""
+    scope, code = getattr(yours, "__globals__", {}), getattr(yours, "__code__", None)
+    annotated = getattr(yours, "__annotations__", {}).get("return")
+    names = [annotated] if isinstance(annotated, str) else list(code.co_names) if code else []
+    found = {scope.get(n) for n in names} if not isinstance(annotated, type) else {annotated}
+    found = {kind for kind in found if isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields")}
+    return found.pop() if len(found) == 1 else None
 
 
 def _given_earlier(task_id: str) -> Callable[[Callable], Callable]:

@@ -132,16 +132,60 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
 
     A class keeps the methods the submission's own class has and the stand-in lacks (a classmethod
     `from_config`, a helper, a property): the later code may call them on the class it thinks is
-    its own. Plain values are left out: a class constant named like a layer would hide it."""
+    its own. Plain values are left out: a class constant named like a layer would hide it.
+
+    A result comes back as the named tuple the submission's own code returns (`res.output` in a
+    later task reads it as from its own function): see `_named_result`."""
     if isinstance(stand_in, type):
         if not isinstance(own, type):
             return stand_in
         methods = {m: _fit(getattr(stand_in, m), getattr(own, m, None), f"{name}.{m}") for m in ("__init__", "forward")}
+        if named := _named_result(getattr(own, "forward", None)):
+            methods["forward"] = _returning(named, methods["forward"] or stand_in.forward)
         methods = {m: f for m, f in methods.items() if f is not None}
         extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k)
                   and isinstance(v := inspect.getattr_static(own, k), (types.FunctionType, staticmethod, classmethod, property))}
         return type(stand_in.__name__, (stand_in,), {**extras, **methods, "__qualname__": stand_in.__qualname__}) if methods or extras else stand_in
-    return _fit(stand_in, own, name) or stand_in
+    call = _fit(stand_in, own, name) or stand_in
+    named = _named_result(own)
+    return _returning(named, call) if named else call
+
+
+def _named_result(own: Any) -> type | None:
+    """The named tuple the submission's own function returns, where its code says so: its return
+    annotation, else the one named tuple class among the module-level names it uses
+    (`return AttentionResult(out, w)`); None for a plain tuple, or where it is not clear."""
+    if not isinstance(own, types.FunctionType):
+        return None
+    scope = own.__globals__
+    annotated = own.__annotations__.get("return")
+    if isinstance(annotated, str):  # `from __future__ import annotations`
+        annotated = scope.get(annotated)
+    found = {annotated} if _is_named_tuple(annotated) else {kind for n in own.__code__.co_names if _is_named_tuple(kind := scope.get(n))}
+    return found.pop() if len(found) == 1 else None
+
+
+def _is_named_tuple(kind: Any) -> bool:
+    try:
+        return isinstance(kind, type) and issubclass(kind, tuple) and isinstance(inspect.getattr_static(kind, "_fields", None), tuple)
+    except Exception:  # noqa: BLE001 - a class of the submission's that refuses to be asked: not one
+        return False
+
+
+def _returning(named: type, call: Callable[..., Any]) -> Callable[..., Any]:
+    """`call`, whose tuple results come back as `named` (where the fields and the values agree in number)."""
+
+    @functools.wraps(call)
+    def typed(*args: Any, **kwargs: Any) -> Any:
+        value = call(*args, **kwargs)
+        if type(value) is not tuple or len(value) != len(inspect.getattr_static(named, "_fields")):
+            return value
+        try:
+            return named._make(value)  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - the submission's class refuses the values: the plain tuple
+            return value
+
+    return typed
 
 
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
