@@ -42,6 +42,7 @@ from torch.overrides import TorchFunctionMode
 B, H, LQ, LK, DH, DV = 2, 3, 4, 5, 7, 6  # all different, so a transposed result has a wrong shape
 E = H * DH  # 21
 QUERY_TOKENS = ("le", "chat", "dort", "ici")  # Lq = 4
+TITLE = "probe heatmap"  # the title= E.1's check gives
 KEY_TOKENS = ("the", "cat", "is", "sleeping", "here")  # Lk = 5
 ATOL, RTOL = 1e-5, 1e-4
 TASK_IN_MESSAGE = re.compile(r"Task ([A-Z]\.\d+)")
@@ -290,6 +291,49 @@ def _unchanged(task: Task, before: torch.Tensor, after: torch.Tensor, name: str)
         )
 
 
+def _flows(task: Task, got: tuple, names: str) -> None:
+    """Fail when a result of a call whose inputs or parameters need gradients carries none."""
+    for name, value in zip(names.strip("()").split(", "), got):
+        if isinstance(value, torch.Tensor) and not value.requires_grad:
+            raise task.fail(
+                tr(f"no gradient flows into the {name} you return (.detach(), .item(), .numpy() or torch.no_grad()"
+                   " on the way): later tasks train through it.",
+                   f"你返回的 {name} 没有梯度（中途用了 .detach()、.item()、.numpy() 或 torch.no_grad()）：后面的任务要通过它训练。"),
+                tr("build every result with torch operations on the inputs.", "每个结果都用 torch 运算从输入算出来。"),
+            )
+
+
+def _gradient(task: Task, got: torch.Tensor, leaf: torch.Tensor, want: torch.Tensor, want_leaf: torch.Tensor, label: str | Text) -> None:
+    """Fail when the gradient of got with respect to leaf is not the true one (want's, to want_leaf)."""
+    name = task.say(label)
+    _flows(task, (got,), name)
+    probe = _random(*got.shape, seed=60)
+    try:
+        (mine,) = torch.autograd.grad((got * probe).sum(), leaf, allow_unused=True)
+    except Exception as error:  # noqa: BLE001 - the student's backward: say what it raised
+        first_line = (str(error).strip().splitlines() or [""])[0]
+        raise task.fail(tr(f"computing the gradient of {name} raised {type(error).__name__}: {first_line}",
+                           f"计算 {name} 的梯度时抛出了 {type(error).__name__}：{first_line}"),
+                        tr("later tasks train through your function: change no tensor in place on the way.",
+                           "后面的任务要通过你的函数训练：计算过程中不要原地修改张量。")) from None
+    (theirs,) = torch.autograd.grad((want * probe).sum(), want_leaf)
+    if mine is None or not _close(mine, theirs):
+        raise task.fail(tr(f"the values of {name} are right but its gradient is not.", f"{name} 的数值正确，但它的梯度不对。"),
+                        tr("build it with torch operations on the inputs (no .detach() on the way to the result).",
+                           "用 torch 运算从输入算出结果（通往结果的路上不要 .detach()）。"))
+
+
+def _distinct(task: Task, layers: dict[str, nn.Module], owner: str = "self") -> None:
+    """Fail when two of the projections are one layer (self.W_q = self.W_k = nn.Linear(...))."""
+    shared = ", ".join(f"{owner}.{name}" for name, layer in layers.items() if sum(layer is other for other in layers.values()) > 1)
+    if shared:
+        raise task.fail(
+            tr(f"{shared} are one and the same layer: each projection learns its own weights.",
+               f"{shared} 是同一个层：每个投影都要学习自己的权重。"),
+            tr("make one nn.Linear for each of them.", "为每个投影各建一个 nn.Linear。"),
+        )
+
+
 # ---------------------------------------------------------------------------------------------
 # Earlier tasks: a task is checked on its own code, as the grader grades it
 # ---------------------------------------------------------------------------------------------
@@ -423,8 +467,8 @@ def _replaced(namespace: dict[str, Any], versions: dict[str, Any]) -> Iterator[N
         elif isinstance(value, type) and value.__module__ == mine:
             for key, item in list(vars(value).items()):
                 put(lambda key, new: setattr(value, key, new), key, item)
-        elif type(value).__module__ == mine and isinstance(getattr(value, "__dict__", None), dict):
-            fresh(vars(value))  # an object of your own class (a frozen dataclass too)
+        elif (type(value).__module__ == mine or type(value) is types.SimpleNamespace) and isinstance(getattr(value, "__dict__", None), dict):
+            fresh(vars(value))  # an object of your own class (a frozen dataclass too), a SimpleNamespace
         return value
 
     fresh(namespace)  # the walk starts at your module's globals
@@ -468,8 +512,8 @@ def _fitted(own: Any, yours: Any) -> Any:
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
             bound = theirs.bind(*args, **kwargs)
-        except TypeError:
-            return own(*args, **kwargs)
+        except TypeError as error:  # a call your own version refuses too: said in its name, not the checks'
+            raise TypeError(f"{getattr(yours, '__qualname__', '')}() {error}") from None
         bound.apply_defaults()
         value = own(*list(bound.arguments.values())[: len(ours)])
         return named._make(value) if named and type(value) is tuple and len(value) == len(named._fields) else value
@@ -612,17 +656,19 @@ def check_masked_softmax(fn: Callable, lang: str | None = None) -> None:
             tr("the exponential of (score minus row maximum), divided by the row sum.", "（分数减去行最大值）的指数，除以这一行的和。"),
         )
     _unchanged(task, before, scores, "scores")
-    for shift in (1000.0, -1000.0):
-        got = _call(task, fn, scores + shift, forbid=SOFTMAX_NAMES)
+    leaf, want_leaf = scores.clone().requires_grad_(), scores.clone().requires_grad_()
+    _gradient(task, _call(task, fn, leaf, forbid=SOFTMAX_NAMES), leaf, torch.softmax(want_leaf, dim=-1), want_leaf, tr("the result", "结果"))
+    for shown, large in (("scores + 1000", scores + 1000), ("scores - 1000", scores - 1000), ("scores * 100", scores * 100)):
+        got = _call(task, fn, large, forbid=SOFTMAX_NAMES)
         if (
             not isinstance(got, torch.Tensor)
             or not torch.isfinite(got).all()
-            or not _close(got.detach(), torch.softmax(scores + shift, dim=-1))
+            or not _close(got.detach(), torch.softmax(large, dim=-1))
         ):
             raise task.fail(
-                tr(f"not numerically stable: scores + {shift:g} give inf/NaN or wrong values"
+                tr(f"not numerically stable: {shown} give inf/NaN or wrong values"
                    " (softmax does not change when you add a constant to a row).",
-                   f"数值不稳定：scores + {shift:g} 得到了 inf/NaN 或错误的值（给一行加上常数，softmax 不变）。"),
+                   f"数值不稳定：{shown} 得到了 inf/NaN 或错误的值（给一行加上常数，softmax 不变）。"),
                 tr("subtract each row's maximum before taking the exponential.", "取指数之前先减去每一行的最大值。"),
             )
     mask = _mask_with_blocked_row()  # (Lq, Lk), broadcast over (B, H)
@@ -663,6 +709,15 @@ def check_masked_softmax(fn: Callable, lang: str | None = None) -> None:
     scores64 = scores.double()
     got = _call(task, fn, scores64, mask, forbid=SOFTMAX_NAMES)
     _tensor(task, tr("the result for float64 scores", "float64 分数的结果"), got, (B, H, LQ, LK), torch.float64)
+    got = _call(task, fn, scores.half(), mask, forbid=SOFTMAX_NAMES)
+    got = _tensor(task, tr("the result for float16 scores", "float16 分数的结果"), got, (B, H, LQ, LK), torch.float16)
+    if not torch.isfinite(got).all():
+        raise task.fail(
+            tr("for float16 scores with a (4, 5) mask your result has NaN or inf (row 2 has every key blocked).",
+               "float16 分数加 (4, 5) 的掩码时，你的结果含有 NaN 或 inf（第 2 行所有键都被屏蔽）。"),
+            tr("an all-blocked row is all zeros in every dtype: where the sum is 0, divide by 1 (an epsilon such as 1e-9 is 0 in float16).",
+               "全部被屏蔽的一行在任何 dtype 下都全为 0：和为 0 时除以 1（像 1e-9 这样的小数在 float16 中就是 0）。"),
+        )
     task.passed()
 
 
@@ -710,6 +765,7 @@ def check_scaled_dot_product_attention(fn: Callable, lang: str | None = None) ->
         want_output = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H, Lq, dv)
         _values(task, "output", output, want_output, label,
                 tr("the output is the weights times the values.", "输出等于权重乘以值。"))
+    _flows(task, _call(task, fn, q.clone().requires_grad_(), k.clone().requires_grad_(), v.clone().requires_grad_()), "(output, weights)")
     task.passed()
 
 
@@ -758,11 +814,11 @@ def check_causal_mask(fn: Callable, lang: str | None = None) -> None:
 # ---------------------------------------------------------------------------------------------
 # Parts B-D: modules
 # ---------------------------------------------------------------------------------------------
-def _build(task: Task, cls: type, *args: Any) -> nn.Module:
-    """cls(*args) with a fixed seed (without touching the caller's random state), in eval mode."""
+def _build(task: Task, cls: type, *args: Any, **kwargs: Any) -> nn.Module:
+    """cls(*args, **kwargs) with a fixed seed (without touching the caller's random state), in eval mode."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
-        module = _call(task, cls, *args)
+        module = _call(task, cls, *args, **kwargs)
     if not isinstance(module, nn.Module):
         raise task.fail(tr(f"{cls.__name__}{args} is a {type(module).__name__}, expected an nn.Module.",
                            f"{cls.__name__}{args} 是 {type(module).__name__}，应为 nn.Module。"))
@@ -808,6 +864,7 @@ def check_self_attention(cls: type, lang: str | None = None) -> None:
     w_q, w_k, w_v = (
         _linear(task, module, name, dim, seed) for name, seed in (("W_q", 10), ("W_k", 12), ("W_v", 14))
     )
+    _distinct(task, {"W_q": w_q, "W_k": w_k, "W_v": w_v})
     x = _random(B, seq, dim, seed=9)
     q, k, v = w_q(x).detach(), w_k(x).detach(), w_v(x).detach()  # (B, S, dim) each
     for mask in (None, torch.ones(seq, seq, dtype=torch.bool).tril()):
@@ -842,6 +899,7 @@ def check_self_attention(cls: type, lang: str | None = None) -> None:
             label,
             tr("the values are the projection of x by W_v.", "值是 x 经过 W_v 的投影。"),
         )
+    _flows(task, _call(task, module, x), "(output, weights)")
     task.passed()
 
 
@@ -925,6 +983,7 @@ def _torch_mha(task: Task, module: nn.Module, seed: int, owner: str = "self") ->
         _linear(task, module, name, E, seed + 2 * i, owner)
         for i, name in enumerate(("W_q", "W_k", "W_v", "W_o"))
     )
+    _distinct(task, {"W_q": w_q, "W_k": w_k, "W_v": w_v, "W_o": w_o}, owner)
     reference = nn.MultiheadAttention(E, H, bias=True, batch_first=True)
     with torch.no_grad():
         reference.in_proj_weight.copy_(torch.cat([w_q.weight, w_k.weight, w_v.weight]))  # (3E, E)
@@ -947,6 +1006,27 @@ def _torch_attend(reference: nn.MultiheadAttention, query, key, value, mask=None
         )
 
 
+class _FixedDropout(nn.Module):
+    """Stands in for your nn.Dropout in training mode: drops the same entries on every call (those
+    where a seeded draw is negative, about half) and doubles the others, so the result can be
+    compared with the dropout the contract asks for."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.seed, self.calls = seed, 0
+
+    def keep(self, shape: tuple[int, ...]) -> torch.Tensor:
+        return (_random(*shape, seed=self.seed) >= 0).float() * 2
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.calls += 1
+        return x * self.keep(tuple(x.shape)).to(x.dtype)
+
+
+def _dropout_fails(task: Task, what: str | Text, hint: str | Text) -> CheckFailure:
+    return task.fail(tr(f"in training mode (dropout 0.5), {task.say(what)}", f"训练模式下（dropout 0.5），{task.say(what)}"), hint)
+
+
 @_given_earlier("C.3")
 def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
     """Task C.3: against nn.MultiheadAttention with the same weights; ValueError; dropout."""
@@ -961,8 +1041,16 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
         raise task.fail(tr("MultiHeadAttention(10, 3) must raise ValueError (10 is not divisible by 3 heads).",
                            "MultiHeadAttention(10, 3) 必须抛出 ValueError（10 不能被 3 个头整除）。"))
     module = _build(task, cls, E, H, 0.5)
-    if not isinstance(getattr(module, "dropout", None), (nn.Dropout, float, int)):  # a probability for F.dropout too
-        raise task.fail(tr("self.dropout should be nn.Dropout(dropout).", "self.dropout 应为 nn.Dropout(dropout)。"))
+    dropout = getattr(module, "dropout", None)
+    if not isinstance(dropout, (nn.Dropout, float, int)) or isinstance(dropout, nn.Dropout) and dropout.p != 0.5:  # a probability for F.dropout too
+        raise task.fail(tr(f"MultiHeadAttention({E}, {H}, 0.5): self.dropout should be nn.Dropout(dropout), found {dropout!r}.",
+                           f"MultiHeadAttention({E}, {H}, 0.5)：self.dropout 应为 nn.Dropout(dropout)，找到的是 {dropout!r}。"))
+    plain = _build(task, cls, E, H, 0.0, bias=False)
+    biased = [name for name in ("W_q", "W_k", "W_v", "W_o") if getattr(getattr(plain, name, None), "bias", None) is not None]
+    if biased:
+        raise task.fail(tr(f"MultiHeadAttention({E}, {H}, bias=False) still has a bias in {', '.join(biased)}.",
+                           f"MultiHeadAttention({E}, {H}, bias=False) 的 {', '.join(biased)} 仍然有偏置。"),
+                        tr("pass bias on: nn.Linear(embed_dim, embed_dim, bias=bias).", "把 bias 传下去：nn.Linear(embed_dim, embed_dim, bias=bias)。"))
     reference = _torch_mha(task, module, seed=30)
     query, memory = _random(B, LQ, E, seed=31), _random(B, LK, E, seed=32)
     value = _random(B, LK, E, seed=33)
@@ -1036,6 +1124,7 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
                 tr("the weights match: multiply them by the V heads, merge the heads, then apply W_o.",
                    "权重已经正确：把它们乘以 V 的各个头，合并各头，再经过 W_o。"),
             )
+    _flows(task, _call(task, module, query), "(output, weights)")
     module.train()
     with torch.random.fork_rng(devices=[]):
         _, weights = _pair(
@@ -1047,6 +1136,25 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
             tr("return the weights from before dropout; apply dropout only to the copy that multiplies V.",
                "返回 dropout 之前的权重；dropout 只作用在与 V 相乘的那一份上。"),
         )
+    if isinstance(module.dropout, nn.Dropout):  # your self.dropout replaced by one that drops fixed entries
+        module.dropout = fixed = _FixedDropout(seed=34)
+        output, weights = _pair(task, _call(task, module, query), ((B, LQ, E), (B, H, LQ, LQ)), "(output, weights)")
+        want_weights = _torch_attend(reference, query, query, query)[1]
+        with torch.no_grad():
+            heads = _own_split_heads(module.W_v(query), H) if isinstance(module.W_v, nn.Linear) else None
+            want = None if heads is None else module.W_o(_own_merge_heads((want_weights * fixed.keep(tuple(want_weights.shape))) @ heads))
+        if fixed.calls and not _close(weights, want_weights):
+            raise _dropout_fails(
+                task, tr("the weights you return are not the ones of eval mode: dropout changed them.", "你返回的权重与 eval 模式下的不同：dropout 改变了它们。"),
+                tr("apply self.dropout after the softmax, only to the copy of the weights that multiplies V.",
+                   "在 softmax 之后使用 self.dropout，只作用在与 V 相乘的那一份权重上。"),
+            )
+        if fixed.calls and want is not None and not _close(output, want):
+            raise _dropout_fails(
+                task, tr("your output is not the one of dropped weights times V.", "你的输出不等于 dropout 之后的权重乘以 V。"),
+                tr("apply self.dropout to the attention weights (after the softmax), use them only for the product with V, and nothing else.",
+                   "把 self.dropout 作用在注意力权重上（softmax 之后），只用于与 V 的乘积，不做别的处理。"),
+            )
     task.passed()
 
 
@@ -1065,6 +1173,11 @@ def check_attention_block(cls: type, lang: str | None = None) -> None:
             f"expected self.attn = MultiHeadAttention({E}, {H}, dropout) and self.norm = nn.LayerNorm({E}).",
             f"应有 self.attn = MultiHeadAttention({E}, {H}, dropout) 和 self.norm = nn.LayerNorm({E})。",
         ))
+    if norm.weight is None or norm.bias is None:
+        raise task.fail(
+            tr(f"self.norm has no learnable scale and shift ({norm!r}).", f"self.norm 没有可学习的缩放和平移（{norm!r}）。"),
+            tr(f"use nn.LayerNorm({E}) as it is (elementwise_affine=True, bias=True).", f"直接用 nn.LayerNorm({E})（elementwise_affine=True，bias=True）。"),
+        )
     if not all(isinstance(getattr(attn, name, None), nn.Linear) for name in ("W_q", "W_k", "W_v", "W_o")):
         raise task.fail(tr(
             f"self.attn should be your MultiHeadAttention (with W_q, W_k, W_v, W_o), found {type(attn).__name__}.",
@@ -1133,6 +1246,22 @@ def check_attention_block(cls: type, lang: str | None = None) -> None:
             task, "weights", weights, want_weights, label,
             tr("return the weights that self.attn returns (with the mask).", "返回 self.attn（带掩码）返回的权重。"),
         )
+    _flows(task, _call(task, block, x), "(y, weights)")
+    if isinstance(own, nn.Dropout):  # training mode: the block's own dropout replaced by one that drops fixed entries
+        block.train()
+        attn.eval()  # the attention's dropout is Task C.3's: off here
+        block.dropout = fixed = _FixedDropout(seed=44)
+        y, _ = _pair(task, _call(task, block, x), ((B, LK, E), (B, H, LK, LK)), "(y, weights)")
+        attended = _call(task, attn, x, mask=None)[0].detach()
+        with torch.no_grad():
+            want = layer_norm(x + attended * fixed.keep(tuple(attended.shape)))
+            undropped = layer_norm(x + attended)
+        if not _close(y, want) and (fixed.calls or _close(y, undropped)):
+            raise _dropout_fails(
+                task, tr("y is not LayerNorm(x + self.dropout(attention output)).", "y 不等于 LayerNorm(x + self.dropout(注意力输出))。"),
+                tr("apply the block's self.dropout to the output of self.attn, before adding x, and nowhere else.",
+                   "把模块的 self.dropout 作用在 self.attn 的输出上（在加上 x 之前），别的地方都不用。"),
+            )
     task.passed()
 
 
@@ -1148,6 +1277,9 @@ POSITIONS = (
 )
 
 
+QUERY_WORDS = re.compile(r"\bquer(y|ies)\b|查询", re.IGNORECASE)  # words that name the queries or the keys in an axis label
+KEY_WORDS = re.compile(r"\bkeys?\b|(?<!关)键", re.IGNORECASE)
+FLAT_INTERPOLATIONS = ("antialiased", "auto", "nearest", "none")  # one flat colour per cell when a heatmap is drawn larger than its data
 QUOTES = re.compile(r"^[\W_]+|[\W_]+$")  # quotes or brackets around a token: "'the'" (repr), '[the]'
 
 
@@ -1183,9 +1315,20 @@ def _heatmap_cells(ax: Axes) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
         artist = meshes[-1]
         corners = artist.get_coordinates()  # (rows + 1, cols + 1, 2)
         centres = (corners[:-1, :-1] + corners[1:, 1:] + corners[:-1, 1:] + corners[1:, :-1]) / 4
-        values = np.ma.getdata(artist.get_array()).reshape(centres.shape[:2])
-        return artist, values, centres[..., 0], centres[..., 1]
+        values = np.ma.getdata(artist.get_array())
+        if values.size != centres.shape[0] * centres.shape[1]:  # shading='gouraud': a value at each corner (_smoothing)
+            return artist, values, np.empty(0), np.empty(0)
+        return artist, values.reshape(centres.shape[:2]), centres[..., 0], centres[..., 1]
     return None, np.empty(0), np.empty(0), np.empty(0)
+
+
+def _smoothing(artist: Any) -> str:
+    """How the heatmap blends its cells ('' for one flat colour per cell)."""
+    if isinstance(artist, AxesImage):
+        name = str(artist.get_interpolation())
+        return "" if name.lower() in FLAT_INTERPOLATIONS else f"interpolation={name!r}"
+    corners = artist.get_coordinates()  # (rows + 1, cols + 1, 2): a value per cell, or per corner when smoothed
+    return "shading='gouraud'" if np.ma.getdata(artist.get_array()).size == corners.shape[0] * corners.shape[1] else ""
 
 
 def _tick_labels(ax: Axes, axis: str) -> list[tuple[float, str]]:
@@ -1193,10 +1336,10 @@ def _tick_labels(ax: Axes, axis: str) -> list[tuple[float, str]]:
     that adds the token's position, 'the (0)', reads as its token)."""
     labels = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
     index = 0 if axis == "x" else 1
-    return sorted(
+    return sorted({  # once each: labels on both sides of an axis (tick_params(labeltop=True)) are one tick
         (label.get_position()[index], _token(label.get_text().strip(), QUERY_TOKENS + KEY_TOKENS))
         for label in labels if label.get_text().strip()
-    )
+    })
 
 
 def _lay_out(ax: Axes) -> None:
@@ -1218,6 +1361,14 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
             tr("no heatmap found on the returned Axes.", "返回的 Axes 上没有热力图。"),
             tr("draw with ax.imshow(...), seaborn.heatmap(..., ax=ax) or pcolormesh.",
                "用 ax.imshow(...)、seaborn.heatmap(..., ax=ax) 或 pcolormesh 来画。"),
+        )
+    smoothing = _smoothing(artist)
+    if smoothing:
+        raise task.fail(
+            tr(f"the heatmap is smoothed ({smoothing}): the cells blend into each other and cannot be read.",
+               f"热力图被平滑了（{smoothing}）：格子互相混在一起，无法读出。"),
+            tr("draw each cell in one flat colour: imshow's default or interpolation='nearest'; pcolormesh's shading='flat' or 'nearest'.",
+               "每个格子画成一种纯色：imshow 用默认值或 interpolation='nearest'；pcolormesh 用 shading='flat' 或 'nearest'。"),
         )
     if values.shape == (LQ, LK):
         raise task.fail(
@@ -1280,14 +1431,28 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
                " dark-to-light; so is seaborn's default).",
                "使用由浅到深的颜色映射，例如 'Blues'（imshow 的默认 viridis 和 seaborn 的默认颜色映射都是由深到浅）。"),
         )
-    if getattr(artist, "colorbar", None) is None:
+    colorbars = [axes for axes in ax.figure.axes if axes.get_label() == "<colorbar>"]  # fig.colorbar(ScalarMappable(...)) too
+    if getattr(artist, "colorbar", None) is None and not colorbars:
         raise task.fail(tr("the heatmap has no colorbar.", "热力图没有颜色条。"),
                         tr("add a colorbar for the image you drew.", "给画出的图加一个颜色条。"))
-    if not ax.get_xlabel().strip() or not ax.get_ylabel().strip():
+    xlabel, ylabel = ax.get_xlabel().strip(), ax.get_ylabel().strip()
+    if not xlabel or not ylabel:
         raise task.fail(
             tr("label both axes (e.g. 'query position' and 'key position').", "两个坐标轴都要有标签（例如 “Query 位置” 和 “Key 位置”）。"),
             tr("set the x label and the y label of ax.", "设置 ax 的 x 轴标签和 y 轴标签。"),
         )
+    across_names_queries = _names_only(xlabel, QUERY_WORDS, KEY_WORDS) and xlabel.casefold() != ylabel.casefold()
+    if _names_only(xlabel, KEY_WORDS, QUERY_WORDS) or _names_only(ylabel, QUERY_WORDS, KEY_WORDS) and not across_names_queries:
+        raise task.fail(
+            tr(f"the axis labels are swapped (x: {xlabel!r}, y: {ylabel!r}): 横轴是 Query 位置, 纵轴是 Key 位置.",
+               f"坐标轴标签放反了（x：{xlabel!r}，y：{ylabel!r}）：横轴是 Query 位置，纵轴是 Key 位置。"),
+            tr("the x label names the queries, the y label the keys.", "x 轴标签写查询，y 轴标签写键。"),
+        )
+
+
+def _names_only(label: str, named: re.Pattern, other: re.Pattern) -> bool:
+    """Whether an axis label names one side (the keys or the queries) and not the other."""
+    return bool(named.search(label)) and not other.search(label)
 
 
 def _lightness(rgba: Any) -> float:
@@ -1315,7 +1480,7 @@ def check_plot_attention(fn: Callable, lang: str | None = None) -> None:
         _unchanged(task, before, weights, "weights")
         _, given = plt.subplots()
         decoy = plt.figure().add_subplot()  # the current Axes is now another one than `given`
-        ax = _call(task, fn, weights, list(QUERY_TOKENS), list(KEY_TOKENS), ax=given)
+        ax = _call(task, fn, weights, list(QUERY_TOKENS), list(KEY_TOKENS), ax=given, title=TITLE)
         if decoy.get_images() or decoy.collections:
             raise task.fail(
                 tr("with `ax` given, your heatmap was drawn on the current Axes instead of on `ax`.",
@@ -1330,6 +1495,13 @@ def check_plot_attention(fn: Callable, lang: str | None = None) -> None:
                 tr("create a figure only when ax is None.", "只有 ax 为 None 时才新建图。"),
             )
         _check_heatmap(task, ax, weights)
+        shown = [ax.get_title(loc).strip() for loc in ("center", "left", "right")]
+        if TITLE not in shown:
+            raise task.fail(
+                tr(f"with title={TITLE!r} the Axes' title is {' / '.join(map(repr, filter(None, shown))) or 'empty'}.",
+                   f"给了 title={TITLE!r} 时，Axes 的标题是 {' / '.join(map(repr, filter(None, shown))) or '空的'}。"),
+                tr("when a title is given, ax.set_title(title), as given (not fig.suptitle).", "给了标题时用 ax.set_title(title)，原样使用（不要用 fig.suptitle）。"),
+            )
     finally:
         for number in set(plt.get_fignums()) - open_before:
             plt.close(number)
