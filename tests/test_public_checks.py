@@ -404,6 +404,7 @@ def test_heatmap_check_accepts_other_correct_drawings(checks: ModuleType, draw) 
         draw(weights, query_tokens, key_tokens, ax)
         ax.set_xlabel("query")
         ax.set_ylabel("key")
+        ax.set_title(title or "")
         return ax
 
     checks.check_plot_attention(plot_attention)
@@ -440,6 +441,7 @@ def _plot_with(draw_on):
         ax.figure.colorbar(image, ax=ax)
         ax.set_xlabel("query")
         ax.set_ylabel("key")
+        ax.set_title(title or "")
         return ax
 
     return plot_attention

@@ -1006,20 +1006,20 @@ def _torch_attend(reference: nn.MultiheadAttention, query, key, value, mask=None
         )
 
 
-class _FixedDropout(nn.Module):
+class _FixedDropout(nn.Dropout):
     """Stands in for your nn.Dropout in training mode: drops the same entries on every call (those
     where a seeded draw is negative, about half) and doubles the others, so the result can be
     compared with the dropout the contract asks for."""
 
     def __init__(self, seed: int) -> None:
-        super().__init__()
-        self.seed, self.calls = seed, 0
+        super().__init__(p=0.5)  # self.dropout.p, read by F.dropout(x, self.dropout.p, self.training), is still there
+        self.seed, self.shapes = seed, []  # the shape of each tensor it was given
 
     def keep(self, shape: tuple[int, ...]) -> torch.Tensor:
         return (_random(*shape, seed=self.seed) >= 0).float() * 2
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        self.calls += 1
+        self.shapes.append(tuple(x.shape))
         return x * self.keep(tuple(x.shape)).to(x.dtype)
 
 
@@ -1143,13 +1143,21 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
         with torch.no_grad():
             heads = _own_split_heads(module.W_v(query), H) if isinstance(module.W_v, nn.Linear) else None
             want = None if heads is None else module.W_o(_own_merge_heads((want_weights * fixed.keep(tuple(want_weights.shape))) @ heads))
-        if fixed.calls and not _close(weights, want_weights):
+        if [shape for shape in fixed.shapes if shape[-2:] != (LQ, LQ)]:  # not the weights, nor one head's (a loop over heads)
+            raise _dropout_fails(
+                task, tr(f"self.dropout was given a tensor of shape {fixed.shapes[0]}, not the attention weights (B, H, Lq, Lk).",
+                         f"self.dropout 作用在形状为 {fixed.shapes[0]} 的张量上，而不是注意力权重 (B, H, Lq, Lk) 上。"),
+                tr("apply self.dropout to the attention weights (after the softmax), on the copy that multiplies V.",
+                   "把 self.dropout 作用在注意力权重上（softmax 之后），作用在与 V 相乘的那一份上。"),
+            )
+        judged = fixed.shapes == [(B, H, LQ, LQ)]  # once, on all the heads' weights
+        if judged and not _close(weights, want_weights):
             raise _dropout_fails(
                 task, tr("the weights you return are not the ones of eval mode: dropout changed them.", "你返回的权重与 eval 模式下的不同：dropout 改变了它们。"),
                 tr("apply self.dropout after the softmax, only to the copy of the weights that multiplies V.",
                    "在 softmax 之后使用 self.dropout，只作用在与 V 相乘的那一份权重上。"),
             )
-        if fixed.calls and want is not None and not _close(output, want):
+        if judged and want is not None and not _close(output, want):
             raise _dropout_fails(
                 task, tr("your output is not the one of dropped weights times V.", "你的输出不等于 dropout 之后的权重乘以 V。"),
                 tr("apply self.dropout to the attention weights (after the softmax), use them only for the product with V, and nothing else.",
@@ -1256,7 +1264,7 @@ def check_attention_block(cls: type, lang: str | None = None) -> None:
         with torch.no_grad():
             want = layer_norm(x + attended * fixed.keep(tuple(attended.shape)))
             undropped = layer_norm(x + attended)
-        if not _close(y, want) and (fixed.calls or _close(y, undropped)):
+        if not _close(y, want) and (fixed.shapes == [(B, LK, E)] or not fixed.shapes and _close(y, undropped)):
             raise _dropout_fails(
                 task, tr("y is not LayerNorm(x + self.dropout(attention output)).", "y 不等于 LayerNorm(x + self.dropout(注意力输出))。"),
                 tr("apply the block's self.dropout to the output of self.attn, before adding x, and nowhere else.",
@@ -1279,7 +1287,7 @@ POSITIONS = (
 
 QUERY_WORDS = re.compile(r"\bquer(y|ies)\b|查询", re.IGNORECASE)  # words that name the queries or the keys in an axis label
 KEY_WORDS = re.compile(r"\bkeys?\b|(?<!关)键", re.IGNORECASE)
-FLAT_INTERPOLATIONS = ("antialiased", "auto", "nearest", "none")  # one flat colour per cell when a heatmap is drawn larger than its data
+BLENDING_INTERPOLATIONS = ("bessel", "bicubic", "gaussian", "quadric")  # imshow's that change a cell's colour at its centre too
 QUOTES = re.compile(r"^[\W_]+|[\W_]+$")  # quotes or brackets around a token: "'the'" (repr), '[the]'
 
 
@@ -1326,7 +1334,7 @@ def _smoothing(artist: Any) -> str:
     """How the heatmap blends its cells ('' for one flat colour per cell)."""
     if isinstance(artist, AxesImage):
         name = str(artist.get_interpolation())
-        return "" if name.lower() in FLAT_INTERPOLATIONS else f"interpolation={name!r}"
+        return f"interpolation={name!r}" if name.lower() in BLENDING_INTERPOLATIONS else ""
     corners = artist.get_coordinates()  # (rows + 1, cols + 1, 2): a value per cell, or per corner when smoothed
     return "shading='gouraud'" if np.ma.getdata(artist.get_array()).size == corners.shape[0] * corners.shape[1] else ""
 
