@@ -426,8 +426,13 @@ def _replaced(namespace: dict[str, Any], versions: dict[str, Any]) -> Iterator[N
     """Put the checks' versions in place of your functions and classes of these names, wherever
     your code holds them: the global name, an alias (`softmax = masked_softmax`), a default
     argument, a closure, a class attribute, a dict, list or tuple (a registry), a partial, an
-    attribute of an object of your own class. Everything is put back afterwards."""
+    attribute of an object of your own class, a named tuple, a method of your own object
+    (`masked_softmax = _ops.softmax`, called as `_ops.softmax(s, m)`), the base of your own subclass.
+    Everything is put back afterwards."""
     swap = {id(namespace[name]): version for name, version in versions.items()}
+    for name, version in versions.items():  # a method of your object: its class's function too, without self
+        if inspect.ismethod(namespace[name]):
+            swap.setdefault(id(namespace[name].__func__), lambda _self, *args, _version=version, **kwargs: _version(*args, **kwargs))
     mine = namespace.get("__name__")
     undo: list[Callable[[], None]] = []
     seen: set[int] = set()
@@ -446,9 +451,11 @@ def _replaced(namespace: dict[str, Any], versions: dict[str, Any]) -> Iterator[N
         if id(value) in seen or isinstance(value, (str, bytes, int, float, torch.Tensor)) or len(seen) > 20_000:
             return value
         seen.add(id(value))
-        if type(value) is tuple:
+        if isinstance(value, tuple) and (type(value) is tuple or hasattr(value, "_fields")):  # a named tuple too
             items = tuple(fresh(item) for item in value)
-            return items if any(a is not b for a, b in zip(items, value)) else value
+            if all(a is b for a, b in zip(items, value)):
+                return value
+            return items if type(value) is tuple else type(value)._make(items)
         if isinstance(value, (staticmethod, classmethod)):
             inner = fresh(value.__func__)
             return type(value)(inner) if inner is not value.__func__ else value
@@ -467,6 +474,11 @@ def _replaced(namespace: dict[str, Any], versions: dict[str, Any]) -> Iterator[N
         elif isinstance(value, type) and value.__module__ == mine:
             for key, item in list(vars(value).items()):
                 put(lambda key, new: setattr(value, key, new), key, item)
+            bases = tuple(swap.get(id(base), base) for base in value.__bases__)  # class _SelfMHA(MultiHeadAttention)
+            if bases != value.__bases__:
+                with contextlib.suppress(TypeError):  # a layout Python refuses: left as it is
+                    old, value.__bases__ = value.__bases__, bases
+                    undo.append(lambda value=value, old=old: setattr(value, "__bases__", old))
         elif (type(value).__module__ == mine or type(value) is types.SimpleNamespace) and isinstance(getattr(value, "__dict__", None), dict):
             fresh(vars(value))  # an object of your own class (a frozen dataclass too), a SimpleNamespace
         return value
@@ -501,7 +513,26 @@ def _fitted(own: Any, yours: Any) -> Any:
         methods = {name: _fitted(getattr(own, name), getattr(yours, name, None)) for name in ("__init__", "forward")}
         extras = {name: method for name in dir(yours) if not hasattr(own, name)
                   and isinstance(method := inspect.getattr_static(yours, name), (types.FunctionType, staticmethod, classmethod, property))}
-        return type(own.__name__, (own,), {**extras, **methods})
+        init = methods["__init__"]
+
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            init(self, *args, **kwargs)
+            self.__dict__["_made_with"] = (args, kwargs)
+
+        def __getattr__(self: Any, name: str) -> Any:  # a plain setting your own __init__ stores (self.head_dim = E // H)
+            try:
+                return own.__getattr__(self, name)
+            except AttributeError:
+                args, kwargs = self.__dict__.get("_made_with", (None, None))
+                if args is None or name.startswith("__"):
+                    raise
+                with torch.random.fork_rng(devices=[]), contextlib.suppress(Exception):
+                    setting = vars(yours(*args, **kwargs)).get(name)  # your own object, made with the same arguments
+                    if isinstance(setting, (int, float, bool, str)):
+                        return setting
+                raise
+
+        return type(own.__name__, (own,), {**extras, **methods, "__init__": __init__, "__getattr__": __getattr__})
     try:
         theirs, ours = inspect.signature(yours), list(inspect.signature(own).parameters)
     except (TypeError, ValueError):  # not a function, or no signature to read
