@@ -161,8 +161,13 @@ MODULE_CALLBACKS = frozenset({
 MODULE_ITERATORS = frozenset({
     "parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "buffers", "named_buffers",
 })
-GRADER_DATA = ast.Constant(None)
-OWN_RECEIVER = ast.Constant(None)  # what a method's first parameter holds: the submission's own instance (or class)  # what a parameter of a function the submission never calls holds: the grader's data, or nothing
+GRADER_DATA = ast.Constant(None)  # what a parameter of a function the submission never calls holds: the grader's data, or nothing
+OWN_RECEIVER = ast.Constant(None)  # what a method's first parameter holds: the submission's own instance (or class)
+
+
+def parents_of(trees: Sequence[ast.AST]) -> dict[int, ast.AST]:
+    """Each node's parent, by id of the node."""
+    return {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
 
 def placed_parameters(trees: Sequence[ast.AST], inherited: frozenset[str] = frozenset()) -> dict[int, list[ast.AST]]:
@@ -176,7 +181,7 @@ def placed_parameters(trees: Sequence[ast.AST], inherited: frozenset[str] = froz
     the attribute of a module: `map(install, [json])`, `me.install(json)`), a second definition of
     it, or `*args` in a call leaves its parameters unplaced; *args and **kwargs parameters never
     are. A callback method (`apply`) counts only when the submission defines none of that name."""
-    parents = {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    parents = parents_of(trees)
     definitions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
     mentions: dict[str, list[ast.AST]] = {}
     callbacks: list[ast.Call] = []
@@ -366,7 +371,7 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
 
 def _plain_functions(trees: Sequence[ast.AST]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """The functions (not methods, not generators) defined once under their name, nothing else bound to it."""
-    parents = {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    parents = parents_of(trees)
     found: dict[str, list[ast.AST]] = {}
     for tree in trees:
         for node in ast.walk(tree):
@@ -414,7 +419,7 @@ def threading_in_place(trees: Sequence[ast.AST]) -> bool:
                     return False
             elif isinstance(node, ast.ImportFrom) and node.module == "threading" and any(a.name not in THREADING_IN_PLACE for a in node.names):
                 return False
-    parents = {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    parents = parents_of(trees)
     return all(
         isinstance(parent := parents.get(id(node)), ast.Attribute) and parent.value is node and parent.attr in THREADING_IN_PLACE
         for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in aliases)
@@ -470,7 +475,7 @@ def argv_is_text(trees: Sequence[ast.AST]) -> bool:
     """Whether sys.argv stays the command line's strings: only ever read as sys.argv[i] or len(sys.argv)
     (a list can be changed: sys.argv.append(3) would make open(sys.argv[-1]) open descriptor 3)."""
     for tree in trees:
-        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        parents = parents_of([tree])
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name in ("argv", "*") for a in node.names):
                 return False
