@@ -254,17 +254,38 @@ def _size(item: tuple[Any, Any]) -> int:
     return 1 + len(value) if type(value) in (dict, list, tuple) else 0
 
 
+def identities(replaced: list[tuple[Any, Any]]) -> dict[int, Any]:
+    """rebind's map from (the submission's object, its stand-in) pairs: the id of each object to
+    its stand-in; for a bound method of the submission's object (`masked_softmax = _ops.softmax`),
+    which the later code may call through the object (`_ops.softmax(s, m)`), its class's function
+    too, standing in with its first argument (the object) dropped."""
+    found: dict[int, Any] = {}
+    for own, stand_in in replaced:
+        found[id(own)] = stand_in
+        if isinstance(own, types.MethodType) and isinstance(own.__func__, types.FunctionType):
+            found.setdefault(id(own.__func__), _dropping_self(stand_in))
+    return found
+
+
+def _dropping_self(stand_in: Callable[..., Any]) -> Callable[..., Any]:
+    def method(_self: Any, *args: Any, **kwargs: Any) -> Any:
+        return stand_in(*args, **kwargs)
+
+    return method
+
+
 def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], bool]) -> Callable[[], None]:
     """Point every reference to a replaced object that the submission's code holds at its
     stand-in, for one request; returns what puts each back.
 
     `stand_ins` maps the id of each replaced object (the submission's own function or class) to
-    its stand-in. The submission may have captured its earlier functions anywhere a later one
+    its stand-in (`identities`). The submission may have captured its earlier functions anywhere a later one
     reads them without a global lookup: an alias (`softmax = masked_softmax`), a default value
     (`def sdpa(q, k, v, mask=None, softmax=masked_softmax)`), a closure, a functools.partial, a
     class attribute (plain, staticmethod or classmethod), a dict, list or tuple, an attribute of
     an object of its own class. Walked from `roots` (the submission's module globals, its objects),
-    through those places only, into functions and classes that `owned(obj)` says are its own."""
+    through those places only, into functions and classes that `owned(obj)` says are its own.
+    A class of its own that subclasses a replaced class subclasses the stand-in during the request."""
     undo: list[Callable[[], None]] = []
     seen: set[int] = set()
 
@@ -289,9 +310,11 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         elif isinstance(value, list):
             for index, item in enumerate(list(value)):
                 _put(value.__setitem__, index, item, fresh(item))
-        elif type(value) is tuple:
+        elif type(value) is tuple or _is_named_tuple(type(value)):  # a named tuple of functions (`OPS.softmax`): a new one of its class
             items = tuple(fresh(item) for item in value)
-            return items if any(a is not b for a, b in zip(items, value)) else value
+            if all(a is b for a, b in zip(items, value)):
+                return value
+            return items if type(value) is tuple else type(value)._make(items)
         elif isinstance(value, (staticmethod, classmethod)):
             inner = fresh(value.__func__)
             return type(value)(inner) if inner is not value.__func__ else value
@@ -319,6 +342,9 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         elif isinstance(value, type) and owned(value):
             for key, item in list(vars(value).items()):
                 _put(lambda key, new: setattr(value, key, new), key, item, fresh(item))
+            bases = tuple(stand_ins.get(id(base), base) for base in value.__bases__)  # `class _SelfMHA(MultiHeadAttention)`: a subclass of the stand-in
+            if bases != value.__bases__ and all(isinstance(base, type) for base in bases):
+                _put(lambda _, new: setattr(value, "__bases__", new), None, value.__bases__, bases)
         elif (owned(type(value)) or type(value) is types.SimpleNamespace) and isinstance(getattr(value, "__dict__", None), dict):
             fresh(value.__dict__)  # an object of its own class (a config, a callable, a module), or a SimpleNamespace
         return value
