@@ -42,17 +42,31 @@ class StandInRefused(ValueError):
 
 
 class _Remote(torch.autograd.Function):
-    """A trusted function of tensors, computed by the grader; backward is a vector-Jacobian product."""
+    """A trusted function of tensors, computed by the grader; backward is a vector-Jacobian product.
+    Under torch.vmap (`torch.vmap(scaled_dot_product_attention, in_dims=1)` over the heads) it is
+    called once per slice of the mapped axis: the grader computes what it computes unbatched."""
 
     @staticmethod
-    def forward(ctx: Any, channel: Channel, name: str, options: dict, *tensors: torch.Tensor | None) -> Any:
-        ctx.channel, ctx.name, ctx.options = channel, name, options
-        ctx.save_for_backward(*tensors)
+    def forward(channel: Channel, name: str, options: dict, *tensors: torch.Tensor | None) -> Any:
         value = channel({"kind": "forward", "name": name, "tensors": [_plain(t) for t in tensors], "options": options})
         outputs = value if isinstance(value, tuple) else (value,)
         if not outputs or not all(isinstance(o, torch.Tensor) for o in outputs):
             raise StandInError(f"the trusted {name} gave no tensor")
         return value
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:  # apart from forward, as torch.vmap asks
+        channel, name, options, *tensors = inputs
+        ctx.channel, ctx.name, ctx.options = channel, name, options
+        ctx.save_for_backward(*tensors)
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple, channel: Channel, name: str, options: dict, *tensors: torch.Tensor | None) -> tuple[Any, Any]:
+        slices = [_Remote.apply(channel, name, options, *(t if d is None or t is None else t.select(d, i) for t, d in zip(tensors, in_dims[3:])))
+                  for i in range(info.batch_size)]
+        if isinstance(slices[0], tuple):
+            return tuple(torch.stack(column) for column in zip(*slices)), (0,) * len(slices[0])
+        return torch.stack(slices), 0
 
     @staticmethod
     def backward(ctx: Any, *grads: torch.Tensor) -> tuple:
