@@ -52,7 +52,10 @@ class _Remote(torch.autograd.Function):
         outputs = value if isinstance(value, tuple) else (value,)
         if not outputs or not all(isinstance(o, torch.Tensor) for o in outputs):
             raise StandInError(f"the trusted {name} gave no tensor")
-        return value
+        # a tensor of the reply may be a view of the buffer it came in: autograd then refuses the
+        # later code's in-place change of it (`scores.masked_fill_(~mask, -inf)`), which it may make
+        outputs = tuple(o if o._base is None else o.clone() for o in outputs)
+        return outputs if isinstance(value, tuple) else outputs[0]
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:  # apart from forward, as torch.vmap asks
