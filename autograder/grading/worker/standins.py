@@ -151,12 +151,17 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
     `from_config`, a helper, a property): the later code may call them on the class it thinks is
     its own. Plain values are left out: a class constant named like a layer would hide it.
 
+    An object keeps the plain settings (numbers, strings, tuples of them) that the submission's own
+    __init__, given the same arguments, stores and the stand-in lacks: the later code may read
+    them (`self.attn.head_dim`).
+
     A result comes back as the named tuple the submission's own code returns (`res.output` in a
     later task reads it as from its own function): see `_named_result`."""
     if isinstance(stand_in, type):
         if not isinstance(own, type):
             return stand_in
         methods = {m: _fit(getattr(stand_in, m), getattr(own, m, None), f"{name}.{m}") for m in ("__init__", "forward")}
+        methods["__init__"] = _with_settings(methods["__init__"] or stand_in.__init__, own)
         if named := _named_result(getattr(own, "forward", None)):
             methods["forward"] = _returning(named, methods["forward"] or stand_in.forward)
         methods = {m: f for m, f in methods.items() if f is not None}
@@ -166,6 +171,33 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
     call = _fit(stand_in, own, name) or stand_in
     named = _named_result(own)
     return _returning(named, call) if named else call
+
+
+_SETTINGS = (int, float, bool, str, type(None))
+
+
+def _with_settings(init: Callable[..., Any], own: type) -> Callable[..., Any]:
+    """`init`, then the plain settings the submission's own class stores and the stand-in lacks,
+    read from one of its own objects made with the same arguments (the random state kept)."""
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        try:
+            with torch.random.fork_rng(devices=[]):
+                mine = own(*args, **kwargs)
+            settings = [(k, v) for k, v in vars(mine).items() if _is_setting(v)]
+        except Exception:  # noqa: BLE001 - its own __init__ fails (a bug of that task): nothing to read
+            return
+        for key, value in settings:
+            if not hasattr(self, key):
+                setattr(self, key, value)
+
+    return __init__
+
+
+def _is_setting(value: Any) -> bool:
+    return type(value) in _SETTINGS or (type(value) is tuple and all(type(v) in _SETTINGS for v in value))
 
 
 def _named_result(own: Any) -> type | None:
