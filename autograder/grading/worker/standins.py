@@ -161,9 +161,10 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
         if not isinstance(own, type):
             return stand_in
         methods = {m: _fit(getattr(stand_in, m), getattr(own, m, None), f"{name}.{m}") for m in ("__init__", "forward")}
-        methods["__init__"] = _with_settings(methods["__init__"] or stand_in.__init__, own)
+        trusted: Any = stand_in  # a class of the stand-ins module: its __init__ and forward are its own
+        methods["__init__"] = _with_settings(methods["__init__"] or trusted.__init__, own)
         if named := _named_result(getattr(own, "forward", None)):
-            methods["forward"] = _returning(named, methods["forward"] or stand_in.forward)
+            methods["forward"] = _returning(named, methods["forward"] or trusted.forward)
         methods = {m: f for m, f in methods.items() if f is not None}
         extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k)
                   and isinstance(v := inspect.getattr_static(own, k), (types.FunctionType, staticmethod, classmethod, property))}
