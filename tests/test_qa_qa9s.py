@@ -8,10 +8,12 @@ logsumexp softmax, chunk/stack and unbind/cat for the heads, k.mT, an arange cau
 sums, a fused q/k/v projection, functools.wraps decorators on the forwards, the max shift under
 no_grad, broadcast products, stacked projection weights, a functools.partial instance attribute,
 a classmethod factory, a generator-unpacked projection, a named-tuple block result, a __call__
-object, scores masked in place, bmm over contiguous views, a block reading self.attn.head_dim:
-100 % of A-D.
-`b*` hold one bug each, with later tasks reaching the buggy function in one of those ways: points
-lost only in the task where the bug lives, and only the right mistakes named, or none.
+object, scores masked in place, bmm over contiguous views, a block reading self.attn.head_dim,
+a block building its attention from a class attribute: 100 % of A-D.
+`b*` hold one bug each, with later tasks reaching the buggy function in one of those ways (and
+torch.func.functional_call in the block): points lost only in the task where the bug lives, and
+only the right mistakes named, or none (b30-b33: bugs whose names are checked: mask_after_softmax,
+mha_scaled_by_embed_dim, mha_weights_without_heads, and none for dropout around the whole sum).
 
 What was unfair before (main at 0208f42), and is fixed:
 - c01: `masked_softmax = _ops.softmax` was read as an alias of the library softmax (A.3's
