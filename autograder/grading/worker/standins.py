@@ -151,9 +151,9 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
     `from_config`, a helper, a property): the later code may call them on the class it thinks is
     its own. Plain values are left out: a class constant named like a layer would hide it.
 
-    An object keeps the plain settings (numbers, strings, tuples of them) that the submission's own
-    __init__, given the same arguments, stores and the stand-in lacks: the later code may read
-    them (`self.attn.head_dim`).
+    An object also has the plain settings (numbers, strings, tuples of them) that the submission's
+    own __init__, given the same arguments, stores and the stand-in lacks: the later code may read
+    them (`self.attn.head_dim`). See `_own_settings`.
 
     A result comes back as the named tuple the submission's own code returns (`res.output` in a
     later task reads it as from its own function): see `_named_result`."""
@@ -162,7 +162,8 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
             return stand_in
         methods = {m: _fit(getattr(stand_in, m), getattr(own, m, None), f"{name}.{m}") for m in ("__init__", "forward")}
         trusted: Any = stand_in  # a class of the stand-ins module: its __init__ and forward are its own
-        methods["__init__"] = _with_settings(methods["__init__"] or trusted.__init__, own)
+        methods["__init__"] = _recording(methods["__init__"] or trusted.__init__)
+        methods["__getattr__"] = _own_settings(trusted, own)
         if named := _named_result(getattr(own, "forward", None)):
             methods["forward"] = _returning(named, methods["forward"] or trusted.forward)
         methods = {m: f for m, f in methods.items() if f is not None}
@@ -175,26 +176,48 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
 
 
 _SETTINGS = (int, float, bool, str, type(None))
+_MADE_WITH = "_stand_in_made_with"  # an object's __dict__ key: the arguments its class was called with
+_OWN_SETTINGS = "_stand_in_own_settings"  # ...and the plain settings the submission's own class stores for them
 
 
-def _with_settings(init: Callable[..., Any], own: type) -> Callable[..., Any]:
-    """`init`, then the plain settings the submission's own class stores and the stand-in lacks,
-    read from one of its own objects made with the same arguments (the random state kept)."""
+def _recording(init: Callable[..., Any]) -> Callable[..., Any]:
+    """`init`, keeping the arguments in the object (for `_own_settings`)."""
 
     @functools.wraps(init)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         init(self, *args, **kwargs)
-        try:
-            with torch.random.fork_rng(devices=[]):
-                mine = own(*args, **kwargs)
-            settings = [(k, v) for k, v in vars(mine).items() if _is_setting(v)]
-        except Exception:  # noqa: BLE001 - its own __init__ fails (a bug of that task): nothing to read
-            return
-        for key, value in settings:
-            if not hasattr(self, key):
-                setattr(self, key, value)
+        self.__dict__[_MADE_WITH] = (args, kwargs)
 
     return __init__
+
+
+def _own_settings(trusted: type, own: type) -> Callable[[Any, str], Any]:
+    """A __getattr__ for the stand-in class: what the stand-in lacks may be a plain setting that the
+    submission's own __init__ stores (`self.head_dim = E // H`, read by a later task as
+    `self.attn.head_dim`): read, when first asked, from one of its own objects made with the same
+    arguments (the random state kept); none when its __init__ fails."""
+    inherited = getattr(trusted, "__getattr__", None)
+
+    def __getattr__(self: Any, name: str) -> Any:
+        if inherited is not None:
+            try:
+                return inherited(self, name)
+            except AttributeError:
+                pass
+        made = self.__dict__.get(_MADE_WITH)
+        if made is not None and not name.startswith("__"):
+            if _OWN_SETTINGS not in self.__dict__:
+                try:
+                    with torch.random.fork_rng(devices=[]):
+                        mine = own(*made[0], **made[1])
+                    self.__dict__[_OWN_SETTINGS] = {k: v for k, v in vars(mine).items() if _is_setting(v)}
+                except Exception:  # noqa: BLE001 - its own __init__ fails (a bug of that task): nothing to read
+                    self.__dict__[_OWN_SETTINGS] = {}
+            if name in self.__dict__[_OWN_SETTINGS]:
+                return self.__dict__[_OWN_SETTINGS][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    return __getattr__
 
 
 def _is_setting(value: Any) -> bool:
