@@ -282,7 +282,7 @@ class Ownership:
     def makes_new(self, node: ast.AST) -> bool:
         """Whether an expression's value is an object the submission made: a constant, a literal of
         such, a definition, a lambda, arithmetic, what torch computes (torch.zeros(3)), a class called
-        (nn.Linear(4, 4)), or what one of its own objects holds (self.layers[0]). Any other call,
+        (nn.Linear(4, 4), _Ops()), or what one of its own objects holds (self.layers[0]). Any other call,
         a lookup or a name bound otherwise may give a library's object (getattr, type(x), d.get)."""
         if isinstance(node, (ast.Constant, ast.Lambda, ast.BinOp, ast.UnaryOp, ast.JoinedStr, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return True
@@ -292,7 +292,7 @@ class Ownership:
             return all(self.makes_new(v) for v in node.values)
         if isinstance(node, ast.Call):
             base = root(node)
-            return ((isinstance(base, ast.Name) and base.id in self.torch_names) or dotted_name(node.func).rsplit(".", 1)[-1][:1].isupper()
+            return ((isinstance(base, ast.Name) and base.id in self.torch_names) or dotted_name(node.func).rsplit(".", 1)[-1].lstrip("_")[:1].isupper()
                     or self.iterates_own(node) or (isinstance(node.func, ast.Name) and f"{node.func.id}()" in self.names))
         return self.holds_own(node)
 

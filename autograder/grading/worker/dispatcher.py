@@ -154,7 +154,7 @@ class Dispatcher:
             self._stand_in_sets[key] = standins.build(self.stand_ins, list(key), self._stand_in_call, lambda name: self.namespace.get(name))
         missing = object()
         replaced = self._stand_in_sets[key]  # the submission's name -> its stand-in
-        by_identity = {id(self.namespace[name]): stand_in for name, stand_in in replaced.items() if callable(self.namespace.get(name))}
+        by_identity = standins.identities([(self.namespace[name], stand_in) for name, stand_in in replaced.items() if callable(self.namespace.get(name))])
         saved = {name: self.namespace.get(name, missing) for name in replaced}
         self.namespace.update(replaced)
         restore: Callable[[], None] = lambda: None  # noqa: E731
@@ -304,7 +304,7 @@ class Dispatcher:
         return handle
 
     def op_describe(self, request: dict) -> dict:
-        """A module's parameters (name -> shape), its training flag and its submodules' classes."""
+        """A module's parameters (name -> shape), its training flag and its submodules' classes (and their bases)."""
         obj = self._object(request["handle"])
         if not isinstance(obj, torch.nn.Module):
             return {"module": False, "type": type(obj).__name__}
@@ -316,6 +316,10 @@ class Dispatcher:
             # made first (self.W_q = self.layers["q"]) is still W_q, as state_dict() says
             "parameters": {n: list(p.shape) for n, p in obj.named_parameters(remove_duplicate=False)},
             "children": {n: _layer_class(c) for n, c in obj.named_modules(remove_duplicate=False) if n},
+            # the classes each submodule is an instance of (a subclass of the submission's own
+            # MultiHeadAttention is one too), nearest first, up to nn.Module
+            "lineage": {n: [k.__name__ for k in type(c).__mro__[:type(c).__mro__.index(torch.nn.Module)]]
+                        for n, c in obj.named_modules(remove_duplicate=False) if n},
             "attributes": {n: type(v).__name__ for n, v in vars(obj).items() if not n.startswith("_")},
             "dropout_p": {n: float(m.p) for n, m in obj.named_modules(remove_duplicate=False) if isinstance(m, torch.nn.Dropout)},
         }
