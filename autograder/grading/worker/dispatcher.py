@@ -488,14 +488,21 @@ class _FunctionNames(torch.overrides.TorchFunctionMode):
 
 
 class _AtenOps(TorchDispatchMode):
-    """Every aten operator that runs, however it was reached (torch.ops, C-level calls, aliases)."""
+    """Every aten operator that runs, however it was reached (torch.ops, C-level calls, aliases).
 
-    def __init__(self, seen: set[str]):
+    A tensor subclass with its own __torch_dispatch__ among the arguments (`types`) is handed the
+    operator with this mode switched off: whatever its __torch_dispatch__ runs (a library softmax)
+    is not seen. That it ran is noted (`subclassed`), never what it ran."""
+
+    def __init__(self, seen: set[str], subclassed: list[bool]):
         super().__init__()
         self.seen = seen
+        self.subclassed = subclassed
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self.seen.add(str(func))  # aten._softmax.default
+        if not self.subclassed and any(kind is not torch.Tensor for kind in types):  # torch's own calls may list Tensor itself
+            self.subclassed.append(True)
         return func(*args, **(kwargs or {}))
 
 
@@ -509,7 +516,8 @@ class OpTracer:
     def __init__(self) -> None:
         self.functions: set[str] = set()
         self.aten: set[str] = set()
-        self._modes = (_FunctionNames(self.functions), _AtenOps(self.aten))
+        self.subclassed: list[bool] = []  # a tensor subclass's own __torch_dispatch__ ran (untraced)
+        self._modes = (_FunctionNames(self.functions), _AtenOps(self.aten, self.subclassed))
 
     def __enter__(self) -> OpTracer:
         for mode in self._modes:
@@ -521,7 +529,7 @@ class OpTracer:
             mode.__exit__(*exc)
 
     def report(self) -> dict:
-        return {"ops": sorted(self.functions)[:MAX_TRACED_NAMES], "aten": sorted(self.aten)[:MAX_TRACED_NAMES]}
+        return {"ops": sorted(self.functions)[:MAX_TRACED_NAMES], "aten": sorted(self.aten)[:MAX_TRACED_NAMES], "subclassed": bool(self.subclassed)}
 
 
 def threads_seen() -> tuple[frozenset[int], int | None]:
