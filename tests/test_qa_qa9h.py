@@ -9,14 +9,17 @@ a traced call (`subclassed`), and a rule cannot be checked then (as for another 
 """
 from __future__ import annotations
 
+import pytest
 import torch
 
+from autograder.assignments.attention.checks.carried import trusted_answer
 from autograder.grading.integrity.flags import EVASION
 from autograder.grading.integrity.rules import judge
 from autograder.grading.integrity.static import analyze
 from autograder.assignment import current
 from autograder.assignments.attention.rules import SOFTMAX_BY_HAND
 from autograder.grading.worker.dispatcher import OpTracer, probe_tracer
+from autograder.grading.worker.standins import StandInRefused
 
 
 class _Answers(torch.Tensor):
@@ -57,3 +60,28 @@ def test_plain_tensors_parameters_and_autograd_functions_are_no_subclass():
         Double.apply(weight).sum().backward()
         torch.nn.functional.linear(torch.ones(2, 3), weight[None]).softmax(-1)
     assert not tracer.report()["subclassed"]
+
+
+@pytest.mark.parametrize("name, tensors, options", [
+    # small inputs whose mask broadcasts the weights to 33.5 million numbers (the inputs hold 131,328)
+    ("masked_softmax", [torch.zeros(256, 1), torch.ones(512, 1, 256, dtype=torch.bool)], {}),
+    ("scaled_dot_product_attention", [torch.zeros(1, 256, 1), torch.zeros(1, 256, 1), torch.zeros(1, 256, 1), torch.ones(512, 1, 1, dtype=torch.bool)], {}),
+    ("MultiHeadAttention", [torch.zeros(1, 256, 2), None, None, torch.ones(512, 1, 1, 1, dtype=torch.bool), *[torch.zeros(2, 2), torch.zeros(2)] * 4],
+     {"num_heads": 1, "dropout": 0.0, "training": False, "seed": 0}),
+])
+def test_a_mask_cannot_make_the_grader_compute_huge_weights(name, tensors, options):
+    """A stand-in's inputs are bounded, and so must be what their mask broadcasts them to: the
+    trusted answer is computed in the grader's process (mask_broadcast_to_grader)."""
+    if name == "MultiHeadAttention":
+        tensors[1] = tensors[2] = tensors[0]
+    with pytest.raises(StandInRefused, match="attention weights would hold"):
+        trusted_answer({"kind": "forward", "name": name, "tensors": tensors, "options": options})
+
+
+def test_right_sized_stand_in_calls_are_answered():
+    scores, mask = torch.zeros(2, 3, 4, 5), torch.ones(4, 5, dtype=torch.bool).tril()
+    weights = trusted_answer({"kind": "forward", "name": "masked_softmax", "tensors": [scores, mask], "options": {}})
+    assert weights.shape == (2, 3, 4, 5)
+    q = torch.zeros(2, 3, 4, 6)
+    output, weights = trusted_answer({"kind": "forward", "name": "scaled_dot_product_attention", "tensors": [q, q, q, torch.ones(2, 1, 4, 4, dtype=torch.bool)], "options": {}})
+    assert output.shape == (2, 3, 4, 6) and weights.shape == (2, 3, 4, 4)
