@@ -19,6 +19,7 @@ from autograder.grading.integrity.static import analyze
 from autograder.assignment import current
 from autograder.assignments.attention.rules import SOFTMAX_BY_HAND
 from autograder.grading.worker.dispatcher import OpTracer, probe_tracer
+from autograder.grading.worker import standins
 from autograder.grading.worker.standins import StandInRefused
 
 
@@ -85,3 +86,41 @@ def test_right_sized_stand_in_calls_are_answered():
     q = torch.zeros(2, 3, 4, 6)
     output, weights = trusted_answer({"kind": "forward", "name": "scaled_dot_product_attention", "tensors": [q, q, q, torch.ones(2, 1, 4, 4, dtype=torch.bool)], "options": {}})
     assert output.shape == (2, 3, 4, 6) and weights.shape == (2, 3, 4, 4)
+
+
+def test_a_property_of_the_submissions_class_does_not_hide_the_stand_ins_attributes():
+    """The stand-in class keeps the submission's own extra methods and properties, but not one
+    named like what the stand-in's own code uses: a read-only `num_heads` property made the
+    stand-in's __init__ fail (`self.num_heads = ...`), and D lost 11 of 12 points for C's bug
+    (honest_num_heads_property)."""
+
+    class StandIn(torch.nn.Module):
+        def __init__(self, embed_dim: int, num_heads: int):
+            super().__init__()
+            self.embed_dim, self.num_heads = embed_dim, num_heads
+            self.W_q = torch.nn.Linear(embed_dim, embed_dim)
+
+        def forward(self, x):
+            return [layer(x) for layer in (self.W_q,)][0] * self.num_heads
+
+    class Own(torch.nn.Module):
+        def __init__(self, embed_dim: int, num_heads: int):
+            super().__init__()
+            self._heads = num_heads
+            self.layers = torch.nn.ModuleList([torch.nn.Linear(embed_dim, embed_dim)])
+
+        @property
+        def num_heads(self) -> int:
+            return self._heads
+
+        @property
+        def W_q(self):
+            return self.layers[0]
+
+        def describe(self) -> str:
+            return f"{self.num_heads} heads"
+
+    fitted = standins.fitted(StandIn, Own, "MultiHeadAttention")
+    layer = fitted(4, 2)
+    assert layer.num_heads == 2 and isinstance(layer.W_q, torch.nn.Linear) and layer(torch.ones(1, 4)).shape == (1, 4)
+    assert layer.describe() == "2 heads"  # a helper of its own is still there

@@ -132,7 +132,8 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
 
     A class keeps the methods the submission's own class has and the stand-in lacks (a classmethod
     `from_config`, a helper, a property): the later code may call them on the class it thinks is
-    its own. Plain values are left out: a class constant named like a layer would hide it.
+    its own. Plain values are left out: a class constant named like a layer would hide it; so is
+    what the stand-in's own code uses (its `num_heads`, `W_q`: a property of that name would hide it).
 
     A result comes back as the named tuple the submission's own code returns (`res.output` in a
     later task reads it as from its own function): see `_named_result`."""
@@ -143,12 +144,26 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
         if named := _named_result(getattr(own, "forward", None)):
             methods["forward"] = _returning(named, methods["forward"] or stand_in.forward)
         methods = {m: f for m, f in methods.items() if f is not None}
-        extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k)
+        theirs = _names_used(stand_in)  # what the stand-in's own code reads or sets on itself stays its own
+        extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k) and k not in theirs
                   and isinstance(v := inspect.getattr_static(own, k), (types.FunctionType, staticmethod, classmethod, property))}
         return type(stand_in.__name__, (stand_in,), {**extras, **methods, "__qualname__": stand_in.__qualname__}) if methods or extras else stand_in
     call = _fit(stand_in, own, name) or stand_in
     named = _named_result(own)
     return _returning(named, call) if named else call
+
+
+def _names_used(cls: type) -> set[str]:
+    """Every name the code of a stand-in class's own functions uses (`self.num_heads = ...` in its
+    __init__, `self.W_q` in its forward): a property of the submission's class by such a name
+    would take the place of the stand-in's attribute (a read-only `num_heads` made its __init__ fail)."""
+    codes = [f.__code__ for f in vars(cls).values() if isinstance(f, types.FunctionType)]
+    names: set[str] = set()
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
 
 
 def _named_result(own: Any) -> type | None:
