@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from autograder.assignments.attention.checks.carried import trusted_answer
-from autograder.grading.integrity.flags import EVASION
+from autograder.grading.integrity.flags import EVASION, LIBRARY_PATCH
 from autograder.grading.integrity.rules import judge
 from autograder.grading.integrity.static import analyze
 from autograder.assignment import current
@@ -124,3 +124,23 @@ def test_a_property_of_the_submissions_class_does_not_hide_the_stand_ins_attribu
     layer = fitted(4, 2)
     assert layer.num_heads == 2 and isinstance(layer.W_q, torch.nn.Linear) and layer(torch.ones(1, 4)).shape == (1, 4)
     assert layer.describe() == "2 heads"  # a helper of its own is still there
+
+
+JSON = "import json\nimport torch\n_f = print\n"
+
+
+@pytest.mark.parametrize("source, patched", [
+    # an instance's __class__ is its library class (patch_through_instance_class: A 32/32 before)
+    (JSON + "_encoder = json.JSONEncoder().__class__\n_encoder.iterencode = _f\n", True),
+    (JSON + "_e = json.JSONEncoder()\n_e.__class__.iterencode = _f\n", True),
+    (JSON + "setattr(json.JSONEncoder().__class__, 'iterencode', _f)\n", True),
+    (JSON + "def attention_scores(q, k):\n    q.__class__.exp = _f\n", True),
+    (JSON + "_w = torch.nn.Linear(2, 2).weight\n_w.__class__.detach = _f\n", True),
+    # ... and a class of the submission's own, reached the same way, stays no patch
+    ("class Counter:\n    count = 0\n    def bump(self):\n        self.__class__.count += 1\n", False),
+    ("class Tagged:\n    pass\n_t = Tagged()\n_t.__class__.label = 'x'\n", False),
+    ("import torch\nclass Block(torch.nn.Module):\n    def forward(self, x):\n        self.__class__.calls = getattr(self.__class__, 'calls', 0) + 1\n        return x\n", False),
+])
+def test_a_patch_through_an_instances_class_is_found(source, patched):
+    facts = analyze(((1, source),), (), current().library_names(), own={"attention"})
+    assert any(f.code == LIBRARY_PATCH for f in facts.findings) == patched, facts.findings

@@ -302,9 +302,13 @@ class Ownership:
     def holds_own(self, node: ast.AST) -> bool:
         """Whether a name, attribute or subscript chain reaches only what the submission made: it
         starts from an own name (or self, cls) and no attribute on the way was given a value that
-        may be a library's (`Box.target` after `target = json` in Box's body)."""
+        may be a library's (`Box.target` after `target = json` in Box's body). An object's
+        `__class__` is its class, which the submission did not make where the object is a library
+        class's instance (`json.JSONEncoder().__class__` is json.JSONEncoder): own only on self."""
         while isinstance(node, (ast.Attribute, ast.Subscript)):
             if isinstance(node, ast.Attribute) and node.attr in self.given and node.attr not in self.attributes:
+                return False
+            if isinstance(node, ast.Attribute) and node.attr == "__class__" and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
                 return False
             node = node.value
         if isinstance(node, ast.Call):
