@@ -144,3 +144,28 @@ JSON = "import json\nimport torch\n_f = print\n"
 def test_a_patch_through_an_instances_class_is_found(source, patched):
     facts = analyze(((1, source),), (), current().library_names(), own={"attention"})
     assert any(f.code == LIBRARY_PATCH for f in facts.findings) == patched, facts.findings
+
+
+def test_the_stand_ins_walk_does_not_read_a_large_table_item_by_item():
+    """rebind walked every item of every list it met (an atom cost no visit of its budget): a
+    module-level table of 3 million numbers cost ~1 s in every request with stand-ins, and an
+    honest submission's carried-forward checks timed out (honest_big_module_table: A 15, D 8).
+    A container larger than the items left is not walked; an alias elsewhere is still found."""
+
+    class Table(list):
+        read = 0
+
+        def __iter__(self):
+            Table.read += 1
+            return super().__iter__()
+
+    def own() -> None: ...
+
+    def stand_in() -> None: ...
+
+    table = Table([0.0] * (standins.MAX_REBIND_ITEMS + 1))
+    module = {"TABLE": table, "ALIASES": {"softmax": own}, "LIST": [own]}
+    restore = standins.rebind([module], {id(own): stand_in}, lambda obj: False)
+    assert Table.read == 0 and module["ALIASES"]["softmax"] is stand_in and module["LIST"][0] is stand_in
+    restore()
+    assert module["ALIASES"]["softmax"] is own and module["LIST"][0] is own

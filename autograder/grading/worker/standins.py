@@ -259,6 +259,7 @@ def _at_default(parameter: inspect.Parameter, value: Any) -> bool:
 # every reference the submission's code holds to a replaced object
 # ---------------------------------------------------------------------------------------------
 MAX_REBIND_VISITS = 20_000  # containers, functions, classes and objects looked at per request
+MAX_REBIND_ITEMS = 200_000  # items of dicts, lists and tuples looked at per request (a container larger than what is left is not walked)
 _ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None),  # hold nothing the walk would follow:
                     types.BuiltinFunctionType, types.ModuleType, types.MethodWrapperType})  # a module's globals (builtins too) are no place it looks
 
@@ -279,9 +280,18 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
     (`def sdpa(q, k, v, mask=None, softmax=masked_softmax)`), a closure, a functools.partial, a
     class attribute (plain, staticmethod or classmethod), a dict, list or tuple, an attribute of
     an object of its own class. Walked from `roots` (the submission's module globals, its objects),
-    through those places only, into functions and classes that `owned(obj)` says are its own."""
+    through those places only, into functions and classes that `owned(obj)` says are its own.
+    A dict, list or tuple larger than what is left of MAX_REBIND_ITEMS is not walked (data: a
+    module-level table of numbers), so the walk costs the same for any submission."""
     undo: list[Callable[[], None]] = []
     seen: set[int] = set()
+    items_left = [MAX_REBIND_ITEMS]  # a table of 3 million numbers is data, not where an alias lives: walked whole, it cost ~1 s a request
+
+    def affordable(container: Any) -> bool:
+        if len(container) > items_left[0]:
+            return False
+        items_left[0] -= len(container)
+        return True
 
     def fresh(value: Any) -> Any:
         """What a reference to `value` holds during the request (the same object, changed inside, when nothing is replaced)."""
@@ -298,6 +308,8 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
             return value
 
     def _inside(value: Any) -> Any:
+        if isinstance(value, (dict, list, tuple)) and not affordable(value):
+            return value
         if isinstance(value, dict):
             for key, item in sorted(value.items(), key=_size):  # functions first, the largest containers last
                 _put(value.__setitem__, key, item, fresh(item))
