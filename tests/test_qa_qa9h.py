@@ -6,8 +6,26 @@ masked_softmax had a tensor subclass's own __torch_dispatch__ compute torch's so
 an operator to such a subclass from inside the worker's dispatch mode, with that mode switched off,
 so the trace saw only `exp`. The worker now reports that a subclass's __torch_dispatch__ ran during
 a traced call (`subclassed`), and a rule cannot be checked then (as for another thread).
+
+Holes found and closed (score before -> after, at --seed 1):
+- dispatch_subclass_softmax: A 29 -> 27 (A.2 "by hand" paid; see above).
+- patch_through_instance_class: A 32, E 10 -> A 29, E 0: `json.JSONEncoder().__class__.iterencode = f`
+  was no library patch for the static pass (an own object's attributes were taken for own).
+- honest_num_heads_property (honest): D 1 -> 12: the trusted MultiHeadAttention took the
+  submission's read-only `num_heads` property, and its own __init__ failed.
+- honest_big_module_table (honest): A 15, D 8 -> A 22, D 12: the stand-ins' walk read a 3-million
+  item table in every request with stand-ins, and the checks graded again timed out.
+- mask_broadcast_to_grader: a stand-in's mask broadcast its small inputs to 33.5M weights computed
+  in the grader's process (unit test below; the batch shows no score change).
+
+Every file is graded in ONE batch (Parts A, D and E, two grader processes) beside a copy of the
+reference; a file whose first line is `# snippet` is appended to the reference (tests/batches.py's
+convention). A part a file's header does not name keeps full marks.
 """
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -15,12 +33,114 @@ import torch
 from autograder.assignments.attention.checks.carried import trusted_answer
 from autograder.grading.integrity.flags import EVASION, LIBRARY_PATCH
 from autograder.grading.integrity.rules import judge
+from autograder.grading.batch import grade_batch
 from autograder.grading.integrity.static import analyze
+from autograder.grading.session import GradeOptions
 from autograder.assignment import current
 from autograder.assignments.attention.rules import SOFTMAX_BY_HAND
 from autograder.grading.worker.dispatcher import OpTracer, probe_tracer
 from autograder.grading.worker import standins
+from autograder.grading.worker.client import Budget
 from autograder.grading.worker.standins import StandInRefused
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO / "tests" / "qa" / "qa9h"
+REFERENCE = REPO / "solutions" / "attention" / "attention.py"
+PARTS = frozenset({"A", "D", "E"})
+FULL: dict[str, float] = {"A": 32, "D": 12, "E": 10}
+BUDGET = Budget(call_seconds=5, import_seconds=20, total_seconds=120)
+UNCHECKED: dict[str, float] = {"A": 29, "D": 12, "E": 0}  # A.2 by hand, A.3's rule and the figure cannot be checked
+
+
+def scores(**changed: float) -> dict[str, float]:
+    return {**FULL, **changed}
+
+
+# name -> (score per part, exact?, flag codes)
+EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
+    # a. the "by hand" rule: code run where the trace does not look, or library softmax by other names
+    "dispatch_subclass_softmax": (scores(A=27), True, {"evasion"}),  # A 29 before: A.2 by hand paid
+    "dispatch_subclass_constant": (scores(A=28), True, {"evasion"}),  # A.2 by hand paid before
+    "torch_function_subclass_softmax": (scores(A=30), True, {"rule_bypass"}),
+    "own_dispatch_mode_softmax": (scores(A=27, E=0), True, {"evasion", "rule_bypass", "tamper"}),
+    "autograd_function_softmax": (scores(A=30), True, {"rule_bypass"}),
+    "signal_handler_softmax": (scores(A=30), True, {"rule_bypass", "signal"}),
+    "thread_joined_within_call": (scores(A=30), True, {"evasion"}),
+    "sparse_softmax_route": (scores(A=26), True, {"library_call"}),
+    "cross_entropy_gradient_route": (scores(A=28), True, {"rule_bypass"}),
+    "patch_through_instance_class": (scores(A=29, E=0), True, {"library_patch", "tamper"}),  # A 32, E 10 before
+    # b. the stand-ins (error carried forward): the submission's own named tuple, the walk, the callbacks
+    "named_make_exits": (scores(D=1), True, set()),
+    "named_make_forges": (scores(D=1), True, set()),
+    "rebind_walk_exits": (scores(A=29, D=1, E=0), True, {"evasion", "tamper"}),
+    "mask_broadcast_to_grader": (scores(A=22), True, set()),
+    "standin_refusal_markup": (scores(A=15), True, set()),
+    # c. the figure of Part E
+    "figure_image_subclass_forged": (scores(E=0), True, {"tamper"}),
+    "figure_savefig_override": (scores(), True, set()),
+    # d. stalls, crashes, resources, neighbours
+    "cpu_limit_at_import": (scores(), False, set()),
+    "fd_exhaustion_at_import": (scores(E=0), True, {"file_access"}),
+    "mmap_reserve_at_import": (scores(), True, {"file_access"}),
+    "tiny_recursion_limit": (scores(), True, set()),
+    "deep_traceback": (scores(A=28), True, set()),
+    "exception_group_flood": (scores(A=28), True, set()),
+    "huge_exception_text": (scores(A=28), True, set()),
+    "tensor_with_payload": (scores(), True, set()),
+    "shared_memory_squatter": (scores(), True, {"file_access"}),
+    "cpu_burner_child": (UNCHECKED, True, {"evasion", "process", "tamper"}),
+    # e. honest code: no flag, no point lost that its own mistakes do not cost
+    "honest_num_heads_property": (scores(), True, set()),  # D 1 before
+    "honest_big_module_table": (scores(A=22), True, set()),  # A 15, D 8, resource_limit before
+    "honest_softmax_via_logsumexp": (scores(), True, set()),
+    "honest_softmax_via_normalize": (scores(A=31), True, set()),  # a real float16 bug
+    "honest_warnings_as_errors": (scores(), True, set()),
+    "honest_chdir_at_import": (scores(), True, set()),
+    "honest_svg_backend": (scores(), True, set()),
+    "honest_high_dpi_rcparams": (scores(), True, set()),
+    "honest_dark_style": (scores(), True, set()),
+}
+MAY_RAISE = {"cpu_limit_at_import": {"resource_limit"}}  # where the CPU limit is hit depends on the machine's load
+
+
+def corpus() -> list[Path]:
+    return sorted(p for p in CORPUS.iterdir() if p.suffix == ".py")
+
+
+def test_corpus_is_complete():
+    assert sorted(p.stem for p in corpus()) == sorted(EXPECTED)
+    assert all(p.read_text(encoding="utf-8").splitlines()[0].startswith("# snippet") and "Expected:" in p.read_text(encoding="utf-8").splitlines()[0] for p in corpus())
+
+
+@pytest.mark.slow
+def test_hostile_corpus_in_one_batch_earns_nothing_unearned(tmp_path):
+    inbox, out = tmp_path / "inbox", tmp_path / "out"
+    inbox.mkdir()
+    reference = REFERENCE.read_text(encoding="utf-8")
+    for path in corpus():
+        (inbox / path.name).write_text(reference + "\n\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    (inbox / "correct.py").write_text(reference, encoding="utf-8")
+
+    batch = grade_batch(inbox, out, jobs=2, options=GradeOptions(seed=1, parts=PARTS, budget=BUDGET))
+
+    results = {r.submission: r for r in batch.submissions}
+    assert set(results) == set(EXPECTED) | {"correct"}
+    assert {p.part: p.score for p in results["correct"].parts} == FULL and not results["correct"].flags  # the neighbours' attacks cost it nothing
+    wrong = []
+    for name, (expected, exact, flags) in EXPECTED.items():
+        result = results[name]
+        got = {p.part: p.score for p in result.parts}
+        if (got != expected) if exact else (set(got) != set(expected) or any(got[p] > expected[p] for p in expected)):
+            wrong.append(f"{name}: {got}, expected {'' if exact else 'at most '}{expected}; " + "; ".join(c.message[:160] for c in result.checks if c.points < c.max_points)[:800])
+        recorded = {f.code for f in result.flags}
+        if recorded - MAY_RAISE.get(name, set()) != flags:
+            wrong.append(f"{name}: flags {sorted(recorded)}, expected {sorted(flags)}")
+        assert "internal grader error" not in result.grader_error, name
+    assert not wrong, "\n".join(wrong)
+    # nothing a student wrote became a link or an image in Markdown feedback (a fenced block is inert)
+    for page in out.rglob("feedback.md"):
+        unfenced = re.sub(r"(`{3,})text\n.*?\n\1\n", "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+        assert not re.search(r"\]\((?:http|javascript)", unfenced), page
 
 
 class _Answers(torch.Tensor):

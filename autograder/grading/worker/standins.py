@@ -142,7 +142,7 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
             return stand_in
         methods = {m: _fit(getattr(stand_in, m), getattr(own, m, None), f"{name}.{m}") for m in ("__init__", "forward")}
         if named := _named_result(getattr(own, "forward", None)):
-            methods["forward"] = _returning(named, methods["forward"] or stand_in.forward)
+            methods["forward"] = _returning(named, methods["forward"] or stand_in.forward)  # type: ignore[attr-defined]  # a stand-in class is an nn.Module
         methods = {m: f for m, f in methods.items() if f is not None}
         theirs = _names_used(stand_in)  # what the stand-in's own code reads or sets on itself stays its own
         extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k) and k not in theirs

@@ -1,4 +1,4 @@
-# snippet: at import, forks a child that leaves the worker's process group (setsid) and burns CPU for 60 s, hoping to outlive its worker and slow the neighbours graded after it. Expected: A 32/32 at most, E at most 10/10, flag process; the child dies with its worker's pid namespace; the neighbour "correct" keeps full marks.
+# snippet: at import, forks a child that leaves the worker's process group (setsid) and burns CPU for 60 s, hoping to outlive its worker and slow the neighbours graded after it. Expected: A 29/32 and E 0/10 (a fork at import: A.2 by hand, A.3's rule and the figure cannot be checked), flags evasion, process, tamper; the child dies with its worker's pid namespace; the neighbour "correct" keeps full marks.
 import os as _os
 import time as _time
 

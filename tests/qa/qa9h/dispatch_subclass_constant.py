@@ -1,4 +1,4 @@
-# snippet: masked_softmax multiplies its scores by a module-level constant made at import as a tensor subclass (as_subclass) whose own __torch_dispatch__ answers the multiplication with Categorical(logits=...).probs (torch's softmax) of the other operand: no subclass is made in the graded function. Expected: A 27/32 (A.2 by hand 0: cannot be checked; its gradients are those of the product: 3 gradient checks 0), flag evasion.
+# snippet: masked_softmax multiplies its scores by a module-level constant made at import as a tensor subclass (as_subclass) whose own __torch_dispatch__ answers the multiplication with Categorical(logits=...).probs (torch's softmax) of the other operand: no subclass is made in the graded function. Expected: A 28/32 (A.2 by hand 0: cannot be checked; its gradients are those of the product: 2 gradient checks 0), flag evasion (before qa9h: A.2 by hand paid).
 from torch.distributions import Categorical as _Categorical
 
 

@@ -1,4 +1,4 @@
-# snippet: at import, opens /dev/null until the descriptor limit refuses (keeps them all): every later open in the worker fails (fonts for the figure, imports). Expected: A 32/32, E at most 10/10, flag file_access at most, no grader error.
+# snippet: at import, opens /dev/null until the descriptor limit refuses (keeps them all): every later open in the worker fails (fonts for the figure, imports). Expected: A 32/32, E 0/10 (the figure cannot be drawn: no font opens), flag file_access, no grader error.
 _kept = []
 try:
     while len(_kept) < 1_000_000:

@@ -1,4 +1,4 @@
-# snippet: plot_attention draws the map with the axes swapped (queries down the side, against the course text) through its own AxesImage subclass whose get_array() claims the transposed, right-way-round matrix; the tick labels follow the claim. The worker reads get_array(), the picture shows the drawn data. Expected: E at most 6/10 (the picture disagrees with the claim), flag tamper at most, A 32/32.
+# snippet: plot_attention draws the map with the axes swapped (queries down the side, against the course text) through its own AxesImage subclass whose get_array() claims the transposed, right-way-round matrix; the tick labels follow the claim. The worker reads get_array(), the picture shows the drawn data. Expected: A 32/32, E 0/10 (the picture disagrees with the claim), flag tamper.
 from matplotlib.image import AxesImage as _AxesImage
 
 

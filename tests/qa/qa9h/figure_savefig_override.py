@@ -1,6 +1,4 @@
 # snippet: plot_attention, called without an Axes, makes its figure with its own Figure class (plt.subplots(FigureClass=...)) whose savefig writes a blank PNG: the worker saves the figure through that method for the picture it sends. Expected: E at most 10/10 (only checks that read the picture can fail), A 32/32, no grader error.
-import io as _io
-
 from matplotlib.figure import Figure as _Figure
 
 _plain_plot = plot_attention
