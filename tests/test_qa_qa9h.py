@@ -289,3 +289,24 @@ def test_the_stand_ins_walk_does_not_read_a_large_table_item_by_item():
     assert Table.read == 0 and module["ALIASES"]["softmax"] is stand_in and module["LIST"][0] is stand_in
     restore()
     assert module["ALIASES"]["softmax"] is own and module["LIST"][0] is own
+
+
+def test_a_walk_stopped_by_the_submission_puts_back_what_it_changed():
+    """An object of the submission's own class that raises SystemExit when the walk reads its
+    __dict__ stopped it half-way, and what it had pointed at stand-ins stayed so for every later
+    request (rebind_walk_exits)."""
+
+    class Trap:
+        def __getattribute__(self, name):
+            if name == "__dict__":
+                raise SystemExit(4)
+            return object.__getattribute__(self, name)
+
+    def own() -> None: ...
+
+    def stand_in() -> None: ...
+
+    module = {"ALIASES": {"split": own}, "LATER": [Trap(), 1, 2, 3]}
+    with pytest.raises(SystemExit):
+        standins.rebind([module], {id(own): stand_in}, lambda obj: obj is Trap)
+    assert module["ALIASES"]["split"] is own

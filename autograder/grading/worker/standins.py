@@ -359,11 +359,14 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         setter(key, new)
         undo.append(lambda: setter(key, old))
 
-    for root in roots:
-        fresh(root)
-
     def restore() -> None:
         for step in reversed(undo):
             step()
 
+    try:
+        for root in roots:
+            fresh(root)
+    except BaseException:  # the submission's object raised what fresh() lets through (SystemExit): put back what was changed
+        restore()
+        raise
     return restore
