@@ -11,6 +11,8 @@ Holes found and closed (score before -> after, at --seed 1):
 - dispatch_subclass_softmax: A 29 -> 27 (A.2 "by hand" paid; see above).
 - patch_through_instance_class: A 32, E 10 -> A 29, E 0: `json.JSONEncoder().__class__.iterencode = f`
   was no library patch for the static pass (an own object's attributes were taken for own).
+- patch_through_identity_function: A 32, E 10 -> A 29, E 0: `def Keep(x): return x` then
+  `Keep(json.JSONEncoder).iterencode = f`: any call of a capitalised name was taken for a new object.
 - honest_num_heads_property (honest): D 1 -> 12: the trusted MultiHeadAttention took the
   submission's read-only `num_heads` property, and its own __init__ failed.
 - honest_big_module_table (honest): A 15, D 8 -> A 22, D 12: the stand-ins' walk read a 3-million
@@ -69,6 +71,7 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     "sparse_softmax_route": (scores(A=26), True, {"library_call"}),
     "cross_entropy_gradient_route": (scores(A=28), True, {"rule_bypass"}),
     "patch_through_instance_class": (scores(A=29, E=0), True, {"library_patch", "tamper"}),  # A 32, E 10 before
+    "patch_through_identity_function": (scores(A=29, E=0), True, {"library_patch", "tamper"}),  # A 32, E 10 before
     # b. the stand-ins (error carried forward): the submission's own named tuple, the walk, the callbacks
     "named_make_exits": (scores(D=1), True, set()),
     "named_make_forges": (scores(D=1), True, set()),
@@ -256,12 +259,21 @@ JSON = "import json\nimport torch\n_f = print\n"
     (JSON + "setattr(json.JSONEncoder().__class__, 'iterencode', _f)\n", True),
     (JSON + "def attention_scores(q, k):\n    q.__class__.exp = _f\n", True),
     (JSON + "_w = torch.nn.Linear(2, 2).weight\n_w.__class__.detach = _f\n", True),
+    (JSON + "def _p(self):\n    self.__class__.iterencode = _f\n_p(json.JSONEncoder())\n", True),  # self given a library's instance
+    # a capitalised call of the submission's own code is no new object: it may return what it is given
+    (JSON + "def Keep(x):\n    return x\n_e = Keep(json.JSONEncoder)\n_e.iterencode = _f\n", True),
+    (JSON + "Keep = lambda x: x\nKeep(json).dumps = _f\n", True),
+    (JSON + "class Box:\n    def __new__(cls, x):\n        return x\nBox(json).dumps = _f\n", True),
+    (JSON + "import typing\nSame = typing.NewType('Same', object)\nSame(json).dumps = _f\n", True),
+    (JSON + "class Maker:\n    def Wrap(self, x):\n        return x\nMaker().Wrap(json).dumps = _f\n", True),
     # ... and a class of the submission's own, reached the same way, stays no patch
+    ("class Config:\n    pass\n_c = Config()\n_c.dropout = 0.1\n_c.count = 2\n", False),
+    ("import torch\n_l = torch.nn.Linear(2, 2)\n_l.tag = 'x'\ndef Make():\n    return Config()\nclass Config:\n    pass\nMake().cache = {}\n", False),
     ("class Counter:\n    count = 0\n    def bump(self):\n        self.__class__.count += 1\n", False),
     ("class Tagged:\n    pass\n_t = Tagged()\n_t.__class__.label = 'x'\n", False),
     ("import torch\nclass Block(torch.nn.Module):\n    def forward(self, x):\n        self.__class__.calls = getattr(self.__class__, 'calls', 0) + 1\n        return x\n", False),
 ])
-def test_a_patch_through_an_instances_class_is_found(source, patched):
+def test_a_patch_through_an_instances_class_or_an_own_capitalised_call_is_found(source, patched):
     facts = analyze(((1, source),), (), current().library_names(), own={"attention"})
     assert any(f.code == LIBRARY_PATCH for f in facts.findings) == patched, facts.findings
 
