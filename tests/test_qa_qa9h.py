@@ -322,3 +322,25 @@ def test_a_walk_stopped_by_the_submission_puts_back_what_it_changed():
     with pytest.raises(SystemExit):
         standins.rebind([module], {id(own): stand_in}, lambda obj: obj is Trap)
     assert module["ALIASES"]["split"] is own
+
+
+def test_a_thread_a_notebook_cell_started_before_grading_is_not_the_kernels():
+    """In nbgrader the student's cells run in the kernel before the grader's Dispatcher is made:
+    every thread alive then was taken for the kernel's own, so a logging QueueListener started at
+    import that computed torch's softmax for masked_softmax scored A 32/32 in-process (29 in a
+    worker). Only the kernel's machinery (and the calling thread) is ambient now."""
+    import logging.handlers
+    import queue
+
+    from autograder.grading.worker.dispatcher import Dispatcher, kernel_threads, ran_elsewhere, threads_seen
+
+    listener = logging.handlers.QueueListener(queue.Queue())
+    listener.start()
+    try:
+        dispatcher = Dispatcher({})
+        ident = listener._thread.ident  # type: ignore[attr-defined]
+        assert ident not in dispatcher._ambient and ident not in kernel_threads()
+        assert ran_elsewhere(threads_seen(), threads_seen(), dispatcher._ambient)
+    finally:
+        listener.stop()
+    assert not ran_elsewhere(threads_seen(), threads_seen(), Dispatcher({})._ambient)
