@@ -159,6 +159,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{where} cannot be checked for this rule: code ran in another thread or process during the call, where the grader cannot trace it (see the rules in the README)",
         "zh": "无法检查 {where} 是否遵守这条规则：调用期间有代码在另一个线程或进程中运行，评分器无法追踪（见 README 中的规则）",
     },
+    "rule_subclassed": {
+        "en": "{where} cannot be checked for this rule: a tensor subclass's own __torch_dispatch__ ran during the call, where the grader cannot trace it (see the rules in the README)",
+        "zh": "无法检查 {where} 是否遵守这条规则：调用期间运行了张量子类自己的 __torch_dispatch__，评分器无法追踪（见 README 中的规则）",
+    },
     "rule_untraced": {"en": "the grader could not trace {where}: code in your file switched its tracing off", "zh": "评分器无法追踪 {where}：你文件中的代码关闭了它的追踪"},
     "figure_untrusted": {
         "en": "the figure cannot be graded: your file uses {found}, which can change what the grader reads from it",

@@ -278,6 +278,9 @@ class Ownership:
     given: frozenset[str]
     torch_names: frozenset[str]
     modules_given: frozenset[str] = frozenset()  # names given an imported module or class as such (`install(plt)`'s parameter)
+    written: frozenset[str] = frozenset()  # names the submission binds itself (def, class, lambda, assignment): its own code, whatever their case
+    constructors: frozenset[str] = frozenset()  # its classes whose call makes a new instance (no __new__, no metaclass)
+    own_class_receivers: frozenset[str] = frozenset()  # self/cls where no call places anything but its own classes' instances in them
 
     def makes_new(self, node: ast.AST) -> bool:
         """Whether an expression's value is an object the submission made: a constant, a literal of
@@ -292,7 +295,10 @@ class Ownership:
             return all(self.makes_new(v) for v in node.values)
         if isinstance(node, ast.Call):
             base = root(node)
-            return ((isinstance(base, ast.Name) and base.id in self.torch_names) or dotted_name(node.func).rsplit(".", 1)[-1].lstrip("_")[:1].isupper()
+            called = dotted_name(node.func).rsplit(".", 1)[-1]
+            if called in self.written:  # its own code, which may return what it is given (`def Pass(x): return x`): a capital says nothing
+                return called in self.constructors or (isinstance(node.func, ast.Name) and f"{called}()" in self.names)
+            return ((isinstance(base, ast.Name) and base.id in self.torch_names) or called.lstrip("_")[:1].isupper()
                     or self.iterates_own(node) or (isinstance(node.func, ast.Name) and f"{node.func.id}()" in self.names))
         return self.holds_own(node)
 
@@ -307,9 +313,14 @@ class Ownership:
     def holds_own(self, node: ast.AST) -> bool:
         """Whether a name, attribute or subscript chain reaches only what the submission made: it
         starts from an own name (or self, cls) and no attribute on the way was given a value that
-        may be a library's (`Box.target` after `target = json` in Box's body)."""
+        may be a library's (`Box.target` after `target = json` in Box's body). An object's
+        `__class__` is its class, which the submission did not make where the object is a library
+        class's instance (`json.JSONEncoder().__class__` is json.JSONEncoder): own only on self (or
+        cls) that no call shows holding anything but an instance of its own classes."""
         while isinstance(node, (ast.Attribute, ast.Subscript)):
             if isinstance(node, ast.Attribute) and node.attr in self.given and node.attr not in self.attributes:
+                return False
+            if isinstance(node, ast.Attribute) and node.attr == "__class__" and not (isinstance(node.value, ast.Name) and node.value.id in self.own_class_receivers):
                 return False
             node = node.value
         if isinstance(node, ast.Call):
@@ -354,18 +365,29 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
     for definition in _plain_functions(trees):  # what an own function returns: `cfg = for_eval(Config())`
         returns = [r.value or ast.Constant(None) for r in _returns(definition)]
         names.setdefault(f"{definition.name}()", []).extend(returns or [ast.Constant(None)])
+    imported_names = {(a.asname or a.name).split(".")[0] for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    definitions = [node for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    written = frozenset({d.name for d in definitions} | {n for n, _ in assigned} - imported_names)
+    constructors = frozenset(d.name for d in definitions if isinstance(d, ast.ClassDef) and not d.keywords and not any(
+        isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) and b.name == "__new__" for b in d.body)
+        and [e.name for e in definitions if e.name == d.name] == [d.name] and d.name not in {n for n, _ in assigned})
     # from everything down to what holds: a cycle (`CONFIG = for_eval(CONFIG)`) only passes on what enters it
-    found = Ownership(frozenset(n for n in names if n not in unknown) | frozenset(SAFE_RECEIVERS), frozenset(attributes), frozenset(attributes), torch_names)
+    found = Ownership(frozenset(n for n in names if n not in unknown) | frozenset(SAFE_RECEIVERS), frozenset(attributes), frozenset(attributes), torch_names,
+                      written=written, constructors=constructors)
     while True:  # a name bound only to own names is own too
         more = Ownership(
             frozenset(n for n, values in names.items() if n not in unknown and all(map(found.makes_new, values)))
             | frozenset(n for n in SAFE_RECEIVERS if all(map(found.makes_new, names.get(n, [])))),
-            frozenset(n for n, values in attributes.items() if all(map(found.makes_new, values))), found.given, torch_names)
+            frozenset(n for n, values in attributes.items() if all(map(found.makes_new, values))), found.given, torch_names,
+            written=written, constructors=constructors)
         if more == found:
             imported = {(a.asname or a.name).split(".")[0] for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
             given = frozenset(n for n, values in names.items() if n not in found.names and any(
                 isinstance(v, (ast.Name, ast.Attribute)) and isinstance(root(v), ast.Name) and root(v).id in imported for v in values))  # type: ignore[attr-defined]
-            return replace(found, modules_given=given)
+            instances = frozenset(n for n in SAFE_RECEIVERS if all(
+                isinstance(v, ast.Constant) or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in constructors or isinstance(v, ast.Name) and v.id in SAFE_RECEIVERS
+                for v in names.get(n, [])))
+            return replace(found, modules_given=given, own_class_receivers=instances)
         found = more
 
 

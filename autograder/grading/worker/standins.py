@@ -149,7 +149,8 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
 
     A class keeps the methods the submission's own class has and the stand-in lacks (a classmethod
     `from_config`, a helper, a property): the later code may call them on the class it thinks is
-    its own. Plain values are left out: a class constant named like a layer would hide it.
+    its own. Plain values are left out: a class constant named like a layer would hide it; so is
+    what the stand-in's own code uses (its `num_heads`, `W_q`: a property of that name would hide it).
 
     An object also has the plain settings (numbers, strings, tuples of them) that the submission's
     own __init__, given the same arguments, stores and the stand-in lacks: the later code may read
@@ -167,7 +168,8 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
         if named := _named_result(getattr(own, "forward", None)):
             methods["forward"] = _returning(named, methods["forward"] or trusted.forward)
         methods = {m: f for m, f in methods.items() if f is not None}
-        extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k)
+        theirs = _names_used(stand_in)  # what the stand-in's own code reads or sets on itself stays its own
+        extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k) and k not in theirs
                   and isinstance(v := inspect.getattr_static(own, k), (types.FunctionType, staticmethod, classmethod, property))}
         return type(stand_in.__name__, (stand_in,), {**extras, **methods, "__qualname__": stand_in.__qualname__}) if methods or extras else stand_in
     call = _fit(stand_in, own, name) or stand_in
@@ -222,6 +224,19 @@ def _own_settings(trusted: type, own: type) -> Callable[[Any, str], Any]:
 
 def _is_setting(value: Any) -> bool:
     return type(value) in _SETTINGS or (type(value) is tuple and all(type(v) in _SETTINGS for v in value))
+
+
+def _names_used(cls: type) -> set[str]:
+    """Every name the code of a stand-in class's own functions uses (`self.num_heads = ...` in its
+    __init__, `self.W_q` in its forward): a property of the submission's class by such a name
+    would take the place of the stand-in's attribute (a read-only `num_heads` made its __init__ fail)."""
+    codes = [f.__code__ for f in vars(cls).values() if isinstance(f, types.FunctionType)]
+    names: set[str] = set()
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
 
 
 def _named_result(own: Any) -> type | None:
@@ -317,6 +332,7 @@ def _at_default(parameter: inspect.Parameter, value: Any) -> bool:
 # every reference the submission's code holds to a replaced object
 # ---------------------------------------------------------------------------------------------
 MAX_REBIND_VISITS = 20_000  # containers, functions, classes and objects looked at per request
+MAX_REBIND_ITEMS = 200_000  # items of dicts, lists and tuples looked at per request (a container larger than what is left is not walked)
 _ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None),  # hold nothing the walk would follow:
                     types.BuiltinFunctionType, types.ModuleType, types.MethodWrapperType})  # a module's globals (builtins too) are no place it looks
 
@@ -358,9 +374,18 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
     class attribute (plain, staticmethod or classmethod), a dict, list or tuple, an attribute of
     an object of its own class. Walked from `roots` (the submission's module globals, its objects),
     through those places only, into functions and classes that `owned(obj)` says are its own.
-    A class of its own that subclasses a replaced class subclasses the stand-in during the request."""
+    A class of its own that subclasses a replaced class subclasses the stand-in during the request.
+    A dict, list or tuple larger than what is left of MAX_REBIND_ITEMS is not walked (data: a
+    module-level table of numbers), so the walk costs the same for any submission."""
     undo: list[Callable[[], None]] = []
     seen: set[int] = set()
+    items_left = [MAX_REBIND_ITEMS]  # a table of 3 million numbers is data, not where an alias lives: walked whole, it cost ~1 s a request
+
+    def affordable(container: Any) -> bool:
+        if len(container) > items_left[0]:
+            return False
+        items_left[0] -= len(container)
+        return True
 
     def fresh(value: Any) -> Any:
         """What a reference to `value` holds during the request (the same object, changed inside, when nothing is replaced)."""
@@ -377,6 +402,8 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
             return value
 
     def _inside(value: Any) -> Any:
+        if isinstance(value, (dict, list, tuple)) and not affordable(value):
+            return value
         if isinstance(value, dict):
             for key, item in sorted(value.items(), key=_size):  # functions first, the largest containers last
                 _put(value.__setitem__, key, item, fresh(item))
@@ -431,11 +458,14 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         setter(key, new)
         undo.append(lambda: setter(key, old))
 
-    for root in roots:
-        fresh(root)
-
     def restore() -> None:
         for step in reversed(undo):
             step()
 
+    try:
+        for root in roots:
+            fresh(root)
+    except BaseException:  # the submission's object raised what fresh() lets through (SystemExit): put back what was changed
+        restore()
+        raise
     return restore
