@@ -645,20 +645,22 @@ def test_every_reason_a_figure_cannot_be_read_has_a_translated_message():
     [("the (0)", "the"), ("the_0", "the"), ("3: dog", "dog"), ("[0] the", "the"), ("down2", "down"),
      ("q0: the", "the"), ("k4: ran", "ran"), ("dog (k3)", "dog"), ("Key 3: dog", "dog"), ("q_0 the", "the"), ("the\n(0)", "the"),
      ("the (position 0)", "the"), ("index 4: ran", "ran"), ("the（位置 0）", "the"), ("位置 3：dog", "dog"), ("cat (第1)", "cat"),
-     ("'the'", "the"), ('"dog"', "dog"), ("[ran]", "ran"), ("'sat' (2)", "sat")],
+     ("'the'", "the"), ('"dog"', "dog"), ("[ran]", "ran"), ("'sat' (2)", "sat"),
+     (r"$\mathrm{the}_{0}$", "the"), ("$dog$", "dog"), (r"$\mathbf{ran}^{4}$", "ran"), (r"$\it{cat}\,(1)$", "cat")],
 )
 def test_a_tick_label_of_a_token_and_its_position_reads_as_the_token(label, token):
     """The contract lets a tick label add the token's position ('the (0)'); qa6e: a position named
     with a letter ('q0: the', 'k4: ran') was not read as the token, so a correct heatmap lost the
     tick-label check (E 8/10) as one whose ticks 'do not carry the tokens'. qa7e: the same for a
     position named by a longer word or in Chinese ('the (position 0)', 'the（位置 0）', qa7e c19), and
-    for a token in quotes ("'the'", as repr() prints it, qa7e c36)."""
+    for a token in quotes ("'the'", as repr() prints it, qa7e c36). qa9e: the same for a label in
+    math text, the position as a subscript ('$\\mathrm{the}_{0}$', drawn as the₀, qa9e c19)."""
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 
     assert plain_token(label, QUERY_TOKENS + KEY_TOKENS) == token
 
 
-@pytest.mark.parametrize("label", ["k0", "q3", "abcd0x the", "dog3x", "d0g", "the dog", "位置3"])
+@pytest.mark.parametrize("label", ["k0", "q3", "abcd0x the", "dog3x", "d0g", "the dog", "位置3", r"$\mathrm{dog}$ $"])
 def test_a_tick_label_that_is_not_a_token_and_a_position_is_kept(label):
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 

@@ -121,16 +121,28 @@ POSITIONS = (
 
 
 QUOTES = re.compile(r"^[\W_]+|[\W_]+$")  # quotes or brackets around a token: "'the'" (repr), '"the"', '[the]'
+MATH = re.compile(r"(?<!\\)\$(.*?)(?<!\\)\$")  # matplotlib's math text between unescaped dollars
+MATH_MARKUP = re.compile(r"\\[A-Za-z]+|\\.|[{}]")  # commands (\mathrm, \it), spacing (\,), braces
+
+
+def as_drawn(label: str) -> str:
+    """A label as matplotlib draws it, in plain letters: math text ('$\\mathrm{the}_{0}$', drawn
+    as the with a subscript 0) read without its markup ('the_0'). An odd number of unescaped
+    dollars makes no math text: matplotlib draws such a label as it is."""
+    if (label.count("$") - label.count(r"\$")) % 2:
+        return label
+    return MATH.sub(lambda math: MATH_MARKUP.sub("", math.group(1)), label)
 
 
 def plain_token(label: str, tokens: tuple[str, ...]) -> str:
     """A tick label that is a token with a position number beside it ('the (0)', 'the_0', '3: dog',
     'q0: the', 'dog (k3)'), as students write to tell repeated words apart, or in quotes ("'the'",
-    as repr() prints it), read as the token itself (the contract allows it); any other label is
-    kept as it is."""
+    as repr() prints it), or in math text ('$\\mathrm{the}_{0}$'), read as the token itself (the
+    contract allows it); any other label is kept as it is."""
     if label in tokens:
         return label
-    for word in (label, *(position.sub("", label, count=1) for position in POSITIONS)):
+    text = as_drawn(label)
+    for word in (text, *(position.sub("", text, count=1) for position in POSITIONS)):
         for candidate in (word, QUOTES.sub("", word)):
             if candidate in tokens:
                 return candidate
