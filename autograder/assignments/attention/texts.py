@@ -232,6 +232,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "not_module": {"en": "{where} is not a module", "zh": "{where} 不是模块"},
     # E
     "plot_returned": {"en": "plot_attention returned {kind}, expected the matplotlib Axes it drew on", "zh": "plot_attention 返回了 {kind}，应返回它所画的 matplotlib Axes"},
+    "plot_returned_given_axes": {
+        "en": "given ax= and no title, plot_attention returned {kind}, expected the Axes it drew on (with a title it returns it): return the Axes whatever the arguments",
+        "zh": "传入 ax= 且不给 title 时，plot_attention 返回了 {kind}，应返回它所画的 Axes（给了 title 时是对的）：无论参数如何都要返回 Axes",
+    },
     "heatmap_cell_count": {
         "en": "the heatmap has {rows} rows and {cols} columns for {lq} queries and {lk} keys: draw one cell per (query, key) pair",
         "zh": "热力图有 {rows} 行 {cols} 列，而 query 有 {lq} 个、key 有 {lk} 个：每个 (query, key) 对画一个格子",

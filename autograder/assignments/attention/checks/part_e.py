@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from autograder.grading.worker.api import StudentAPI
+from autograder.grading.worker.client import StudentError
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.texts import key_of_english
 from autograder.assignments.attention.checks.support import source_facts
@@ -70,6 +71,19 @@ def drawing(student: StudentAPI) -> dict:
         description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), title=TITLE)
         _drawn.update(student=student, value=description)
     return _drawn["value"]
+
+
+def drawing_on_given_axes(student: StudentAPI) -> Any:
+    """plot_attention(probe, query tokens, key tokens, ax=<a new Axes>) described, without its
+    picture (which Axes it drew on and what it returned); once per submission, after drawing()."""
+    if "given" not in _drawn:
+        try:
+            _drawn["given"] = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, picture=False)
+        except StudentError as error:  # raised again for each check that asks, the call is not made twice
+            _drawn["given"] = error
+    if isinstance(_drawn["given"], StudentError):
+        raise _drawn["given"]
+    return _drawn["given"]
 
 
 def returned_axes(description: Any) -> bool:
@@ -225,6 +239,12 @@ def test_plot_attention_returns_axes(student: StudentAPI, artifacts):
     drawn(student)
     if not returned_axes(description):
         raise CheckFailure.keyed("plot_returned", kind=str(description.get("returned")))
+    try:  # the contract's other call: an Axes given, no title (a `return` under `if title:`, qa9e b13)
+        given = drawing_on_given_axes(student)
+    except StudentError:
+        return  # the call with ax= fails: charged by test_plot_attention_uses_given_axes
+    if isinstance(given, dict) and not returned_axes(given):
+        raise CheckFailure.keyed("plot_returned_given_axes", kind=str(given.get("returned")))
 
 
 def read_matrix(heatmap: Heatmap) -> torch.Tensor | None:
@@ -402,7 +422,7 @@ def labels_swapped(xlabel: str, ylabel: str) -> bool:
 def test_plot_attention_uses_given_axes(student: StudentAPI):
     drawn(student)
     expect_trusted_figure(student)
-    description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, picture=False)  # which Axes: no PNG needed
+    description = drawing_on_given_axes(student)
     given = description.get("given_axes", -1) if isinstance(description, dict) else -1
     if not isinstance(given, int) or given < 0 or description.get("target") != given:
         raise CheckFailure.keyed("given_axes_ignored")
