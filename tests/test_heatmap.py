@@ -201,7 +201,7 @@ def test_description_without_picture_says_the_same_about_the_axes(plot):
     """picture=False (E.1's given-Axes check) skips the drawing and the PNG: which Axes is
     returned, given and a colorbar, and what each holds, are the same as with the picture."""
     full, lean = plot_call(plot, [W], {"ax": NEW_AXES}), plot_call(plot, [W], {"ax": NEW_AXES}, picture=False)
-    for key in ("returned", "target", "given_axes", "colorbars", "figures"):
+    for key in ("returned", "target", "given_axes", "colorbars", "colorbar_maps", "figures"):
         assert lean[key] == full[key], key
     assert len(lean["axes"]) == len(full["axes"])
     for ours, theirs in zip(lean["axes"], full["axes"]):
@@ -680,3 +680,26 @@ def test_a_vertical_label_that_mentions_the_queries_under_one_that_names_them_is
     from autograder.assignments.attention.checks.part_e import labels_swapped
 
     assert labels_swapped(xlabel, ylabel) is swapped
+
+
+@pytest.mark.parametrize(
+    ("cmap", "vmax", "reads"),
+    [("Blues", 1.0, True), ("Reds", 1.0, False), ("Blues", 0.5, False)],
+    ids=["same colours and range", "other colours", "other range"],
+)
+def test_a_colorbar_reads_the_heatmap_only_when_it_shows_its_colours_and_range(cmap, vmax, reads):
+    """A colorbar made from a ScalarMappable of its own counts when it shows the map's colours
+    and range (qa9e c01: the same Blues and Normalize(0, 1)); one in Reds beside a map in Blues
+    shows colours the map does not have (qa9e b03: it earned 'has a colorbar', E 10/10), and one
+    of another range reads the wrong weights. The figure has a colorbar, but not the heatmap's."""
+    import matplotlib.cm as cm
+    import matplotlib.colors as mcolors
+
+    def draw():
+        _, ax = plt.subplots()
+        ax.imshow(W.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+        ax.figure.colorbar(cm.ScalarMappable(norm=mcolors.Normalize(0, vmax), cmap=cmap), ax=ax)
+        return ax
+
+    heatmap = read_heatmap(extract_plot(draw))
+    assert (heatmap.colorbar, heatmap.colorbar_elsewhere) == (reads, not reads)

@@ -232,6 +232,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "not_module": {"en": "{where} is not a module", "zh": "{where} 不是模块"},
     # E
     "plot_returned": {"en": "plot_attention returned {kind}, expected the matplotlib Axes it drew on", "zh": "plot_attention 返回了 {kind}，应返回它所画的 matplotlib Axes"},
+    "colorbar_of_other_colours": {
+        "en": "the figure's colorbar shows other colours or another range than the heatmap, so it cannot be used to read it: make it from the heatmap (fig.colorbar(im, ax=ax), im = ax.imshow(...))",
+        "zh": "图中的 colorbar 与热力图的颜色或范围不同，无法用来读热力图：请用热力图本身生成它（fig.colorbar(im, ax=ax)，其中 im = ax.imshow(...)）",
+    },
     "plot_returned_given_axes": {
         "en": "given ax= and no title, plot_attention returned {kind}, expected the Axes it drew on (with a title it returns it): return the Axes whatever the arguments",
         "zh": "传入 ax= 且不给 title 时，plot_attention 返回了 {kind}，应返回它所画的 Axes（给了 title 时是对的）：无论参数如何都要返回 Axes",

@@ -331,6 +331,8 @@ def test_plot_attention_cell_values(student: StudentAPI):
 @check("E.1", 1, "plot_attention: has a colorbar", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_colorbar(student: StudentAPI):
     _, heatmap = drawn(student)
+    if not heatmap.colorbar and heatmap.colorbar_elsewhere:
+        raise CheckFailure.keyed("colorbar_of_other_colours")
     if not heatmap.colorbar:
         raise fail("the heatmap has no colorbar", "heatmap_no_colorbar")
 
