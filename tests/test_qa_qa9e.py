@@ -85,11 +85,13 @@ def test_each_mistake_is_named_as_what_it_is(batch):
     """The failed check of each bug says what is wrong, not some other mistake."""
     said = {
         s.submission: " ".join(c.message for c in s.checks if c.points < c.max_points)
-        for s in batch.submissions if s.submission.startswith("b")
+        for s in batch.submissions if s.submission.startswith(("b", "n03"))
     }
     expected = {
         "b03_colorbar_of_another_colour_map": "colorbar shows other colours",
         "b05_figure_supxlabel_supylabel": "no label on the horizontal and vertical axes",
+        "b07_tokens_cut_to_three_letters": "not every label is its token (horizontal: ['the', 'cat', 'sat', 'dow'])",
+        "n03_bug_e_tokens_cut_no_notebook_metadata": "not every label is its token",
         "b10_title_overwritten_by_default": "title is not the text given",
         "b12_colorbar_ylim_instead_of_clim": "colour range follows the data",
         "b13_return_inside_title_branch": "given ax= and no title, plot_attention returned NoneType",

@@ -244,6 +244,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the heatmap has {rows} rows and {cols} columns for {lq} queries and {lk} keys: draw one cell per (query, key) pair",
         "zh": "热力图有 {rows} 行 {cols} 列，而 query 有 {lq} 个、key 有 {lk} 个：每个 (query, key) 对画一个格子",
     },
+    "tick_labels_not_tokens": {
+        "en": "every cell of the {which} has a tick label, but not every label is its token ({shown}): label each tick with the token as given (its position may be added, as in 'the (0)')",
+        "zh": "{which}的每个格子都有刻度标签，但并非每个标签都是它的词元（{shown}）：每个刻度用原样的词元作标签（可以加上位置，例如 'the (0)'）",
+    },
     "ticks_not_per_cell": {
         "en": "the ticks of the {which} do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))",
         "zh": "{which}的刻度没有做到每个格子一个、每个词元都有：把刻度放在格子中心，每个刻度一个词元（`ax.set_xticks(range(Lq), labels=...)`）",

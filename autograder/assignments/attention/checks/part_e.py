@@ -221,6 +221,11 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
         unlabelled = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if not (labels | on_axis[axis]) & set(tokens)]
         if unlabelled:
             return fail(f"the ticks of the {axes_named(unlabelled)} do not carry the tokens", "heatmap_unlabelled")
+        per_cell = {"horizontal": heatmap.column_labels, "vertical": heatmap.row_labels}
+        if all("" not in per_cell[axis] and len(set(per_cell[axis])) == len(per_cell[axis]) for axis in missing):
+            # one label on every cell, but not every one a token: 'dow' for 'down' (qa9e b07)
+            shown = "; ".join(f"{axis}: {list(per_cell[axis])}" for axis in missing)
+            return CheckFailure.keyed("tick_labels_not_tokens", which=axes_named(missing), shown=shown[:300])
         return CheckFailure.keyed("ticks_not_per_cell", which=axes_named(missing))
     return None
 
