@@ -201,7 +201,7 @@ def test_description_without_picture_says_the_same_about_the_axes(plot):
     """picture=False (E.1's given-Axes check) skips the drawing and the PNG: which Axes is
     returned, given and a colorbar, and what each holds, are the same as with the picture."""
     full, lean = plot_call(plot, [W], {"ax": NEW_AXES}), plot_call(plot, [W], {"ax": NEW_AXES}, picture=False)
-    for key in ("returned", "target", "given_axes", "colorbars", "figures"):
+    for key in ("returned", "target", "given_axes", "colorbars", "colorbar_maps", "figures"):
         assert lean[key] == full[key], key
     assert len(lean["axes"]) == len(full["axes"])
     for ours, theirs in zip(lean["axes"], full["axes"]):
@@ -645,20 +645,22 @@ def test_every_reason_a_figure_cannot_be_read_has_a_translated_message():
     [("the (0)", "the"), ("the_0", "the"), ("3: dog", "dog"), ("[0] the", "the"), ("down2", "down"),
      ("q0: the", "the"), ("k4: ran", "ran"), ("dog (k3)", "dog"), ("Key 3: dog", "dog"), ("q_0 the", "the"), ("the\n(0)", "the"),
      ("the (position 0)", "the"), ("index 4: ran", "ran"), ("the（位置 0）", "the"), ("位置 3：dog", "dog"), ("cat (第1)", "cat"),
-     ("'the'", "the"), ('"dog"', "dog"), ("[ran]", "ran"), ("'sat' (2)", "sat")],
+     ("'the'", "the"), ('"dog"', "dog"), ("[ran]", "ran"), ("'sat' (2)", "sat"),
+     (r"$\mathrm{the}_{0}$", "the"), ("$dog$", "dog"), (r"$\mathbf{ran}^{4}$", "ran"), (r"$\it{cat}\,(1)$", "cat")],
 )
 def test_a_tick_label_of_a_token_and_its_position_reads_as_the_token(label, token):
     """The contract lets a tick label add the token's position ('the (0)'); qa6e: a position named
     with a letter ('q0: the', 'k4: ran') was not read as the token, so a correct heatmap lost the
     tick-label check (E 8/10) as one whose ticks 'do not carry the tokens'. qa7e: the same for a
     position named by a longer word or in Chinese ('the (position 0)', 'the（位置 0）', qa7e c19), and
-    for a token in quotes ("'the'", as repr() prints it, qa7e c36)."""
+    for a token in quotes ("'the'", as repr() prints it, qa7e c36). qa9e: the same for a label in
+    math text, the position as a subscript ('$\\mathrm{the}_{0}$', drawn as the₀, qa9e c19)."""
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 
     assert plain_token(label, QUERY_TOKENS + KEY_TOKENS) == token
 
 
-@pytest.mark.parametrize("label", ["k0", "q3", "abcd0x the", "dog3x", "d0g", "the dog", "位置3"])
+@pytest.mark.parametrize("label", ["k0", "q3", "abcd0x the", "dog3x", "d0g", "the dog", "位置3", r"$\mathrm{dog}$ $"])
 def test_a_tick_label_that_is_not_a_token_and_a_position_is_kept(label):
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 
@@ -678,3 +680,26 @@ def test_a_vertical_label_that_mentions_the_queries_under_one_that_names_them_is
     from autograder.assignments.attention.checks.part_e import labels_swapped
 
     assert labels_swapped(xlabel, ylabel) is swapped
+
+
+@pytest.mark.parametrize(
+    ("cmap", "vmax", "reads"),
+    [("Blues", 1.0, True), ("Reds", 1.0, False), ("Blues", 0.5, False)],
+    ids=["same colours and range", "other colours", "other range"],
+)
+def test_a_colorbar_reads_the_heatmap_only_when_it_shows_its_colours_and_range(cmap, vmax, reads):
+    """A colorbar made from a ScalarMappable of its own counts when it shows the map's colours
+    and range (qa9e c01: the same Blues and Normalize(0, 1)); one in Reds beside a map in Blues
+    shows colours the map does not have (qa9e b03: it earned 'has a colorbar', E 10/10), and one
+    of another range reads the wrong weights. The figure has a colorbar, but not the heatmap's."""
+    import matplotlib.cm as cm
+    import matplotlib.colors as mcolors
+
+    def draw():
+        _, ax = plt.subplots()
+        ax.imshow(W.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+        ax.figure.colorbar(cm.ScalarMappable(norm=mcolors.Normalize(0, vmax), cmap=cmap), ax=ax)
+        return ax
+
+    heatmap = read_heatmap(extract_plot(draw))
+    assert (heatmap.colorbar, heatmap.colorbar_elsewhere) == (reads, not reads)

@@ -391,10 +391,33 @@ def _token_and_position_labels(weights, query_tokens, key_tokens, ax):
     ax.figure.colorbar(image, ax=ax)
 
 
+def _math_text_labels(weights, query_tokens, key_tokens, ax):
+    """Tick labels in math text, the position as a subscript ('$\\mathrm{le}_{0}$', drawn as le₀):
+    qa9e c19, the public check failed them as 'expected the tokens' while the grader paid them."""
+    image = ax.imshow(weights.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+    ax.set_xticks(range(len(query_tokens)), labels=[rf"$\mathrm{{{t}}}_{{{i}}}$" for i, t in enumerate(query_tokens)])
+    ax.set_yticks(range(len(key_tokens)), labels=[rf"$\mathrm{{{t}}}_{{{j}}}$" for j, t in enumerate(key_tokens)])
+    ax.figure.colorbar(image, ax=ax)
+
+
+def _colorbar_of_a_scalar_mappable(weights, query_tokens, key_tokens, ax):
+    """The colorbar made from a ScalarMappable with the image's colour map and range (qa9e c01):
+    the public check said 'the heatmap has no colorbar' while the grader paid it."""
+    import matplotlib.cm as cm
+    import matplotlib.colors as mcolors
+
+    ax.imshow(weights.T.numpy(), cmap="Blues", norm=mcolors.Normalize(0, 1))
+    ax.figure.colorbar(cm.ScalarMappable(norm=mcolors.Normalize(0, 1), cmap="Blues"), ax=ax)
+    ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
+    ax.set_yticks(range(len(key_tokens)), labels=key_tokens)
+
+
 @pytest.mark.parametrize(
     "draw",
-    [_seaborn, _pcolormesh, _matshow, _imshow_origin_lower, _pcolor, _token_and_position_labels],
-    ids=["seaborn", "pcolormesh", "matshow", "imshow-origin-lower", "pcolor", "token-and-position-labels"],
+    [_seaborn, _pcolormesh, _matshow, _imshow_origin_lower, _pcolor, _token_and_position_labels, _math_text_labels,
+     _colorbar_of_a_scalar_mappable],
+    ids=["seaborn", "pcolormesh", "matshow", "imshow-origin-lower", "pcolor", "token-and-position-labels", "math-text-labels",
+         "colorbar-of-a-scalar-mappable"],
 )
 def test_heatmap_check_accepts_other_correct_drawings(checks: ModuleType, draw) -> None:
     import matplotlib.pyplot as plt
@@ -453,6 +476,27 @@ def test_heatmap_check_rejects_drawing_with_plt_on_the_current_axes(checks: Modu
 
     with pytest.raises(checks.CheckFailure, match=r"drawn on the current Axes instead of on `ax`"):
         checks.check_plot_attention(_plot_with(lambda ax: plt))
+
+
+def test_heatmap_check_rejects_a_colorbar_of_other_colours(checks: ModuleType) -> None:
+    """A colorbar in Reds beside a map in Blues does not read the map (qa9e b03, as the grader)."""
+    import matplotlib.cm as cm
+    import matplotlib.colors as mcolors
+
+    def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
+        import matplotlib.pyplot as plt
+
+        ax = plt.subplots()[1] if ax is None else ax
+        ax.imshow(weights.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+        ax.figure.colorbar(cm.ScalarMappable(norm=mcolors.Normalize(0, 1), cmap="Reds"), ax=ax)
+        ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
+        ax.set_yticks(range(len(key_tokens)), labels=key_tokens)
+        ax.set_xlabel("query")
+        ax.set_ylabel("key")
+        return ax
+
+    with pytest.raises(checks.CheckFailure, match=r"the heatmap has no colorbar"):
+        checks.check_plot_attention(plot_attention)
 
 
 def test_heatmap_check_rejects_a_dark_to_light_colour_map(checks: ModuleType) -> None:

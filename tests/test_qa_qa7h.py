@@ -60,7 +60,7 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     # b. rules. Library code run in a thread no source line names (A 32/32 before: the trace is per thread)
     "thread_via_asyncio": (scores(A=30), True, {"evasion", "network"}),
     "thread_via_queue_listener": (scores(A=30), True, {"evasion"}),
-    "thread_via_tqdm_map": (scores(A=29), True, {"evasion"}),  # tqdm's monitor thread outlives the call: A.3 cannot be checked either
+    "thread_via_tqdm_map": (scores(A=30), True, {"evasion"}),  # A 29 while tqdm's monitor thread outlived the call (A.3 could not be checked either); the worker turns it off
     # ... or in a process started at import, which lives through every call (A.2's rule passed before);
     # its weights carry no gradient (A.2 loses both gradient checks)
     "process_spawned_at_import": (scores(A=27), True, {"evasion", "file_access", "process"}),

@@ -54,9 +54,9 @@ EXPECTED: dict[str, tuple[dict[str, float], set[str]]] = {
     "h17_stats_namespace": FULL,  # A 29 before
     "h18_copy_weights_helper": FULL,  # A 29 before
     "n01_tqdm_and_hook_in_scratch_cells": FULL,
-    # left for a decision: honest, still 'cannot be checked' (see the files' headers)
-    "h16_executor_never_used": ({"A": 29}, {"evasion"}),  # the static pass names ThreadPoolExecutor wherever it is
-    "h19_tqdm_training_loop": ({"A": 29}, {"evasion"}),  # tqdm's monitor thread lives through the graded calls
+    "h19_tqdm_training_loop": FULL,  # A 29 before (evasion): tqdm's monitor thread lived through the graded calls; the template now turns it off
+    # the contract names concurrent.futures in code that runs at import: the rules cannot be checked
+    "h16_executor_never_used": ({"A": 29}, {"evasion"}),
     # patches through a parameter
     "x01_patch_through_cls_parameter": PATCHED,  # A 32 before: cls was trusted by name
     "x02_patch_beside_honest_hook": PATCHED,

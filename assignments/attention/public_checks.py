@@ -1320,18 +1320,39 @@ QUERY_WORDS = re.compile(r"\bquer(y|ies)\b|查询", re.IGNORECASE)  # words that
 KEY_WORDS = re.compile(r"\bkeys?\b|(?<!关)键", re.IGNORECASE)
 BLENDING_INTERPOLATIONS = ("bessel", "bicubic", "gaussian", "quadric")  # imshow's that change a cell's colour at its centre too
 QUOTES = re.compile(r"^[\W_]+|[\W_]+$")  # quotes or brackets around a token: "'the'" (repr), '[the]'
+MATH = re.compile(r"(?<!\\)\$(.*?)(?<!\\)\$")  # math text between unescaped dollars: '$\mathrm{the}_{0}$'
+MATH_MARKUP = re.compile(r"\\[A-Za-z]+|\\.|[{}]")  # its commands, spacing and braces
 
 
 def _token(label: str, tokens: tuple[str, ...]) -> str:
     """The token a tick label shows: the label itself, the token beside its position number, or
-    the token in quotes."""
+    the token in quotes; math text is read as the letters it draws ('$\\mathrm{the}_{0}$': the_0)."""
     if label in tokens:
         return label
+    if (label.count("$") - label.count(r"\$")) % 2 == 0:
+        label = MATH.sub(lambda math: MATH_MARKUP.sub("", math.group(1)), label)
     for word in (label, *(position.sub("", label, count=1) for position in POSITIONS)):
         for candidate in (word, QUOTES.sub("", word)):
             if candidate in tokens:
                 return candidate
     return label
+
+
+def _has_colorbar(artist: Any, ax: Axes) -> bool:
+    """Whether a colorbar reads the heatmap: its own, or one made from another mappable (a
+    ScalarMappable) with the same colours at both ends and the same range."""
+    if getattr(artist, "colorbar", None) is not None:
+        return True
+    figure = getattr(ax.figure, "figure", None) or ax.figure  # the root figure (a SubFigure names it)
+    for other in [*figure.axes, *ax.child_axes]:
+        mappable = getattr(getattr(other, "_colorbar", None), "mappable", None)  # matplotlib keeps the colorbar on its Axes
+        if mappable is None:
+            continue
+        ends = [np.allclose(mappable.get_cmap()(value), artist.get_cmap()(value), atol=1e-6) for value in (0.0, 1.0)]
+        ranges = [math.isclose(mine, theirs, abs_tol=1e-9) for mine, theirs in zip(mappable.get_clim(), artist.get_clim())]
+        if all(ends) and all(ranges):
+            return True
+    return False
 
 
 def _heatmap_cells(ax: Axes) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
@@ -1470,8 +1491,7 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
                " dark-to-light; so is seaborn's default).",
                "使用由浅到深的颜色映射，例如 'Blues'（imshow 的默认 viridis 和 seaborn 的默认颜色映射都是由深到浅）。"),
         )
-    colorbars = [axes for axes in ax.figure.axes if axes.get_label() == "<colorbar>"]  # fig.colorbar(ScalarMappable(...)) too
-    if getattr(artist, "colorbar", None) is None and not colorbars:
+    if not _has_colorbar(artist, ax):
         raise task.fail(tr("the heatmap has no colorbar.", "热力图没有颜色条。"),
                         tr("add a colorbar for the image you drew.", "给画出的图加一个颜色条。"))
     xlabel, ylabel = ax.get_xlabel().strip(), ax.get_ylabel().strip()

@@ -93,7 +93,9 @@ class Heatmap:
     column_labels / row_labels: the tick label at each column / row centre ('' when none);
     x_tick_labels / y_tick_labels: every label on the horizontal / vertical axis, wherever its tick
     sits (a label between two cells is on the axis but under no column or row);
-    clim: the colour range (None where unset); colorbar: a colorbar belongs to the drawing.
+    clim: the colour range (None where unset); colorbar: a colorbar reads the drawing (its own, or
+    one made from a mappable with the same colours and range); colorbar_elsewhere: the figure has
+    a colorbar, but of other colours or another range (a ScalarMappable with another cmap).
     """
 
     kind: str  # "image" or "mesh"
@@ -105,6 +107,7 @@ class Heatmap:
     cmap: str
     x_tick_labels: tuple[str, ...] = ()
     y_tick_labels: tuple[str, ...] = ()
+    colorbar_elsewhere: bool = False
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -197,6 +200,32 @@ def _cell_size(centres: np.ndarray) -> float:
     return float(np.abs(np.diff(centres)).min()) if centres.size > 1 else 1.0
 
 
+def _colorbar_maps(description: dict) -> list[dict | None]:
+    """What each colorbar of the figure shows (None: unknown); a description that does not say
+    (one from before colorbar_maps) has one unknown entry per colorbar."""
+    maps = description.get("colorbar_maps")
+    if isinstance(maps, list):
+        return maps[:8]
+    return [None] * min(int(description.get("colorbars", 0)), 8)
+
+
+def _reads(drawing: dict, shown: dict | None) -> bool:
+    """Whether a colorbar that shows `shown` reads the drawing: the same colours at both ends of its
+    colour map and the same range (a ScalarMappable made with the drawing's cmap and norm does;
+    one in Reds beside a map in Blues does not, qa9e b03). Unknown: it does."""
+    if shown is None:
+        return True
+    ends, clim = drawing.get("cmap_ends"), drawing.get("clim")
+    if not isinstance(ends, list) or not isinstance(clim, list):
+        return True  # the drawing does not say which colours it uses: nothing to hold against it
+    same_ends = np.allclose(np.asarray(shown["cmap_ends"], dtype=np.float64), np.asarray(ends, dtype=np.float64), atol=1e-6)
+    same_range = all(
+        (mine is None and theirs is None) or (mine is not None and theirs is not None and abs(float(mine) - float(theirs)) <= 1e-9)
+        for mine, theirs in zip(shown["clim"], clim)
+    )
+    return bool(same_ends and same_range)
+
+
 def read_heatmap(description: Any) -> Heatmap:
     """The heatmap on the Axes the plotting function returned (`target`), in display order."""
     try:
@@ -251,13 +280,15 @@ def _read(description: dict) -> Heatmap:
     column_labels = _labels_at(columns, xticks, xlabels, _cell_size(columns))
     row_labels = _labels_at(rows, yticks, ylabels, _cell_size(rows))
     low, high = drawing.get("clim", [None, None])
+    colorbar = bool(drawing.get("colorbar")) or any(_reads(drawing, shown) for shown in _colorbar_maps(description))
     return Heatmap(
         kind=kind,
         values=values,
         column_labels=column_labels,
         row_labels=row_labels,
         clim=(None if low is None else float(low), None if high is None else float(high)),
-        colorbar=bool(drawing.get("colorbar")) or int(description.get("colorbars", 0)) > 0,
+        colorbar=colorbar,
+        colorbar_elsewhere=not colorbar and int(description.get("colorbars", 0)) > 0,
         cmap=str(drawing.get("cmap", "")),
         x_tick_labels=tuple(label.strip() for label in xlabels if label.strip()),
         y_tick_labels=tuple(label.strip() for label in ylabels if label.strip()),

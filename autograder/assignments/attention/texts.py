@@ -159,6 +159,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{where} cannot be checked for this rule: code ran in another thread or process during the call, where the grader cannot trace it (see the rules in the README)",
         "zh": "无法检查 {where} 是否遵守这条规则：调用期间有代码在另一个线程或进程中运行，评分器无法追踪（见 README 中的规则）",
     },
+    "rule_subclassed": {
+        "en": "{where} cannot be checked for this rule: a tensor subclass's own __torch_dispatch__ ran during the call, where the grader cannot trace it (see the rules in the README)",
+        "zh": "无法检查 {where} 是否遵守这条规则：调用期间运行了张量子类自己的 __torch_dispatch__，评分器无法追踪（见 README 中的规则）",
+    },
     "rule_untraced": {"en": "the grader could not trace {where}: code in your file switched its tracing off", "zh": "评分器无法追踪 {where}：你文件中的代码关闭了它的追踪"},
     "figure_untrusted": {
         "en": "the figure cannot be graded: your file uses {found}, which can change what the grader reads from it",
@@ -232,9 +236,21 @@ MESSAGES: dict[str, dict[str, str]] = {
     "not_module": {"en": "{where} is not a module", "zh": "{where} 不是模块"},
     # E
     "plot_returned": {"en": "plot_attention returned {kind}, expected the matplotlib Axes it drew on", "zh": "plot_attention 返回了 {kind}，应返回它所画的 matplotlib Axes"},
+    "colorbar_of_other_colours": {
+        "en": "the figure's colorbar shows other colours or another range than the heatmap, so it cannot be used to read it: make it from the heatmap (fig.colorbar(im, ax=ax), im = ax.imshow(...))",
+        "zh": "图中的 colorbar 与热力图的颜色或范围不同，无法用来读热力图：请用热力图本身生成它（fig.colorbar(im, ax=ax)，其中 im = ax.imshow(...)）",
+    },
+    "plot_returned_given_axes": {
+        "en": "given ax= and no title, plot_attention returned {kind}, expected the Axes it drew on (with a title it returns it): return the Axes whatever the arguments",
+        "zh": "传入 ax= 且不给 title 时，plot_attention 返回了 {kind}，应返回它所画的 Axes（给了 title 时是对的）：无论参数如何都要返回 Axes",
+    },
     "heatmap_cell_count": {
         "en": "the heatmap has {rows} rows and {cols} columns for {lq} queries and {lk} keys: draw one cell per (query, key) pair",
         "zh": "热力图有 {rows} 行 {cols} 列，而 query 有 {lq} 个、key 有 {lk} 个：每个 (query, key) 对画一个格子",
+    },
+    "tick_labels_not_tokens": {
+        "en": "every cell of the {which} has a tick label, but not every label is its token ({shown}): label each tick with the token as given (its position may be added, as in 'the (0)')",
+        "zh": "{which}的每个格子都有刻度标签，但并非每个标签都是它的词元（{shown}）：每个刻度用原样的词元作标签（可以加上位置，例如 'the (0)'）",
     },
     "ticks_not_per_cell": {
         "en": "the ticks of the {which} do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))",

@@ -33,6 +33,11 @@ ELEMENTARY_OPS = frozenset({
 })
 ELEMENTARY_TAGS = ("pointwise", "reduction")
 PROBE_FUNCTION, PROBE_OP = "softmax", "aten._softmax.default"  # what probe_tracer() must show
+# what the worker reports of code that ran where its trace does not look (the trace's key -> said)
+UNTRACED_PLACES = {
+    "elsewhere": "code ran in another thread or process",
+    "subclassed": "a tensor subclass's own __torch_dispatch__ ran",
+}
 
 
 def packet(op: str) -> str:
@@ -112,10 +117,11 @@ def judge(rule: Rule, traced: dict, facts: SourceFacts, part: str) -> Verdict:
         used = _list(source_uses)
         flag = Flag(LIBRARY_CALL, f"{rule.where}: the source uses {used}; the trace did not see it on the inputs tried", part)
         return Verdict(False, f"{rule.where} uses {used}: {rule.advice}", (flag,), used)
-    if traced.get("elsewhere"):
-        flag = Flag(EVASION, f"{rule.where}: code ran in another thread or process during the traced call", part)
-        return Verdict(False, f"{rule.where} cannot be checked for this rule: code ran in another thread or process during the call, where the grader cannot trace it",
-                       (flag,), key="rule_elsewhere", values={"where": rule.where})
+    if hidden := next((key for key in UNTRACED_PLACES if traced.get(key)), None):
+        said = UNTRACED_PLACES[hidden]
+        flag = Flag(EVASION, f"{rule.where}: {said} during the traced call", part)
+        return Verdict(False, f"{rule.where} cannot be checked for this rule: {said} during the call, where the grader cannot trace it",
+                       (flag,), key=f"rule_{hidden}", values={"where": rule.where})
     if tripped:
         flag = Flag(TAMPER, f"{rule.where}: the tracer's tripwire did not see a known softmax (the worker's tracing was patched or switched off)", part)
         return Verdict(False, f"the grader could not trace {rule.where}: code in your file switched its tracing off", (flag,), key="rule_untraced", values={"where": rule.where})

@@ -383,7 +383,8 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _bind(self, targets: list[ast.expr], value: ast.AST) -> None:
-        """`sm = F.softmax` (or partial(F.softmax, ...), nn.Softmax(-1)): `sm` is an alias of softmax.
+        """`sm = F.softmax` (or partial(F.softmax, ...), nn.Softmax(-1)): `sm` is an alias of softmax;
+        `sm = ops.softmax` on an object of the submission's own is not.
 
         A value computed by a library function (`w = torch.softmax(s, -1)`) is not an alias."""
         if isinstance(value, ast.Call):
@@ -394,7 +395,8 @@ class _Scanner(ast.NodeVisitor):
                 value = value.func
             else:
                 return
-        banned = [value.attr] if isinstance(value, ast.Attribute) and value.attr in self.library else []
+        own_method = isinstance(value, ast.Attribute) and self.ownership.holds_own(value.value)  # `masked_softmax = _ops.softmax`: its own object's method
+        banned = [value.attr] if isinstance(value, ast.Attribute) and value.attr in self.library and not own_method else []
         banned += [self.aliases[value.id]] if isinstance(value, ast.Name) and value.id in self.aliases else []
         if not banned:
             return

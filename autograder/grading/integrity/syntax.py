@@ -161,8 +161,13 @@ MODULE_CALLBACKS = frozenset({
 MODULE_ITERATORS = frozenset({
     "parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "buffers", "named_buffers",
 })
-GRADER_DATA = ast.Constant(None)
-OWN_RECEIVER = ast.Constant(None)  # what a method's first parameter holds: the submission's own instance (or class)  # what a parameter of a function the submission never calls holds: the grader's data, or nothing
+GRADER_DATA = ast.Constant(None)  # what a parameter of a function the submission never calls holds: the grader's data, or nothing
+OWN_RECEIVER = ast.Constant(None)  # what a method's first parameter holds: the submission's own instance (or class)
+
+
+def parents_of(trees: Sequence[ast.AST]) -> dict[int, ast.AST]:
+    """Each node's parent, by id of the node."""
+    return {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
 
 def placed_parameters(trees: Sequence[ast.AST], inherited: frozenset[str] = frozenset()) -> dict[int, list[ast.AST]]:
@@ -176,7 +181,7 @@ def placed_parameters(trees: Sequence[ast.AST], inherited: frozenset[str] = froz
     the attribute of a module: `map(install, [json])`, `me.install(json)`), a second definition of
     it, or `*args` in a call leaves its parameters unplaced; *args and **kwargs parameters never
     are. A callback method (`apply`) counts only when the submission defines none of that name."""
-    parents = {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    parents = parents_of(trees)
     definitions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
     mentions: dict[str, list[ast.AST]] = {}
     callbacks: list[ast.Call] = []
@@ -273,11 +278,14 @@ class Ownership:
     given: frozenset[str]
     torch_names: frozenset[str]
     modules_given: frozenset[str] = frozenset()  # names given an imported module or class as such (`install(plt)`'s parameter)
+    written: frozenset[str] = frozenset()  # names the submission binds itself (def, class, lambda, assignment): its own code, whatever their case
+    constructors: frozenset[str] = frozenset()  # its classes whose call makes a new instance (no __new__, no metaclass)
+    own_class_receivers: frozenset[str] = frozenset()  # self/cls where no call places anything but its own classes' instances in them
 
     def makes_new(self, node: ast.AST) -> bool:
         """Whether an expression's value is an object the submission made: a constant, a literal of
         such, a definition, a lambda, arithmetic, what torch computes (torch.zeros(3)), a class called
-        (nn.Linear(4, 4)), or what one of its own objects holds (self.layers[0]). Any other call,
+        (nn.Linear(4, 4), _Ops()), or what one of its own objects holds (self.layers[0]). Any other call,
         a lookup or a name bound otherwise may give a library's object (getattr, type(x), d.get)."""
         if isinstance(node, (ast.Constant, ast.Lambda, ast.BinOp, ast.UnaryOp, ast.JoinedStr, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return True
@@ -287,7 +295,10 @@ class Ownership:
             return all(self.makes_new(v) for v in node.values)
         if isinstance(node, ast.Call):
             base = root(node)
-            return ((isinstance(base, ast.Name) and base.id in self.torch_names) or dotted_name(node.func).rsplit(".", 1)[-1][:1].isupper()
+            called = dotted_name(node.func).rsplit(".", 1)[-1]
+            if called in self.written:  # its own code, which may return what it is given (`def Pass(x): return x`): a capital says nothing
+                return called in self.constructors or (isinstance(node.func, ast.Name) and f"{called}()" in self.names)
+            return ((isinstance(base, ast.Name) and base.id in self.torch_names) or called.lstrip("_")[:1].isupper()
                     or self.iterates_own(node) or (isinstance(node.func, ast.Name) and f"{node.func.id}()" in self.names))
         return self.holds_own(node)
 
@@ -302,9 +313,14 @@ class Ownership:
     def holds_own(self, node: ast.AST) -> bool:
         """Whether a name, attribute or subscript chain reaches only what the submission made: it
         starts from an own name (or self, cls) and no attribute on the way was given a value that
-        may be a library's (`Box.target` after `target = json` in Box's body)."""
+        may be a library's (`Box.target` after `target = json` in Box's body). An object's
+        `__class__` is its class, which the submission did not make where the object is a library
+        class's instance (`json.JSONEncoder().__class__` is json.JSONEncoder): own only on self (or
+        cls) that no call shows holding anything but an instance of its own classes."""
         while isinstance(node, (ast.Attribute, ast.Subscript)):
             if isinstance(node, ast.Attribute) and node.attr in self.given and node.attr not in self.attributes:
+                return False
+            if isinstance(node, ast.Attribute) and node.attr == "__class__" and not (isinstance(node.value, ast.Name) and node.value.id in self.own_class_receivers):
                 return False
             node = node.value
         if isinstance(node, ast.Call):
@@ -349,24 +365,35 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
     for definition in _plain_functions(trees):  # what an own function returns: `cfg = for_eval(Config())`
         returns = [r.value or ast.Constant(None) for r in _returns(definition)]
         names.setdefault(f"{definition.name}()", []).extend(returns or [ast.Constant(None)])
+    imported_names = {(a.asname or a.name).split(".")[0] for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    definitions = [node for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    written = frozenset({d.name for d in definitions} | {n for n, _ in assigned} - imported_names)
+    constructors = frozenset(d.name for d in definitions if isinstance(d, ast.ClassDef) and not d.keywords and not any(
+        isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) and b.name == "__new__" for b in d.body)
+        and [e.name for e in definitions if e.name == d.name] == [d.name] and d.name not in {n for n, _ in assigned})
     # from everything down to what holds: a cycle (`CONFIG = for_eval(CONFIG)`) only passes on what enters it
-    found = Ownership(frozenset(n for n in names if n not in unknown) | frozenset(SAFE_RECEIVERS), frozenset(attributes), frozenset(attributes), torch_names)
+    found = Ownership(frozenset(n for n in names if n not in unknown) | frozenset(SAFE_RECEIVERS), frozenset(attributes), frozenset(attributes), torch_names,
+                      written=written, constructors=constructors)
     while True:  # a name bound only to own names is own too
         more = Ownership(
             frozenset(n for n, values in names.items() if n not in unknown and all(map(found.makes_new, values)))
             | frozenset(n for n in SAFE_RECEIVERS if all(map(found.makes_new, names.get(n, [])))),
-            frozenset(n for n, values in attributes.items() if all(map(found.makes_new, values))), found.given, torch_names)
+            frozenset(n for n, values in attributes.items() if all(map(found.makes_new, values))), found.given, torch_names,
+            written=written, constructors=constructors)
         if more == found:
             imported = {(a.asname or a.name).split(".")[0] for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
             given = frozenset(n for n, values in names.items() if n not in found.names and any(
                 isinstance(v, (ast.Name, ast.Attribute)) and isinstance(root(v), ast.Name) and root(v).id in imported for v in values))  # type: ignore[attr-defined]
-            return replace(found, modules_given=given)
+            instances = frozenset(n for n in SAFE_RECEIVERS if all(
+                isinstance(v, ast.Constant) or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in constructors or isinstance(v, ast.Name) and v.id in SAFE_RECEIVERS
+                for v in names.get(n, [])))
+            return replace(found, modules_given=given, own_class_receivers=instances)
         found = more
 
 
 def _plain_functions(trees: Sequence[ast.AST]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """The functions (not methods, not generators) defined once under their name, nothing else bound to it."""
-    parents = {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    parents = parents_of(trees)
     found: dict[str, list[ast.AST]] = {}
     for tree in trees:
         for node in ast.walk(tree):
@@ -414,7 +441,7 @@ def threading_in_place(trees: Sequence[ast.AST]) -> bool:
                     return False
             elif isinstance(node, ast.ImportFrom) and node.module == "threading" and any(a.name not in THREADING_IN_PLACE for a in node.names):
                 return False
-    parents = {id(child): node for tree in trees for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    parents = parents_of(trees)
     return all(
         isinstance(parent := parents.get(id(node)), ast.Attribute) and parent.value is node and parent.attr in THREADING_IN_PLACE
         for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in aliases)
@@ -470,7 +497,7 @@ def argv_is_text(trees: Sequence[ast.AST]) -> bool:
     """Whether sys.argv stays the command line's strings: only ever read as sys.argv[i] or len(sys.argv)
     (a list can be changed: sys.argv.append(3) would make open(sys.argv[-1]) open descriptor 3)."""
     for tree in trees:
-        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        parents = parents_of([tree])
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name in ("argv", "*") for a in node.names):
                 return False

@@ -84,7 +84,7 @@ class Dispatcher:
         self.uncompiled: dict[str, str] = {}  # a function or class whose code had a syntax error -> where that error is
         self.filenames = SourcePlaces()  # the student's entry file -> where its lines are in a notebook (chunks.py)
         self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
-        self._ambient = threads_seen()[0]  # the threads there were before the student's code loaded (a notebook kernel's own: ran_elsewhere)
+        self._ambient = kernel_threads()  # a notebook kernel's own threads (ran_elsewhere); a worker's: its main thread
         self._audit_sent = 0
         self._inside: tuple[str, ...] = ()  # folders the submission may open files in
         # Sends one message to the grader during a request and returns its reply (the worker's
@@ -154,7 +154,7 @@ class Dispatcher:
             self._stand_in_sets[key] = standins.build(self.stand_ins, list(key), self._stand_in_call, lambda name: self.namespace.get(name))
         missing = object()
         replaced = self._stand_in_sets[key]  # the submission's name -> its stand-in
-        by_identity = {id(self.namespace[name]): stand_in for name, stand_in in replaced.items() if callable(self.namespace.get(name))}
+        by_identity = standins.identities([(self.namespace[name], stand_in) for name, stand_in in replaced.items() if callable(self.namespace.get(name))])
         saved = {name: self.namespace.get(name, missing) for name in replaced}
         self.namespace.update(replaced)
         restore: Callable[[], None] = lambda: None  # noqa: E731
@@ -304,7 +304,7 @@ class Dispatcher:
         return handle
 
     def op_describe(self, request: dict) -> dict:
-        """A module's parameters (name -> shape), its training flag and its submodules' classes."""
+        """A module's parameters (name -> shape), its training flag and its submodules' classes (and their bases)."""
         obj = self._object(request["handle"])
         if not isinstance(obj, torch.nn.Module):
             return {"module": False, "type": type(obj).__name__}
@@ -316,6 +316,10 @@ class Dispatcher:
             # made first (self.W_q = self.layers["q"]) is still W_q, as state_dict() says
             "parameters": {n: list(p.shape) for n, p in obj.named_parameters(remove_duplicate=False)},
             "children": {n: _layer_class(c) for n, c in obj.named_modules(remove_duplicate=False) if n},
+            # the classes each submodule is an instance of (a subclass of the submission's own
+            # MultiHeadAttention is one too), nearest first, up to nn.Module
+            "lineage": {n: [k.__name__ for k in type(c).__mro__[:type(c).__mro__.index(torch.nn.Module)]]
+                        for n, c in obj.named_modules(remove_duplicate=False) if n},
             "attributes": {n: type(v).__name__ for n, v in vars(obj).items() if not n.startswith("_")},
             "dropout_p": {n: float(m.p) for n, m in obj.named_modules(remove_duplicate=False) if isinstance(m, torch.nn.Dropout)},
         }
@@ -488,14 +492,21 @@ class _FunctionNames(torch.overrides.TorchFunctionMode):
 
 
 class _AtenOps(TorchDispatchMode):
-    """Every aten operator that runs, however it was reached (torch.ops, C-level calls, aliases)."""
+    """Every aten operator that runs, however it was reached (torch.ops, C-level calls, aliases).
 
-    def __init__(self, seen: set[str]):
+    A tensor subclass with its own __torch_dispatch__ among the arguments (`types`) is handed the
+    operator with this mode switched off: whatever its __torch_dispatch__ runs (a library softmax)
+    is not seen. That it ran is noted (`subclassed`), never what it ran."""
+
+    def __init__(self, seen: set[str], subclassed: list[bool]):
         super().__init__()
         self.seen = seen
+        self.subclassed = subclassed
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self.seen.add(str(func))  # aten._softmax.default
+        if not self.subclassed and any(kind is not torch.Tensor for kind in types):  # torch's own calls may list Tensor itself
+            self.subclassed.append(True)
         return func(*args, **(kwargs or {}))
 
 
@@ -509,7 +520,8 @@ class OpTracer:
     def __init__(self) -> None:
         self.functions: set[str] = set()
         self.aten: set[str] = set()
-        self._modes = (_FunctionNames(self.functions), _AtenOps(self.aten))
+        self.subclassed: list[bool] = []  # a tensor subclass's own __torch_dispatch__ ran (untraced)
+        self._modes = (_FunctionNames(self.functions), _AtenOps(self.aten, self.subclassed))
 
     def __enter__(self) -> OpTracer:
         for mode in self._modes:
@@ -521,7 +533,7 @@ class OpTracer:
             mode.__exit__(*exc)
 
     def report(self) -> dict:
-        return {"ops": sorted(self.functions)[:MAX_TRACED_NAMES], "aten": sorted(self.aten)[:MAX_TRACED_NAMES]}
+        return {"ops": sorted(self.functions)[:MAX_TRACED_NAMES], "aten": sorted(self.aten)[:MAX_TRACED_NAMES], "subclassed": bool(self.subclassed)}
 
 
 def threads_seen() -> tuple[frozenset[int], int | None]:
@@ -545,9 +557,27 @@ def threads_seen() -> tuple[frozenset[int], int | None]:
         return threads, None
 
 
+KERNEL_PACKAGES = frozenset({"ipykernel", "IPython", "zmq", "jupyter_client", "tornado", "debugpy", "_pydevd_bundle", "pydevd", "comm"})
+
+
+def kernel_threads() -> frozenset[int]:
+    """The calling thread, and the threads of a notebook kernel's own machinery: a Thread whose
+    class or target comes from the kernel's packages (IPython's history saver, ipykernel's
+    heartbeat and IOPub threads). In nbgrader the student's cells run in the kernel before the
+    grader: a thread one of them started (a logging QueueListener that computes a softmax) is
+    not the kernel's, though it was there before grading began."""
+    found = {threading.get_ident()}
+    for thread in threading.enumerate():
+        runner = getattr(thread, "_target", None) or type(thread).run
+        places = (str(getattr(runner, "__module__", "") or ""), type(thread).__module__)
+        if thread.ident is not None and any(place.split(".")[0] in KERNEL_PACKAGES for place in places):
+            found.add(thread.ident)
+    return frozenset(found)
+
+
 def ran_elsewhere(before: tuple[frozenset[int], int | None], after: tuple[frozenset[int], int | None], ambient: frozenset[int]) -> bool:
     """Whether code may have run outside the traced thread during a call: a thread that was not
-    there before the student's code loaded (`ambient`: a notebook kernel's own) was alive when the
+    part of a notebook kernel (`ambient`: kernel_threads) was alive when the
     call began or ended, another process lived, or a thread or process was made meanwhile."""
     return bool((before[0] | after[0]) - ambient - {threading.get_ident()}) or (before[1] is not None and (after[1] != before[1] or before[1] < 0))
 

@@ -62,6 +62,9 @@ def _tensor(array: Any) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(data))
 
 
+MAX_COLORBARS = 8  # colorbars described per figure (a heatmap needs one)
+
+
 def _clim(mappable: Any) -> list[float | None]:
     low, high = mappable.get_clim()
     return [None if low is None else float(low), None if high is None else float(high)]
@@ -305,12 +308,23 @@ def _root(figure: Figure | SubFigure) -> Figure:
     return figure
 
 
+def _colorbar_map(cax: Axes) -> dict | None:
+    """The colours and the range a colorbar shows (its mappable's colour map ends and clim); None
+    when its mappable cannot be found (matplotlib keeps it on the colorbar's Axes)."""
+    colorbar = getattr(cax, "_colorbar", None)
+    mappable = getattr(colorbar, "mappable", None)
+    if mappable is None:
+        return None
+    return {"cmap_ends": _cmap_ends(mappable), "clim": _clim(mappable)}
+
+
 def _holders(returned_kind: str, axes: list[Axes], ax: Axes | None, given: list[Axes]) -> dict:
     """What was returned, and which of the figure's Axes is the returned one, the given one, a colorbar."""
     return {
         "returned": returned_kind,
         "target": _target(axes, ax, given),
         "colorbars": sum(1 for a in axes if a.get_label() == "<colorbar>"),
+        "colorbar_maps": [_colorbar_map(a) for a in axes if a.get_label() == "<colorbar>"][:MAX_COLORBARS],
         "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
         "figures": len(plt.get_fignums()),
     }

@@ -42,17 +42,34 @@ class StandInRefused(ValueError):
 
 
 class _Remote(torch.autograd.Function):
-    """A trusted function of tensors, computed by the grader; backward is a vector-Jacobian product."""
+    """A trusted function of tensors, computed by the grader; backward is a vector-Jacobian product.
+    Under torch.vmap (`torch.vmap(scaled_dot_product_attention, in_dims=1)` over the heads) it is
+    called once per slice of the mapped axis: the grader computes what it computes unbatched."""
 
     @staticmethod
-    def forward(ctx: Any, channel: Channel, name: str, options: dict, *tensors: torch.Tensor | None) -> Any:
-        ctx.channel, ctx.name, ctx.options = channel, name, options
-        ctx.save_for_backward(*tensors)
+    def forward(channel: Channel, name: str, options: dict, *tensors: torch.Tensor | None) -> Any:
         value = channel({"kind": "forward", "name": name, "tensors": [_plain(t) for t in tensors], "options": options})
         outputs = value if isinstance(value, tuple) else (value,)
         if not outputs or not all(isinstance(o, torch.Tensor) for o in outputs):
             raise StandInError(f"the trusted {name} gave no tensor")
-        return value
+        # a tensor of the reply may be a view of the buffer it came in: autograd then refuses the
+        # later code's in-place change of it (`scores.masked_fill_(~mask, -inf)`), which it may make
+        outputs = tuple(o if o._base is None else o.clone() for o in outputs)
+        return outputs if isinstance(value, tuple) else outputs[0]
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:  # apart from forward, as torch.vmap asks
+        channel, name, options, *tensors = inputs
+        ctx.channel, ctx.name, ctx.options = channel, name, options
+        ctx.save_for_backward(*tensors)
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple, channel: Channel, name: str, options: dict, *tensors: torch.Tensor | None) -> tuple[Any, Any]:
+        slices = [_Remote.apply(channel, name, options, *(t if d is None or t is None else t.select(d, i) for t, d in zip(tensors, in_dims[3:])))
+                  for i in range(info.batch_size)]
+        if isinstance(slices[0], tuple):
+            return tuple(torch.stack(column) for column in zip(*slices)), (0,) * len(slices[0])
+        return torch.stack(slices), 0
 
     @staticmethod
     def backward(ctx: Any, *grads: torch.Tensor) -> tuple:
@@ -132,7 +149,12 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
 
     A class keeps the methods the submission's own class has and the stand-in lacks (a classmethod
     `from_config`, a helper, a property): the later code may call them on the class it thinks is
-    its own. Plain values are left out: a class constant named like a layer would hide it.
+    its own. Plain values are left out: a class constant named like a layer would hide it; so is
+    what the stand-in's own code uses (its `num_heads`, `W_q`: a property of that name would hide it).
+
+    An object also has the plain settings (numbers, strings, tuples of them) that the submission's
+    own __init__, given the same arguments, stores and the stand-in lacks: the later code may read
+    them (`self.attn.head_dim`). See `_own_settings`.
 
     A result comes back as the named tuple the submission's own code returns (`res.output` in a
     later task reads it as from its own function): see `_named_result`."""
@@ -140,15 +162,81 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
         if not isinstance(own, type):
             return stand_in
         methods = {m: _fit(getattr(stand_in, m), getattr(own, m, None), f"{name}.{m}") for m in ("__init__", "forward")}
+        trusted: Any = stand_in  # a class of the stand-ins module: its __init__ and forward are its own
+        methods["__init__"] = _recording(methods["__init__"] or trusted.__init__)
+        methods["__getattr__"] = _own_settings(trusted, own)
         if named := _named_result(getattr(own, "forward", None)):
-            methods["forward"] = _returning(named, methods["forward"] or stand_in.forward)
+            methods["forward"] = _returning(named, methods["forward"] or trusted.forward)
         methods = {m: f for m, f in methods.items() if f is not None}
-        extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k)
+        theirs = _names_used(stand_in)  # what the stand-in's own code reads or sets on itself stays its own
+        extras = {k: v for k in dir(own) if not k.startswith("__") and not hasattr(stand_in, k) and k not in theirs
                   and isinstance(v := inspect.getattr_static(own, k), (types.FunctionType, staticmethod, classmethod, property))}
         return type(stand_in.__name__, (stand_in,), {**extras, **methods, "__qualname__": stand_in.__qualname__}) if methods or extras else stand_in
     call = _fit(stand_in, own, name) or stand_in
     named = _named_result(own)
     return _returning(named, call) if named else call
+
+
+_SETTINGS = (int, float, bool, str, type(None))
+_MADE_WITH = "_stand_in_made_with"  # an object's __dict__ key: the arguments its class was called with
+_OWN_SETTINGS = "_stand_in_own_settings"  # ...and the plain settings the submission's own class stores for them
+
+
+def _recording(init: Callable[..., Any]) -> Callable[..., Any]:
+    """`init`, keeping the arguments in the object (for `_own_settings`)."""
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        self.__dict__[_MADE_WITH] = (args, kwargs)
+
+    return __init__
+
+
+def _own_settings(trusted: type, own: type) -> Callable[[Any, str], Any]:
+    """A __getattr__ for the stand-in class: what the stand-in lacks may be a plain setting that the
+    submission's own __init__ stores (`self.head_dim = E // H`, read by a later task as
+    `self.attn.head_dim`): read, when first asked, from one of its own objects made with the same
+    arguments (the random state kept); none when its __init__ fails."""
+    inherited = getattr(trusted, "__getattr__", None)
+
+    def __getattr__(self: Any, name: str) -> Any:
+        if inherited is not None:
+            try:
+                return inherited(self, name)
+            except AttributeError:
+                pass
+        made = self.__dict__.get(_MADE_WITH)
+        if made is not None and not name.startswith("__"):
+            if _OWN_SETTINGS not in self.__dict__:
+                try:
+                    with torch.random.fork_rng(devices=[]):
+                        mine = own(*made[0], **made[1])
+                    self.__dict__[_OWN_SETTINGS] = {k: v for k, v in vars(mine).items() if _is_setting(v)}
+                except Exception:  # noqa: BLE001 - its own __init__ fails (a bug of that task): nothing to read
+                    self.__dict__[_OWN_SETTINGS] = {}
+            if name in self.__dict__[_OWN_SETTINGS]:
+                return self.__dict__[_OWN_SETTINGS][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    return __getattr__
+
+
+def _is_setting(value: Any) -> bool:
+    return type(value) in _SETTINGS or (type(value) is tuple and all(type(v) in _SETTINGS for v in value))
+
+
+def _names_used(cls: type) -> set[str]:
+    """Every name the code of a stand-in class's own functions uses (`self.num_heads = ...` in its
+    __init__, `self.W_q` in its forward): a property of the submission's class by such a name
+    would take the place of the stand-in's attribute (a read-only `num_heads` made its __init__ fail)."""
+    codes = [f.__code__ for f in vars(cls).values() if isinstance(f, types.FunctionType)]
+    names: set[str] = set()
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
 
 
 def _named_result(own: Any) -> type | None:
@@ -244,6 +332,7 @@ def _at_default(parameter: inspect.Parameter, value: Any) -> bool:
 # every reference the submission's code holds to a replaced object
 # ---------------------------------------------------------------------------------------------
 MAX_REBIND_VISITS = 20_000  # containers, functions, classes and objects looked at per request
+MAX_REBIND_ITEMS = 200_000  # items of dicts, lists and tuples looked at per request (a container larger than what is left is not walked)
 _ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None),  # hold nothing the walk would follow:
                     types.BuiltinFunctionType, types.ModuleType, types.MethodWrapperType})  # a module's globals (builtins too) are no place it looks
 
@@ -254,19 +343,49 @@ def _size(item: tuple[Any, Any]) -> int:
     return 1 + len(value) if type(value) in (dict, list, tuple) else 0
 
 
+def identities(replaced: list[tuple[Any, Any]]) -> dict[int, Any]:
+    """rebind's map from (the submission's object, its stand-in) pairs: the id of each object to
+    its stand-in; for a bound method of the submission's object (`masked_softmax = _ops.softmax`),
+    which the later code may call through the object (`_ops.softmax(s, m)`), its class's function
+    too, standing in with its first argument (the object) dropped."""
+    found: dict[int, Any] = {}
+    for own, stand_in in replaced:
+        found[id(own)] = stand_in
+        if isinstance(own, types.MethodType) and isinstance(own.__func__, types.FunctionType):
+            found.setdefault(id(own.__func__), _dropping_self(stand_in))
+    return found
+
+
+def _dropping_self(stand_in: Callable[..., Any]) -> Callable[..., Any]:
+    def method(_self: Any, *args: Any, **kwargs: Any) -> Any:
+        return stand_in(*args, **kwargs)
+
+    return method
+
+
 def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], bool]) -> Callable[[], None]:
     """Point every reference to a replaced object that the submission's code holds at its
     stand-in, for one request; returns what puts each back.
 
     `stand_ins` maps the id of each replaced object (the submission's own function or class) to
-    its stand-in. The submission may have captured its earlier functions anywhere a later one
+    its stand-in (`identities`). The submission may have captured its earlier functions anywhere a later one
     reads them without a global lookup: an alias (`softmax = masked_softmax`), a default value
     (`def sdpa(q, k, v, mask=None, softmax=masked_softmax)`), a closure, a functools.partial, a
     class attribute (plain, staticmethod or classmethod), a dict, list or tuple, an attribute of
     an object of its own class. Walked from `roots` (the submission's module globals, its objects),
-    through those places only, into functions and classes that `owned(obj)` says are its own."""
+    through those places only, into functions and classes that `owned(obj)` says are its own.
+    A class of its own that subclasses a replaced class subclasses the stand-in during the request.
+    A dict, list or tuple larger than what is left of MAX_REBIND_ITEMS is not walked (data: a
+    module-level table of numbers), so the walk costs the same for any submission."""
     undo: list[Callable[[], None]] = []
     seen: set[int] = set()
+    items_left = [MAX_REBIND_ITEMS]  # a table of 3 million numbers is data, not where an alias lives: walked whole, it cost ~1 s a request
+
+    def affordable(container: Any) -> bool:
+        if len(container) > items_left[0]:
+            return False
+        items_left[0] -= len(container)
+        return True
 
     def fresh(value: Any) -> Any:
         """What a reference to `value` holds during the request (the same object, changed inside, when nothing is replaced)."""
@@ -283,15 +402,19 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
             return value
 
     def _inside(value: Any) -> Any:
+        if isinstance(value, (dict, list, tuple)) and not affordable(value):
+            return value
         if isinstance(value, dict):
             for key, item in sorted(value.items(), key=_size):  # functions first, the largest containers last
                 _put(value.__setitem__, key, item, fresh(item))
         elif isinstance(value, list):
             for index, item in enumerate(list(value)):
                 _put(value.__setitem__, index, item, fresh(item))
-        elif type(value) is tuple:
+        elif type(value) is tuple or _is_named_tuple(type(value)):  # a named tuple of functions (`OPS.softmax`): a new one of its class
             items = tuple(fresh(item) for item in value)
-            return items if any(a is not b for a, b in zip(items, value)) else value
+            if all(a is b for a, b in zip(items, value)):
+                return value
+            return items if type(value) is tuple else type(value)._make(items)
         elif isinstance(value, (staticmethod, classmethod)):
             inner = fresh(value.__func__)
             return type(value)(inner) if inner is not value.__func__ else value
@@ -319,6 +442,9 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         elif isinstance(value, type) and owned(value):
             for key, item in list(vars(value).items()):
                 _put(lambda key, new: setattr(value, key, new), key, item, fresh(item))
+            bases = tuple(stand_ins.get(id(base), base) for base in value.__bases__)  # `class _SelfMHA(MultiHeadAttention)`: a subclass of the stand-in
+            if bases != value.__bases__ and all(isinstance(base, type) for base in bases):
+                _put(lambda _, new: setattr(value, "__bases__", new), None, value.__bases__, bases)
         elif (owned(type(value)) or type(value) is types.SimpleNamespace) and isinstance(getattr(value, "__dict__", None), dict):
             fresh(value.__dict__)  # an object of its own class (a config, a callable, a module), or a SimpleNamespace
         return value
@@ -332,11 +458,14 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
         setter(key, new)
         undo.append(lambda: setter(key, old))
 
-    for root in roots:
-        fresh(root)
-
     def restore() -> None:
         for step in reversed(undo):
             step()
 
+    try:
+        for root in roots:
+            fresh(root)
+    except BaseException:  # the submission's object raised what fresh() lets through (SystemExit): put back what was changed
+        restore()
+        raise
     return restore

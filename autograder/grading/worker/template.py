@@ -48,6 +48,12 @@ from autograder.grading.worker.protocol import ProtocolError, recv_message, send
 
 PRELOADS = ("seaborn",)  # what a spawn request may ask the template to import before it forks
 
+if tqdm := sys.modules.get("tqdm"):  # torch.hub imports it where it is installed
+    # No monitor thread (tqdm's documented off switch): a progress bar at import, in an honest
+    # training loop, left it alive through every graded call, where a traced rule cannot be
+    # checked while another thread lives.
+    tqdm.tqdm.monitor_interval = 0
+
 
 def preload(names: list[str]) -> None:
     """Import the optional libraries a submission imports (only those in PRELOADS), so that its

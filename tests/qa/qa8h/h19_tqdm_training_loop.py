@@ -1,4 +1,4 @@
-# snippet: honest but flagged (left for a decision). A small training loop at import with a tqdm progress bar; tqdm starts its monitor thread, which is alive during every graded call (worker rule: another thread ran during the call). Expected now: A 29 (A.2 by hand 0, A.3 1: cannot be checked), flag evasion. In a notebook scratch cell (n01) the loop never runs: full marks.
+# snippet: honest. A small training loop at import with a tqdm progress bar. tqdm started its monitor thread, which was alive during every graded call (worker rule: another thread ran during the call): A 29, flag evasion. The worker template now imports tqdm before it forks a worker for a file that imports it, with the monitor turned off (tqdm.monitor_interval = 0): full marks. In a notebook scratch cell (n01) the loop never runs: full marks.
 from tqdm.auto import tqdm
 
 _net = AttentionBlock(8, 2)

@@ -148,12 +148,23 @@ def _mask(mask: Any) -> None:
         raise StandInRefused(f"mask is {_kind(mask)}, where it takes a bool tensor (True = may attend)")
 
 
-def _weights(q: torch.Tensor, k: torch.Tensor, heads: int = 1) -> None:
-    """Refuse (before computing) attention whose weights, (batch..., heads, Lq, Lk), would be too large."""
+def _weights(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None, heads: int | None = None) -> None:
+    """Refuse (before computing) attention whose weights, (batch..., [heads,] Lq, Lk) broadcast
+    with the mask, would be too large."""
     if q.dim() < 2 or k.dim() < 2:
         return  # the reference says what is wrong with them
     batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
-    count = batch.numel() * heads * q.shape[-2] * k.shape[-2]
+    _bounded((*batch, *([heads] if heads else []), q.shape[-2], k.shape[-2]), mask)
+
+
+def _bounded(shape: tuple[int, ...], mask: torch.Tensor | None) -> None:
+    """Refuse weights of `shape` that a mask broadcasts to more numbers than a stand-in computes
+    (a mask of shape (M, 1, 1) multiplies them by M: the inputs' own bound says nothing of that)."""
+    if mask is not None:
+        shape = tuple(torch.broadcast_shapes(shape, mask.shape))  # RuntimeError for shapes that do not broadcast: the caller's refusal
+    count = 1
+    for size in shape:
+        count *= size
     if count > MAX_WEIGHTS_ELEMENTS:
         raise StandInRefused(f"its attention weights would hold {count} numbers, more than a trusted stand-in computes ({MAX_WEIGHTS_ELEMENTS})")
 
@@ -173,20 +184,21 @@ def _count(options: dict, key: str, low: int, high: int) -> int:
 
 def _scores(options: dict, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     _floats(q=q, k=k)
-    _weights(q, k)
+    _weights(q, k, None)
     return reference().attention_scores(q, k)  # (..., Lq, Lk)
 
 
 def _softmax(options: dict, scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
     _floats(scores=scores)
     _mask(mask)
+    _bounded(tuple(scores.shape), mask)
     return reference().masked_softmax(scores, mask)  # (..., Lq, Lk)
 
 
 def _sdpa(options: dict, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
     _floats(q=q, k=k, v=v)
     _mask(mask)
-    _weights(q, k)
+    _weights(q, k, mask)
     return reference().scaled_dot_product_attention(q, k, v, mask)  # (..., Lq, dv), (..., Lq, Lk)
 
 
@@ -231,7 +243,7 @@ def _mha(options: dict, query: torch.Tensor, key: torch.Tensor, value: torch.Ten
     state = _projections(params, "")
     dropout, training, seed = _dropout_options(options)
     heads = _count(options, "num_heads", 1, 4096)
-    _weights(query, key, heads)
+    _weights(query, key, mask, heads)
     module = _mha_module(_width(query), heads, dropout, "W_q.bias" in state)
     return _run_module(module, state, training, seed, query, key, value, mask)  # (B, Lq, E), (B, H, Lq, Lk)
 
@@ -260,7 +272,7 @@ def _block(options: dict, x: torch.Tensor, mask: torch.Tensor | None, *params: t
     _floats(**state)
     dropout, training, seed = _dropout_options(options)
     heads = _count(options, "num_heads", 1, 4096)
-    _weights(x, x, heads)
+    _weights(x, x, mask, heads)
     module = _block_module(_width(x), heads, dropout)
     return _run_module(module, state, training, seed, x, mask)  # (B, S, E), (B, H, S, S)
 

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from autograder.grading.worker.api import StudentAPI
+from autograder.grading.worker.client import StudentError
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.texts import key_of_english
 from autograder.assignments.attention.checks.support import source_facts
@@ -72,6 +73,19 @@ def drawing(student: StudentAPI) -> dict:
     return _drawn["value"]
 
 
+def drawing_on_given_axes(student: StudentAPI) -> Any:
+    """plot_attention(probe, query tokens, key tokens, ax=<a new Axes>) described, without its
+    picture (which Axes it drew on and what it returned); once per submission, after drawing()."""
+    if "given" not in _drawn:
+        try:
+            _drawn["given"] = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, picture=False)
+        except StudentError as error:  # raised again for each check that asks, the call is not made twice
+            _drawn["given"] = error
+    if isinstance(_drawn["given"], StudentError):
+        raise _drawn["given"]
+    return _drawn["given"]
+
+
 def returned_axes(description: Any) -> bool:
     return isinstance(description, dict) and description.get("returned") in ("Axes", "AxesSubplot")
 
@@ -121,16 +135,28 @@ POSITIONS = (
 
 
 QUOTES = re.compile(r"^[\W_]+|[\W_]+$")  # quotes or brackets around a token: "'the'" (repr), '"the"', '[the]'
+MATH = re.compile(r"(?<!\\)\$(.*?)(?<!\\)\$")  # matplotlib's math text between unescaped dollars
+MATH_MARKUP = re.compile(r"\\[A-Za-z]+|\\.|[{}]")  # commands (\mathrm, \it), spacing (\,), braces
+
+
+def as_drawn(label: str) -> str:
+    """A label as matplotlib draws it, in plain letters: math text ('$\\mathrm{the}_{0}$', drawn
+    as the with a subscript 0) read without its markup ('the_0'). An odd number of unescaped
+    dollars makes no math text: matplotlib draws such a label as it is."""
+    if (label.count("$") - label.count(r"\$")) % 2:
+        return label
+    return MATH.sub(lambda math: MATH_MARKUP.sub("", math.group(1)), label)
 
 
 def plain_token(label: str, tokens: tuple[str, ...]) -> str:
     """A tick label that is a token with a position number beside it ('the (0)', 'the_0', '3: dog',
     'q0: the', 'dog (k3)'), as students write to tell repeated words apart, or in quotes ("'the'",
-    as repr() prints it), read as the token itself (the contract allows it); any other label is
-    kept as it is."""
+    as repr() prints it), or in math text ('$\\mathrm{the}_{0}$'), read as the token itself (the
+    contract allows it); any other label is kept as it is."""
     if label in tokens:
         return label
-    for word in (label, *(position.sub("", label, count=1) for position in POSITIONS)):
+    text = as_drawn(label)
+    for word in (text, *(position.sub("", text, count=1) for position in POSITIONS)):
         for candidate in (word, QUOTES.sub("", word)):
             if candidate in tokens:
                 return candidate
@@ -195,6 +221,11 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
         unlabelled = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if not (labels | on_axis[axis]) & set(tokens)]
         if unlabelled:
             return fail(f"the ticks of the {axes_named(unlabelled)} do not carry the tokens", "heatmap_unlabelled")
+        per_cell = {"horizontal": heatmap.column_labels, "vertical": heatmap.row_labels}
+        if all("" not in per_cell[axis] and len(set(per_cell[axis])) == len(per_cell[axis]) for axis in missing):
+            # one label on every cell, but not every one a token: 'dow' for 'down' (qa9e b07)
+            shown = "; ".join(f"{axis}: {list(per_cell[axis])}" for axis in missing)
+            return CheckFailure.keyed("tick_labels_not_tokens", which=axes_named(missing), shown=shown[:300])
         return CheckFailure.keyed("ticks_not_per_cell", which=axes_named(missing))
     return None
 
@@ -213,6 +244,12 @@ def test_plot_attention_returns_axes(student: StudentAPI, artifacts):
     drawn(student)
     if not returned_axes(description):
         raise CheckFailure.keyed("plot_returned", kind=str(description.get("returned")))
+    try:  # the contract's other call: an Axes given, no title (a `return` under `if title:`, qa9e b13)
+        given = drawing_on_given_axes(student)
+    except StudentError:
+        return  # the call with ax= fails: charged by test_plot_attention_uses_given_axes
+    if isinstance(given, dict) and not returned_axes(given):
+        raise CheckFailure.keyed("plot_returned_given_axes", kind=str(given.get("returned")))
 
 
 def read_matrix(heatmap: Heatmap) -> torch.Tensor | None:
@@ -299,6 +336,8 @@ def test_plot_attention_cell_values(student: StudentAPI):
 @check("E.1", 1, "plot_attention: has a colorbar", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_colorbar(student: StudentAPI):
     _, heatmap = drawn(student)
+    if not heatmap.colorbar and heatmap.colorbar_elsewhere:
+        raise CheckFailure.keyed("colorbar_of_other_colours")
     if not heatmap.colorbar:
         raise fail("the heatmap has no colorbar", "heatmap_no_colorbar")
 
@@ -390,7 +429,7 @@ def labels_swapped(xlabel: str, ylabel: str) -> bool:
 def test_plot_attention_uses_given_axes(student: StudentAPI):
     drawn(student)
     expect_trusted_figure(student)
-    description = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, picture=False)  # which Axes: no PNG needed
+    description = drawing_on_given_axes(student)
     given = description.get("given_axes", -1) if isinstance(description, dict) else -1
     if not isinstance(given, int) or given < 0 or description.get("target") != given:
         raise CheckFailure.keyed("given_axes_ignored")
