@@ -13,7 +13,7 @@ heads, a fused projection from the named layers, @torch.enable_grad, a softmax a
 function reaches the later ones through a default value, a closure, a partial, a class attribute,
 a dataclass field or a dict: points lost only in the task where the bug lives, and only the right
 mistakes named, or none. Two are folders whose Part A is in a helper file of the student's own.
-b34 and b35 (lead, round 10) read `res.output` of c07's named results in the later tasks: a
+b44 and b45 (lead, round 10) read `res.output` of c07's named results in the later tasks: a
 stand-in returned a plain tuple, and B.1 lost 2 points for A.3's bug; it now returns the named
 tuple the submission's own function returns.
 The comment at the top of each file says what it is, its per-part scores

@@ -1,4 +1,4 @@
-# qa6s b35 (lead, round 10): c07's typing.NamedTuple results, SelfAttention and AttentionBlock read `res.output`; C.3 never applies W_o.
+# qa6s b45 (lead, round 10): c07's typing.NamedTuple results, SelfAttention and AttentionBlock read `res.output`; C.3 never applies W_o.
 # Per-part scores (A-D): A=32 B=10 C=8 D=12.
 # Mistakes named: mha_no_output_projection.
 # ruff: noqa  (a student's file: written as a student writes it)

@@ -1,4 +1,4 @@
-# qa6s b34 (lead, round 10): c07's typing.NamedTuple results, SelfAttention and AttentionBlock read `res.output`; A.3 does not pass the mask on.
+# qa6s b44 (lead, round 10): c07's typing.NamedTuple results, SelfAttention and AttentionBlock read `res.output`; A.3 does not pass the mask on.
 # Per-part scores (A-D): A=25 B=10 C=28 D=12.
 # Mistakes named: sdpa_mask_ignored.
 # ruff: noqa  (a student's file: written as a student writes it)
