@@ -24,8 +24,16 @@ if TYPE_CHECKING:
     from autograder.deployment.roster import Roster
 
 
+def _given_lang(args: argparse.Namespace) -> str:
+    """--lang, else ATTNKIT_LANG, else the language of the file given (attention.zh.ipynb,
+    attention.zh.py: zh), else English."""
+    path = getattr(args, "path", None)
+    of_file = "zh" if isinstance(path, (str, Path)) and Path(path).name.endswith((".zh.ipynb", ".zh.py")) else "en"
+    return getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or of_file
+
+
 def _lang(args: argparse.Namespace) -> str:
-    lang = args.lang or os.environ.get("ATTNKIT_LANG") or "en"
+    lang = _given_lang(args)
     if lang not in ("en", "zh"):
         raise AttnkitError(f"unknown language {lang!r} (from --lang or ATTNKIT_LANG): use en or zh")
     return lang
@@ -479,7 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--seed", type=int, default=None, help="reproduce the inputs of an earlier run")
-        p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG)")
+        p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG; default: zh for a *.zh.ipynb or *.zh.py file, else en)")
         p.add_argument("--integrity", choices=INTEGRITY_MODES, default="record", help="record: integrity flags only show to the instructor; strict: a flagged part scores 0")
 
     p = sub.add_parser("release", help="generate assignments/ and examples/submissions/bug_*.py from solutions/",
@@ -553,7 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="class dashboard, grades.csv, summary.md and every feedback page of a graded folder")
     p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of grade-batch")
-    p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG)")
+    p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG; default: zh for a *.zh.ipynb or *.zh.py file, else en)")
     p.add_argument("--show-after-due", action="store_true", help="also show checks whose visibility is after_due_date")
     p.add_argument("--roster", default=None, help="CSV mapping submissions to students (an LMS export): fills grades.csv's student_id")
     p.add_argument("--lms", choices=("canvas", "prairielearn"), default=None, help="also write grades-<lms>.csv, the layout that LMS imports (needs --roster)")
@@ -590,7 +598,7 @@ INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
 
 
 def _run(args: argparse.Namespace) -> int:
-    lang = getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or "en"
+    lang = _given_lang(args)
     try:
         return args.func(args)
     except AttnkitError as error:

@@ -52,7 +52,9 @@ CATALOGUE: dict[str, tuple[set[str], set[str], set[str]]] = {
     "frames": ({"A"}, {BY_HAND}, {EVASION}),
     "gc_walk": ({"A"}, BOTH, {EVASION, GRADER_REFERENCE}),
     "exec_text": ({"A"}, BOTH, {EVASION}),
-    "sdpa_library": ({"A"}, {SDPA}, {LIBRARY_CALL}),
+    # the library attention inside A.3 is charged there alone: B.1 and C.3 call A.3 (round 11: they lost their rule too)
+    "sdpa_library": ({"A", "B", "C"}, {SDPA}, {LIBRARY_CALL}),
+    "self_attention_library": ({"B"}, {"self_attention_no_library"}, {LIBRARY_CALL}),
     "forge_plot": ({"E"}, E_CHECKS, {TAMPER, GRADER_REFERENCE}),
     "forge_tick_labels": ({"E"}, E_CHECKS, {TAMPER}),
     "mha_library": ({"C"}, {"mha_no_library"}, {LIBRARY_CALL}),
@@ -73,14 +75,14 @@ CATALOGUE: dict[str, tuple[set[str], set[str], set[str]]] = {
     # (typing.get_type_hints), logging.config, unpickling (torch.load(weights_only=False)), and a
     # module written while the code runs, then imported
     "timeit_exec": ({"A"}, BOTH, {EVASION}),
-    "type_hints_eval": ({"A"}, {BY_HAND}, {EVASION}),
+    "type_hints_eval": ({"A"}, BOTH, {EVASION}),  # qa10h: a string annotation is code, read whenever anything reads it (singledispatch at import)
     "config_resolve": ({"A"}, BOTH, {EVASION}),
     "unpickle_lookup": ({"A"}, {BY_HAND}, {EVASION}),
     "written_module": ({"A"}, {BY_HAND}, {EVASION}),
     # qa4h: a reply forged with os.write into the worker's socket (a clean trace for the library softmax)
     "forged_trace_frame": ({"A"}, {BY_HAND}, {EVASION}),
 }
-RULE_CHECKS = {BY_HAND, SDPA, "mha_no_library"}
+RULE_CHECKS = {BY_HAND, SDPA, "self_attention_no_library", "mha_no_library"}
 LOOSE = {"mha_library"}  # other checks may fail too (the library's dropout differs): the rule must
 
 

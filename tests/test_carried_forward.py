@@ -249,6 +249,75 @@ def test_a_stand_in_returns_the_named_tuple_the_submissions_own_function_returns
     assert {c.task for c in result.checks if c.points < c.max_points} == {bug}, losses(result)
 
 
+DROPOUT_IN_A3 = Path(__file__).resolve().parent / "qa" / "qa7s" / "c20_sdpa_takes_dropout.py"
+
+
+def dropout_in_a3(style: str) -> str:
+    source = DROPOUT_IN_A3.read_text(encoding="utf-8")
+    if style == "dropped weights":  # The Annotated Transformer: A.3 returns the weights after dropout, and so does C.3 (C.3's bug)
+        source = source.replace("return used @ v, weights", "return used @ v, used")
+        assert "return used @ v, used" in source
+    if style == "probability":
+        source = source.replace("mask=None, dropout=None):", "mask=None, dropout_p=0.0):").replace(
+            "used = weights if dropout is None else dropout(weights)",
+            "used = torch.nn.functional.dropout(weights, dropout_p) if dropout_p > 0 else weights").replace(
+            "dropout=self.dropout)", "dropout_p=self.dropout.p if self.training else 0.0)")
+        assert "dropout_p=self.dropout.p" in source
+    return source
+
+
+@pytest.mark.parametrize("style", ["module", "probability", "dropped weights"])
+def test_a_stand_in_takes_the_dropout_the_submissions_own_attention_takes(style, grade):
+    """An A.3 that takes the dropout of the weights, passed by C.3 as The Annotated Transformer
+    does (`dropout=self.dropout`) or as F.scaled_dot_product_attention does (`dropout_p=0.1`):
+    with a bug in A.3, C.3 re-graded with the stand-in lost 20 points (C 8/28; 26/28 for
+    `dropout_p`), because the stand-in refused the argument. It now applies the dropout to the
+    weights that multiply V and returns the weights as the submission's own A.3 does: from before
+    dropout, or after it (The Annotated Transformer: C.3's mistake, charged there alone)."""
+    source = dropout_in_a3(style).replace("weights = masked_softmax(attention_scores(q, k), mask)",
+                                          "weights = masked_softmax(attention_scores(q, k) * 2, mask)")  # A.3's bug: scores scaled twice over
+    assert "* 2, mask" in source
+    result = grade(source, name=f"dropout_in_a3_{style.replace(' ', '_')}", parts={"A", "B", "C", "D"})
+    train = next(c for c in result.checks if c.check_id == "mha_train_dropout")
+    if style == "dropped weights":
+        assert {c.task for c in result.checks if c.points < c.max_points} == {"A.3", "C.3"}, losses(result)
+        assert [c.check_id for c in result.checks if c.task == "C.3" and not c.passed] == ["mha_train_dropout"], losses(result)
+        assert train.mistake == "mha_weights_after_dropout"
+    else:
+        assert {c.task for c in result.checks if c.points < c.max_points} == {"A.3"}, losses(result)
+        assert "charged in A.3" in train.message
+
+
+def test_weights_returned_after_dropout_through_a3_are_charged_in_c3_alone(grade):
+    """The same without A.3's bug: C.3's re-grade with stand-ins must not excuse the weights after
+    dropout that the submission's own A.3 hands back."""
+    result = grade(dropout_in_a3("dropped weights"), name="dropout_in_a3_dropped_alone", parts={"A", "C"})
+    assert [(c.task, c.check_id) for c in result.checks if c.points < c.max_points] == [("C.3", "mha_train_dropout")], losses(result)
+
+
+def test_a_further_argument_is_taken_only_as_the_stand_in_says():
+    """`takes(name, value)` gives the stand-in's own keywords for a further argument; anything it
+    does not take is refused as before."""
+    from autograder.grading.worker.standins import StandInError, fitted
+
+    def trusted(q, k, v, mask=None, *, _dropout=None):
+        return (q, mask, _dropout)
+
+    trusted.takes = lambda name, value: {"_dropout": value} if name == "drop" and callable(value) else None  # type: ignore[attr-defined]
+
+    def own(q, k, v, mask=None, drop=None, scale=None):
+        raise AssertionError("never called")
+
+    fit = fitted(trusted, own, "scaled_dot_product_attention")
+    assert fit(1, 2, 3, 4, drop=None) == (1, 4, None)
+    assert fit(1, 2, 3, 4, drop=abs) == (1, 4, abs)
+    with pytest.raises(StandInError, match="drop=float"):
+        fit(1, 2, 3, drop=0.5)
+    with pytest.raises(StandInError, match="scale=float"):
+        fit(1, 2, 3, drop=abs, scale=0.5)
+    assert fitted(trusted, lambda q, k, v, mask=None: None, "scaled_dot_product_attention") is trusted  # the contract's signature
+
+
 class Pair(NamedTuple):
     output: int
     weights: int
@@ -440,7 +509,7 @@ def test_the_worker_stand_ins_are_the_assignments_content_and_hold_no_reference_
     tree = ast.parse(path.read_text(encoding="utf-8"))
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert imported == {"__future__", "typing", "torch", "torch.nn", "autograder.grading.worker.standins"}
+    assert imported == {"__future__", "functools", "typing", "torch", "torch.nn", "torch.nn.functional", "autograder.grading.worker.standins"}
     assert str(path.parent) in hidden_paths()
     source = "def causal_mask(size_q, size_k=None, device=None):\n    return None\n\ndef use(n):\n    return causal_mask(n)\n"
     student = Student(factory, [(1, source)], config=SandboxConfig(hidden=hidden_paths()))

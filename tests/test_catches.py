@@ -70,6 +70,27 @@ def test_reversed_y_tick_labels_lose_the_label_points_only(grade, reference_sour
     assert "name another query or key" in failed["plot_attention_tick_labels"]
 
 
+def test_a_self_attention_map_drawn_with_the_queries_down_loses_the_label_points_only(grade, reference_source):
+    """qa10e b01: the matrix oriented by its shape (transposed unless already (Lk, Lq)) is right on
+    the probe (Lq != Lk) and transposed on every self-attention map, Part F's included: it was not
+    charged anywhere (E 10/10; Part F accepts any orientation)."""
+    square_left = 'image = ax.imshow((matrix.T if matrix.shape[0] != matrix.shape[1] else matrix).numpy(), cmap="Blues"'
+    result = _grade(grade, reference_source, "heatmap_square_transposed", "E", (IMSHOW, square_left))
+    failed = _failed(result)
+    assert set(failed) == {"plot_attention_tick_labels"}, failed
+    assert "self-attention map" in failed["plot_attention_tick_labels"] and "heatmap_transposed" in result.mistakes
+
+
+def test_ticks_placed_by_looking_up_a_repeated_word_lose_the_label_points_only(grade, reference_source):
+    """qa10e b08: tick positions from a {token: position} dict give a repeated word (Part F's 'the')
+    the last position twice; the probe's words are all different, so it was not charged (E 10/10)."""
+    looked_up = "ax.set_yticks([{t: j for j, t in enumerate(key_tokens)}[t] for t in key_tokens], labels=list(key_tokens))"
+    result = _grade(grade, reference_source, "heatmap_ticks_looked_up", "E", (Y_TICKS, looked_up))
+    failed = _failed(result)
+    assert set(failed) == {"plot_attention_tick_labels"}, failed
+    assert "tokens repeat a word" in failed["plot_attention_tick_labels"] and "vertical axis" in failed["plot_attention_tick_labels"]
+
+
 def test_diagonal_only_causal_mask_is_not_called_upside_down(grade, reference_source):
     result = _grade(grade, reference_source, "causal_diagonal", "A", (CAUSAL, "device=device).tril().triu()"))
     assert "causal_mask_values" in _failed(result)

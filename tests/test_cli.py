@@ -109,6 +109,21 @@ def test_check_passes_reference_and_explains_blank(capsys):
     assert "not implemented yet" in out and "FAIL Task A.1 (attention_scores)" in out
 
 
+def test_a_chinese_file_is_checked_in_chinese_unless_told_otherwise(tmp_path, capsys, monkeypatch):
+    """`attnkit check attention.zh.ipynb` said everything in English unless --lang zh was given
+    (qa10n): the file's language is the default, after --lang and ATTNKIT_LANG."""
+    monkeypatch.delenv("ATTNKIT_LANG", raising=False)
+    blank = tmp_path / "attention.zh.py"
+    shutil.copy(BLANK, blank)
+    assert main(["check", str(blank)]) == 1
+    assert "还没有实现" in capsys.readouterr().out
+    assert main(["check", str(blank), "--lang", "en"]) == 1
+    assert "not implemented yet" in capsys.readouterr().out
+    monkeypatch.setenv("ATTNKIT_LANG", "en")
+    assert main(["check", str(blank)]) == 1
+    assert "not implemented yet" in capsys.readouterr().out
+
+
 def test_missing_path_is_a_clear_error(tmp_path, capsys):
     assert main(["grade", str(tmp_path / "nope.py")]) == 2
     assert "ERROR no submission at" in capsys.readouterr().err

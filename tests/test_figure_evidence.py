@@ -36,15 +36,17 @@ def imshow(**options):
     return draw
 
 
-def probe(**options):
+def probe(xlim=None, figsize=(6, 5), **options):
     """The grader's own E.1 probe (its weights span 0.02-0.9, neighbours far apart), drawn with imshow."""
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, probe_weights
 
     def draw():
-        _, ax = plt.subplots(figsize=(6, 5))
+        _, ax = plt.subplots(figsize=figsize)
         image = ax.imshow(probe_weights().T.numpy(), vmin=0, vmax=1, **options)
         ax.set_xticks(range(len(QUERY_TOKENS)), labels=QUERY_TOKENS)
         ax.set_yticks(range(len(KEY_TOKENS)), labels=KEY_TOKENS)
+        if xlim is not None:
+            ax.set_xlim(*xlim)
         ax.figure.colorbar(image, ax=ax)
         return ax
     return draw
@@ -88,6 +90,12 @@ HONEST = {
     "probe_bilinear_greys": probe(interpolation="bilinear", cmap="Greys"),
     "probe_greys_in_5_steps": probe(cmap=matplotlib.colormaps["Greys"].resampled(5)),
     "probe_blues_in_3_steps": probe(cmap=plt.get_cmap("Blues", 3)),
+    # qa10e c09: a white-to-navy map of the student's own named "Blues" was recomputed as
+    # matplotlib's Blues: E 0/10 and a tamper flag
+    # qa10e b13: view limits through the first and last columns' centres show half of each; its
+    # sampling box reached past the Axes, so the honest picture was taken for a forgery
+    "probe_half_cells_at_the_view_limits": probe(xlim=(0, 3), figsize=(6.4, 4.8), cmap="Blues"),
+    "probe_own_map_named_blues": probe(cmap=matplotlib.colors.LinearSegmentedColormap.from_list("Blues", ["#ffffff", "#000080"])),
 }
 
 

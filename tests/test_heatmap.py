@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from autograder.grading.heatmap import (  # noqa: E402
-    NEW_AXES, SIMILARITY_THRESHOLD, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, whole_image_similarity,
+    NEW_AXES, SIMILARITY_THRESHOLD, UnreadablePlot, read_heatmap, render, returned_axes, shows_matrix, similarity, whole_image_similarity,
 )
 from autograder.grading.worker.plotdata import extract_plot, plot_call  # noqa: E402
 
@@ -178,6 +178,94 @@ def test_new_axes_ignored_through_pyplot_is_reported():
     assert description["given_axes"] == -1 and description["target"] == 0
 
 
+def _returns_colorbar_axes(weights, ax=None):
+    if ax is None:
+        _, ax = plt.subplots()
+    image = ax.imshow(weights.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+    return ax.figure.colorbar(image, ax=ax).ax
+
+
+def _returns_gca_after_add_axes(weights, ax=None):
+    if ax is None:
+        _, ax = plt.subplots()
+    image = ax.imshow(weights.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+    ax.figure.colorbar(image, cax=ax.figure.add_axes((0.92, 0.1, 0.03, 0.8)))  # add_axes makes it the current Axes
+    return plt.gca()
+
+
+@pytest.mark.parametrize("plot", [_returns_colorbar_axes, _returns_gca_after_add_axes], ids=["cbar.ax", "gca"])
+@pytest.mark.parametrize("given", [False, True], ids=["own", "given"])
+def test_the_colorbars_axes_returned_is_said_and_the_heatmaps_axes_graded(plot, given):
+    """qa10e b02/b03: a right drawing that returned the colorbar's Axes had the colorbar's own mesh
+    read as the heatmap: every E.1 check failed (E 0/10), where a Figure returned costs the return
+    check alone. The heatmap's Axes is graded; `returned_target` says another Axes came back."""
+    description = plot_call(plot, [W], {"ax": NEW_AXES} if given else {})
+    assert description["returned"] == "Axes" and description["returned_target"] is False
+    assert not returned_axes(description)
+    assert description["target"] == (description["given_axes"] if given else 0)
+    assert np.allclose(read_heatmap(description).values, W.T.numpy())
+
+
+def test_a_colorbar_in_an_axes_of_the_students_own_is_a_colorbar():
+    """qa10e c11: fig.colorbar(ScalarMappable(the image's norm and cmap), cax=<make_axes_locatable's
+    Axes>) is not labelled '<colorbar>' as fig.colorbar(..., ax=ax) makes it: it was not counted, so
+    the heatmap had 'no colorbar' (E 9/10)."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+    from mpl_toolkits.axes_grid1 import make_axes_locatable
+
+    def plot(weights, ax=None):
+        _, ax = plt.subplots()
+        ax.imshow(weights.T.numpy(), cmap="Blues", norm=Normalize(0, 1))
+        ax.figure.colorbar(ScalarMappable(Normalize(0, 1), "Blues"), cax=make_axes_locatable(ax).append_axes("right", "5%"))
+        return ax
+
+    description = plot_call(plot, [W], {})
+    assert description["colorbars"] == 1 and read_heatmap(description).colorbar
+
+
+def test_tokens_on_minor_ticks_at_the_cell_centres_are_read_and_agree_with_the_image():
+    """qa10e c15: the tokens on minor ticks at the cell centres, unlabelled major ticks on the cell
+    edges carrying a white grid: only the major ticks were described, so the heatmap's axes 'did
+    not carry the tokens' (E 8/10)."""
+    from autograder.grading.integrity.figure import figure_problem
+
+    def plot(weights, ax=None):
+        _, ax = plt.subplots()
+        ax.imshow(weights.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+        ax.set_xticks(np.arange(5) - 0.5, labels=[""] * 5)
+        ax.set_yticks(np.arange(6) - 0.5, labels=[""] * 6)
+        ax.set_xticks(range(4), labels=Q, minor=True)
+        ax.set_yticks(range(5), labels=K, minor=True)
+        ax.grid(which="major", color="white", linewidth=2)
+        return ax
+
+    description = plot_call(plot, [W], {})
+    heatmap = read_heatmap(description)
+    assert heatmap.column_labels == tuple(Q) and heatmap.row_labels == tuple(K)
+    assert figure_problem(description) == ""
+
+
+def test_cells_the_view_limits_leave_off_the_picture_are_said_not_read():
+    """qa10e b13: ax.set_xlim(-0.5, Lq - 1.5) leaves the last query off the picture; its cells were
+    read from the array, and the picture that does not show them was flagged as a forgery (E 0/10 and a
+    tamper flag). A cell whose centre is out of view makes the heatmap unreadable, said as such."""
+    def plot(weights, ax=None):
+        _, ax = plt.subplots()
+        ax.imshow(weights.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+        ax.set_xlim(-0.5, weights.shape[0] - 1.5)
+        return ax
+
+    with pytest.raises(UnreadablePlot) as raised:
+        read_heatmap(plot_call(plot, [W], {}))
+    assert raised.value.key == "cells_out_of_view" and raised.value.values["columns"] == "1"
+
+
+def test_the_heatmaps_axes_returned_is_the_one_graded():
+    description = plot_call(_on_given_axes, [W], {"ax": NEW_AXES})
+    assert description["returned_target"] is True and returned_axes(description)
+
+
 
 def _on_given_axes(weights, ax=None):
     image = ax.imshow(weights.T.numpy(), cmap="Blues", vmin=0, vmax=1)
@@ -201,7 +289,7 @@ def test_description_without_picture_says_the_same_about_the_axes(plot):
     """picture=False (E.1's given-Axes check) skips the drawing and the PNG: which Axes is
     returned, given and a colorbar, and what each holds, are the same as with the picture."""
     full, lean = plot_call(plot, [W], {"ax": NEW_AXES}), plot_call(plot, [W], {"ax": NEW_AXES}, picture=False)
-    for key in ("returned", "target", "given_axes", "colorbars", "colorbar_maps", "figures"):
+    for key in ("returned", "target", "returned_target", "given_axes", "colorbars", "colorbar_maps", "figures"):
         assert lean[key] == full[key], key
     assert len(lean["axes"]) == len(full["axes"])
     for ours, theirs in zip(lean["axes"], full["axes"]):
@@ -646,7 +734,8 @@ def test_every_reason_a_figure_cannot_be_read_has_a_translated_message():
      ("q0: the", "the"), ("k4: ran", "ran"), ("dog (k3)", "dog"), ("Key 3: dog", "dog"), ("q_0 the", "the"), ("the\n(0)", "the"),
      ("the (position 0)", "the"), ("index 4: ran", "ran"), ("the（位置 0）", "the"), ("位置 3：dog", "dog"), ("cat (第1)", "cat"),
      ("'the'", "the"), ('"dog"', "dog"), ("[ran]", "ran"), ("'sat' (2)", "sat"),
-     (r"$\mathrm{the}_{0}$", "the"), ("$dog$", "dog"), (r"$\mathbf{ran}^{4}$", "ran"), (r"$\it{cat}\,(1)$", "cat")],
+     (r"$\mathrm{the}_{0}$", "the"), ("$dog$", "dog"), (r"$\mathbf{ran}^{4}$", "ran"), (r"$\it{cat}\,(1)$", "cat"),
+     ("the₀", "the"), ("ran₁₂", "ran"), ("dog³", "dog"), ("① the", "the"), ("⑤ran", "ran"), ("cat（１）", "cat")],
 )
 def test_a_tick_label_of_a_token_and_its_position_reads_as_the_token(label, token):
     """The contract lets a tick label add the token's position ('the (0)'); qa6e: a position named
@@ -654,7 +743,8 @@ def test_a_tick_label_of_a_token_and_its_position_reads_as_the_token(label, toke
     tick-label check (E 8/10) as one whose ticks 'do not carry the tokens'. qa7e: the same for a
     position named by a longer word or in Chinese ('the (position 0)', 'the（位置 0）', qa7e c19), and
     for a token in quotes ("'the'", as repr() prints it, qa7e c36). qa9e: the same for a label in
-    math text, the position as a subscript ('$\\mathrm{the}_{0}$', drawn as the₀, qa9e c19)."""
+    math text, the position as a subscript ('$\\mathrm{the}_{0}$', drawn as the₀, qa9e c19). qa10e: the
+    same for a position in digits of another form: subscripts ('the₀', c07), circled ('① the', c08)."""
     from autograder.assignments.attention.checks.part_e import KEY_TOKENS, QUERY_TOKENS, plain_token
 
     assert plain_token(label, QUERY_TOKENS + KEY_TOKENS) == token

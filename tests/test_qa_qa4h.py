@@ -50,7 +50,7 @@ EXPECTED: dict[str, tuple[float, bool, str]] = {
     "thread_route": (29, True, HIDDEN),
     "dataloader_process": (30, False, ""),
     "timeit_exec": (29, True, HIDDEN),
-    "type_hints_eval": (30, True, HIDDEN),
+    "type_hints_eval": (29, True, HIDDEN),  # qa10h: its string annotation is code that may run at import: A.3 too
     "config_resolve": (29, True, HIDDEN),
     "unpickle_lookup": (30, True, HIDDEN),
     "written_module": (30, True, HIDDEN),

@@ -16,7 +16,10 @@ failed where the grader gave full marks: a colorbar of a ScalarMappable and tick
 sides (c07, as qa7e c18 and c26), earlier functions held other than by their global name (b10-b13,
 b20, b21, c03: "not implemented yet" or a wrong earlier task's failure; b20: a method of an object
 and a named tuple, b21: the block's own subclass of MultiHeadAttention that reads self.attn.head_dim,
-the ways qa9s found the stand-ins had missed). EARLIER_CORPORA holds the files of
+the ways qa9s found the stand-ins had missed). b22-b24 (the lead, round 11): an A.3 that takes the
+dropout of the weights (`dropout=self.dropout`, `dropout_p=`): the grader's stand-in refused the
+argument (b22: C lost 4 points for A.3's bug), and the public checks' A.3 dropped it, so weights
+returned after dropout passed (b24). EARLIER_CORPORA holds the files of
 earlier corpora that the grader charges and whose public checks all passed before qa9p (or whose
 check crashed: a LayerNorm without affine parameters, a gouraud-shaded mesh): a float16 NaN, a
 backward that raises, dropout in the wrong place (checked in training mode with the module's

@@ -353,7 +353,9 @@ def test_a_definition_written_again_counts_up_to_its_tasks_check_cell(tmp_path):
 def test_a_notebook_whose_tags_were_lost_grades_without_the_kits_own_cells(notebook):
     """QA qa3p n10: an editor that drops cell metadata (tags) leaves a notebook with no answer cell,
     graded as all its code cells; the kit's own cells (checks, demos, Part F's importlib) cost the
-    student 15 points as 'your file uses importlib'. Those cells, unchanged, are the kit's."""
+    student 15 points as 'your file uses importlib'. Those cells, unchanged, are the kit's. Since
+    qa10n the cells that write the tasks are its answer cells (a Colab drive-mount cell run whole
+    cost 15 points the same way), and its other cells give only what those use."""
     released = json.loads((REPO / "assignments" / "attention" / notebook).read_text(encoding="utf-8"))
     for cell in released["cells"]:
         cell["metadata"] = {"id": "colab"}
@@ -364,7 +366,7 @@ def test_a_notebook_whose_tags_were_lost_grades_without_the_kits_own_cells(noteb
     text = "".join(code for _, code in notebook_chunks(json.dumps(released).encode(), notebook))
     assert "public_checks" not in text and "importlib" not in text and "pronoun_task" not in text
     assert "import torch" in text and "def causal_mask" in text and "def plot_attention" in text
-    assert "print(causal_mask(3))" in text  # the student's own cells are kept
+    assert "print(causal_mask(3))" not in text  # qa10n: the cells that write the tasks are the answers; a scratch cell is not run, as beside tagged ones
 
 
 def _with_outputs(size: int) -> bytes:

@@ -261,6 +261,22 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{name} is not defined as a class: its code has a syntax error ({place}), so it never ran",
         "zh": "{name} 没有定义成类：它的代码有语法错误（{place}），所以没有运行",
     },
+    "note.helper_not_handed_in": {  # grading/session.py load_notes
+        "en": "{module}.py is beside {file}, but only that file is graded, not the files beside it: hand in a folder or zip holding both, or put that code in your task cell",
+        "zh": "{module}.py 在 {file} 旁边，但评分只用那一个文件，不包括它旁边的文件：请把两者放在一个文件夹或 zip 里提交，或者把那段代码写进任务单元格",
+    },
+    "note.cell_time_limit": {  # grading/session.py: a notebook cell stopped while loading (worker/dispatcher.py CellTimeLimit)
+        "en": "a cell of your notebook ran longer than {seconds} s while the grader loaded your work and was stopped there ({frame}); the rest of that cell did not run, the other cells did. Code at the top level of an answer cell (a demo, a training loop) runs every time your work is graded: keep it in a cell of your own",
+        "zh": "评分器载入你的作业时，笔记本中有一个单元格运行超过 {seconds} 秒，在这里被停止（{frame}）；该单元格的其余部分没有运行，其他单元格都运行了。作答单元格顶层的代码（演示、训练循环）每次评分都会运行：请把它放在你自己的单元格里",
+    },
+    "note.not_defined_unrun": {  # worker/dispatcher.py: a definition below a statement that raised at import
+        "en": "{name} is not defined in your file: the code above it stopped with an error ({cause}), so it never ran",
+        "zh": "你的文件里没有定义 {name}：它上方的代码出错停止了（{cause}），所以它没有运行",
+    },
+    "note.not_a_class_unrun": {
+        "en": "{name} is not defined as a class: the code above it stopped with an error ({cause}), so it never ran",
+        "zh": "{name} 没有定义成类：它上方的代码出错停止了（{cause}），所以它没有运行",
+    },
     "note.not_a_function": {"en": "{name} is not a function", "zh": "{name} 不是函数"},
     "note.not_a_module": {"en": "expected an nn.Module, got {kind}", "zh": "应为 nn.Module，实际是 {kind}"},
     "note.nothing_to_grade": {"en": "nothing to grade", "zh": "没有可以评分的内容"},
@@ -360,6 +376,18 @@ STRINGS: dict[str, dict[str, str]] = {
     "submission.untagged_definition": {
         "en": "{file}: cell {number} is not an answer cell (tagged attnkit:answer), but it defines {names}, which your answer cells use or define again: the grader ran those definitions in notebook order, as Run All does, and nothing else of that cell; keep your code in the answer cells",
         "zh": "{file}：第 {number} 个单元格不是作答单元格（标签 attnkit:answer），但它定义了 {names}，你的作答单元格用到或重新定义了它：评分器按笔记本中的顺序（与 Run All 相同）运行了这些定义，该单元格的其余代码没有运行；请把代码写在作答单元格里",
+    },
+    "submission.untagged_answer": {
+        "en": "{file}: no answer cell (tagged attnkit:answer) writes these tasks, so the cells that define them were graded as your answer cells, each run whole: cells {cells}; your other cells give only the definitions your answers use. Keep each task in its answer cell",
+        "zh": "{file}：没有作答单元格（标签 attnkit:answer）写这些任务，所以定义它们的单元格被当作你的作答单元格评分，每个都整格运行：单元格 {cells}；你的其他单元格只提供作答用到的定义。请把每个任务写在它的作答单元格里",
+    },
+    "submission.graded_copy": {
+        "en": "graded {file}, the notebook with your work in it (fewest tasks left unwritten); {others} was handed in beside it and not graded. Hand in one file under its own name",
+        "zh": "评分的是 {file}：它是写有你的作答的笔记本（未完成的任务最少）；同时交上来的 {others} 没有评分。请只交一个文件，并保留它原来的文件名",
+    },
+    "submission.task_in_text_cell": {
+        "en": "{file}: cell {number} is a {kind} cell, so it never runs, but it holds the code of {names}: make it a code cell again (in Jupyter: select it, press Esc, then Y)",
+        "zh": "{file}：第 {number} 个单元格是 {kind} 单元格，不会运行，但里面写的是 {names} 的代码：请把它改回代码单元格（在 Jupyter 里选中它，按 Esc，再按 Y）",
     },
     "submission.untagged_more": {
         "en": "{file}: {count} more cells that are not answer cells gave definitions to your answer cells in the same way",

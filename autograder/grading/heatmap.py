@@ -78,6 +78,7 @@ class FigureNotDrawn(AttnkitError):
     """The worker's drawing code failed on a figure for a reason of the kit's own (not the student's)."""
 
 
+CELLS_OUT_OF_VIEW = "the Axes' limits (set_xlim / set_ylim) leave {columns} of the heatmap's {total_columns} columns and {rows} of its {total_rows} rows off the picture: show every cell (leave the limits to imshow, or set them to the edges of the cells)"
 TEXT_NOT_DRAWN = "your figure cannot be drawn: one of its texts holds a character that cannot be encoded (a lone surrogate such as \\ud800), which no font can draw"
 FIGURE_NOT_DRAWABLE = "matplotlib cannot draw your figure ({error}); plt.show() and savefig fail the same way: fix what that error names"
 
@@ -226,14 +227,22 @@ def _reads(drawing: dict, shown: dict | None) -> bool:
     return bool(same_ends and same_range)
 
 
-def read_heatmap(description: Any) -> Heatmap:
-    """The heatmap on the Axes the plotting function returned (`target`), in display order."""
+def read_heatmap(description: Any, in_view: bool = True) -> Heatmap:
+    """The heatmap on the Axes the plotting function returned (`target`), in display order.
+    in_view: refuse one whose view limits leave cells off the picture (Part E grades the picture;
+    Part F reads the values the drawing holds)."""
     try:
-        return _read(description)
+        return _read(description, in_view)
     except UnreadablePlot:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, RuntimeError) as error:
         raise UnreadablePlot(f"the description of your figure is malformed ({type(error).__name__}); was the plotting code patched?") from None
+
+
+def returned_axes(description: Any) -> bool:
+    """Whether the plotting function returned the Axes its heatmap is on (not a Figure, None, or
+    another Axes of the figure such as the colorbar's: the description's `returned_target`)."""
+    return isinstance(description, dict) and description.get("returned") in ("Axes", "AxesSubplot") and description.get("returned_target", True) is not False
 
 
 def target_axes(description: Any) -> dict:
@@ -256,7 +265,7 @@ def target_axes(description: Any) -> dict:
     return axes
 
 
-def _read(description: dict) -> Heatmap:
+def _read(description: dict, in_view: bool = True) -> Heatmap:
     axes = target_axes(description)
     drawings = _drawings(axes)
     if not drawings:
@@ -268,6 +277,8 @@ def _read(description: dict) -> Heatmap:
     array, x, y = _image_grid(drawing) if kind == "image" else _mesh_grid(drawing)
     if array.shape != (y.size, x.size):
         raise UnreadablePlot("the heatmap's cells and its grid do not agree")
+    if in_view:
+        _expect_in_view(x, y, axes)
     # Display order: columns by increasing screen x, rows from the top of the screen down.
     x_left_to_right = float(axes["xlim"][0]) <= float(axes["xlim"][1])
     y_up = float(axes["ylim"][0]) <= float(axes["ylim"][1])  # True: larger y is higher on screen
@@ -293,6 +304,20 @@ def _read(description: dict) -> Heatmap:
         x_tick_labels=tuple(label.strip() for label in xlabels if label.strip()),
         y_tick_labels=tuple(label.strip() for label in ylabels if label.strip()),
     )
+
+
+def _expect_in_view(x: np.ndarray, y: np.ndarray, axes: dict) -> None:
+    """Refuse a heatmap whose view limits (set_xlim / set_ylim) leave cells out: a cell whose centre
+    lies outside them is not on screen (qa10e b13: ax.set_xlim(-0.5, Lq - 1.5) hid the last query,
+    and the picture, which does not show that column, was taken for a forgery of its description)."""
+    hidden = []
+    for centres, limits in ((x, axes["xlim"]), (y, axes["ylim"])):
+        low, high = sorted(float(v) for v in limits)
+        slack = 1e-6 * _cell_size(centres)
+        hidden.append(int(((centres < low - slack) | (centres > high + slack)).sum()))
+    if any(hidden):
+        said = {"columns": str(hidden[0]), "total_columns": str(x.size), "rows": str(hidden[1]), "total_rows": str(y.size)}
+        raise UnreadablePlot(CELLS_OUT_OF_VIEW.format(**said), "cells_out_of_view", said)
 
 
 def _ticks(axes: dict, axis: str) -> tuple[list[float], list[str]]:

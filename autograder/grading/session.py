@@ -198,7 +198,7 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
         device = device_notes(student, options.lang, options.parts)
     finally:
         student.close()
-    events = [*load_notes(student), *student.events, *submission.notes, *device]
+    events = [*load_notes(student, path), *student.events, *submission.notes, *device]
     events += place_notes(submission, [*events, *(c.message for c in checks)])
     flags = record.merge(sink.flags, record.source_flags(analyze(submission.chunks, submission.files, current().library_names(), student.own_modules, submission.cells)), record.event_flags([*student.events, *(c.message for c in checks)]), record.audit_flags(student.audit))
     if options.integrity == "strict":
@@ -226,16 +226,28 @@ def place_notes(submission: Submission, texts: list[str]) -> list[str]:
     return [t("submission.cell_places")] if submission.cells and any(CELL_PLACE_RE.search(text) for text in texts) else []
 
 
-def load_notes(student: Student) -> list[str]:
-    """One note per error while importing, saying only what happened."""
+MISSING_MODULE_RE = re.compile(r"No module named '([A-Za-z_]\w*)'")
+
+
+def load_notes(student: Student, path: Path | None = None) -> list[str]:
+    """One note per error while importing, saying only what happened; and, for a file graded on
+    its own (`path`), when the module it could not import is a file beside it, that it was not
+    handed in with it (Jupyter found it there; the grader has only the file)."""
     notes = []
     for error in student.load_errors:
         frames = error.get("frames")
-        where = f" ({str(frames[-1])[:300]})" if isinstance(frames, list) and frames else ""
+        frame = str(frames[-1])[:300] if isinstance(frames, list) and frames else ""
+        where = f" ({frame})" if frame else ""
         kind, unit = str(error.get("type", "Exception"))[:100], str(error.get("unit", "file"))
         consequence = LOAD_ERROR_CONSEQUENCES.get(("SyntaxError" if kind == "SyntaxError" else "error", unit), "")
         message = f"{str(error.get('message', ''))[:500]}{where}"
+        if kind == "CellTimeLimit":  # worker/dispatcher.py: a notebook cell stopped, the others ran
+            notes.append(t("note.cell_time_limit", seconds=str(error.get("message", ""))[:10], frame=frame or "?"))
+            continue
         notes.append(t("note.load_error", kind=kind, message=message, consequence=t(consequence)) if consequence else t("note.load_error_bare", kind=kind, message=message))
+        missing = MISSING_MODULE_RE.match(str(error.get("message", ""))) if kind == "ModuleNotFoundError" else None
+        if missing and path is not None and path.is_file() and any((path.parent / f).is_file() for f in (f"{missing[1]}.py", f"{missing[1]}/__init__.py")):
+            notes.append(t("note.helper_not_handed_in", module=missing[1], file=path.name))
     return notes
 
 

@@ -47,6 +47,7 @@ def entry_names() -> tuple[str, ...]:
 STUB_MARK = b"raise NotImplementedError"  # what a task the student has not written still holds
 ANSWER_TAGS = {"attnkit:answer", "attnkit:setup"}
 MAGIC_LINE = re.compile(r"^\s*(%|!)")
+RUN_MAGIC = re.compile(r"^(\s*)%run\s+(?:\./)?([A-Za-z_]\w*)\.py\s*$")  # %run helpers.py: the helper file's names into the notebook
 
 
 @dataclass(frozen=True)
@@ -151,9 +152,10 @@ def notebook_chunks(data: bytes, where: str) -> tuple[tuple[int, str], ...]:
     return _notebook(data, where)[0]
 
 
-def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells]:
-    """(chunks, notes, cells): the answer cells, a note for each piece of metadata that was
-    ignored, and where each chunk is in the notebook (grading/chunks.py: "cell 7, line 3").
+def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells, dict[str, str]]:
+    """(chunks, notes, cells, files): the answer cells, a note for each piece of metadata that was
+    ignored, where each chunk is in the notebook (grading/chunks.py: "cell 7, line 3"), and the
+    files its `%%writefile x.py` cells write (Jupyter writes them and runs none of their code).
 
     Read with json, not nbformat: a cold `import nbformat` costs as much as `import torch` here
     (1.05x; jsonschema compiles an rfc3987 grammar; bench/notebook_reader.py), a graded notebook
@@ -171,6 +173,8 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         raise SubmissionError(t("submission.notebook", file=where, error="cells"))
     notes: list[str] = []
     code = [(number, c) for number, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code"]
+    written = _written_files(code)
+    code = [(number, c) for number, c in code if number not in written]
     tagged = [(number, c) for number, c in code if _is_answer_cell(c, f"{where}: cell {number}", notes)]
     answers = [(number, _cell_code(cell, where, number)) for number, cell in tagged]
     kit = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS))
@@ -189,7 +193,15 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
                 own.append((number, text))
             elif not nbgrader_graded:
                 checks.append(number)  # the kit's check cells: a task's answer is what its check saw
-    graded = answers or own  # no answer cell: its tags were lost (an editor that drops cell metadata)
+    promoted = _untagged_answers(answers, own)
+    if promoted:
+        setup = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS), "attnkit:setup")
+        own_setup = [cell for cell in own if cell not in promoted and _plain(cell[1]) in setup]  # the kit's setup cell, its tag lost too
+        answers = sorted(answers + promoted + own_setup)
+        own = [cell for cell in own if cell not in promoted and cell not in own_setup]
+        notes.append(t("submission.untagged_answer", file=where,
+                       cells=", ".join(f"{number} ({', '.join(names)})" for number, names in _task_names_in(promoted).items())))
+    graded = answers or own  # no answer cell, no task written: graded as every cell of the student's
     if answers:
         kept = _own_definitions(answers, own, sorted(checks))
         graded = sorted(answers + [(number, body) for number, (body, _) in kept.items()])
@@ -197,6 +209,7 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         notes.extend(t("submission.untagged_definition", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES])) for number, (_, names) in said)
         if len(kept) > len(said):
             notes.append(t("submission.untagged_more", file=where, count=len(kept) - len(said)))
+    notes.extend(_tasks_outside_code(notebook["cells"], graded, where))
     chunks = []
     cells = []
     line = 1
@@ -204,13 +217,13 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         chunks.append((line, body))
         cells.append((line, number))
         line += body.count("\n") + 1
-    return tuple(chunks), tuple(notes), tuple(cells)
+    return tuple(chunks), tuple(notes), tuple(cells), dict(written.values())
 
 
 @functools.cache
-def _kit_cells(release: Path, notebooks: tuple[str, ...]) -> frozenset[str]:
+def _kit_cells(release: Path, notebooks: tuple[str, ...], tag: str = "") -> frozenset[str]:
     """The code of the released notebooks' own cells (check cells, demos, Part F), those with no
-    answer or setup tag, as _plain gives it."""
+    answer or setup tag, as _plain gives it; with `tag`, of the cells with that tag instead."""
     found = set()
     for name in notebooks:
         try:
@@ -218,9 +231,26 @@ def _kit_cells(release: Path, notebooks: tuple[str, ...]) -> frozenset[str]:
         except (OSError, ValueError, KeyError):
             continue
         for number, cell in enumerate(cells, start=1):
-            if cell.get("cell_type") == "code" and not _is_answer_cell(cell, name, []):
+            if cell.get("cell_type") != "code":
+                continue
+            if (tag in ((cell.get("metadata") or {}).get("tags") or [])) if tag else not _is_answer_cell(cell, name, []):
                 found.add(_plain(_cell_code(cell, name, number)))
     return frozenset(found)
+
+
+WRITEFILE = re.compile(r"\A\s*%%writefile\s+(?:\./)?([A-Za-z_]\w*\.py)\s*\n")  # a cell that writes a helper file (not -a: appends)
+
+
+def _written_files(code: list[tuple[int, dict]]) -> dict[int, tuple[str, str]]:
+    """{cell number: (file name, text)} of the cells that write a Python file with %%writefile;
+    the last cell writing a name wins, as in Run All."""
+    found: dict[int, tuple[str, str]] = {}
+    for number, cell in code:
+        text = _source_text(cell) or ""
+        match = WRITEFILE.match(text)
+        if match:
+            found[number] = (match.group(1), text[match.end():])
+    return found
 
 
 def _plain(code: str) -> str:
@@ -229,15 +259,29 @@ def _plain(code: str) -> str:
 
 
 def _cell_code(cell: dict, where: str, number: int) -> str:
-    """A code cell's source, magics and shell escapes blanked (the lines keep their numbers)."""
+    """A code cell's source, magics and shell escapes blanked (the lines keep their numbers; %run of a helper file imports it)."""
+    text = _source_text(cell)
+    if text is None:
+        raise SubmissionError(t("submission.cell_source", file=where, number=number, kind=type(cell.get("source")).__name__))
+    return "\n".join(_magic_blanked(ln) for ln in text.splitlines()) + "\n"
+
+
+def _source_text(cell: dict) -> str | None:
+    """A cell's source as one string (nbformat allows a string or a list of lines); None when it is neither."""
     source = cell.get("source", "")
     if isinstance(source, list) and all(isinstance(piece, str) for piece in source):
-        text = "".join(source)
-    elif isinstance(source, str):
-        text = source
-    else:
-        raise SubmissionError(t("submission.cell_source", file=where, number=number, kind=type(source).__name__))
-    return "\n".join("" if MAGIC_LINE.match(ln) else ln for ln in text.splitlines()) + "\n"
+        return "".join(source)
+    return source if isinstance(source, str) else None
+
+
+def _magic_blanked(line: str) -> str:
+    """A line of a cell as the grader runs it: a magic or shell escape blanked, but `%run
+    helpers.py` (a file of the student's beside the notebook) becomes `from helpers import *`,
+    which gives the cell the file's names as %run does (a file not handed in then says so)."""
+    run = RUN_MAGIC.match(line)
+    if run:
+        return f"{run.group(1)}from {run.group(2)} import *"
+    return "" if MAGIC_LINE.match(line) else line
 
 
 def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]], checks: list[int]) -> dict[int, tuple[str, list[str]]]:
@@ -280,6 +324,53 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]],
     texts = dict(own)
     return {number: (_only(texts[number], list(nodes)), sorted(set().union(*(_top_level_names(ast.Module([n], [])) for n in nodes))))
             for number, nodes in sorted(kept.items()) if nodes}
+
+
+def _untagged_answers(answers: list[tuple[int, str]], own: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The student's own cells that are where a task is written, since no answer cell writes it:
+    its tagged stub cell was deleted and the code written in a new cell, or the notebook lost its
+    tags (an editor or a copy into a fresh notebook that drops cell metadata). The first cell
+    that binds the task's name at its top level is that task's answer cell, graded whole as a
+    tagged one is, and the student's other cells as beside tagged answer cells: only the
+    definitions the answers take from them (a Colab cell that mounts a drive is not run)."""
+    tasks = set(current().task_names.values())
+    written = set().union(*(_task_names_in(answers).values()))
+    taken = []
+    for number, text in own:
+        names = set(_task_names_in([(number, text)], tasks).get(number, ())) - written
+        if names:
+            taken.append((number, text))
+            written |= names
+    return taken
+
+
+def _tasks_outside_code(notebook_cells: list, graded: list[tuple[int, str]], where: str) -> list[str]:
+    """A note for each task that no graded cell defines but a markdown or raw cell does (a code
+    cell turned into markdown by a key pressed in Jupyter's command mode): it never runs there."""
+    tasks = set(current().task_names.values())
+    missing = tasks - set().union(*_task_names_in(graded, tasks).values())
+    notes = []
+    for number, cell in enumerate(notebook_cells, start=1):
+        if not missing or not isinstance(cell, dict) or cell.get("cell_type") not in ("markdown", "raw"):
+            continue
+        text = _source_text(cell) or ""
+        found = sorted(name for name in missing if re.search(rf"^\s*(?:def|class)\s+{re.escape(name)}\b", text, re.MULTILINE))
+        if found:
+            notes.append(t("submission.task_in_text_cell", file=where, number=number, kind=cell["cell_type"], names=", ".join(found)))
+            missing -= set(found)
+    return notes
+
+
+def _task_names_in(cells: list[tuple[int, str]], tasks: set[str] | None = None) -> dict[int, list[str]]:
+    """{cell number: the task names its top level binds}, for the cells that bind any."""
+    tasks = tasks if tasks is not None else set(current().task_names.values())
+    found = {}
+    for number, text in cells:
+        tree = _parsed(text)
+        names = sorted(_top_level_names(tree) & tasks) if tree else []
+        if names:
+            found[number] = names
+    return found
 
 
 def _needs(node: ast.AST) -> set[str]:
@@ -459,8 +550,12 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
     data = files[entry]
     notes: tuple[str, ...] = ()
     cells: Cells = ()
+    written: dict[str, str] = {}
     if entry.endswith(".ipynb"):
-        chunks, notes, cells = _notebook(data, entry)
+        chunks, notes, cells, written = _notebook(data, entry)
+        passed_over = sorted(f for f in files if PurePosixPath(f).name in entry_names() and f != entry)
+        if passed_over and PurePosixPath(entry).name not in entry_names():
+            notes = (t("submission.graded_copy", file=entry, others=", ".join(passed_over)), *notes)
         filename = entry_names()[0]
     else:
         chunks = ((1, decode_python(data, entry)),)
@@ -478,6 +573,11 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
             helpers[other] = decode_python(content, other)
         except SubmissionError:
             continue
+    folder = PurePosixPath(entry).parent
+    for file, text in written.items():  # what the notebook's %%writefile cells write beside it (Run All writes it over a copy handed in)
+        if file not in entry_names() and file not in kit_files:
+            helpers[(folder / file).as_posix()] = text
+            kit.pop((folder / file).as_posix(), None)
     return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells)
 
 
@@ -487,11 +587,17 @@ def _same_text(handed_in: bytes, kit: bytes) -> bool:
     return handed_in.replace(b"\r\n", b"\n") == kit.replace(b"\r\n", b"\n")
 
 
+def _writes_every_task(data: bytes) -> bool:
+    """Whether a notebook defines every task of the assignment: a copy of its notebook, not a scratch one."""
+    return all(re.search(rb"(?:def|class)\s+" + re.escape(task.encode()) + rb"\b", data) for task in current().task_names.values())
+
+
 def _find_entry(name: str, files: dict[str, bytes], others: Sequence[str] = ()) -> str:
     """The file the student wrote in. A whole release folder holds attention.py and the notebooks,
     and only one of them has the answers: the one with the fewest stubs left (in entry_names()
     order when they tie), so that the untouched attention.py next to a finished notebook is not
-    graded instead of it."""
+    graded instead of it. A notebook under another name that defines every task (Colab's "Copy of
+    attention.ipynb", a browser's "attention (1).ipynb") is one of them, after those names."""
     found = []
     for order, wanted in enumerate(entry_names()):
         matches = [f for f in files if PurePosixPath(f).name == wanted]
@@ -502,6 +608,10 @@ def _find_entry(name: str, files: dict[str, bytes], others: Sequence[str] = ()) 
                 raise SubmissionError(t("submission.ambiguous", file=name, student_file=wanted, files=", ".join(shallowest)))
             entry = shallowest[0]
             found.append((files[entry].count(STUB_MARK), order, entry))
+    named = {entry for *_, entry in found}
+    for other in sorted(files):  # a copy of the notebook under another name ("Copy of attention.ipynb", "attention (1).ipynb")
+        if other.endswith(".ipynb") and other not in named and _writes_every_task(files[other]):
+            found.append((files[other].count(STUB_MARK), len(entry_names()), other))
     if found:
         return min(found)[2]
     candidates = [f for f in files if "/" not in f]

@@ -103,7 +103,7 @@ class Watcher:
         try:
             for number, tasks in enumerate(passes):
                 checks = run_checks(student, self.options.seed or 0, None, ArtifactSink(render=False), tasks=tasks, visible_only=True)
-                notes = (*load_notes(student), *student.events, *submission.notes)
+                notes = (*load_notes(student, self.path), *student.events, *submission.notes)
                 merged = self.progress.merged(checks)
                 notes += tuple(place_notes(submission, [*notes, *(c.message for c in merged.checks)]))
                 self.progress = replace(merged, notes=notes)

@@ -177,7 +177,7 @@ class AttentionBlock(nn.Module):
       self.attn = MultiHeadAttention(embed_dim, num_heads, dropout): the block passes its dropout
         on, so the attention weights are dropped inside self.attn (Task C.3);
       self.dropout = nn.Dropout(dropout): the block's own dropout, on the attention output;
-      self.norm = nn.LayerNorm(embed_dim).
+      self.norm = nn.LayerNorm(embed_dim) (its eps is yours to choose, up to 1e-3: the checks use yours).
     forward(x (B, S, E), mask=None) -> (y (B, S, E), weights (B, H, S, S)),
     y = norm(x + dropout(attention output)), self-attention (query = key = value = x), the mask
     passed on to self.attn; weights are self.attn's (before dropout).

@@ -191,7 +191,7 @@ class AttentionBlock(nn.Module):
       self.attn = MultiHeadAttention(embed_dim, num_heads, dropout)：模块把自己的 dropout 传下去，
         注意力权重在 self.attn 内部被丢弃（Task C.3）；
       self.dropout = nn.Dropout(dropout)：模块自己的 dropout，作用在注意力输出上；
-      self.norm = nn.LayerNorm(embed_dim)。
+      self.norm = nn.LayerNorm(embed_dim)（eps 由你选，不超过 1e-3：检查用你的 eps）。
     forward(x (B, S, E), mask=None) -> (y (B, S, E), weights (B, H, S, S))，
     y = norm(x + dropout(注意力输出))，自注意力（query = key = value = x），掩码传给 self.attn；
     weights 是 self.attn 返回的权重（dropout 之前）。

@@ -15,6 +15,7 @@ These checks are a helpful subset: the grader checks more.
 from __future__ import annotations
 
 import contextlib
+from collections import ChainMap, deque
 import functools
 import inspect
 import io
@@ -360,9 +361,12 @@ def _own_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torc
     return torch.softmax(blocked, dim=-1).nan_to_num(0.0)  # a row with every key blocked: zeros
 
 
-def _own_attention(q, k, v, mask=None) -> tuple[torch.Tensor, torch.Tensor]:
+def _own_attention(q, k, v, mask=None, *, _dropout=None, _dropped_weights=False) -> tuple[torch.Tensor, torch.Tensor]:
     weights = _own_softmax(_own_scores(q, k), mask)
-    return weights @ v, weights
+    if _dropout is None:
+        return weights @ v, weights
+    dropped = _dropout(weights)  # your C.3's dropout, passed to your A.3: see _dropout_given
+    return dropped @ v, dropped if _dropped_weights else weights
 
 
 def _own_causal_mask(size_q: int, size_k: int | None = None, device=None) -> torch.Tensor:
@@ -421,20 +425,27 @@ def _namespace(student: Any) -> dict[str, Any] | None:
     return getattr(student, "__globals__", None)
 
 
+_MEMOISED = type(functools.lru_cache(maxsize=None)(lambda: None))  # what functools.cache and lru_cache make
+
+
 @contextlib.contextmanager
 def _replaced(namespace: dict[str, Any], versions: dict[str, Any]) -> Iterator[None]:
     """Put the checks' versions in place of your functions and classes of these names, wherever
     your code holds them: the global name, an alias (`softmax = masked_softmax`), a default
-    argument, a closure, a class attribute, a dict, list or tuple (a registry), a partial, an
-    attribute of an object of your own class, a named tuple, a method of your own object
-    (`masked_softmax = _ops.softmax`, called as `_ops.softmax(s, m)`), the base of your own subclass.
-    Everything is put back afterwards."""
+    argument, a closure, a class attribute, a property's getter, a dict, list, tuple, deque or
+    ChainMap (a registry), a partial, an attribute of an object of your own class, a named tuple,
+    a method of your own object
+    (`masked_softmax = _ops.softmax`, called as `_ops.softmax(s, m)`), the base of your own subclass,
+    what a functools.cache of yours returned. Everything is put back afterwards."""
+    undo: list[Callable[[], None]] = []
+    for name in [name for name in versions if name not in namespace]:  # not defined in your file: the checks' version is
+        namespace[name] = versions[name]
+        undo.append(lambda name=name: namespace.pop(name, None))
     swap = {id(namespace[name]): version for name, version in versions.items()}
     for name, version in versions.items():  # a method of your object: its class's function too, without self
         if inspect.ismethod(namespace[name]):
             swap.setdefault(id(namespace[name].__func__), lambda _self, *args, _version=version, **kwargs: _version(*args, **kwargs))
     mine = namespace.get("__name__")
-    undo: list[Callable[[], None]] = []
     seen: set[int] = set()
 
     def put(setter: Callable[[Any, Any], None], key: Any, old: Any) -> None:
@@ -459,11 +470,19 @@ def _replaced(namespace: dict[str, Any], versions: dict[str, Any]) -> Iterator[N
         if isinstance(value, (staticmethod, classmethod)):
             inner = fresh(value.__func__)
             return type(value)(inner) if inner is not value.__func__ else value
-        if isinstance(value, (dict, list)):
+        if isinstance(value, (dict, list, deque)):
             for key, item in list(value.items() if isinstance(value, dict) else enumerate(value)):
                 put(value.__setitem__, key, item)
+        elif isinstance(value, ChainMap):  # overrides over defaults: the dicts it chains
+            fresh(value.maps)
+        elif isinstance(value, property):  # property(lambda self: fn) made by a helper: its getter's closure
+            fresh(value.fget)
         elif isinstance(value, functools.partial):  # __setstate__ is how a partial changes what it calls
             put(lambda _, new: value.__setstate__(new), None, value.__reduce__()[2])
+        elif type(value) is _MEMOISED and getattr(value.__wrapped__, "__module__", None) == mine:
+            fresh(value.__wrapped__)  # @functools.cache of yours: what it returned may hold your function,
+            value.cache_clear()  # so it is computed again with the checks' versions, and again after
+            undo.append(value.cache_clear)
         elif inspect.isfunction(value) and value.__module__ == mine:
             put(lambda _, new: setattr(value, "__defaults__", new), None, value.__defaults__)
             fresh(value.__kwdefaults__)
@@ -534,7 +553,7 @@ def _fitted(own: Any, yours: Any) -> Any:
 
         return type(own.__name__, (own,), {**extras, **methods, "__init__": __init__, "__getattr__": __getattr__})
     try:
-        theirs, ours = inspect.signature(yours), list(inspect.signature(own).parameters)
+        theirs, ours = inspect.signature(yours), [p for p in inspect.signature(own).parameters if not p.startswith("_")]
     except (TypeError, ValueError):  # not a function, or no signature to read
         return own
     named = _named_result(yours)
@@ -546,10 +565,35 @@ def _fitted(own: Any, yours: Any) -> Any:
         except TypeError as error:  # a call your own version refuses too: said in its name, not the checks'
             raise TypeError(f"{getattr(yours, '__qualname__', '')}() {error}") from None
         bound.apply_defaults()
-        value = own(*list(bound.arguments.values())[: len(ours)])
+        dropout = [(name, value) for name, value in list(bound.arguments.items())[len(ours):] if _dropout_given(name, value) is not None]
+        taken = {"_dropout": _dropout_given(*dropout[0]), "_dropped_weights": _returns_dropped_weights(yours, *dropout[0])} if dropout and own is _own_attention else {}
+        value = own(*list(bound.arguments.values())[: len(ours)], **taken)
         return named._make(value) if named and type(value) is tuple and len(value) == len(named._fields) else value
 
     return call
+
+
+def _dropout_given(name: str, value: Any) -> Any:
+    """The dropout your C.3 passes to your A.3, if it passes one (`dropout=self.dropout`, or
+    `dropout_p=0.1` as F.scaled_dot_product_attention takes it): the checks' A.3 applies it to the
+    weights that multiply V and returns the weights from before it or after it, as yours does."""
+    if "drop" not in name.lower():
+        return None
+    if isinstance(value, nn.Dropout):
+        return value
+    return functools.partial(F.dropout, p=value) if type(value) is float and 0.0 < value < 1.0 else None
+
+
+def _returns_dropped_weights(yours: Any, name: str, value: Any) -> bool:
+    """Whether your A.3, given a dropout that drops every weight, returns the weights after it."""
+    x = torch.ones(1, 2, 2)
+    everything = nn.Dropout(1.0) if isinstance(value, nn.Dropout) else 1.0
+    try:
+        with torch.no_grad(), torch.random.fork_rng(devices=[]):
+            weights = yours(x, x, x, None, **{name: everything})[1]
+        return isinstance(weights, torch.Tensor) and bool((weights == 0).all())
+    except Exception:  # your A.3 fails: the weights from before dropout, as C.3 asks
+        return False
 
 
 def _named_result(yours: Any) -> Any:
@@ -573,13 +617,13 @@ def _given_earlier(task_id: str) -> Callable[[Callable], Callable]:
                 return check(student, lang)
             except CheckFailure:  # not implemented yet too: it may be an earlier task's stub
                 namespace = _namespace(student)
-                earlier = [t for t in EARLIER[task_id] if namespace is not None and OWN_VERSIONS[t][0] in namespace]
+                earlier = list(EARLIER[task_id]) if namespace is not None else []  # one not defined (its cell stopped early) too
                 if not earlier:
                     raise
-                own = {name: _fitted(version, namespace[name]) for name, version in (OWN_VERSIONS[t] for t in earlier)}
+                own = {name: _fitted(version, namespace.get(name)) for name, version in (OWN_VERSIONS[t] for t in earlier)}
                 with _replaced(namespace, own), contextlib.redirect_stdout(io.StringIO()):
                     check(student, lang)  # a failure here is this task's own mistake
-                wrong = [t for t in earlier if _fails(t, namespace[OWN_VERSIONS[t][0]])] or earlier
+                wrong = [t for t in earlier if OWN_VERSIONS[t][0] not in namespace or _fails(t, namespace[OWN_VERSIONS[t][0]])] or earlier
             task = Task(task_id, next(name for tid, name, _ in CHECKS if tid == task_id), _language(lang))
             tasks, names = ", ".join(wrong), ", ".join(OWN_VERSIONS[t][0] for t in wrong)
             print(task.say(tr(
@@ -898,13 +942,22 @@ def check_self_attention(cls: type, lang: str | None = None) -> None:
     _distinct(task, {"W_q": w_q, "W_k": w_k, "W_v": w_v})
     x = _random(B, seq, dim, seed=9)
     q, k, v = w_q(x).detach(), w_k(x).detach(), w_v(x).detach()  # (B, S, dim) each
-    for mask in (None, torch.ones(seq, seq, dtype=torch.bool).tril()):
+    causal = torch.ones(seq, seq, dtype=torch.bool).tril()
+    query_blocked = causal.clone()
+    query_blocked[2] = False  # query 2 may attend to no key: weights 0, so its output is 0
+    labels = {
+        None: "x (2, 5, 7)",
+        id(causal): tr("x (2, 5, 7) and a causal (5, 5) mask", "x (2, 5, 7) 加 (5, 5) 的因果掩码"),
+        id(query_blocked): tr("x (2, 5, 7) and a causal (5, 5) mask that blocks every key of query 2",
+                              "x (2, 5, 7) 加 (5, 5) 的因果掩码（query 2 的所有 key 都被屏蔽）"),
+    }
+    for mask in (None, causal, query_blocked):
         got = _call(task, module, x) if mask is None else _call(task, module, x, mask)
         output, weights = _pair(task, got, ((B, seq, dim), (B, seq, seq)), "(output, weights)")
-        label = "x (2, 5, 7)" if mask is None else tr("x (2, 5, 7) and a causal (5, 5) mask", "x (2, 5, 7) 加 (5, 5) 的因果掩码")
+        label = labels[None if mask is None else id(mask)]
         scores = q @ k.transpose(1, 2) / math.sqrt(dim)  # (B, S, S)
         blocked = torch.zeros(seq, seq, dtype=torch.bool) if mask is None else ~mask
-        want_weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=-1)  # (B, S, S)
+        want_weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=-1).nan_to_num(0.0)  # (B, S, S), a fully blocked row 0
         _wrong_scale(
             task,
             weights,
@@ -926,9 +979,10 @@ def check_self_attention(cls: type, lang: str | None = None) -> None:
             task,
             "output",
             output,
-            F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+            want_weights @ v,
             label,
-            tr("the values are the projection of x by W_v.", "值是 x 经过 W_v 的投影。"),
+            tr("the values are the projection of x by W_v, weighted by the weights (a query with every key blocked gets 0).",
+               "值是 x 经过 W_v 的投影，再按权重加权（所有 key 都被屏蔽的 query 得到 0）。"),
         )
     _flows(task, _call(task, module, x), "(output, weights)")
     task.passed()

@@ -1,4 +1,4 @@
-# snippet: typing.get_type_hints evaluates a string annotation (eval without the name): it fetches the library softmax and the tracer's switches by computed names. Before the fix: A 32/32. Expected: A 30/32 (A.2 by hand 0).
+# snippet: typing.get_type_hints evaluates a string annotation (eval without the name): it fetches the library softmax and the tracer's switches by computed names. Before the fix: A 32/32. Expected: A 29/32 (both traced rules 0: since qa10h a string annotation is read as code that may run at import, as functools.singledispatch runs it).
 import typing
 
 

@@ -16,6 +16,10 @@ from autograder.grading.integrity.rules import Rule
 SOFTMAX_NAMES = frozenset({
     "softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "gumbel_softmax",
     "_softmax", "_log_softmax", "_safe_softmax", "_masked_softmax", "special_softmax",
+    # torch.distributions' softmax, written in Python with elementary operators (the trace sees only
+    # exp, max, sum and a division): the transform, and transform_to, which maps constraints.simplex
+    # (or Dirichlet.support) to it
+    "SoftmaxTransform", "transform_to",
 })
 ATTENTION_NAMES = frozenset({
     "scaled_dot_product_attention", "multi_head_attention_forward", "MultiheadAttention", "_native_multi_head_attention",
@@ -35,13 +39,16 @@ SDPA_OWN = Rule(
     advice="build it from attention_scores and your masked_softmax", source_banned=SOFTMAX_NAMES,
     charged_elsewhere=frozenset({"masked_softmax"}),
 )
+# A library attention inside scaled_dot_product_attention is charged once, by A.3: B.1 and C.3,
+# which may call it, are graded again with its stand-in (their trace is then clean), and their
+# source is read without it.
 SELF_ATTENTION_OWN = Rule(
     "B.1", "SelfAttention.forward", frozenset({"SelfAttention"}), ATTENTION_NAMES, frozenset({"attention"}),
-    advice="build it from your own attention functions",
+    advice="build it from your own attention functions", charged_elsewhere=frozenset({"scaled_dot_product_attention"}),
 )
 MHA_OWN = Rule(
     "C.3", "MultiHeadAttention.forward", frozenset({"MultiHeadAttention"}), ATTENTION_NAMES, frozenset({"attention"}),
-    advice="build it from your own attention functions",
+    advice="build it from your own attention functions", charged_elsewhere=frozenset({"scaled_dot_product_attention"}),
 )
 
 

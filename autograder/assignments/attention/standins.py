@@ -14,10 +14,12 @@ grader, which already holds the maps).
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 from autograder.grading.worker.standins import Channel, remote
 
@@ -33,6 +35,31 @@ def _dropout_seed(dropping: bool) -> int:
     return int(torch.randint(0, 2**31 - 1, ())) if dropping else 0  # the worker's RNG: seeded calls repeat
 
 
+def _dropout_given(name: str, value: Any) -> Callable[[torch.Tensor], torch.Tensor] | None:
+    """The dropout of the weights that a further argument of the submission's A.3 holds, passed by
+    its C.3 as The Annotated Transformer does (`dropout=self.dropout`, a module) or as
+    F.scaled_dot_product_attention does (`dropout_p=0.1`, applied whenever it is above 0); None
+    for any other argument."""
+    if "drop" not in name.lower():
+        return None
+    if isinstance(value, nn.Dropout):
+        return value
+    return functools.partial(F.dropout, p=value) if type(value) is float and 0.0 < value < 1.0 else None
+
+
+def _returns_dropped_weights(own: Any, name: str, value: Any) -> bool:
+    """Whether the submission's own A.3, given a dropout of this kind that drops every weight,
+    returns the weights after dropout (as The Annotated Transformer does) rather than before it."""
+    x = torch.ones(1, 2, 2)
+    everything = nn.Dropout(1.0) if isinstance(value, nn.Dropout) else 1.0
+    try:
+        with torch.no_grad(), torch.random.fork_rng(devices=[]):
+            weights = own(x, x, x, None, **{name: everything})[1]
+        return isinstance(weights, torch.Tensor) and bool((weights == 0).all())
+    except Exception:  # noqa: BLE001 - its own A.3 fails (a bug of A.3): the weights from before dropout, as C.3 asks
+        return False
+
+
 def stand_ins(channel: Channel, lookup: Callable[[str], Any]) -> dict[str, Any]:
     """Every stand-in of NAMES, calling the grader through `channel`; `lookup(name)` is the
     submission's own object of that name (block_shell wraps its MultiHeadAttention)."""
@@ -43,8 +70,29 @@ def stand_ins(channel: Channel, lookup: Callable[[str], Any]) -> dict[str, Any]:
     def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         return remote(channel, "masked_softmax", {}, scores, mask)  # (..., Lq, Lk)
 
-    def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        return remote(channel, "scaled_dot_product_attention", {}, q, k, v, mask)  # (..., Lq, dv), (..., Lq, Lk)
+    def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None, *,
+                                     _dropout: Callable[[torch.Tensor], torch.Tensor] | None = None, _dropped_weights: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        output, weights = remote(channel, "scaled_dot_product_attention", {}, q, k, v, mask)  # (..., Lq, dv), (..., Lq, Lk)
+        if _dropout is None:
+            return output, weights
+        dropped = _dropout(weights)  # on the weights that multiply V
+        return dropped @ v, dropped if _dropped_weights else weights
+
+    own_attention = lookup("scaled_dot_product_attention")  # now: once the stand-ins are in place, the name is theirs
+    probed: dict[tuple[str, bool], bool] = {}
+
+    def takes(name: str, value: Any) -> dict[str, Any] | None:
+        """A.3's further argument that the stand-in takes (see `fitted`): a dropout, done as the
+        submission's own A.3 does it (the weights returned from before it, or after it)."""
+        dropout = _dropout_given(name, value)
+        if dropout is None:
+            return None
+        kind = (name, isinstance(value, nn.Dropout))
+        if kind not in probed:
+            probed[kind] = _returns_dropped_weights(own_attention, name, value)
+        return {"_dropout": dropout, "_dropped_weights": probed[kind]}
+
+    scaled_dot_product_attention.takes = takes  # type: ignore[attr-defined]
 
     def causal_mask(size_q: int, size_k: int | None = None, device: Any = None) -> torch.Tensor:
         size_k = size_q if size_k is None else size_k

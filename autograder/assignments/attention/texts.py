@@ -240,6 +240,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the figure's colorbar shows other colours or another range than the heatmap, so it cannot be used to read it: make it from the heatmap (fig.colorbar(im, ax=ax), im = ax.imshow(...))",
         "zh": "图中的 colorbar 与热力图的颜色或范围不同，无法用来读热力图：请用热力图本身生成它（fig.colorbar(im, ax=ax)，其中 im = ax.imshow(...)）",
     },
+    "self_attention_transposed": {
+        "en": "right when Lq != Lk, but a self-attention map (Lq = Lk, the same tokens on both axes, as Part F draws) is drawn with the queries down the rows: orient the matrix by what its axes are ((Lq, Lk): transpose it), not by its shape",
+        "zh": "Lq != Lk 时是对的，但自注意力的图（Lq = Lk，两个轴是同一组词，Part F 画的就是这种）把 query 画成了行：请按矩阵各维的含义决定方向（(Lq, Lk) 要转置），不要按形状判断",
+    },
+    "self_attention_labels": {
+        "en": "on a self-attention map whose tokens repeat a word (Part F's sentences have 'the' twice) the tick labels of the {which} are not the tokens {tokens} in order, one per row and column ({shown}): put tick i at position i (range(len(tokens))), not where a token is looked up",
+        "zh": "在词有重复的自注意力图上（Part F 的句子里 'the' 出现两次），{which}的刻度标签不是按顺序、每行每列一个的词 {tokens}（{shown}）：第 i 个刻度放在位置 i（range(len(tokens))），不要按查找词得到的位置放",
+    },
+    "cells_out_of_view": {
+        "en": "the Axes' limits (set_xlim / set_ylim) leave {columns} of the heatmap's {total_columns} columns and {rows} of its {total_rows} rows off the picture: show every cell (leave the limits to imshow, or set them to the edges of the cells)",
+        "zh": "Axes 的坐标范围（set_xlim / set_ylim）把热力图 {total_columns} 列中的 {columns} 列、{total_rows} 行中的 {rows} 行留在了画面之外：请显示每一个格子（让 imshow 自己定范围，或把范围设到格子的边上）",
+    },
+    "plot_returned_other_axes": {
+        "en": "plot_attention returned an Axes that does not hold the heatmap (the colorbar's, or another Axes of the figure): return the Axes it drew the heatmap on",
+        "zh": "plot_attention 返回的 Axes 上没有热力图（是 colorbar 的或图中另一个 Axes）：请返回画热力图的那个 Axes",
+    },
     "plot_returned_given_axes": {
         "en": "given ax= and no title, plot_attention returned {kind}, expected the Axes it drew on (with a title it returns it): return the Axes whatever the arguments",
         "zh": "传入 ax= 且不给 title 时，plot_attention 返回了 {kind}，应返回它所画的 Axes（给了 title 时是对的）：无论参数如何都要返回 Axes",

@@ -58,7 +58,7 @@ def syntax_error(source: Path) -> tuple[str, str] | None:
             ast.parse(path.read_bytes(), str(path.name))
         except SyntaxError as error:
             return path.name, f"line {error.lineno}: {error.msg}" if error.lineno else error.msg
-        except ValueError as error:  # null bytes
+        except (ValueError, RecursionError, MemoryError) as error:  # null bytes; an expression too deep for the parser
             return path.name, str(error)
     return None
 

@@ -139,10 +139,12 @@ def _note_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     for key, texts in STRINGS.items():
         if key.startswith(NOTE_PREFIXES):
             english = texts[DEFAULT_LANG]
-            pieces, end = [], 0
+            pieces, end, seen = [], 0, set()
             for field in _FIELD.finditer(english):
-                body = FIELD_BODIES.get(field.group(1), ".+?")
-                pieces += [re.escape(english[end:field.start()]), f"(?P<{field.group(1)}>{body})"]
+                name = field.group(1)
+                body = FIELD_BODIES.get(name, ".+?")
+                pieces += [re.escape(english[end:field.start()]), f"(?P={name})" if name in seen else f"(?P<{name}>{body})"]
+                seen.add(name)
                 end = field.end()
             pieces.append(re.escape(english[end:]))
             patterns.append((key, re.compile("".join(pieces), re.S)))

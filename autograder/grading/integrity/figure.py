@@ -9,7 +9,8 @@ a smoothed image that blends cells into their neighbours, its centre) must have 
 The cell's colour is the grader's own: the named colormap (in the number of steps the drawing
 uses: plt.get_cmap("Blues", 8)) and the colour range of the description applied to the cell's
 value (a linear norm); where the drawing uses a
-colormap or a norm this grader does not recompute (LogNorm, a ListedColormap of its own), the
+colormap or a norm this grader does not recompute (LogNorm, a ListedColormap of its own, a map of
+its own named like one of matplotlib's), the
 description's colours are used: then the pixels are tied to those colours, and the colours must
 tell the weights apart, but not to the values themselves.
 
@@ -114,8 +115,8 @@ def _expected(drawing: dict, values: np.ndarray) -> np.ndarray:
     low, high = drawing.get("clim", [None, None])
     name = str(drawing.get("cmap", ""))
     rgba = _array(drawing.get("rgba", np.empty(0)))
-    if drawing.get("norm") == "Normalize" and name in matplotlib.colormaps and low is not None and high is not None and float(high) > float(low):
-        cmap = matplotlib.colormaps[name]
+    cmap = matplotlib.colormaps[name] if name in matplotlib.colormaps else None
+    if cmap is not None and drawing.get("norm") == "Normalize" and low is not None and high is not None and float(high) > float(low) and _same_ends(cmap, drawing.get("cmap_ends")):
         levels = drawing.get("cmap_levels")
         if isinstance(levels, int) and not isinstance(levels, bool) and 2 <= levels <= MAX_CMAP_LEVELS and levels != cmap.N:
             cmap = cmap.resampled(levels)  # the named map in fewer (or more) steps: plt.get_cmap(name, 8)
@@ -127,6 +128,22 @@ def _expected(drawing: dict, values: np.ndarray) -> np.ndarray:
     if rgba.shape != (*values.shape, 4):
         raise ValueError("the description gives no colour for each cell")
     return rgba[..., :3] * rgba[..., 3:4] + (1.0 - rgba[..., 3:4])
+
+
+def _same_ends(cmap: Any, ends: Any) -> bool:
+    """Whether the colour map the drawing says it used has the colours of matplotlib's map of that
+    name at both ends. A map of the student's own may carry a name matplotlib has for another
+    (LinearSegmentedColormap.from_list("Blues", ["white", "navy"]), qa10e c09): it is then not
+    recomputed by its name but, like any map of the student's own, read from the description's
+    colours. Unknown ends: it is matplotlib's map."""
+    if not isinstance(ends, list) or len(ends) != 2:
+        return True
+    try:
+        said = np.asarray(ends, dtype=np.float64)
+    except (TypeError, ValueError):
+        return True
+    ours = np.asarray([cmap(0.0), cmap(1.0)], dtype=np.float64)
+    return said.shape == ours.shape and bool(np.allclose(said, ours, atol=1e-6))
 
 
 def _to_pixels(x: np.ndarray, y: np.ndarray, axes: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -181,6 +198,8 @@ def _problem(description: dict) -> str:
     if half_w < MIN_CELL_PIXELS / 2 or half_h < MIN_CELL_PIXELS / 2:
         return ""  # cells too small to check one by one; nothing to hold against the figure
     boxed = _text_cover(axes, image.shape[:2])
+    inside = [float(v) for v in axes["box_px"]]  # (left, top, right, bottom): where the Axes shows its drawing
+    gouraud = kind == "mesh" and drawing.get("interpolation") == GOURAUD
     wrong = hidden = 0
     for row in range(values.shape[0]):
         for col in range(values.shape[1]):
@@ -189,6 +208,14 @@ def _problem(description: dict) -> str:
             y_lo, y_hi = int(round(cy - half_h)), int(round(cy + half_h)) + 1
             if x_lo < 0 or y_lo < 0 or x_hi > image.shape[1] or y_hi > image.shape[0]:
                 return "the heatmap's cells lie outside the image"
+            # a cell cut by the view limits (its centre on them: ax.set_xlim(0, Lq - 1)) shows only its part inside the
+            # Axes; not a gouraud mesh's, whose cells around its edge vertices are cut so (smoothed_image says why)
+            if not gouraud:
+                x_lo, x_hi = max(x_lo, int(np.ceil(inside[0]))), min(x_hi, int(np.floor(inside[2])))
+                y_lo, y_hi = max(y_lo, int(np.ceil(inside[1]))), min(y_hi, int(np.floor(inside[3])))
+            if x_hi - x_lo < MIN_CELL_PIXELS or y_hi - y_lo < MIN_CELL_PIXELS:
+                hidden += 1
+                continue
             shown = _visible_median(image, boxed, (y_lo, y_hi, x_lo, x_hi), MIN_VISIBLE_CELL)
             if shown is None:  # its middle under an opaque text box (a boxed annotation): the rest of the cell
                 reach_w, reach_h = 2 * half_w * CELL_INSET, 2 * half_h * CELL_INSET

@@ -5,13 +5,17 @@ idea, each with why it is there; the pass itself reads them."""
 from __future__ import annotations
 
 GRADER_NAMES = frozenset({"autograder", "attnkit", "dispatcher", "plotdata", "OpTracer", "OpRecorder", "Dispatcher", "plot_call", "extract_plot", "LIBRARY_FUNCTIONS"})
-EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins", "marshal", "codeop", "pickle", "dill", "cloudpickle", "runpy"})
+EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins", "marshal", "codeop", "pickle", "dill", "cloudpickle", "runpy",
+                             "frozen_importlib", "frozen_importlib_external",  # by their names without leading underscores: _pickle is pickle
+                             "cffi", "cffi_backend"})  # cffi: raw memory and C calls, as ctypes (ffi.buffer(ffi.cast("char*", id(x))))
 EVASION_ATTRIBUTES = frozenset({
     "modules", "_getframe", "settrace", "setprofile", "addaudithook", "monitoring", "ops", "library", "overrides", "jit", "_dynamo",
     "f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame", "cr_frame", "__globals__", "__code__", "__closure__",
     "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__getattribute__", "__self__", "__func__",
     "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__setattr__", "__delattr__", "__class__",
     "__defaults__", "__kwdefaults__", "sys",
+    "__annotations__", "__annotate__",  # annotations written at run time: texts that singledispatch, get_type_hints... evaluate
+    "fx",  # torch.fx writes Python from the texts a graph's nodes name (get_attr "t._C...", call_method "softmax") and runs it
 })
 EVASION_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "globals", "vars", "locals", "breakpoint", "__builtins__", "__loader__", "__spec__"})
 NAME_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
@@ -22,12 +26,24 @@ TEXT_LOOKUPS = frozenset({
     "module_from_spec", "load_module", "exec_module", "get_type_hints", "ForwardRef", "get_annotations", "BaseConfigurator",
     "DictConfigurator", "dictConfig", "fileConfig", "Unpickler", "read_pickle", "unsafe_load", "full_load", "UnsafeLoader",
     "FullLoader", "PackageImporter", "load_inline", "cpp_extension",
+    # more of the same in installed libraries (qa10h): yaml's full loader (`!!python/name:torch._C...`),
+    # traitlets/IPython's import_item, tornado's import_object, entry points, pytest's MonkeyPatch
+    # (setattr("json.dumps", f)), jinja2's compile_expression, an IPython shell running a cell's text
+    "Loader", "UnsafeConstructor", "FullConstructor", "unsafe_load_all", "full_load_all", "import_item", "import_object", "EntryPoint",
+    "MonkeyPatch", "compile_expression", "InteractiveShell", "TerminalInteractiveShell", "InteractiveShellEmbed", "start_ipython",
+    "run_cell", "run_cell_async", "safe_execfile", "safe_run_module",  # not run_line_magic: a notebook saved as .py holds get_ipython().run_line_magic(...)
 })
 # modules (by their top-level name) whose purpose is running text as code or looking names up by text
 TEXT_CODE_MODULES = frozenset({
     "timeit", "cProfile", "profile", "trace", "code", "doctest", "pdb", "bdb", "pydoc", "pkgutil", "shelve", "copyreg", "zipimport",
-    "imp", "unittest",
+    "imp", "unittest", "sympy",  # sympy: sympify and parse_expr end in eval, with the builtins at hand
+    "jinja2", "mako", "pure_eval",  # templates and expression evaluators: attribute access (and more) by text
+    "traitlets",  # a Type or Instance trait given "torch._C.DisableTorchFunction" imports that class by its name
 })
+# a module reached as another module's attribute (`torch.serialization.pickle`, a library that imported
+# it) is the module: these names count as attributes too (but for those that name everyday methods:
+# x.trace(), err.code, torch.profiler.profile)
+MODULE_ATTRIBUTES = (EVASION_MODULES | TEXT_CODE_MODULES) - {"code", "trace", "profile"}
 # raw descriptor I/O: the worker's channel to the grader is a descriptor, so these could write replies
 # the grader takes for the worker's own (a forged trace); os/posix functions, and socket/file objects
 # made from a descriptor number
@@ -36,6 +52,10 @@ RAW_DESCRIPTOR_NAMES = frozenset({"fromfd", "fdopen", "FileIO", "send_fds", "rec
 RAW_DESCRIPTOR_KEYWORDS = frozenset({"fileno", "closefd"})
 # keyword arguments that make a loader unpickle (its data can look up any name): anything but these values
 UNPICKLING_KEYWORDS = {"weights_only": True, "allow_pickle": False, "pickle_module": None}
+# ... and the same given by position (numpy.load(file, mmap_mode, allow_pickle), numpy.lib.format.read_array(fp,
+# allow_pickle), torch.load(f, map_location, pickle_module)): a loader called with an argument there, or with
+# *args / **options that may hold one, may unpickle
+UNPICKLING_POSITIONS = {"load": 2, "read_array": 1}
 # what runs code in another thread or process, where the worker's trace (per thread) does not see it
 OUTSIDE_TRACE = frozenset({"threading", "_thread", "concurrent", "Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread"})
 # a DataLoader runs code elsewhere only with workers: called with num_workers (not 0), or passed around as a value

@@ -30,6 +30,8 @@ ELEMENTARY_OPS = frozenset({
     "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "scalar_tensor",
     "new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "fill_", "zero_", "fill", "arange", "tril", "triu",
     "is_nonzero", "item", "count_nonzero", "cumsum", "_assert_async", "masked_fill_", "where",
+    "cumprod", "cummax", "cummin", "logcumsumexp",  # running sums, products and extremes, as cumsum: a normaliser's last entry
+    "sort", "topk", "kthvalue", "mm", "bmm", "mv", "dot", "matmul",  # a row's max by sort or topk(1), its sum as e @ ones (no softmax in them)
 })
 ELEMENTARY_TAGS = ("pointwise", "reduction")
 PROBE_FUNCTION, PROBE_OP = "softmax", "aten._softmax.default"  # what probe_tracer() must show

@@ -38,13 +38,16 @@ from autograder.grading.integrity.syntax import (
     Ownership, ownership, threading_in_place, torch_bound,
 )
 from autograder.grading.integrity.names import (
-    GRADER_NAMES, EVASION_MODULES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
+    GRADER_NAMES, EVASION_MODULES, MODULE_ATTRIBUTES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, UNPICKLING_POSITIONS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
 )
 # what makes the worker's evidence worthless: a switch of the trace where it runs, or a library patched,
 # which can rewrite what the worker sends (json.dumps, socket.socket.sendall: a forged trace or figure)
 UNTRUSTED_CODES = frozenset({EVASION, LIBRARY_PATCH})
 PERSISTENT_HOOKS = frozenset({"settrace", "setprofile", "addaudithook", "monitoring"})  # sys.<these>, threading.<these>: run on later calls
 MODULE_MAKERS = frozenset({PROCESS, NETWORK})  # flag codes of what can make a module while the code runs (and writing files)
+# what ast.parse raises for a text Python cannot compile: an expression nested too deep for its
+# parser raises RecursionError (`x = a+a+...+a`, 50,000 terms), null bytes ValueError
+UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
 IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: a class no store can change (str, list, the C types)
 
 
@@ -234,9 +237,10 @@ class _Scanner(ast.NodeVisitor):
     def _module(self, dotted: str, node: ast.AST, relative: bool = False) -> None:
         parts = set(dotted.split("."))
         top = dotted.split(".")[0]
+        bare = {p.lstrip("_") for p in parts}  # the C module behind one (_pickle, _frozen_importlib, _imp) is that module
         if parts & GRADER_NAMES:
             self.add(GRADER_REFERENCE, f"import of {dotted}", node)
-        if (parts & EVASION_MODULES or top in TEXT_CODE_MODULES or dotted in ("torch.ops", "torch._C", "torch.overrides", "torch.library", "torch.jit", "logging.config")
+        if (bare & EVASION_MODULES or top.lstrip("_") in TEXT_CODE_MODULES or any(dotted == m or dotted.startswith(f"{m}.") for m in ("torch.ops", "torch._C", "torch.overrides", "torch.library", "torch.jit", "torch.fx", "logging.config"))
                 or any(p.startswith("_") and not p.startswith("__") for p in dotted.split(".")[1:])):
             self.add(EVASION, f"import of {dotted}", node)
         elif top and not relative and top not in self.local and top not in GRADER_NAMES and not installed(top):
@@ -248,8 +252,7 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, f"{node.id} passed as a value (it can look up any name)", node)
         if isinstance(node.ctx, ast.Load):
             self.references.setdefault(self.scope, set()).add(node.id)  # MODULE_SCOPE: what import-time code reaches
-            if self.scope != MODULE_SCOPE:
-                self.first_loads.setdefault((self.scope, node.id), node.lineno)
+            self.first_loads.setdefault((self.scope, node.id), node.lineno)
             self._name_use(node.id, node)
         elif self.scope != MODULE_SCOPE:
             self.local_stores[self.scope].add(node.id)
@@ -298,7 +301,8 @@ class _Scanner(ast.NodeVisitor):
             pass
         elif node.attr in READ_IS_FINE and isinstance(node.ctx, ast.Load):
             pass
-        elif not own and (node.attr in EVASION_ATTRIBUTES or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver in self.torch_names)):
+        elif not own and (node.attr in EVASION_ATTRIBUTES or node.attr.lstrip("_") in MODULE_ATTRIBUTES
+                          or (node.attr.startswith("_") and not node.attr.startswith("__") and receiver in self.torch_names)):
             self.add(EVASION, dotted, node, node.attr)
         if node.attr not in OS_ONLY_METHODS or receiver in self.os_names:
             self._reach(node.attr, node)
@@ -328,6 +332,15 @@ class _Scanner(ast.NodeVisitor):
                 self.add(EVASION, f"{keyword_.arg}= (raw descriptor I/O can reach the worker's channel)", node)
             if keyword_.arg in UNPICKLING_KEYWORDS and not (isinstance(keyword_.value, ast.Constant) and keyword_.value.value is UNPICKLING_KEYWORDS[keyword_.arg]):
                 self.add(EVASION, f"{keyword_.arg}= (unpickled data can look up any name)", node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "eval" and (node.args or node.keywords) and dotted_name(node.func.value).split(".", 1)[0] not in SAFE_RECEIVERS:
+            self.add(EVASION, f"{dotted_name(node.func)}(...) (runs a text as code: pandas' eval; nn.Module's eval() takes nothing)", node, "eval")
+        position = UNPICKLING_POSITIONS.get(opened)
+        given = node.args[position] if position is not None and len(node.args) > position else None
+        if position is not None and (
+            (given is not None and not (isinstance(given, ast.Constant) and given.value in (False, None)))
+            or any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        ):
+            self.add(EVASION, f"{opened}(...) with what may be allow_pickle or pickle_module given by position (unpickled data can look up any name)", node)
         if function in NAME_LOOKUPS and len(node.args) >= 2:
             receiver = dotted_name(node.args[0]).split(".", 1)[0]
             if constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
@@ -427,7 +440,7 @@ def _pieces(source: str, first_line: int) -> list[tuple[int, str]]:
     try:
         ast.parse(source)
         return [(first_line, source)]
-    except SyntaxError:
+    except UNPARSABLE:
         chunks = split_chunks(source)
         if len(chunks) <= 1:
             return [(first_line, source)]
@@ -452,10 +465,51 @@ def _trees(text: str, first_line: int) -> list[ast.Module | str]:
     for line, piece in _pieces(text, first_line):
         padded = "\n" * (line - 1) + piece
         try:
-            trees.append(ast.parse(padded))
-        except SyntaxError:
+            trees.append(_AnnotationsAsCode().visit(ast.parse(padded)))
+        except UNPARSABLE:
             trees.append(padded)
     return trees
+
+
+class _AnnotationsAsCode(ast.NodeTransformer):
+    """A string annotation is code that whatever reads it evaluates (typing.get_type_hints, and
+    functools.singledispatch's register, dataclass-like libraries... without naming it): each
+    text in an annotation that parses as an expression is put in its place, to be read as code."""
+
+    def visit_arg(self, node: ast.arg) -> ast.arg:
+        node.annotation = _unquoted(node.annotation)
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
+        node.returns = _unquoted(node.returns)
+        return self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        node.annotation = _unquoted(node.annotation) or node.annotation
+        return self.generic_visit(node)
+
+
+def _unquoted(annotation: ast.expr | None, depth: int = 3) -> ast.expr | None:
+    """The annotation with each text in it that parses as an expression replaced by that expression
+    (`List["x"]`: a text in the text is evaluated too, to `depth`), on the text's line."""
+    if annotation is None or depth == 0:
+        return annotation
+
+    class Unquote(ast.NodeTransformer):
+        def visit_Constant(self, node: ast.Constant) -> ast.expr:
+            if not isinstance(node.value, str):
+                return node
+            try:
+                code = ast.parse(node.value.strip(), mode="eval").body
+            except UNPARSABLE:
+                return node
+            for inner in ast.walk(code):
+                ast.copy_location(inner, node)
+            return _unquoted(code, depth - 1) or code
+
+    return Unquote().visit(annotation)
 
 
 @functools.cache

@@ -12,9 +12,11 @@ import contextlib
 import linecache
 import os
 import re
+import signal
 import socket
 import sys
 import threading
+import time
 import traceback
 import types
 from pathlib import Path
@@ -51,22 +53,49 @@ def _said(text_of: Callable[[], str], fallback: str) -> str:
     return text if isinstance(text, str) else fallback
 
 
+class CellTimeLimit(BaseException):
+    """Stops a notebook cell that runs too long while the submission loads (a demo or training at
+    the top level of an answer cell): the rest of that cell is lost, not the whole notebook, as
+    Jupyter runs each cell on its own. Its message is the seconds it was given."""
+
+
 class StudentRaised(Exception):
     """Student code raised: carries a plain description (type, message, student frames)."""
 
     def __init__(self, error: BaseException, filenames: SourcePlaces):
         self.kind = _said(lambda: type(error).__name__, "Exception")[:100]
         self.text = _said(lambda: str(error), "")[:2000]
-        frames = [
-            f"{filenames.where(f.filename, f.lineno or 0)} in {f.name}: {(f.line or '').strip()}"
-            for f in traceback.extract_tb(error.__traceback__)
-            if f.filename in filenames
-        ]
+        stack = traceback.extract_tb(error.__traceback__)
+        frames = [f"{filenames.where(f.filename, f.lineno or 0)} in {f.name}: {(f.line or '').strip()}" for f in stack if f.filename in filenames]
         self.frames = frames[-6:]
+        # raised by a `raise` on the student's own line (a stub's NotImplementedError), not by a library
+        # the code called (torch's NotImplementedError for a meta or sparse tensor: a bug, not a stub)
+        self.own = bool(stack) and stack[-1].filename in filenames and (stack[-1].line or "").lstrip().startswith("raise")
         super().__init__(self.kind)
 
     def as_dict(self) -> dict:
-        return {"type": self.kind, "message": self.text, "frames": self.frames}
+        return {"type": self.kind, "message": self.text, "frames": self.frames, "own": self.own}
+
+
+@contextlib.contextmanager
+def _time_limited(deadline: float | None) -> Iterator[None]:
+    """Run a notebook cell with half the load's time left (CellTimeLimit when it is over), so that
+    one slow cell leaves the others time to run and the load ends within the grader's limit."""
+    if deadline is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    limit = max(0.5, (deadline - time.monotonic()) / 2)
+
+    def stop(signum: int, frame: object) -> None:
+        raise CellTimeLimit(f"{limit:.0f}")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, limit, 0.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,6 +111,7 @@ class Dispatcher:
         self.objects: dict[int, Any] = {}
         self.load_errors: list[dict] = []
         self.uncompiled: dict[str, str] = {}  # a function or class whose code had a syntax error -> where that error is
+        self.unrun: dict[str, str] = {}  # a function or class below a statement that raised in its cell or file -> that error and where
         self.filenames = SourcePlaces()  # the student's entry file -> where its lines are in a notebook (chunks.py)
         self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
         self._ambient = kernel_threads()  # a notebook kernel's own threads (ran_elsewhere); a worker's: its main thread
@@ -93,6 +123,7 @@ class Dispatcher:
         self._stand_in_sets: dict[tuple[str, ...], dict[str, Any]] = {}
         self._active: tuple[str, ...] = ()
         self._callbacks = 0
+        self._deadline: float | None = None  # loading a notebook: when the load's time is up (CellTimeLimit)
         self._helpers: tuple[int, list[types.ModuleType]] = (-1, [])  # len(sys.modules) when looked, the submission's helper modules
 
     # -- requests --------------------------------------------------------------------------
@@ -225,8 +256,11 @@ class Dispatcher:
         self.filenames[filename] = tuple((int(first), int(number)) for first, number in request.get("cells", ()))
         chunks = request["chunks"]
         _remember_source(filename, chunks)
+        seconds = request.get("seconds") if self.filenames[filename] else None  # a notebook: each cell gets a share of the load's time
+        self._deadline = time.monotonic() + float(seconds) if isinstance(seconds, (int, float)) and seconds > 0 else None
         for first_line, text in chunks:
             self._run_source(text, filename, first_line, "file" if len(chunks) == 1 else "cell")
+        self._deadline = None
         names = sorted(k for k, v in self.namespace.items() if not k.startswith("_") and callable(v))
         return {"errors": self.load_errors, "names": names}
 
@@ -236,7 +270,7 @@ class Dispatcher:
         padded = "\n" * (first_line - 1) + text
         try:
             code = compile(padded, filename, "exec", dont_inherit=True)
-        except SyntaxError:
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # RecursionError: an expression too deep for the compiler
             chunks = split_chunks(text)
             if len(chunks) <= 1:
                 self._record_syntax_error(padded, filename, unit)
@@ -245,20 +279,36 @@ class Dispatcher:
                 self._run_source(chunk, filename, first_line + offset - 1, "statement")
             return
         try:
-            exec(code, self.namespace)  # noqa: S102 - this is the student's own process
+            with _time_limited(self._deadline):
+                exec(code, self.namespace)  # noqa: S102 - this is the student's own process
         except BaseException as error:
-            self.load_errors.append({**StudentRaised(error, self.filenames).as_dict(), "unit": unit})
+            raised = StudentRaised(error, self.filenames)
+            top = next((frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename == filename), None)
+            if isinstance(error, CellTimeLimit) and top is not None:  # where the cell was, not the function it had called
+                raised.frames = [f"{self.filenames.where(filename, top.lineno or 0)} in {top.name}: {(top.line or '').strip()}"]
+            self.load_errors.append({**raised.as_dict(), "unit": unit})
+            stopped = top.lineno if top is not None else None
+            if stopped:  # what is defined below that line never ran: asked for, it is "not defined" because of this
+                cause = f"{line_where(stopped, self.filenames.get(filename, ()))}: {raised.kind}: {raised.text[:120]}"
+                for name in DEFINITION_RE.findall("\n".join(padded.split("\n")[stopped:])):
+                    self.unrun.setdefault(name, cause)
 
     def _record_syntax_error(self, padded: str, filename: str, unit: str) -> None:
+        cells = self.filenames.get(filename, ())
         try:
             ast.parse(padded, filename)
+            compile(padded, filename, "exec", dont_inherit=True)
+            return
         except SyntaxError as error:
-            line, cells = error.lineno or 0, self.filenames.get(filename, ())
+            line = error.lineno or 0
             self.load_errors.append(
                 {"type": "SyntaxError", "message": f"{line_where(line, cells)}: {error.msg}", "frames": [f"{frame_where(Path(filename).name, line, cells)}: {(error.text or '').strip()}"], "unit": unit}
             )
-            for name in DEFINITION_RE.findall(padded):  # never ran: asked for, it is "not defined" because of this
-                self.uncompiled.setdefault(name, line_where(line, cells))
+        except (ValueError, RecursionError, MemoryError) as error:  # Python cannot compile it either (too deep): said where the unit starts
+            line = len(padded) - len(padded.lstrip("\n")) + 1
+            self.load_errors.append({"type": type(error).__name__, "message": f"{line_where(line, cells)}: {error}", "frames": [], "unit": unit})
+        for name in DEFINITION_RE.findall(padded):  # never ran: asked for, it is "not defined" because of this
+            self.uncompiled.setdefault(name, line_where(line, cells))
 
     def op_names(self, request: dict) -> dict:
         """Which of the requested names exist, and whether each is a class or a function."""
@@ -322,6 +372,7 @@ class Dispatcher:
                         for n, c in obj.named_modules(remove_duplicate=False) if n},
             "attributes": {n: type(v).__name__ for n, v in vars(obj).items() if not n.startswith("_")},
             "dropout_p": {n: float(m.p) for n, m in obj.named_modules(remove_duplicate=False) if isinstance(m, torch.nn.Dropout)},
+            "norm_eps": {n: float(m.eps) for n, m in obj.named_modules(remove_duplicate=False) if isinstance(m, torch.nn.LayerNorm)},
         }
 
     def op_state_dict(self, request: dict) -> dict:
@@ -376,9 +427,11 @@ class Dispatcher:
     # -- helpers ---------------------------------------------------------------------------
     def _undefined(self, name: str, said: str) -> NameError:
         """`name` is missing: because its code did not compile (say where), or not written
-        (the words of i18n's note.not_defined, note.not_a_class, note.not_compiled)."""
+        (the words of i18n's note.not_defined, note.not_a_class, note.*_uncompiled, note.*_unrun)."""
         if name in self.uncompiled and name not in self.namespace:
             return NameError(f"{name} {said}: its code has a syntax error ({self.uncompiled[name]}), so it never ran")
+        if name in self.unrun and name not in self.namespace:
+            return NameError(f"{name} {said}: the code above it stopped with an error ({self.unrun[name]}), so it never ran")
         return NameError(f"{name} {said}")
 
     def _target(self, request: dict) -> Callable:

@@ -225,21 +225,33 @@ def _font_name(font: Any, family: str) -> str:
         return ""
 
 
+def _tick_lists(axis: Any) -> tuple[list[float], list[Any]]:
+    """An axis' tick positions and their labels (Text): the major ones, then the minor ones when one
+    of those is labelled (the tokens on minor ticks at the cell centres and unlabelled major ticks on
+    the cell edges that carry a grid, qa10e c15), the i-th label that of the i-th tick."""
+    ticks, labels = [float(v) for v in axis.get_majorticklocs()], list(axis.get_majorticklabels())
+    minor_labels = list(axis.get_minorticklabels())
+    if not any(label.get_text().strip() for label in minor_labels):
+        return ticks, labels
+    minor_ticks = [float(v) for v in axis.get_minorticklocs()]
+    return ticks + minor_ticks, labels[: len(ticks)] + minor_labels[: len(minor_ticks)]
+
+
 def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True) -> dict:
     """One Axes; `origin` is the PNG's top-left corner in display pixels (x, y from the bottom);
     boxes=False: no tick label boxes or fonts (there is no PNG to place them in)."""
     box = ax.get_window_extent()
-    xlabels, ylabels = list(ax.get_xticklabels()), list(ax.get_yticklabels())
+    (xticks, xlabels), (yticks, ylabels) = _tick_lists(ax.xaxis), _tick_lists(ax.yaxis)
     xlabels_boxed, ylabels_boxed = (xlabels, ylabels) if boxes else ([], [])
     return {
         "box_px": [float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)],
         "images": [_image(i) for i in ax.images],
         "meshes": [_mesh(c) for c in ax.collections if isinstance(c, (QuadMesh, PolyQuadMesh))],  # pcolormesh, seaborn / pcolor
-        "xticks": [float(v) for v in ax.get_xticks()],
+        "xticks": xticks,
         "xticklabels": [t.get_text() for t in xlabels],
         "xtickboxes": _label_boxes(xlabels_boxed, origin),
         "xtickfonts": _label_fonts(xlabels_boxed),
-        "yticks": [float(v) for v in ax.get_yticks()],
+        "yticks": yticks,
         "yticklabels": [t.get_text() for t in ylabels],
         "ytickboxes": _label_boxes(ylabels_boxed, origin),
         "ytickfonts": _label_fonts(ylabels_boxed),
@@ -270,27 +282,48 @@ def plot_call(target: Callable[..., Any], args: list, kwargs: dict, picture: boo
     return extract_plot(draw, given, picture)
 
 
+def _is_colorbar(ax: Axes) -> bool:
+    """Whether an Axes holds a colorbar: one made by fig.colorbar(..., ax=ax) (labelled so), or
+    drawn in an Axes of the student's own (fig.colorbar(..., cax=fig.add_axes(...)) or
+    make_axes_locatable's: not labelled, but matplotlib keeps the colorbar on it)."""
+    return ax.get_label() == "<colorbar>" or getattr(ax, "_colorbar", None) is not None
+
+
 def _holds_drawing(ax: Axes) -> bool:
     """Whether an Axes holds a heatmap (an image or a mesh) and is no colorbar (which holds a mesh of its own)."""
-    return ax.get_label() != "<colorbar>" and (bool(ax.images) or any(isinstance(c, (QuadMesh, PolyQuadMesh)) for c in ax.collections))
+    return not _is_colorbar(ax) and (bool(ax.images) or any(isinstance(c, (QuadMesh, PolyQuadMesh)) for c in ax.collections))
 
 
 def _target(axes: list[Axes], ax: Axes | None, given: list[Axes]) -> int:
     """The index of the Axes the function drew on: the one it returned; when it returned no Axes
-    (a Figure, None), the given Axes if it holds a drawing, else the one Axes of the figure that
-    holds a heatmap; -1 when that cannot be told apart (whether it returned the Axes is a check of its own)."""
-    if ax is not None:
+    (a Figure, None) or one that holds no heatmap (the colorbar's: `return cbar.ax`, or plt.gca()
+    after fig.add_axes made the colorbar's Axes current, qa10e b02/b03), the given Axes if it holds
+    a drawing, else the one Axes of the figure that holds a heatmap; the returned Axes (or -1 when
+    none came back) where that cannot be told apart. Whether it returned the heatmap's Axes is a
+    check of its own (`returned_target`)."""
+    if ax is not None and _holds_drawing(ax):
         return axes.index(ax) if ax in axes else (0 if axes else -1)
     if given and given[0] in axes and _holds_drawing(given[0]):
         return axes.index(given[0])
     holding = [index for index, candidate in enumerate(axes) if _holds_drawing(candidate)]
-    return holding[0] if len(holding) == 1 else -1
+    if len(holding) == 1 or ax is None:
+        return holding[0] if len(holding) == 1 else -1
+    return axes.index(ax) if ax in axes else (0 if axes else -1)
+
+
+def _returned_target(axes: list[Axes], ax: Axes | None, target: int) -> bool:
+    """Whether the Axes returned is the one graded (an Axes holding the heatmap, perhaps an inset
+    that is not among the figure's own Axes)."""
+    if ax is None:
+        return False
+    return axes[target] is ax if ax in axes and 0 <= target < len(axes) else _holds_drawing(ax) or not axes
 
 
 def _figure(returned: Any, given: list[Axes]) -> Figure | None:
-    """The figure to describe: the returned Axes'; when no Axes came back, the given Axes' if it was
-    drawn on, else the returned Figure, else the given Axes', else the current one."""
-    if isinstance(returned, Axes):
+    """The figure to describe: the returned Axes'; when no Axes came back, or one without a drawing
+    (plt.gca() of another figure), the given Axes' if it was drawn on; else the returned Figure,
+    else the given Axes', else the current one."""
+    if isinstance(returned, Axes) and (_holds_drawing(returned) or not (given and _holds_drawing(given[0]))):
         return _root(returned.figure)
     if given and _holds_drawing(given[0]):
         return _root(given[0].figure)
@@ -320,11 +353,13 @@ def _colorbar_map(cax: Axes) -> dict | None:
 
 def _holders(returned_kind: str, axes: list[Axes], ax: Axes | None, given: list[Axes]) -> dict:
     """What was returned, and which of the figure's Axes is the returned one, the given one, a colorbar."""
+    target = _target(axes, ax, given)
     return {
         "returned": returned_kind,
-        "target": _target(axes, ax, given),
-        "colorbars": sum(1 for a in axes if a.get_label() == "<colorbar>"),
-        "colorbar_maps": [_colorbar_map(a) for a in axes if a.get_label() == "<colorbar>"][:MAX_COLORBARS],
+        "target": target,
+        "returned_target": _returned_target(axes, ax, target),
+        "colorbars": sum(1 for a in axes if _is_colorbar(a)),
+        "colorbar_maps": [_colorbar_map(a) for a in axes if _is_colorbar(a)][:MAX_COLORBARS],
         "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
         "figures": len(plt.get_fignums()),
     }

@@ -16,6 +16,7 @@ file (`load`) before it forks the worker that needs it, as the spawn request nam
 """
 from __future__ import annotations
 
+import collections
 import functools
 import importlib.util
 import inspect
@@ -144,8 +145,10 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
     called as `masked_softmax(s, mask, dim=-1)`). A call is bound to the submission's signature;
     its first parameters are the contract's, in order, and go to the stand-in; a further one is
     accepted when it holds its default (the submission's own function then does what the contract
-    asks, which the stand-in does) and refused otherwise. A class is fitted in its __init__ and
-    forward. Nothing changes where the signatures agree or cannot be read.
+    asks, which the stand-in does), or when the stand-in's `takes(name, value)` gives the keywords
+    (its own parameters, named `_...`) that do what such an argument asks (A.3's `dropout=`), and
+    refused otherwise. A class is fitted in its __init__ and forward. Nothing changes where the
+    signatures agree or cannot be read.
 
     A class keeps the methods the submission's own class has and the stand-in lacks (a classmethod
     `from_config`, a helper, a property): the later code may call them on the class it thinks is
@@ -287,12 +290,13 @@ def _fit(trusted: Callable[..., Any], own: Any, name: str) -> Callable[..., Any]
         theirs, mine = inspect.signature(own), inspect.signature(trusted)
     except (TypeError, ValueError):  # a builtin or an object without a readable signature
         return None
-    ours = list(mine.parameters.values())
+    ours = [p for p in mine.parameters.values() if not p.name.startswith("_")]  # the contract's; `_name`: the stand-in's own
     params = list(theirs.parameters.values())
     shared = params[:len(ours)]
     if any(p.kind in _VARIADIC for p in ours + shared) or [p.name for p in shared] == [p.name for p in ours[:len(shared)]] and len(params) <= len(ours):
         return None
     extra = params[len(ours):]
+    takes = getattr(trusted, "takes", None)  # (name, value) -> the stand-in's own keywords for a further argument it does as yours would; None: not one
 
     @functools.wraps(trusted)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -301,13 +305,17 @@ def _fit(trusted: Callable[..., Any], own: Any, name: str) -> Callable[..., Any]
         except TypeError:  # not a call the submission's own function takes either: the stand-in says why
             return trusted(*args, **kwargs)
         bound.apply_defaults()
-        for p in extra:
-            value = bound.arguments.get(p.name)
-            if not _at_default(p, value):
-                shown = name.split(".")[0]
-                raise StandInError(f"the trusted {shown} (standing in for yours) does only what the task asks: it cannot take {p.name}={type(value).__name__} other than your default")
         positional = [bound.arguments[p.name] for p, q in zip(shared, ours) if q.kind is not inspect.Parameter.KEYWORD_ONLY]
         keywords = {q.name: bound.arguments[p.name] for p, q in zip(shared, ours) if q.kind is inspect.Parameter.KEYWORD_ONLY}
+        for p in extra:
+            value = bound.arguments.get(p.name)
+            if _at_default(p, value):
+                continue
+            taken = takes(p.name, value) if takes else None
+            if taken is None:
+                shown = name.split(".")[0]
+                raise StandInError(f"the trusted {shown} (standing in for yours) does only what the task asks: it cannot take {p.name}={type(value).__name__} other than your default")
+            keywords.update(taken)
         return trusted(*positional, **keywords)
 
     return call
@@ -335,6 +343,7 @@ MAX_REBIND_VISITS = 20_000  # containers, functions, classes and objects looked 
 MAX_REBIND_ITEMS = 200_000  # items of dicts, lists and tuples looked at per request (a container larger than what is left is not walked)
 _ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None),  # hold nothing the walk would follow:
                     types.BuiltinFunctionType, types.ModuleType, types.MethodWrapperType})  # a module's globals (builtins too) are no place it looks
+_MEMOISED = type(functools.lru_cache(maxsize=None)(lambda: None))  # what functools.cache and lru_cache make
 
 
 def _size(item: tuple[Any, Any]) -> int:
@@ -371,9 +380,11 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
     its stand-in (`identities`). The submission may have captured its earlier functions anywhere a later one
     reads them without a global lookup: an alias (`softmax = masked_softmax`), a default value
     (`def sdpa(q, k, v, mask=None, softmax=masked_softmax)`), a closure, a functools.partial, a
-    class attribute (plain, staticmethod or classmethod), a dict, list or tuple, an attribute of
-    an object of its own class. Walked from `roots` (the submission's module globals, its objects),
-    through those places only, into functions and classes that `owned(obj)` says are its own.
+    class attribute (plain, staticmethod or classmethod), a property's getter, a dict, list, tuple,
+    deque or ChainMap, an attribute of an object of its own class, what a functools.cache of its
+    own returned. Walked from `roots`
+    (the submission's module globals, its objects), through those places only, into functions and
+    classes that `owned(obj)` says are its own.
     A class of its own that subclasses a replaced class subclasses the stand-in during the request.
     A dict, list or tuple larger than what is left of MAX_REBIND_ITEMS is not walked (data: a
     module-level table of numbers), so the walk costs the same for any submission."""
@@ -402,12 +413,12 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
             return value
 
     def _inside(value: Any) -> Any:
-        if isinstance(value, (dict, list, tuple)) and not affordable(value):
+        if isinstance(value, (dict, list, tuple, collections.deque)) and not affordable(value):
             return value
         if isinstance(value, dict):
             for key, item in sorted(value.items(), key=_size):  # functions first, the largest containers last
                 _put(value.__setitem__, key, item, fresh(item))
-        elif isinstance(value, list):
+        elif isinstance(value, (list, collections.deque)):
             for index, item in enumerate(list(value)):
                 _put(value.__setitem__, index, item, fresh(item))
         elif type(value) is tuple or _is_named_tuple(type(value)):  # a named tuple of functions (`OPS.softmax`): a new one of its class
@@ -415,6 +426,10 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
             if all(a is b for a, b in zip(items, value)):
                 return value
             return items if type(value) is tuple else type(value)._make(items)
+        elif isinstance(value, collections.ChainMap):  # a registry of overrides over defaults: the dicts it chains
+            fresh(value.maps)
+        elif isinstance(value, property):  # `softmax = kernel(masked_softmax)`, a property(lambda self: fn): its getter's closure
+            fresh(value.fget)
         elif isinstance(value, (staticmethod, classmethod)):
             inner = fresh(value.__func__)
             return type(value)(inner) if inner is not value.__func__ else value
@@ -439,6 +454,13 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
                     continue
                 _put(functools.partial(_fill, cell), None, item, fresh(item))
             fresh(value.__dict__)
+        elif type(value) is _MEMOISED and owned(value.__wrapped__):
+            # a memoised function of its own (`@functools.cache def kernels(): return scores, softmax`):
+            # what it returned before may hold a replaced object, so it is computed again with the
+            # stand-ins, and forgotten after, so that nothing they gave outlives the request
+            fresh(value.__wrapped__)
+            value.cache_clear()
+            undo.append(value.cache_clear)
         elif isinstance(value, type) and owned(value):
             for key, item in list(vars(value).items()):
                 _put(lambda key, new: setattr(value, key, new), key, item, fresh(item))

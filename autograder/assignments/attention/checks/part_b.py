@@ -21,7 +21,16 @@ def _setup(student: StudentAPI, gen, seed, mask: bool = False):
     state = attention_state(gen, D, NAMES)
     handle = build_student(student, "SelfAttention", (D,), state, seed)
     x = randn(gen, B, S, D)
-    return state, handle, x, (random_mask(gen, B, S, S) if mask else None)
+    return state, handle, x, (_mask_with_a_blocked_query(gen) if mask else None)
+
+
+def _mask_with_a_blocked_query(gen: torch.Generator) -> torch.Tensor:
+    """A random (B, S, S) mask in which one query of the first sequence has every key blocked: its
+    weights are zeros, so its output is 0 (weights @ W_v(x)), which W_v applied after the
+    weighted sum (W_v(weights @ x), equal while each row sums to 1) turns into W_v's bias."""
+    mask = random_mask(gen, B, S, S)
+    mask[0, S // 2] = False
+    return mask
 
 
 def _self_attention(p: Params, x: torch.Tensor, mask: torch.Tensor | None, projections=NAMES, scale: float | None = None, use_mask: bool = True, axis: int = -1):

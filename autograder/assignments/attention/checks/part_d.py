@@ -19,34 +19,49 @@ OUT, WEIGHTS = (B, S, E), (B, H, S, S)
 BLOCK = "AttentionBlock.forward"
 
 
-def _block(student: StudentAPI, gen: torch.Generator, seed: int, dropout: float = 0.0, training: bool = False) -> tuple[Params, Handle]:
+EPS = 1e-5  # nn.LayerNorm's default
+MAX_EPS = 1e-3  # the largest LayerNorm eps the reference takes from the student's block (the contract: yours to choose, up to this)
+
+
+def _block(student: StudentAPI, gen: torch.Generator, seed: int, dropout: float = 0.0, training: bool = False) -> tuple[Params, Handle, float]:
+    """Weights, the student's block holding them, and its norm's eps (the reference uses it)."""
     state = block_state(gen, E)
-    return state, build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": dropout} if dropout else {}, training)
+    handle = build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": dropout} if dropout else {}, training)
+    eps = student.describe(handle, "inspecting AttentionBlock").get("norm_eps", {}).get("norm")
+    return state, handle, eps if type(eps) is float and 0.0 <= eps <= MAX_EPS else EPS
 
 
-def _norm(p: Params, x: torch.Tensor) -> torch.Tensor:
-    return F.layer_norm(x, (E,), p["norm.weight"], p["norm.bias"])
+def _reference(state: Params, eps: float, dropout: float = 0.0) -> torch.nn.Module:
+    module = build_reference("AttentionBlock", (E, H), state, {"dropout": dropout})
+    norm = module.get_submodule("norm")
+    assert isinstance(norm, torch.nn.LayerNorm)  # the reference's
+    norm.eps = eps
+    return module
 
 
-def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None) -> list[tuple[str, Any]]:
+def _norm(p: Params, x: torch.Tensor, eps: float) -> torch.Tensor:
+    return F.layer_norm(x, (E,), p["norm.weight"], p["norm.bias"], eps)
+
+
+def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None, eps: float) -> list[tuple[str, Any]]:
     """(mistake key, (y, weights)) for each catalogue bug of the block."""
     attended, weights = mha(p, H, x, mask=mask, prefix="attn.")
-    normed_attended, normed_weights = mha(p, H, _norm(p, x), mask=mask, prefix="attn.")
+    normed_attended, normed_weights = mha(p, H, _norm(p, x, eps), mask=mask, prefix="attn.")
     variants = [
         ("block_pre_norm", (x + normed_attended, normed_weights)),
-        ("block_pre_norm", (_norm(p, x) + normed_attended, normed_weights)),
-        ("block_no_residual", (_norm(p, attended), weights)),
+        ("block_pre_norm", (_norm(p, x, eps) + normed_attended, normed_weights)),
+        ("block_no_residual", (_norm(p, attended, eps), weights)),
         ("block_no_norm", (x + attended, weights)),
-        ("block_residual_after_norm", (x + _norm(p, attended), weights)),
+        ("block_residual_after_norm", (x + _norm(p, attended, eps), weights)),
     ]
     if mask is not None:
-        variants.append(("block_mask_ignored", (_norm(p, x + mha(p, H, x, prefix="attn.")[0]), mha(p, H, x, prefix="attn.")[1])))
+        variants.append(("block_mask_ignored", (_norm(p, x + mha(p, H, x, prefix="attn.")[0], eps), mha(p, H, x, prefix="attn.")[1])))
     return variants
 
 
-def _expect_reference(output: torch.Tensor, weights: torch.Tensor, state: Params, x: torch.Tensor, mask: torch.Tensor | None, where: str, dropout: float = 0.0) -> None:
-    expected = build_reference("AttentionBlock", (E, H), state, {"dropout": dropout})(x, mask)
-    variants = _variants(state, x, mask)
+def _expect_reference(output: torch.Tensor, weights: torch.Tensor, state: Params, x: torch.Tensor, mask: torch.Tensor | None, where: str, eps: float, dropout: float = 0.0) -> None:
+    expected = _reference(state, eps, dropout)(x, mask)
+    variants = _variants(state, x, mask, eps)
     expect_match(weights, expected[1], f"{where} (weights)", [(k, w) for k, (_, w) in variants])
     expect_match(output, expected[0], f"{where} (output)", [(k, y) for k, (y, _) in variants])
 
@@ -74,37 +89,37 @@ def test_block_parameters(student: StudentAPI, seed):
 
 @check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", kind=SHAPE)
 def test_block_shapes(student: StudentAPI, gen, seed):
-    _, handle = _block(student, gen, seed)
+    _, handle, _ = _block(student, gen, seed)
     forward_checked(student, handle, BLOCK, OUT, WEIGHTS, randn(gen, B, S, E))
 
 
 @check("D.1", 4, "AttentionBlock: y = norm(x + dropout(attn(x))), equal to the reference with the same weights")
 def test_block_values(student: StudentAPI, gen, seed):
-    state, handle = _block(student, gen, seed)
+    state, handle, eps = _block(student, gen, seed)
     x = randn(gen, B, S, E)
     output, weights = forward_checked(student, handle, BLOCK, OUT, WEIGHTS, x)
-    _expect_reference(output, weights, state, x, None, BLOCK)
+    _expect_reference(output, weights, state, x, None, BLOCK, eps)
 
 
 @check("D.1", 2, "AttentionBlock: the mask reaches the attention")
 def test_block_mask(student: StudentAPI, gen, seed):
-    state, handle = _block(student, gen, seed)
+    state, handle, eps = _block(student, gen, seed)
     x = randn(gen, B, S, E)
     for mask in (torch.ones(S, S, dtype=torch.bool).tril(), random_mask(gen, B, 1, S, S)):
         where = f"{BLOCK} with a mask of shape {tuple(mask.shape)}"
         output, weights = forward_checked(student, handle, where, OUT, WEIGHTS, x, mask)
-        _expect_reference(output, weights, state, x, mask, where)
+        _expect_reference(output, weights, state, x, mask, where, eps)
 
 
 @check("D.1", 2, "AttentionBlock: dropout is off in eval mode and on in training mode; weights are from before dropout")
 def test_block_dropout(student: StudentAPI, gen, seed):
-    state, handle = _block(student, gen, seed, dropout=0.5)
+    state, handle, eps = _block(student, gen, seed, dropout=0.5)
     x = randn(gen, B, S, E)
     first, weights = forward_checked(student, handle, f"{BLOCK} in eval mode", OUT, WEIGHTS, x, seed=seed)
     second, _ = forward_checked(student, handle, f"{BLOCK} in eval mode", OUT, WEIGHTS, x, seed=seed + 1)
     if not torch.equal(first, second):
         raise fail_with(f"{BLOCK} in eval mode gives different outputs on two calls", "dropout_in_eval")
-    _expect_reference(first, weights, state, x, None, f"{BLOCK} in eval mode", dropout=0.5)
+    _expect_reference(first, weights, state, x, None, f"{BLOCK} in eval mode", eps, dropout=0.5)
     # The block trains while its attention stays in eval mode: only the block's own self.dropout
     # acts, so it is told apart from the attention's (graded in C.3).
     student.train(handle, True, where="AttentionBlock.train()")
@@ -157,11 +172,11 @@ def _position_explained(u: torch.Tensor, dropped: torch.Tensor, kept: torch.Tens
 
 @check("D.1", 1, "AttentionBlock: gradients of the output and the weights reach the attention and the LayerNorm")
 def test_block_gradients(student: StudentAPI, gen, seed):
-    state, handle = _block(student, gen, seed)
+    state, handle, eps = _block(student, gen, seed)
     x = randn(gen, B, S, E)
     grads = [randn(gen, B, S, E), randn(gen, *WEIGHTS)]  # the output's, the weights'
     result = vjp_checked(student, handle, BLOCK, [x], grads[0], grads[1], wrt=[0])
-    module = build_reference("AttentionBlock", (E, H), state)
+    module = _reference(state, eps)
     leaf = x.clone().requires_grad_(True)
     backward_pair(module(leaf), grads)
     expect_parameter_gradients(result, module, state, "AttentionBlock")
@@ -170,7 +185,7 @@ def test_block_gradients(student: StudentAPI, gen, seed):
 
 @check("D.1", 1, "AttentionBlock: with a causal mask, later positions do not change earlier outputs", visibility="hidden", kind=PROPERTY, gate=("block_values", "block_mask"))
 def test_block_causal_future_independence(student: StudentAPI, gen, seed):
-    _, handle = _block(student, gen, seed)
+    _, handle, _ = _block(student, gen, seed)
     x = randn(gen, B, S, E)
     changed = x.clone()
     changed[:, -1] = randn(gen, B, E, scale=3.0)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Any
+import unicodedata
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -25,7 +26,7 @@ from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, chec
 from autograder.assignments.attention.texts import key_of_english
 from autograder.assignments.attention.checks.support import source_facts
 from autograder.grading.heatmap import (
-    MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, read_heatmap, render, shows_matrix, similarity, target_axes,
+    MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, orientations, read_heatmap, render, returned_axes, shows_matrix, similarity, target_axes,
 )
 from autograder.grading.integrity.figure import figure_problem, smoothed_image
 from autograder.grading.worker.protocol import GOURAUD
@@ -41,6 +42,20 @@ TITLE = "probe heatmap"
 PROBE_SEED = 20240611  # the probe is the same for every submission (it is not a secret)
 LIGHTNESS_MARGIN = 0.1  # weight 0 must be at least this much lighter than weight 1 (0..1 luminance)
 _drawn: dict[str, Any] = {}  # the last submission's drawing of the probe: {"student", "value", "problem"}
+
+
+# A self-attention map as Part F draws one: Lq = Lk, one token list for both axes, a word repeated.
+# A drawing that orients the matrix by its shape, or places ticks by looking tokens up, is right on
+# the probe above and wrong here (qa10e b01, b08). Drawn without its picture: it only ever costs.
+SELF_TOKENS = ("the", "dog", "saw", "the", "cat")
+SELF_SEED = 20261202
+
+
+def self_probe_weights() -> torch.Tensor:
+    """(L, L) rows that sum to 1, all weights distinct, far from symmetric."""
+    gen = torch.Generator().manual_seed(SELF_SEED)
+    scores = 2.0 * torch.randn(len(SELF_TOKENS), len(SELF_TOKENS), generator=gen, dtype=torch.float64)
+    return torch.exp(scores) / torch.exp(scores).sum(-1, keepdim=True)
 
 
 def probe_weights() -> torch.Tensor:
@@ -73,34 +88,76 @@ def drawing(student: StudentAPI) -> dict:
     return _drawn["value"]
 
 
+def _once(key: str, draw: Callable[[], Any]) -> Any:
+    """draw()'s description, made once per submission (after drawing()); its StudentError is
+    raised again for each check that asks, the call is not made twice."""
+    if key not in _drawn:
+        try:
+            _drawn[key] = draw()
+        except StudentError as error:
+            _drawn[key] = error
+    if isinstance(_drawn[key], StudentError):
+        raise _drawn[key]
+    return _drawn[key]
+
+
 def drawing_on_given_axes(student: StudentAPI) -> Any:
     """plot_attention(probe, query tokens, key tokens, ax=<a new Axes>) described, without its
-    picture (which Axes it drew on and what it returned); once per submission, after drawing()."""
-    if "given" not in _drawn:
-        try:
-            _drawn["given"] = student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, picture=False)
-        except StudentError as error:  # raised again for each check that asks, the call is not made twice
-            _drawn["given"] = error
-    if isinstance(_drawn["given"], StudentError):
-        raise _drawn["given"]
-    return _drawn["given"]
+    picture (which Axes it drew on and what it returned)."""
+    return _once("given", lambda: student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, picture=False))
 
 
-def returned_axes(description: Any) -> bool:
-    return isinstance(description, dict) and description.get("returned") in ("Axes", "AxesSubplot")
+def self_attention_drawing(student: StudentAPI) -> Any:
+    """plot_attention(self_probe_weights(), SELF_TOKENS, SELF_TOKENS, title=TITLE) described,
+    without its picture."""
+    return _once("self", lambda: student.plot("plot_attention", self_probe_weights(), list(SELF_TOKENS), list(SELF_TOKENS), title=TITLE, picture=False))
+
+
+def self_attention_problem(student: StudentAPI) -> CheckFailure | None:
+    """What is wrong with the self-attention map's drawing where the probe's is right (None when
+    nothing can be told): the queries down the rows (the matrix oriented by its shape), or tick
+    labels that are not the tokens in order on their rows and columns (ticks placed by looking a
+    repeated word up). Which flip of the grid shows the matrix decides the order its labels must have."""
+    try:
+        heatmap = with_plain_tokens(read_heatmap(self_attention_drawing(student)), SELF_TOKENS)
+    except UnreadablePlot:
+        return None  # the probe's drawing was read: nothing this one says can be told apart
+    weights, size = self_probe_weights().numpy(), len(SELF_TOKENS)
+    if heatmap.shape != (size, size):
+        return None
+    order = {"as drawn": (1, 1), "flipped vertically": (-1, 1), "flipped horizontally": (1, -1), "flipped both ways": (-1, -1)}
+    right = [name for name, grid in orientations(heatmap.values).items() if np.allclose(grid, weights.T, rtol=1e-4, atol=1e-5)]
+    if not right:
+        if shows_matrix(heatmap, weights):
+            return CheckFailure.keyed("self_attention_transposed", "heatmap_transposed")
+        return None
+    rows, columns = order[right[0]]
+    tokens = list(SELF_TOKENS)
+    wrong = [axis for axis, labels, step in (("horizontal", heatmap.column_labels, columns), ("vertical", heatmap.row_labels, rows)) if list(labels) != tokens[::step]]
+    if wrong:
+        shown = "; ".join(f"{axis}: {list(labels)}" for axis, labels in (("horizontal", heatmap.column_labels), ("vertical", heatmap.row_labels)) if axis in wrong)
+        return CheckFailure.keyed("self_attention_labels", which=axes_named(wrong), tokens=str(tokens), shown=shown[:300])
+    return None
+
+
+def not_returned(description: dict, key: str) -> CheckFailure:
+    """What plot_attention returned instead of its heatmap's Axes, said with `key` ('plot_returned'...)."""
+    if description.get("returned") in ("Axes", "AxesSubplot"):  # an Axes, but not the heatmap's (qa10e b02/b03)
+        return CheckFailure.keyed("plot_returned_other_axes")
+    return CheckFailure.keyed(key, kind=str(description.get("returned")))
 
 
 def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
     """The probe's drawing and the heatmap read from it; a CheckFailure when there is none.
 
     The contract asks for the Axes back, and only test_plot_attention_returns_axes charges for
-    another return value (a Figure, None): the drawing is graded on the Axes it was drawn on
+    another return value (a Figure, None, the colorbar's Axes): the drawing is graded on the Axes it was drawn on
     when that can be told apart (the given one, or the one Axes of the figure holding a heatmap;
     plotdata's `target`)."""
     description = drawing(student)
     target = description.get("target", -1) if isinstance(description, dict) else -1
     if not returned_axes(description) and not (isinstance(target, int) and target >= 0):
-        raise CheckFailure.keyed("plot_returned", kind=str(description.get("returned") if isinstance(description, dict) else None))
+        raise not_returned(description, "plot_returned") if isinstance(description, dict) else CheckFailure.keyed("plot_returned", kind="None")
     try:
         heatmap = with_plain_tokens(read_heatmap(description))
     except UnreadablePlot as error:
@@ -150,21 +207,21 @@ def as_drawn(label: str) -> str:
 
 def plain_token(label: str, tokens: tuple[str, ...]) -> str:
     """A tick label that is a token with a position number beside it ('the (0)', 'the_0', '3: dog',
-    'q0: the', 'dog (k3)'), as students write to tell repeated words apart, or in quotes ("'the'",
-    as repr() prints it), or in math text ('$\\mathrm{the}_{0}$'), read as the token itself (the
-    contract allows it); any other label is kept as it is."""
+    'q0: the', 'dog (k3)'; in digits of any form: 'the₀', '① the', read through their compatibility
+    form, NFKC), as students write to tell repeated words apart, or in quotes ("'the'", as repr()
+    prints it), or in math text ('$\\mathrm{the}_{0}$'), read as the token itself (the contract
+    allows it); any other label is kept as it is."""
     if label in tokens:
         return label
-    text = as_drawn(label)
-    for word in (text, *(position.sub("", text, count=1) for position in POSITIONS)):
-        for candidate in (word, QUOTES.sub("", word)):
-            if candidate in tokens:
-                return candidate
+    for text in dict.fromkeys((as_drawn(label), unicodedata.normalize("NFKC", as_drawn(label)))):
+        for word in (text, *(position.sub("", text, count=1) for position in POSITIONS)):
+            for candidate in (word, QUOTES.sub("", word)):
+                if candidate in tokens:
+                    return candidate
     return label
 
 
-def with_plain_tokens(heatmap: Heatmap) -> Heatmap:
-    tokens = QUERY_TOKENS + KEY_TOKENS
+def with_plain_tokens(heatmap: Heatmap, tokens: tuple[str, ...] = QUERY_TOKENS + KEY_TOKENS) -> Heatmap:
     return dataclasses.replace(
         heatmap,
         column_labels=tuple(plain_token(label, tokens) for label in heatmap.column_labels),
@@ -243,13 +300,13 @@ def test_plot_attention_returns_axes(student: StudentAPI, artifacts):
         add_plot_artifact(artifacts, png.numpy().tobytes(), heatmap, probe_weights())
     drawn(student)
     if not returned_axes(description):
-        raise CheckFailure.keyed("plot_returned", kind=str(description.get("returned")))
+        raise not_returned(description, "plot_returned")
     try:  # the contract's other call: an Axes given, no title (a `return` under `if title:`, qa9e b13)
         given = drawing_on_given_axes(student)
     except StudentError:
         return  # the call with ax= fails: charged by test_plot_attention_uses_given_axes
     if isinstance(given, dict) and not returned_axes(given):
-        raise CheckFailure.keyed("plot_returned_given_axes", kind=str(given.get("returned")))
+        raise not_returned(given, "plot_returned_given_axes")
 
 
 def read_matrix(heatmap: Heatmap) -> torch.Tensor | None:
@@ -311,6 +368,9 @@ def test_plot_attention_tick_labels(student: StudentAPI):
     wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - float(expected[i, j])) > 1e-5]
     if wrong:
         raise CheckFailure.keyed("heatmap_labels_misplaced", count=len(wrong), total=LQ * LK)
+    problem = self_attention_problem(student)
+    if problem is not None:
+        raise problem
 
 
 @check("E.1", 2, "plot_attention: the cells show the weight matrix, one cell per (query, key) pair")

@@ -44,7 +44,7 @@ from autograder.assignments.attention.checks.support import expect_pair, expect_
 from autograder.assignment import current
 from autograder.errors import AttnkitError
 from autograder.grading.heatmap import (
-    Render, UnreadablePlot, figure_similarity, max_abs_difference, orientations, read_heatmap, render,
+    Render, UnreadablePlot, figure_similarity, max_abs_difference, orientations, read_heatmap, render, returned_axes,
 )
 from autograder.assignments.attention.mistakes import diagnose
 from autograder.feedback.results import Artifact
@@ -277,10 +277,12 @@ def _drawing(student: Student, matrix: torch.Tensor, words: list[str], title: st
     description = student.plot("plot_attention", matrix, list(words), list(words), title=title)
     png = description.get("png") if isinstance(description, dict) else None
     png_bytes = png.numpy().tobytes() if isinstance(png, torch.Tensor) and png.dtype == torch.uint8 else b""
-    if not isinstance(description, dict) or description.get("returned") not in ("Axes", "AxesSubplot"):
+    if not returned_axes(description):  # Part E charges what it returned instead
         return png_bytes, None, NO_AXES
     try:
-        heatmap = read_heatmap(description)
+        # the values the drawing holds, even where its view limits leave some off the picture
+        # (twiny's datalim aspect on a long sentence, qa9e c04): the picture is Part E's to grade
+        heatmap = read_heatmap(description, in_view=False)
     except UnreadablePlot as error:
         return png_bytes, None, str(error)
     return png_bytes, heatmap.values, ""
