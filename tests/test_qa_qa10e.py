@@ -11,14 +11,16 @@ grader for it, what it scored before:
       ScalarMappable colorbar in a divider's cax, a DataFrame with a repeated word, a position only
       on repeated words, viridis reversed as an object with FuncFormatters, the tokens on minor
       ticks with a grid on the major ones, a ListedColormap of a seaborn palette, view limits
-      through the edge cells' centres): full marks, no flag;
+      through the edge cells' centres, the weights cast to float16 or rounded through bfloat16, which
+      a colour map shows alike): full marks, no flag;
   b*  one mistake in E.1, charged there only (Part F keeps its 8 through the stand-in) and named as
       what it is: the matrix oriented by its shape or keys across only when square (right on the
       probe, wrong on every self-attention map), ticks placed by a {token: position} dict or labels
       made unique (wrong where a word repeats), the colorbar's Axes returned (plt.gca() after
       fig.add_axes, cbar.ax), a colorbar on another range, each query scaled to its maximum, query
       labels shifted by one, coolwarm, axis labels set before seaborn resets them, vmin/vmax
-      swapped, view limits that leave the last query off the picture;
+      swapped, view limits that leave the last query off the picture, the weights rounded to one
+      decimal;
   n01 the zh notebook with the orient-by-shape bug.
 Parts A-D are the reference's in every submission, so the batch grades E and F (Part F reads the
 earlier parts through its stand-ins): one batch run. The corpus was graded in full at seeds 1, 2
@@ -98,6 +100,7 @@ def test_each_mistake_is_named_as_what_it_is(batch):
         "b09_axis_labels_before_seaborn": "no label on the horizontal and vertical axes",
         "b10_vmin_vmax_swapped_to_reverse_viridis": "the colour range is [-0.1, 1]",
         "b13_last_query_cut_by_xlim": "leave 1 of the heatmap's 4 columns and 0 of its 5 rows off the picture",
+        "b14_weights_rounded_to_one_decimal": "20 of 20 cells do not show the weight",
     }
     assert {name: text for name, text in expected.items() if text not in said[name]} == {}
     assert "heatmap_transposed" in next(s for s in batch.submissions if s.submission.startswith("b01")).mistakes

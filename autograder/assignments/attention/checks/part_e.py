@@ -26,7 +26,7 @@ from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, chec
 from autograder.assignments.attention.texts import key_of_english
 from autograder.assignments.attention.checks.support import source_facts
 from autograder.grading.heatmap import (
-    MAX_PNG_BYTES, NEW_AXES, Heatmap, Render, UnreadablePlot, orientations, read_heatmap, render, returned_axes, shows_matrix, similarity, target_axes,
+    MAX_PNG_BYTES, NEW_AXES, SHOWN_ATOL, Heatmap, Render, UnreadablePlot, orientations, read_heatmap, render, returned_axes, shows_matrix, shows_values, similarity, target_axes,
 )
 from autograder.grading.integrity.figure import figure_problem, smoothed_image
 from autograder.grading.worker.protocol import GOURAUD
@@ -126,7 +126,7 @@ def self_attention_problem(student: StudentAPI) -> CheckFailure | None:
     if heatmap.shape != (size, size):
         return None
     order = {"as drawn": (1, 1), "flipped vertically": (-1, 1), "flipped horizontally": (1, -1), "flipped both ways": (-1, -1)}
-    right = [name for name, grid in orientations(heatmap.values).items() if np.allclose(grid, weights.T, rtol=1e-4, atol=1e-5)]
+    right = [name for name, grid in orientations(heatmap.values).items() if shows_values(grid, weights.T)]
     if not right:
         if shows_matrix(heatmap, weights):
             return CheckFailure.keyed("self_attention_transposed", "heatmap_transposed")
@@ -253,7 +253,7 @@ def holds_the_weights(heatmap: Heatmap) -> bool:
     mark of a forgery (figure_problem) and was flagged as one (qa6e b08)."""
     expected = probe_weights().flatten().sort().values.numpy()
     shown = np.sort(heatmap.values.flatten())
-    return shown.shape == expected.shape and bool(np.allclose(shown, expected, rtol=1e-4, atol=1e-5))
+    return shows_values(shown, expected)
 
 
 def axes_named(which: list[str]) -> str:
@@ -365,7 +365,7 @@ def test_plot_attention_tick_labels(student: StudentAPI):
         raise problem
     cells = heatmap.by_labels()
     expected = probe_weights()  # (Lq, Lk)
-    wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - float(expected[i, j])) > 1e-5]
+    wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - float(expected[i, j])) > SHOWN_ATOL]
     if wrong:
         raise CheckFailure.keyed("heatmap_labels_misplaced", count=len(wrong), total=LQ * LK)
     problem = self_attention_problem(student)
@@ -386,7 +386,7 @@ def test_plot_attention_cell_values(student: StudentAPI):
         return
     if label_problem(heatmap) is None:  # read through the labels
         cells = heatmap.by_labels()
-        wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - expected[j, i]) > 1e-5]
+        wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - expected[j, i]) > SHOWN_ATOL]
         if not wrong:
             return
         raise CheckFailure.keyed("cells_mislabelled", count=len(wrong), total=LQ * LK)
