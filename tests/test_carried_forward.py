@@ -295,6 +295,22 @@ def test_weights_returned_after_dropout_through_a3_are_charged_in_c3_alone(grade
     assert [(c.task, c.check_id) for c in result.checks if c.points < c.max_points] == [("C.3", "mha_train_dropout")], losses(result)
 
 
+@pytest.mark.timing
+def test_a_task_that_hangs_is_charged_alone(grade):
+    """An A.2 that never returns: each later check that hung in it runs again with the trusted
+    stand-ins. The hang was remembered by the name called alone, so the re-run was refused as "not
+    called again" and A.3, B.1, C.3, D.1 and Part F lost their points too (86 -> 32 of 100)."""
+    from conftest import REFERENCE
+    from autograder.grading.worker.client import Budget
+
+    source = REFERENCE.read_text(encoding="utf-8")
+    start = source.index("### BEGIN SOLUTION", source.index("def masked_softmax"))
+    source = source[:start] + "### BEGIN SOLUTION\n    while True:\n        pass\n" + source[start + len("### BEGIN SOLUTION\n"):]
+    result = grade(source, name="a2_hangs", parts={"A", "B"}, budget=Budget(call_seconds=5, import_seconds=30, total_seconds=300))
+    assert {c.task for c in result.checks if c.points < c.max_points} == {"A.2"}, losses(result)
+    assert "timed out after 5 s in masked_softmax" in next(c.message for c in result.checks if c.task == "A.2")
+
+
 def test_a_further_argument_is_taken_only_as_the_stand_in_says():
     """`takes(name, value)` gives the stand-in's own keywords for a further argument; anything it
     does not take is refused as before."""

@@ -80,7 +80,9 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     # b. a library softmax under another name, made of elementary operators (42/42 before)
     "softmax_transform": (scores(A=30), True, {"library_call"}),
     # c. stalls and the worker's own state
-    "backward_hook_sleeps": (scores(A=30), False, {"resource_limit"}),
+    # A.1's gradient check times out; A.3's, re-run with a trusted A.1, passes (A 30 while a hang
+    # was remembered without the stand-ins in use: the re-run was refused as "not called again")
+    "backward_hook_sleeps": (scores(A=31), False, {"resource_limit"}),
     "module_getattr_fills_missing": (scores(A=28), True, set()),
     "default_device_meta": (scores(A=28, E=0), True, set()),
     "deep_expression": (scores(), True, set()),  # could not grade (internal grader error) before

@@ -350,7 +350,8 @@ class Student:
     _started: float = field(default_factory=time.monotonic)
     _import_failure: str = ""
     _generation: int = 0
-    _hung: dict[str, str] = field(default_factory=dict)  # where -> the timeout it hit
+    # (where, the stand-ins then in use) -> the timeout it hit: with other stand-ins, other code runs
+    _hung: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict)
     _private_worker: int = 0  # the worker generation that holds private data (0: none)
     _next: RequestedWorker | None = None  # that worker, asked for and not used yet
     _closing: list[tuple[WorkerProcess, int]] = field(default_factory=list)  # asked to exit, not reaped yet (with their generation)
@@ -500,9 +501,9 @@ class Student:
                 send_message(worker.sock, message)
             response = recv_message(worker.sock, deadline=deadline)
         except TimeoutError:
-            self._hung[where] = t("note.timed_out", seconds=f"{timeout:.0f}", where=where)
-            self._discard_worker(self._hung[where])
-            raise WorkerFailure(self._hung[where]) from None
+            reason = self._hung[(where, self._stand_ins)] = t("note.timed_out", seconds=f"{timeout:.0f}", where=where)
+            self._discard_worker(reason)
+            raise WorkerFailure(reason) from None
         except (EOFError, OSError, ProtocolError) as error:
             ended = worker.how_it_ended()
             if isinstance(error, ProtocolError):
@@ -588,8 +589,9 @@ class Student:
 
     def request(self, message: dict, where: str) -> Any:
         self._check_total()
-        if where in self._hung:  # one hang costs one timeout, not one per check
-            raise WorkerFailure(t("note.not_called_again", reason=self._hung[where]))
+        hung = self._hung.get((where, self._stand_ins))
+        if hung:  # one hang costs one timeout, not one per check
+            raise WorkerFailure(t("note.not_called_again", reason=hung))
         in_worker = [name for name in self._stand_ins if name not in current().grader_side]
         if in_worker:
             message = {**message, "stand_ins": in_worker}
