@@ -156,6 +156,13 @@ VARIANTS = (
         ("test_c3_multi_head_attention", *SAFE),
     ),
     Variant(
+        "block_residual_detached",
+        (("return self.norm(x + self.dropout(attended)), weights", "return self.norm(x.detach() + self.dropout(attended)), weights"),),
+        "test_d1_attention_block",
+        r"^Task D\.1 \(AttentionBlock\): the values of y are right but its gradient is not",
+        ("test_c3_multi_head_attention", *SAFE),
+    ),
+    Variant(
         "heatmap_not_transposed",
         (("image = ax.imshow(matrix.T.numpy(),", "image = ax.imshow(matrix.numpy(),"),),
         "test_e1_plot_attention",

@@ -35,8 +35,9 @@ What was unfair before (main at 005ca0f), and is fixed:
 - c24-c26 (the lead): a hand-written softmax whose row max is taken by topk(1) or sort, or whose
   row sum is e @ ones, lost A.2's "by hand" rule (A=30): selection and matrix products are now
   among its elementary operations (the contract, en, says so).
-The public checks (tests/public_agreement.py) fail no task but the bug's own; they pass b06, which
-only the hidden checks charge (the gradient through the residual).
+The public checks (tests/public_agreement.py) fail no task but the bug's own; they passed b06 (the
+gradient through the residual, lost by x.detach()) until the public D.1 check took the gradient of y
+with respect to x.
 The comment at the top of each file gives its per-part scores and the mistakes the feedback names;
 they hold at seeds 1, 2 and 3 (checked when the corpus was written); this test grades seed 1, the
 whole corpus in one batch run (Parts A-D, two grader processes).
@@ -63,7 +64,6 @@ SCORES = re.compile(r"^# Per-part scores \(A-D\): A=(\S+) B=(\S+) C=(\S+) D=(\S+
 NAMED = re.compile(r"^# Mistakes named: (.*)\.$", re.MULTILINE)
 FILES = sorted(CORPUS.glob("*.py"))
 FULL = {"A": 32, "B": 10, "C": 28, "D": 12}
-HIDDEN_ONLY = {"b06_d1_residual_detached"}  # bugs the public checks do not look for (the gradient through the residual)
 BUG_PART = {"a": "A", "b": "B", "c": "C", "d": "D"}  # b07_d1_...: the task named after the number
 
 
@@ -123,7 +123,7 @@ def test_the_public_checks_fail_the_task_with_the_bug_and_no_other(path, public)
     failed = {task for task, message in said.items() if message}
     code = path.stem.split("_")[1]  # b07_d1_...: d1 -> D.1
     allowed = set() if path.stem.startswith("c") else {f"{code[0].upper()}.{code[1:]}"}
-    assert failed == (set() if path.stem in HIDDEN_ONLY else allowed), said
+    assert failed == allowed, said
 
 
 def test_the_stand_ins_reach_what_a_memoised_function_of_the_submissions_returned():
@@ -145,3 +145,19 @@ def test_the_stand_ins_reach_what_a_memoised_function_of_the_submissions_returne
     assert kernels()[0] is stand_in
     restore()
     assert kernels()[0] is own
+
+
+def test_the_stand_ins_reach_a_read_only_registry_of_the_submissions():
+    """`OPS = types.MappingProxyType({"softmax": masked_softmax})` kept the student's own A.2 in a
+    request with stand-ins: the dict behind the proxy is walked like any dict of the submission's."""
+    import types
+
+    def own() -> None: ...
+
+    def stand_in() -> None: ...
+
+    ops = types.MappingProxyType({"softmax": own, "scale": 2.0})
+    restore = standins.rebind([{"OPS": ops}], {id(own): stand_in}, lambda obj: False)
+    assert ops["softmax"] is stand_in and ops["scale"] == 2.0
+    restore()
+    assert ops["softmax"] is own

@@ -46,6 +46,7 @@ QUERY_TOKENS = ("le", "chat", "dort", "ici")  # Lq = 4
 TITLE = "probe heatmap"  # the title= E.1's check gives
 KEY_TOKENS = ("the", "cat", "is", "sleeping", "here")  # Lk = 5
 ATOL, RTOL = 1e-5, 1e-4
+SHOWN_ATOL = 0.5 / 256  # a heatmap cell within half a step of a 256-colour map shows its weight (float16 draws alike)
 TASK_IN_MESSAGE = re.compile(r"Task ([A-Z]\.\d+)")
 LIGHTNESS_MARGIN = 0.1  # weight 0 must be this much lighter than weight 1 (luminance, 0..1)
 SOFTMAX_NAMES = ("softmax", "softmin")  # any torch function whose name contains one of these
@@ -1340,6 +1341,11 @@ def check_attention_block(cls: type, lang: str | None = None) -> None:
             tr("return the weights that self.attn returns (with the mask).", "返回 self.attn（带掩码）返回的权重。"),
         )
     _flows(task, _call(task, block, x), "(y, weights)")
+    leaf, want_leaf = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+    got = _call(task, block, leaf)
+    _pair(task, got, ((B, LK, E), (B, H, LK, LK)), "(y, weights)")  # (its tensors are detached)
+    want = layer_norm(want_leaf + reference(want_leaf, want_leaf, want_leaf, need_weights=False)[0])
+    _gradient(task, got[0], leaf, want, want_leaf, "y")  # the residual too: x.detach() + ... gives the right values
     if isinstance(own, nn.Dropout):  # training mode: the block's own dropout replaced by one that drops fixed entries
         block.train()
         attn.eval()  # the attention's dropout is Task C.3's: off here
@@ -1519,7 +1525,7 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
             distance = (x_centres - x_position) ** 2 + (y_centres - y_position) ** 2
             row, col = np.unravel_index(np.argmin(distance), distance.shape)
             i, j = QUERY_TOKENS.index(query), KEY_TOKENS.index(key)
-            if not math.isclose(float(values[row, col]), float(weights[i, j]), abs_tol=1e-6):
+            if not math.isclose(float(values[row, col]), float(weights[i, j]), abs_tol=SHOWN_ATOL):
                 raise task.fail(
                     tr(f"the cell at (query '{query}', key '{key}') shows {float(values[row, col]):.4f},"
                        f" but weights[{i}, {j}] = {float(weights[i, j]):.4f}.",

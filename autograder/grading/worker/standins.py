@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import gc
 import importlib.util
 import inspect
 import sys
@@ -381,7 +382,7 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
     reads them without a global lookup: an alias (`softmax = masked_softmax`), a default value
     (`def sdpa(q, k, v, mask=None, softmax=masked_softmax)`), a closure, a functools.partial, a
     class attribute (plain, staticmethod or classmethod), a property's getter, a dict, list, tuple,
-    deque or ChainMap, an attribute of an object of its own class, what a functools.cache of its
+    deque, ChainMap or MappingProxyType, an attribute of an object of its own class, what a functools.cache of its
     own returned. Walked from `roots`
     (the submission's module globals, its objects), through those places only, into functions and
     classes that `owned(obj)` says are its own.
@@ -428,6 +429,8 @@ def rebind(roots: list[Any], stand_ins: dict[int, Any], owned: Callable[[Any], b
             return items if type(value) is tuple else type(value)._make(items)
         elif isinstance(value, collections.ChainMap):  # a registry of overrides over defaults: the dicts it chains
             fresh(value.maps)
+        elif isinstance(value, types.MappingProxyType):  # a read-only registry: the dict behind it, changed in place
+            fresh(next(iter(gc.get_referents(value)), None))
         elif isinstance(value, property):  # `softmax = kernel(masked_softmax)`, a property(lambda self: fn): its getter's closure
             fresh(value.fget)
         elif isinstance(value, (staticmethod, classmethod)):
