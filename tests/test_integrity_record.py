@@ -133,3 +133,19 @@ def test_remove_is_file_access_only_on_the_os_module() -> None:
     assert [flag.code for flag in source_flags(analyze([(1, honest)]))] == []
     for removes in ("import os\nos.remove('x')\n", "import os as o\no.remove('x')\n", "from os import remove\nremove('x')\n"):
         assert FILE_ACCESS in [flag.code for flag in source_flags(analyze([(1, removes)]))], removes
+
+
+def test_a_computed_name_read_off_super_is_no_evasion() -> None:
+    """qa7s c31: a block's `__getattr__` that delegates to its attention,
+    `getattr(super().__getattr__("attn"), name)`, was an evasion flag on an honest submission;
+    zero-argument super() is the method's own object, as self is. A computed name read off anything
+    else still is one."""
+    honest = (
+        "import torch\n\nclass AttentionBlock(torch.nn.Module):\n    def __getattr__(self, name):\n"
+        "        try:\n            return super().__getattr__(name)\n        except AttributeError:\n"
+        "            return getattr(super().__getattr__('attn'), name)\n"
+    )
+    assert [flag.code for flag in source_flags(analyze([(1, honest)]))] == []
+    for reaching in ("getattr(torch, name)", "getattr(super(type(torch), torch), name)", "getattr(__import__('torch'), name)"):
+        source = f"import torch\n\ndef masked_softmax(s, m=None, name='softmax'):\n    return {reaching}(s, -1)\n"
+        assert EVASION in [flag.code for flag in source_flags(analyze([(1, source)]))], reaching

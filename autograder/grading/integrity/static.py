@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
 from autograder.grading.chunks import Cells, line_where, split_chunks
 from autograder.grading.integrity.syntax import (
-    dotted_name, constant_text, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
+    dotted_name, constant_text, on_super, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
     Ownership, ownership, threading_in_place, torch_bound,
 )
 from autograder.grading.integrity.names import (
@@ -343,7 +343,7 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, f"{opened}(...) with what may be allow_pickle or pickle_module given by position (unpickled data can look up any name)", node)
         if function in NAME_LOOKUPS and len(node.args) >= 2:
             receiver = dotted_name(node.args[0]).split(".", 1)[0]
-            if constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS:
+            if constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS and not on_super(node.args[0]):
                 self.add(EVASION, f"{function}(..) with a computed name", node)
             elif function in ("setattr", "delattr") and self._patches(node.args[0], str(constant_text(node.args[1]))):
                 self.add(LIBRARY_PATCH, f"{function}({receiver}, ...) (a patched library can rewrite what the grader is sent)", node)

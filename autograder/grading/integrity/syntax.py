@@ -31,6 +31,16 @@ def dotted_name(node: ast.AST) -> str:
     return ".".join(["(...)", *reversed(parts)])
 
 
+def on_super(node: ast.AST) -> bool:
+    """Whether the expression starts at a zero-argument `super()` (`super().__getattr__("attn")`):
+    the method's own object, as safe to read by a computed name as `self` is."""
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
+            return not node.args and not node.keywords
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return False
+
+
 def constant_text(node: ast.AST) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
