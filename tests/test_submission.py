@@ -396,3 +396,30 @@ def test_a_notebook_over_the_limit_says_to_clear_its_outputs_as_a_file_or_in_a_f
     for path in (tmp_path / "huge.ipynb", tmp_path / "sub"):
         with pytest.raises(SubmissionError, match=r"over the 8 MiB limit of a notebook: its outputs .* Clear them"):
             load_submission(path)
+
+
+@pytest.mark.timing
+def test_a_slow_statement_at_the_top_of_a_py_file_is_stopped_alone(grade):
+    """A demo loop left at the top level of a .py file, between two tasks, used to time out the
+    whole import: every check scored 0. Now that statement alone is stopped at its share of the
+    import limit and the statements after it run (with the file's `from __future__` flags), as a
+    notebook's cells do, and a note says where it stopped and what to do."""
+    from autograder.feedback.i18n import t
+    from autograder.grading.worker.client import Budget
+    from tests.conftest import REFERENCE
+
+    demo = ("_end = time.monotonic() + 60\n"
+            "while time.monotonic() < _end:  # a demo left at the top level\n"
+            "    pass\n\n\n"
+            "def later(x: NotDefinedAnywhere) -> None:  # evaluated without the __future__ flag: NameError\n"
+            "    pass\n\n\n")
+    text = REFERENCE.read_text(encoding="utf-8")
+    text = "from __future__ import annotations\nimport time\n" + text.replace("class SelfAttention(", demo + "class SelfAttention(", 1)
+    result = grade(text, name="slow_demo", parts={"A", "B"}, budget=Budget(call_seconds=5, import_seconds=6, total_seconds=120))
+    assert result.score == result.max_score, [(c.name, c.message) for c in result.checks if c.points < c.max_points]
+    note = t("note.statement_time_limit", seconds="3", frame="slow_demo.py:")
+    assert any(e.startswith(note.split("(")[0]) and "while time.monotonic() < _end" in e for e in result.events), result.events
+    assert not any("NameError" in e or "not defined" in e for e in result.events), result.events
+    from autograder.feedback.formats.view import translate_note
+    said = next(e for e in result.events if "while time.monotonic() < _end" in e)
+    assert "顶层语句" in (translate_note(said, "zh") or ""), said

@@ -269,6 +269,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "a cell of your notebook ran longer than {seconds} s while the grader loaded your work and was stopped there ({frame}); the rest of that cell did not run, the other cells did. Code at the top level of an answer cell (a demo, a training loop) runs every time your work is graded: keep it in a cell of your own",
         "zh": "评分器载入你的作业时，笔记本中有一个单元格运行超过 {seconds} 秒，在这里被停止（{frame}）；该单元格的其余部分没有运行，其他单元格都运行了。作答单元格顶层的代码（演示、训练循环）每次评分都会运行：请把它放在你自己的单元格里",
     },
+    "note.statement_time_limit": {  # grading/session.py: a top-level statement of a .py file stopped while loading (worker/dispatcher.py CellTimeLimit)
+        "en": "a top-level statement of your file ran longer than {seconds} s while the grader loaded your work and was stopped there ({frame}); the rest of that statement did not run, the statements after it did. Code at the top level of your file (a demo, a training loop) runs every time your work is graded: put it under `if __name__ == \"__main__\":`",
+        "zh": "评分器载入你的作业时，你文件中有一条顶层语句运行超过 {seconds} 秒，在这里被停止（{frame}）；该语句的其余部分没有运行，它后面的语句都运行了。文件顶层的代码（演示、训练循环）每次评分都会运行：请把它放在 `if __name__ == \"__main__\":` 下面",
+    },
     "note.not_defined_unrun": {  # worker/dispatcher.py: a definition below a statement that raised at import
         "en": "{name} is not defined in your file: the code above it stopped with an error ({cause}), so it never ran",
         "zh": "你的文件里没有定义 {name}：它上方的代码出错停止了（{cause}），所以它没有运行",

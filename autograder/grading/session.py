@@ -241,8 +241,8 @@ def load_notes(student: Student, path: Path | None = None) -> list[str]:
         kind, unit = str(error.get("type", "Exception"))[:100], str(error.get("unit", "file"))
         consequence = LOAD_ERROR_CONSEQUENCES.get(("SyntaxError" if kind == "SyntaxError" else "error", unit), "")
         message = f"{str(error.get('message', ''))[:500]}{where}"
-        if kind == "CellTimeLimit":  # worker/dispatcher.py: a notebook cell stopped, the others ran
-            notes.append(t("note.cell_time_limit", seconds=str(error.get("message", ""))[:10], frame=frame or "?"))
+        if kind == "CellTimeLimit":  # worker/dispatcher.py: a notebook cell (or a .py file's statement) stopped, the others ran
+            notes.append(t("note.cell_time_limit" if unit == "cell" else "note.statement_time_limit", seconds=str(error.get("message", ""))[:10], frame=frame or "?"))
             continue
         notes.append(t("note.load_error", kind=kind, message=message, consequence=t(consequence)) if consequence else t("note.load_error_bare", kind=kind, message=message))
         missing = MISSING_MODULE_RE.match(str(error.get("message", ""))) if kind == "ModuleNotFoundError" else None

@@ -7,6 +7,7 @@ The same class serves the in-process backend used inside nbgrader kernels.
 """
 from __future__ import annotations
 
+import __future__
 import ast
 import contextlib
 import linecache
@@ -54,9 +55,10 @@ def _said(text_of: Callable[[], str], fallback: str) -> str:
 
 
 class CellTimeLimit(BaseException):
-    """Stops a notebook cell that runs too long while the submission loads (a demo or training at
-    the top level of an answer cell): the rest of that cell is lost, not the whole notebook, as
-    Jupyter runs each cell on its own. Its message is the seconds it was given."""
+    """Stops a notebook cell, or a top-level statement of a .py file, that runs too long while the
+    submission loads (a demo or training at the top level): the rest of that cell or statement is
+    lost, not the whole submission, as Jupyter runs each cell on its own. Its message is the
+    seconds it was given."""
 
 
 class StudentRaised(Exception):
@@ -79,8 +81,9 @@ class StudentRaised(Exception):
 
 @contextlib.contextmanager
 def _time_limited(deadline: float | None) -> Iterator[None]:
-    """Run a notebook cell with half the load's time left (CellTimeLimit when it is over), so that
-    one slow cell leaves the others time to run and the load ends within the grader's limit."""
+    """Run a notebook cell (or what is left of a .py file) with half the load's time left
+    (CellTimeLimit when it is over), so that one slow cell or statement leaves the others time to
+    run and the load ends within the grader's limit."""
     if deadline is None or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -123,7 +126,7 @@ class Dispatcher:
         self._stand_in_sets: dict[tuple[str, ...], dict[str, Any]] = {}
         self._active: tuple[str, ...] = ()
         self._callbacks = 0
-        self._deadline: float | None = None  # loading a notebook: when the load's time is up (CellTimeLimit)
+        self._deadline: float | None = None  # loading: when the load's time is up (CellTimeLimit)
         self._helpers: tuple[int, list[types.ModuleType]] = (-1, [])  # len(sys.modules) when looked, the submission's helper modules
 
     # -- requests --------------------------------------------------------------------------
@@ -256,7 +259,7 @@ class Dispatcher:
         self.filenames[filename] = tuple((int(first), int(number)) for first, number in request.get("cells", ()))
         chunks = request["chunks"]
         _remember_source(filename, chunks)
-        seconds = request.get("seconds") if self.filenames[filename] else None  # a notebook: each cell gets a share of the load's time
+        seconds = request.get("seconds")  # each cell of a notebook, each slow statement of a .py file, gets a share of the load's time
         self._deadline = time.monotonic() + float(seconds) if isinstance(seconds, (int, float)) and seconds > 0 else None
         for first_line, text in chunks:
             self._run_source(text, filename, first_line, "file" if len(chunks) == 1 else "cell")
@@ -278,6 +281,9 @@ class Dispatcher:
             for offset, chunk in chunks:
                 self._run_source(chunk, filename, first_line + offset - 1, "statement")
             return
+        self._exec(code, padded, filename, unit)
+
+    def _exec(self, code: types.CodeType, padded: str, filename: str, unit: str) -> None:
         try:
             with _time_limited(self._deadline):
                 exec(code, self.namespace)  # noqa: S102 - this is the student's own process
@@ -288,10 +294,30 @@ class Dispatcher:
                 raised.frames = [f"{self.filenames.where(filename, top.lineno or 0)} in {top.name}: {(top.line or '').strip()}"]
             self.load_errors.append({**raised.as_dict(), "unit": unit})
             stopped = top.lineno if top is not None else None
+            if isinstance(error, CellTimeLimit) and unit == "file" and stopped:
+                self._run_after(padded, filename, stopped)
+                return
             if stopped:  # what is defined below that line never ran: asked for, it is "not defined" because of this
                 cause = f"{line_where(stopped, self.filenames.get(filename, ()))}: {raised.kind}: {raised.text[:120]}"
                 for name in DEFINITION_RE.findall("\n".join(padded.split("\n")[stopped:])):
                     self.unrun.setdefault(name, cause)
+
+    def _run_after(self, padded: str, filename: str, stopped: int) -> None:
+        """Go on with a .py file after the top-level statement its time share stopped (a demo or a
+        training loop), as a notebook goes on with its next cell: the statements after it run."""
+        tree = ast.parse(padded, filename)  # it compiled, so it parses
+        starts = [min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))]) for node in tree.body]
+        rest = [node for node, start in zip(tree.body, starts) if start > stopped]
+        if not rest:
+            return
+        flags = 0  # the file's `from __future__ import ...` hold for the rest too
+        for node in tree.body:
+            for alias in node.names if isinstance(node, ast.ImportFrom) and node.module == "__future__" else ():
+                flags |= getattr(getattr(__future__, alias.name, None), "compiler_flag", 0)
+        doc = self.namespace.get("__doc__")
+        code = compile(ast.Module(body=rest, type_ignores=[]), filename, "exec", flags=flags, dont_inherit=True)
+        self._exec(code, padded, filename, "file")
+        self.namespace["__doc__"] = doc  # a string statement at the head of the rest is no docstring
 
     def _record_syntax_error(self, padded: str, filename: str, unit: str) -> None:
         cells = self.filenames.get(filename, ())
