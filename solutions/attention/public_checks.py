@@ -782,6 +782,19 @@ def check_masked_softmax(fn: Callable, lang: str | None = None) -> None:
     )
     _unchanged(task, mask_before, mask, "mask")
     _unchanged(task, before, scores, "scores")
+    padding = torch.tensor([[True, True, True, False, False], [True, False, True, True, True]]).view(B, 1, 1, LK)  # a key-padding mask
+    got = _call(task, fn, scores, padding, forbid=SOFTMAX_NAMES)
+    padded = tr("the result with a (2, 1, 1, 5) mask", "带 (2, 1, 1, 5) 掩码的结果")
+    got = _tensor(task, padded, got, (B, H, LQ, LK), torch.float32, tr(" (the shape of scores)", "（scores 的形状）"))
+    _values(
+        task,
+        padded,
+        got,
+        torch.softmax(scores.masked_fill(~padding, float("-inf")), dim=-1),
+        tr("scores (2, 3, 4, 5) with a (2, 1, 1, 5) key-padding mask", "scores (2, 3, 4, 5) 加 (2, 1, 1, 5) 的填充掩码"),
+        tr("the mask broadcasts to the scores as it is: use it without reshaping or squeezing it.",
+           "掩码按原样广播到 scores 上：直接使用，不要改变它的形状或 squeeze 它。"),
+    )
     scores64 = scores.double()
     got = _call(task, fn, scores64, mask, forbid=SOFTMAX_NAMES)
     _tensor(task, tr("the result for float64 scores", "float64 分数的结果"), got, (B, H, LQ, LK), torch.float64)
@@ -1080,13 +1093,16 @@ def _torch_mha(task: Task, module: nn.Module, seed: int, owner: str = "self") ->
 
 
 def _torch_attend(reference: nn.MultiheadAttention, query, key, value, mask=None):
-    """(output (B, Lq, E), weights (B, H, Lq, Lk)); nn.MultiheadAttention's mask is True = blocked."""
+    """(output (B, Lq, E), weights (B, H, Lq, Lk)); nn.MultiheadAttention's mask is True = blocked,
+    and it takes a (B, 1, 1, Lk) mask of this kit as its key_padding_mask (B, Lk)."""
+    padding = mask is not None and mask.dim() == 4
     with torch.no_grad():
         return reference(
             query,
             key,
             value,
-            attn_mask=None if mask is None else ~mask,
+            attn_mask=None if mask is None or padding else ~mask,
+            key_padding_mask=~mask[:, 0, 0] if padding else None,
             need_weights=True,
             average_attn_weights=False,
         )
@@ -1143,6 +1159,7 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
     mask = torch.tensor(
         [[1, 0, 1, 0, 0], [1, 1, 0, 0, 1], [1, 1, 1, 0, 0], [0, 1, 1, 1, 1]], dtype=torch.bool
     )
+    padding = torch.tensor([[1, 1, 1, 0, 0], [1, 0, 1, 1, 1]], dtype=torch.bool).view(B, 1, 1, LK)  # a key-padding mask
     cases = (
         (tr("self-attention on x (2, 4, 21)", "x (2, 4, 21) 上的自注意力"), (query,), {}, (query, query, query, None), LQ),
         (
@@ -1158,6 +1175,14 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
             (query, memory, value),
             {"mask": mask},
             (query, memory, value, mask),
+            LK,
+        ),
+        (
+            tr("query (2, 4, 21), key, value (2, 5, 21) and a (2, 1, 1, 5) key-padding mask",
+               "query (2, 4, 21)，key、value (2, 5, 21)，加 (2, 1, 1, 5) 的填充掩码"),
+            (query, memory, value),
+            {"mask": padding},
+            (query, memory, value, padding),
             LK,
         ),
     )
@@ -1293,8 +1318,13 @@ def check_attention_block(cls: type, lang: str | None = None) -> None:
             " attention output before the residual sum.",
             "self.dropout 应为 nn.Dropout(dropout)：模块自己的 dropout，在残差相加之前作用在注意力输出上。",
         ))
+    if not 0.0 <= norm.eps <= 1e-3:
+        raise task.fail(
+            tr(f"self.norm has eps={norm.eps:g}.", f"self.norm 的 eps={norm.eps:g}。"),
+            tr("keep nn.LayerNorm's default eps or take another up to 1e-3.", "保留 nn.LayerNorm 默认的 eps，或取不超过 1e-3 的其他值。"),
+        )
     reference = _torch_mha(task, attn, seed=40, owner="self.attn")
-    layer_norm = nn.LayerNorm(E)
+    layer_norm = nn.LayerNorm(E, eps=norm.eps)  # the student's: the contract lets them choose it, up to 1e-3
     with torch.no_grad():
         norm.weight.copy_(1 + _random(E, seed=41) / 4)
         norm.bias.copy_(_random(E, seed=42) / 4)

@@ -287,6 +287,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "给出 `ax=` 时，plot_attention 画在了别的图上或返回了别的 Axes：请画在 ax 上并返回它",
     },
     "given_axes_empty": {"en": "with ax= given, the heatmap is not on that Axes", "zh": "给出 `ax=` 时，热力图不在那个 Axes 上"},
+    "given_axes_text_elsewhere": {
+        "en": "with ax= given, the heatmap is on ax but its {names} went to another Axes: plt.title, plt.xlabel and plt.ylabel act on the current Axes, not on ax; use ax.set_title, ax.set_xlabel and ax.set_ylabel",
+        "zh": "给出 `ax=` 时，热力图画在了 ax 上，但它的 {names} 跑到了别的 Axes 上：plt.title、plt.xlabel、plt.ylabel 作用于当前 Axes，而不是 ax；请用 ax.set_title、ax.set_xlabel、ax.set_ylabel",
+    },
     "title_wrong": {"en": "the Axes title is not the text given as title=", "zh": "Axes 的标题不是 `title=` 传入的文字"},
     # why a figure cannot be read (autograder.grading.heatmap.UnreadablePlot; matched by their English text)
     "plot_empty": {"en": "the heatmap is empty", "zh": "热力图是空的"},
@@ -406,7 +410,6 @@ WHERE_WORDS: dict[str, str] = {
     "(output y)": "（输出 y）",
     "backward": "（反向传播）",
     "with a mask": "（带掩码）",
-    "with a broadcast mask": "（广播的掩码）",
     "with a fully blocked row": "（有一行全部被屏蔽）",
     "with key and value": "（给出 key 和 value）",
     "without value": "（不给 value）",

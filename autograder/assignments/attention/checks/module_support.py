@@ -96,6 +96,16 @@ def names_of(cls: str) -> tuple[str, ...]:
     return {"SelfAttention": ("W_q", "W_k", "W_v"), "MultiHeadAttention": PROJECTIONS, "AttentionBlock": ("attn", "norm", "dropout")}.get(cls, ())
 
 
+MAX_EPS = 1e-3  # the largest LayerNorm eps the reference takes from the student's block (the contract: yours to choose, up to this)
+
+
+def norm_eps(student: StudentAPI, handle: Handle, default: float) -> float:
+    """The eps of the student's block's LayerNorm, for the reference to use; `default` when it
+    is not one the contract allows (a float up to MAX_EPS)."""
+    eps = student.describe(handle, "inspecting AttentionBlock").get("norm_eps", {}).get("norm")
+    return eps if type(eps) is float and 0.0 <= eps <= MAX_EPS else default
+
+
 def build_reference(cls: str, args: tuple, state: Params, kwargs: dict | None = None) -> torch.nn.Module:
     module = getattr(reference(), cls)(*args, **(kwargs or {})).double()
     module.load_state_dict(state)

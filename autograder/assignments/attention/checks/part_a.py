@@ -69,20 +69,30 @@ def _keep_row_max(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 # --------------------------------------------------------------------------------------------- A.1
 def _scores(student: StudentAPI, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """The student's scores; a crash on inputs that are not 3-D but not on 3-D ones names the
-    mistake of transposing fixed axes (k.transpose(1, 2)) instead of the last two."""
+    """The student's scores; a crash on inputs that are not 3-D names the mistake of transposing
+    fixed axes instead of the last two only where it shows: torch's own refusal of a 3-axis
+    permute (k.permute(0, 2, 1)), or, for k.transpose(1, 2), the values of a 4-D input that it
+    does not crash on. Code written for 3-D inputs only (torch.bmm, a 3-letter einsum) crashes
+    as well, with the last two axes swapped right, and is not named."""
     try:
         return student.call("attention_scores", q, k)
     except StudentException as error:
-        if q.dim() != 3:
-            q3, k3 = q.reshape(-1, q.shape[-2], q.shape[-1]), k.reshape(-1, k.shape[-2], k.shape[-1])
-            try:
-                works = torch.allclose(student.call("attention_scores", q3, k3), reference().attention_scores(q3, k3))
-            except StudentError:
-                works = False
-            if works:
-                raise fail_with(f"attention_scores raised {error.kind} on {q.dim()}-D inputs but works on 3-D ones", "scores_wrong_transpose") from None
+        permuted = "permute" in error.text and "number of dimensions" in error.text
+        if q.dim() != 3 and (permuted or _transposes_axes_1_2(student)):
+            raise fail_with(f"attention_scores raised {error.kind} on {q.dim()}-D inputs", "scores_wrong_transpose") from None
         raise
+
+
+def _transposes_axes_1_2(student: StudentAPI) -> bool:
+    """Whether the scores of (B, H, Lq, Dh) and (B, H, Lk, Dh) inputs with H = Lk = Dh, on which
+    q @ k.transpose(1, 2) does not crash, are that product's, scaled by √Dh."""
+    n, gen = 3, torch.Generator().manual_seed(0)  # a generator of its own: the check's draws stay as they were
+    q, k = torch.randn(2, n, 4, n, generator=gen, dtype=torch.float64), torch.randn(2, n, n, n, generator=gen, dtype=torch.float64)
+    try:
+        got = student.call("attention_scores", q, k)
+    except StudentError:
+        return False
+    return isinstance(got, torch.Tensor) and bool(diagnose(got, {"scores_wrong_transpose": q @ k.transpose(1, 2) / math.sqrt(n)}))
 
 
 @check("A.1", 1, "attention_scores: output shape for batched, multi-head inputs", kind=SHAPE)
@@ -140,11 +150,12 @@ def test_masked_softmax_mask(student: StudentAPI, gen):
     expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a mask", candidates)
 
 
-@check("A.2", 1, "masked_softmax: a mask that broadcasts (Lq, Lk) over (B, H, Lq, Lk)")
+@check("A.2", 1, "masked_softmax: masks of shape (Lq, Lk) and (B, 1, 1, Lk) broadcast over (B, H, Lq, Lk)")
 def test_masked_softmax_broadcast_mask(student: StudentAPI, gen):
     scores = randn(gen, B, H, LQ, LK)
-    mask = random_mask(gen, LQ, LK)
-    expect_close(student.call("masked_softmax", scores, mask), reference().masked_softmax(scores, mask), "masked_softmax with a broadcast mask", _softmax_variants(scores, mask.expand(B, H, LQ, LK)))
+    for mask in (random_mask(gen, LQ, LK), random_mask(gen, B, 1, 1, LK)):  # the last: a key-padding mask
+        where = f"masked_softmax with a mask of shape {tuple(mask.shape)}"
+        expect_close(student.call("masked_softmax", scores, mask), reference().masked_softmax(scores, mask), where, _softmax_variants(scores, mask.expand(B, H, LQ, LK)))
 
 
 @check("A.2", 1, "masked_softmax: a fully blocked row is all zeros, never NaN (in float16 and bfloat16 too)")

@@ -164,12 +164,12 @@ def test_mha_cross_and_defaults(student: StudentAPI, gen, seed):
     expect_attention(output, weights, reference_module(query, key), f"{MHA}(query, key) without value", mha_variants(state, H, query, key))
 
 
-@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk) and (B, 1, Lq, Lk) broadcast over heads")
+@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk), (B, 1, Lq, Lk) and (B, 1, 1, Lk) broadcast over heads")
 def test_mha_mask(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
     reference_module = build_reference("MultiHeadAttention", (E, H), state)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
-    for mask in (random_mask(gen, LQ, LK), random_mask(gen, B, 1, LQ, LK)):
+    for mask in (random_mask(gen, LQ, LK), random_mask(gen, B, 1, LQ, LK), random_mask(gen, B, 1, 1, LK)):  # the last: a key-padding mask
         where = f"{MHA} with a mask of shape {tuple(mask.shape)}"
         output, weights = forward_checked(student, handle, where, OUT, WEIGHTS, query, key, key, mask)
         expect_attention(output, weights, reference_module(query, key, key, mask), where, mha_variants(state, H, query, key, key, mask.expand(B, H, LQ, LK)))

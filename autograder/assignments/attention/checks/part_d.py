@@ -8,7 +8,7 @@ import torch.nn.functional as F
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, mha, vjp_checked,
+    PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, mha, norm_eps, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.support import fail_with, grad_of, B, E, H, LK, backward_pair, expect_tensor, randn, random_mask
@@ -20,15 +20,13 @@ BLOCK = "AttentionBlock.forward"
 
 
 EPS = 1e-5  # nn.LayerNorm's default
-MAX_EPS = 1e-3  # the largest LayerNorm eps the reference takes from the student's block (the contract: yours to choose, up to this)
 
 
 def _block(student: StudentAPI, gen: torch.Generator, seed: int, dropout: float = 0.0, training: bool = False) -> tuple[Params, Handle, float]:
     """Weights, the student's block holding them, and its norm's eps (the reference uses it)."""
     state = block_state(gen, E)
     handle = build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": dropout} if dropout else {}, training)
-    eps = student.describe(handle, "inspecting AttentionBlock").get("norm_eps", {}).get("norm")
-    return state, handle, eps if type(eps) is float and 0.0 <= eps <= MAX_EPS else EPS
+    return state, handle, norm_eps(student, handle, EPS)
 
 
 def _reference(state: Params, eps: float, dropout: float = 0.0) -> torch.nn.Module:

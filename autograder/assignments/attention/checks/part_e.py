@@ -102,9 +102,9 @@ def _once(key: str, draw: Callable[[], Any]) -> Any:
 
 
 def drawing_on_given_axes(student: StudentAPI) -> Any:
-    """plot_attention(probe, query tokens, key tokens, ax=<a new Axes>) described, without its
-    picture (which Axes it drew on and what it returned)."""
-    return _once("given", lambda: student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, picture=False))
+    """plot_attention(probe, query tokens, key tokens, ax=<a new Axes>, title=TITLE) described,
+    without its picture (which Axes it drew on, what it returned, its title and axis labels)."""
+    return _once("given", lambda: student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, title=TITLE, picture=False))
 
 
 def self_attention_drawing(student: StudentAPI) -> Any:
@@ -496,6 +496,17 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
     axes = target_axes(description)
     if not axes.get("images") and not axes.get("meshes"):
         raise CheckFailure.keyed("given_axes_empty")
+    own = _texts(target_axes(drawn(student)[0]))  # what the drawing without ax= has on its Axes
+    elsewhere = [name for name, there in _texts(axes).items() if own[name] and not there]
+    if elsewhere:  # plt.title/plt.xlabel act on the current Axes, which is not ax
+        raise CheckFailure.keyed("given_axes_text_elsewhere", names=", ".join(elsewhere))
+
+
+def _texts(axes: dict) -> dict[str, bool]:
+    """Whether an Axes described shows the title given (TITLE) and has each axis label."""
+    titles = axes.get("titles")
+    shown = [str(text).strip() for text in titles[:3]] if isinstance(titles, list) else [str(axes.get("title", "")).strip()]
+    return {"title": TITLE in shown, "xlabel": bool(str(axes.get("xlabel", "")).strip()), "ylabel": bool(str(axes.get("ylabel", "")).strip())}
 
 
 @check("E.1", 0.5, "plot_attention: shows the title= it is given", kind=PROPERTY, gate="plot_attention_cell_values")
@@ -506,6 +517,6 @@ def test_plot_attention_title(student: StudentAPI):
     axes = target_axes(description)
     titles = axes.get("titles")
     shown = [str(text).strip() for text in titles[:3]] if isinstance(titles, list) else [str(axes.get("title", "")).strip()]
-    if TITLE not in shown:
+    if not _texts(axes)["title"]:
         raise CheckFailure.keyed("heatmap_title_missing") if not any(shown) else CheckFailure.keyed("title_wrong")
 
