@@ -1,4 +1,4 @@
-"""qa13's regression corpus (tests/qa/qa13/): two correct styles the contract allows and six single
+"""qa13's regression corpus (tests/qa/qa13/): two correct styles the contract allows and eight single
 bugs, each charged once, in its own task, and never named as a mistake it is not.
 
 Each file is a whole student attention.py; its header gives its per-part scores and the mistakes
@@ -15,11 +15,15 @@ the feedback names. What was unfair before (main at dc46d49), and is fixed:
 - b03, b04: a mask squeezed in A.2, or viewed as (B, 1, Lq, Lk) in C.3, broke on a (B, 1, 1, Lk)
   key-padding mask, which the contract allows ("broadcastable"); no check used one: 100. A.2's
   broadcast check and C.3's mask check now do.
+- b07, b08: C.3 with a library softmax after a finfo.min or -inf fill gives a query whose keys
+  are all blocked weights of 1/Lk or NaN (the contract: all zeros); C.3's masks never blocked a
+  whole query (B.1's did): 100. C.3's mask check now blocks every key of one query.
 - b05, b06: plt.title/plt.xlabel/plt.ylabel with ax= given put the text on another Axes (the
   contract: a title= goes on the heatmap's own Axes); the ax= check never passed a title nor
   read the labels there: 100. It now does.
 The public checks (tests/public_agreement.py) fail the bug's own task and no other: before, they
-failed c02's D.1 (their reference took torch's eps) and passed b03 and b04 (no key-padding mask).
+failed c02's D.1 (their reference took torch's eps) and passed b03 and b04 (no key-padding mask)
+and b07 and b08 (no query with every key blocked in C.3).
 This test grades seed 1, the whole corpus in one batch run (every part, two grader processes).
 """
 from __future__ import annotations

@@ -1235,6 +1235,16 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
                 tr("the weights match: multiply them by the V heads, merge the heads, then apply W_o.",
                    "权重已经正确：把它们乘以 V 的各个头，合并各头，再经过 W_o。"),
             )
+    no_key = mask.clone()
+    no_key[1] = False  # query 1 may attend to no key
+    output, weights = _pair(task, _call(task, module, query, memory, value, mask=no_key), ((B, LQ, E), (B, H, LQ, LK)), "(output, weights)")
+    if not (torch.isfinite(output).all() and torch.isfinite(weights).all() and (weights[:, :, 1] == 0).all()):
+        raise task.fail(
+            tr("with a (4, 5) mask that blocks every key of query 1, its weights are not all zeros (or the result has NaN).",
+               "(4, 5) 的掩码屏蔽了 query 1 的所有键时，它的权重不全为 0（或结果含有 NaN）。"),
+            tr("a query whose keys are all blocked gets all zeros: use your masked_softmax, which gives such a row zeros.",
+               "所有键都被屏蔽的 query 权重全为 0：用你的 masked_softmax，它会让这样的一行全为 0。"),
+        )
     _flows(task, _call(task, module, query), "(output, weights)")
     module.train()
     with torch.random.fork_rng(devices=[]):

@@ -1,5 +1,5 @@
 # qa9p b20_a2_bug_bound_method_and_named_tuple: BUG A.2 (a method of an object, masked_softmax = _ops.softmax, called through the object and held in a named tuple): blocked scores filled with 0, not -inf.
-# expected: A=21 B=10 C=28 D=12 E=10
+# expected: A=22 B=10 C=28 D=12 E=10
 # Public check: A.2 fails: "blocked keys (mask False) must get weight exactly 0"; the others pass.
 # ruff: noqa  (a self-learner's file: written as a student writes it)
 import math

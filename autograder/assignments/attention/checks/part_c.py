@@ -164,12 +164,14 @@ def test_mha_cross_and_defaults(student: StudentAPI, gen, seed):
     expect_attention(output, weights, reference_module(query, key), f"{MHA}(query, key) without value", mha_variants(state, H, query, key))
 
 
-@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk), (B, 1, Lq, Lk) and (B, 1, 1, Lk) broadcast over heads")
+@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk), (B, 1, Lq, Lk) and (B, 1, 1, Lk) broadcast over heads; a query with every key blocked gets zeros")
 def test_mha_mask(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
     reference_module = build_reference("MultiHeadAttention", (E, H), state)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
-    for mask in (random_mask(gen, LQ, LK), random_mask(gen, B, 1, LQ, LK), random_mask(gen, B, 1, 1, LK)):  # the last: a key-padding mask
+    per_query = random_mask(gen, B, 1, LQ, LK)
+    per_query[0, 0, 1] = False  # the contract: a query whose keys are all blocked gets all zeros, never NaN
+    for mask in (random_mask(gen, LQ, LK), per_query, random_mask(gen, B, 1, 1, LK)):  # the last: a key-padding mask
         where = f"{MHA} with a mask of shape {tuple(mask.shape)}"
         output, weights = forward_checked(student, handle, where, OUT, WEIGHTS, query, key, key, mask)
         expect_attention(output, weights, reference_module(query, key, key, mask), where, mha_variants(state, H, query, key, key, mask.expand(B, H, LQ, LK)))

@@ -102,9 +102,14 @@ def _once(key: str, draw: Callable[[], Any]) -> Any:
 
 
 def drawing_on_given_axes(student: StudentAPI) -> Any:
-    """plot_attention(probe, query tokens, key tokens, ax=<a new Axes>, title=TITLE) described,
-    without its picture (which Axes it drew on, what it returned, its title and axis labels)."""
-    return _once("given", lambda: student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, title=TITLE, picture=False))
+    """plot_attention(probe, query tokens, key tokens, ax=<a new Axes>) described, without its
+    picture (which Axes it drew on, what it returned, its axis labels)."""
+    return _once("given", lambda: student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, picture=False))
+
+
+def titled_on_given_axes(student: StudentAPI) -> Any:
+    """The same call with title=TITLE too, described without its picture (where the title went)."""
+    return _once("given_titled", lambda: student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, title=TITLE, picture=False))
 
 
 def self_attention_drawing(student: StudentAPI) -> Any:
@@ -497,7 +502,12 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
     if not axes.get("images") and not axes.get("meshes"):
         raise CheckFailure.keyed("given_axes_empty")
     own = _texts(target_axes(drawn(student)[0]))  # what the drawing without ax= has on its Axes
-    elsewhere = [name for name, there in _texts(axes).items() if own[name] and not there]
+    there = _texts(axes)
+    if own["title"]:  # the drawings of the probe and with ax= have no title= given
+        titled = titled_on_given_axes(student)
+        index, listed = (titled.get("given_axes", -1), titled.get("axes")) if isinstance(titled, dict) else (-1, None)
+        there["title"] = isinstance(index, int) and isinstance(listed, list) and 0 <= index < len(listed) and _texts(listed[index])["title"]
+    elsewhere = [name for name, shown in there.items() if own[name] and not shown]
     if elsewhere:  # plt.title/plt.xlabel act on the current Axes, which is not ax
         raise CheckFailure.keyed("given_axes_text_elsewhere", names=", ".join(elsewhere))
 
