@@ -1440,10 +1440,12 @@ def _token(label: str, tokens: tuple[str, ...]) -> str:
 
 def _has_colorbar(artist: Any, ax: Axes) -> bool:
     """Whether a colorbar reads the heatmap: its own, or one made from another mappable (a
-    ScalarMappable) with the same colours at both ends and the same range."""
-    if getattr(artist, "colorbar", None) is not None:
-        return True
+    ScalarMappable) with the same colours at both ends and the same range; in the heatmap's own
+    figure (with `ax` given, plt.gcf() is another one)."""
     figure = getattr(ax.figure, "figure", None) or ax.figure  # the root figure (a SubFigure names it)
+    own = getattr(getattr(artist, "colorbar", None), "ax", None)
+    if own is not None and (getattr(own.figure, "figure", None) or own.figure) is figure:
+        return True
     for other in [*figure.axes, *ax.child_axes]:
         mappable = getattr(getattr(other, "_colorbar", None), "mappable", None)  # matplotlib keeps the colorbar on its Axes
         if mappable is None:

@@ -287,21 +287,23 @@ def _magic_blanked(line: str) -> str:
 def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]], checks: list[int]) -> dict[int, tuple[str, list[str]]]:
     """What the student's own cells (those without an answer tag) give the answer cells when the
     notebook runs top to bottom, as Run All and nbgrader run it: the top-level statements that bind
-    a name the answer cells use and do not bind (a helper in a new cell), or define again below
+    a name the answer cells use and do not bind (a helper in a new cell) above the last check cell
+    that uses it (a scratch cell below it that writes the helper again comes after the checks ran
+    and changes nothing of what they saw), or define again below
     the answer cell and before the next check cell (`checks`: where the task was checked; nbgrader's
     grade cells in a notebook that has them), as the solution written in a new cell below the
     task's stub; and the statements those need in turn. Nothing else of those cells runs (demos,
     prints, training need the kit's cells).
     {cell number: (its code with every other statement blanked, the names kept)}."""
     defined: dict[str, tuple[int, int]] = {}  # a function or class an answer cell defines at its top level: (that cell, the next check cell)
-    used: set[str] = set()
+    used: dict[str, int] = {}  # a name the answer cells use: the last check cell that saw it used
     bound: set[str] = set()
     for number, text in answers:
         tree = _parsed(text)
         if tree:
             until = next((check for check in checks if check > number), ANYWHERE[1])
             defined.update((node.name, (number, until)) for node in tree.body if isinstance(node, _DEFINITIONS))
-            used |= _needs(tree)
+            used.update((name, max(until, used.get(name, 0))) for name in _needs(tree))
             bound |= _bound(tree)
     binding: dict[str, list[tuple[int, ast.stmt]]] = collections.defaultdict(list)  # name -> the own statements that bind it
     for number, text in own:
@@ -309,7 +311,9 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]],
             for name in _top_level_names(ast.Module([node], [])):
                 binding[name].append((number, node))
     kept: dict[int, dict[ast.stmt, None]] = collections.defaultdict(dict)  # in the order taken; a statement once
-    todo = [(name, ANYWHERE) for name in used - bound - set(dir(builtins))]  # (name, (only from the cells between these two))
+    # (name, (only from the cells between these two)): a helper as the checks that use it saw it, not
+    # as a scratch cell below the last of them wrote it again
+    todo = [(name, (ANYWHERE[0], until)) for name, until in used.items() if name not in bound and name not in dir(builtins)]
     todo += list(defined.items())
     seen: set[tuple[str, tuple[int, int]]] = set()
     while todo:  # one pass over the names: a chain of helpers costs its length, not its square
@@ -320,7 +324,7 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]],
         for number, node in binding.get(name, ()):
             if below < number < until and node not in kept[number]:
                 kept[number][node] = None
-                todo.extend((needed, ANYWHERE) for needed in _needs(node) - bound - set(dir(builtins)))
+                todo.extend((needed, (ANYWHERE[0], until)) for needed in _needs(node) - bound - set(dir(builtins)))
     texts = dict(own)
     return {number: (_only(texts[number], list(nodes)), sorted(set().union(*(_top_level_names(ast.Module([n], [])) for n in nodes))))
             for number, nodes in sorted(kept.items()) if nodes}

@@ -264,6 +264,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the heatmap has {rows} rows and {cols} columns for {lq} queries and {lk} keys: draw one cell per (query, key) pair",
         "zh": "热力图有 {rows} 行 {cols} 列，而 query 有 {lq} 个、key 有 {lk} 个：每个 (query, key) 对画一个格子",
     },
+    "tick_labels_swapped": {
+        "en": "the cells run queries across, one column per query, but the horizontal axis is labelled with the key tokens and the vertical one with the query tokens: label the x ticks with the query tokens and the y ticks with the key tokens",
+        "zh": "格子是按 query 横向排列的（每个 query 一列），但横轴标的是 key 词元、纵轴标的是 query 词元：x 轴刻度应标 query 词元，y 轴刻度应标 key 词元",
+    },
     "tick_labels_not_tokens": {
         "en": "every cell of the {which} has a tick label, but not every label is its token ({shown}): label each tick with the token as given (its position may be added, as in 'the (0)')",
         "zh": "{which}的每个格子都有刻度标签，但并非每个标签都是它的词元（{shown}）：每个刻度用原样的词元作标签（可以加上位置，例如 'the (0)'）",
@@ -288,8 +292,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "given_axes_empty": {"en": "with ax= given, the heatmap is not on that Axes", "zh": "给出 `ax=` 时，热力图不在那个 Axes 上"},
     "given_axes_text_elsewhere": {
-        "en": "with ax= given, the heatmap is on ax but its {names} went to another Axes: plt.title, plt.xlabel and plt.ylabel act on the current Axes, not on ax; use ax.set_title, ax.set_xlabel and ax.set_ylabel",
-        "zh": "给出 `ax=` 时，热力图画在了 ax 上，但它的 {names} 跑到了别的 Axes 上：plt.title、plt.xlabel、plt.ylabel 作用于当前 Axes，而不是 ax；请用 ax.set_title、ax.set_xlabel、ax.set_ylabel",
+        "en": "with ax= given, the heatmap is on ax but its {names} went to another Axes or figure: plt.title, plt.xlabel, plt.ylabel, plt.colorbar and plt.gcf() act on the current Axes and figure, not on ax's; use ax.set_title, ax.set_xlabel, ax.set_ylabel and ax.figure.colorbar",
+        "zh": "给出 `ax=` 时，热力图画在了 ax 上，但它的 {names} 跑到了别的 Axes 或图上：plt.title、plt.xlabel、plt.ylabel、plt.colorbar 和 plt.gcf() 作用于当前的 Axes 和图，而不是 ax 所在的；请用 ax.set_title、ax.set_xlabel、ax.set_ylabel 和 ax.figure.colorbar",
     },
     "title_wrong": {"en": "the Axes title is not the text given as title=", "zh": "Axes 的标题不是 `title=` 传入的文字"},
     # why a figure cannot be read (autograder.grading.heatmap.UnreadablePlot; matched by their English text)

@@ -274,7 +274,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
         return CheckFailure.keyed("heatmap_cell_count", rows=heatmap.shape[0], cols=heatmap.shape[1], lq=LQ, lk=LK)
     columns, rows = set(heatmap.column_labels), set(heatmap.row_labels)
     if columns - {""} <= set(KEY_TOKENS) and rows - {""} <= set(QUERY_TOKENS) and (columns | rows) - {""}:
-        return fail("the horizontal axis is labelled with the key tokens and the vertical one with the query tokens", "heatmap_transposed")
+        return CheckFailure.keyed("tick_labels_swapped")  # the cells run the right way (shape (Lk, Lq)): the map is not transposed, its labels are
     missing = [axis for axis, labels, tokens in (("horizontal", columns, QUERY_TOKENS), ("vertical", rows, KEY_TOKENS)) if labels != set(tokens)]
     if missing:
         # unlabelled: no token anywhere on the axis; tokens on ticks that sit between the cells
@@ -501,14 +501,15 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
     axes = target_axes(description)
     if not axes.get("images") and not axes.get("meshes"):
         raise CheckFailure.keyed("given_axes_empty")
-    own = _texts(target_axes(drawn(student)[0]))  # what the drawing without ax= has on its Axes
-    there = _texts(axes)
+    own_description, heatmap = drawn(student)
+    own = _texts(target_axes(own_description)) | {"colorbar": heatmap.colorbar}  # what the drawing without ax= has
+    there = _texts(axes) | {"colorbar": bool(description.get("colorbars"))}  # ax's figure
     if own["title"]:  # the drawings of the probe and with ax= have no title= given
         titled = titled_on_given_axes(student)
         index, listed = (titled.get("given_axes", -1), titled.get("axes")) if isinstance(titled, dict) else (-1, None)
         there["title"] = isinstance(index, int) and isinstance(listed, list) and 0 <= index < len(listed) and _texts(listed[index])["title"]
     elsewhere = [name for name, shown in there.items() if own[name] and not shown]
-    if elsewhere:  # plt.title/plt.xlabel act on the current Axes, which is not ax
+    if elsewhere:  # plt.title/plt.xlabel/plt.gcf() act on the current Axes and figure, which are not ax's
         raise CheckFailure.keyed("given_axes_text_elsewhere", names=", ".join(elsewhere))
 
 
