@@ -100,7 +100,7 @@ def _image(image: AxesImage) -> dict:
         "cmap": image.get_cmap().name,
         "cmap_levels": int(image.get_cmap().N),  # plt.get_cmap(name, 8), .resampled(8): the named map in 8 steps
         "cmap_ends": _cmap_ends(image),
-        "colorbar": image.colorbar is not None,
+        "colorbar": _colorbar_here(image),
         "interpolation": str(image.get_interpolation())[:40],
     }
 
@@ -136,7 +136,7 @@ def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
         "cmap": mesh.get_cmap().name,
         "cmap_levels": int(mesh.get_cmap().N),  # plt.get_cmap(name, 8), .resampled(8): the named map in 8 steps
         "cmap_ends": _cmap_ends(mesh),
-        "colorbar": mesh.colorbar is not None,
+        "colorbar": _colorbar_here(mesh),
     }
 
 
@@ -280,6 +280,13 @@ def plot_call(target: Callable[..., Any], args: list, kwargs: dict, picture: boo
         return target(*args, **resolved)
 
     return extract_plot(draw, given, picture)
+
+
+def _colorbar_here(mappable: Any) -> bool:
+    """Whether a drawing's colorbar is in the drawing's own figure (with an Axes given, plt.gcf()
+    is another one: a colorbar made there is not beside the heatmap)."""
+    colorbar, axes = getattr(mappable, "colorbar", None), getattr(mappable, "axes", None)
+    return colorbar is not None and (axes is None or colorbar.ax.get_figure(root=True) is axes.get_figure(root=True))
 
 
 def _is_colorbar(ax: Axes) -> bool:

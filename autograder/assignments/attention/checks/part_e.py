@@ -503,7 +503,8 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
         raise CheckFailure.keyed("given_axes_empty")
     own_description, heatmap = drawn(student)
     own = _texts(target_axes(own_description)) | {"colorbar": heatmap.colorbar}  # what the drawing without ax= has
-    there = _texts(axes) | {"colorbar": bool(description.get("colorbars"))}  # ax's figure
+    drawings = [*axes.get("images", []), *axes.get("meshes", [])]  # their "colorbar": one in ax's figure, an inset one too
+    there = _texts(axes) | {"colorbar": bool(description.get("colorbars")) or any(isinstance(d, dict) and d.get("colorbar") for d in drawings)}
     if own["title"]:  # the drawings of the probe and with ax= have no title= given
         titled = titled_on_given_axes(student)
         index, listed = (titled.get("given_axes", -1), titled.get("axes")) if isinstance(titled, dict) else (-1, None)
