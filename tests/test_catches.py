@@ -58,6 +58,35 @@ def test_block_dropout_on_the_residual_loses_points_in_d1(grade, reference_sourc
     assert set(_failed(result)) == {"block_dropout"}, _failed(result)
 
 
+BLOCK_NORM = "self.norm = nn.LayerNorm(embed_dim)\n"
+BLOCK_OWN_DROPOUT = f"{BLOCK_NORM}        self.dropout = nn.Dropout(dropout)"
+
+
+@pytest.mark.parametrize(("name", "replacement", "said"), [
+    ("block_dropout_hard_coded", "self.dropout = nn.Dropout(0.1)", "self.dropout with p=0.1"),
+    ("block_dropout_zero", "self.dropout = nn.Dropout(0.0)", "self.dropout with p=0"),
+    ("block_dropout_shared", "self.dropout = self.attn.dropout", "self.dropout is self.attn.dropout"),
+])
+def test_block_own_dropout_done_wrong_is_said_as_it_is(grade, reference_source, name, replacement, said):
+    """D.1 with its own Dropout at a rate of its own, or the attention's Dropout reused: the
+    dropout check names what the block's description shows, and only that check fails."""
+    result = _grade(grade, reference_source, name, "D", (BLOCK_OWN_DROPOUT, f"{BLOCK_NORM}        {replacement}"))
+    failed = _failed(result)
+    assert set(failed) == {"block_dropout"}, failed
+    assert said in failed["block_dropout"], failed
+
+
+def test_block_dropout_right_but_hard_coded_rate_unused_is_not_blamed(grade, reference_source):
+    """A module attribute at another rate that forward never uses says nothing about a misplaced
+    dropout: the message is the misplaced one, not the rate."""
+    result = _grade(grade, reference_source, "block_dropout_unused_module", "D",
+                    (BLOCK_OWN_DROPOUT, f"{BLOCK_NORM}        self.dropout = nn.Dropout(0.1)\n        self.p = dropout"),
+                    (BLOCK_RETURN, "return self.norm(torch.nn.functional.dropout(x, self.p, self.training) + attended), weights"))
+    failed = _failed(result)
+    assert set(failed) == {"block_dropout"}, failed
+    assert "p=0.1" not in failed["block_dropout"], failed
+
+
 def test_heatmap_of_zeros_earns_nothing_in_e1(grade, reference_source):
     result = _grade(grade, reference_source, "heatmap_zeros", "E", (IMSHOW, 'image = ax.imshow(0 * matrix.T.numpy(), cmap="Blues"'))
     assert _part(result, "E") == (0, 10), _failed(result)

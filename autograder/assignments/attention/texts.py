@@ -343,6 +343,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{where} with dropout=0.5 gives the same output as in eval mode: apply the block's own self.dropout to the attention output",
         "zh": "{where} 在 dropout=0.5 时的输出与 eval 模式相同：请对注意力输出使用模块自己的 self.dropout",
     },
+    "block_dropout_shared": {
+        "en": "self.dropout is self.attn.dropout, the attention's own Dropout, so it stops when the attention is put in eval mode: the block applies its own nn.Dropout(dropout) to the attention output",
+        "zh": "self.dropout 就是 self.attn.dropout（注意力自己的 Dropout），注意力切到 eval 模式时它也停了：模块要对注意力输出使用自己的 nn.Dropout(dropout)",
+    },
+    "block_dropout_rate": {
+        "en": "AttentionBlock(E, H, dropout=0.5) built self.dropout with p={got}: the block's own Dropout takes the dropout it is given, nn.Dropout(dropout)",
+        "zh": "AttentionBlock(E, H, dropout=0.5) 建出的 self.dropout 的 p 是 {got}：模块自己的 Dropout 要用传入的 dropout，nn.Dropout(dropout)",
+    },
     "block_dropout_misplaced": {
         "en": "{where}: the output is not norm(x + dropout(attention output)) for any dropout: apply self.dropout to the attention output, before adding x",
         "zh": "{where}：输出不符合 norm(x + dropout(注意力输出))：请在加上 x 之前，对注意力输出使用 self.dropout",

@@ -399,6 +399,7 @@ class Dispatcher:
             "attributes": {n: type(v).__name__ for n, v in vars(obj).items() if not n.startswith("_")},
             "dropout_p": {n: float(m.p) for n, m in obj.named_modules(remove_duplicate=False) if isinstance(m, torch.nn.Dropout)},
             "norm_eps": {n: float(m.eps) for n, m in obj.named_modules(remove_duplicate=False) if isinstance(m, torch.nn.LayerNorm)},
+            "aliases": _aliases(obj),
         }
 
     def op_state_dict(self, request: dict) -> dict:
@@ -514,6 +515,21 @@ def _owned(obj: Any, modules: list[dict]) -> bool:
         module = sys.modules.get(getattr(obj, "__module__", None) or "")
         return module is not None and any(module.__dict__ is globals_ for globals_ in modules)
     return False
+
+
+def _aliases(module: torch.nn.Module) -> dict[str, str]:
+    """Each submodule name under which an object registered earlier is registered again -> that
+    first name (self.dropout = self.attn.dropout gives {"dropout": "attn.dropout"} or the reverse)."""
+    first: dict[int, str] = {}
+    aliases = {}
+    for name, sub in module.named_modules(remove_duplicate=False):
+        if not name:
+            continue
+        if id(sub) in first:
+            aliases[name] = first[id(sub)]
+        else:
+            first[id(sub)] = name
+    return aliases
 
 
 def _layer_class(module: torch.nn.Module) -> str:

@@ -128,11 +128,24 @@ def test_block_dropout(student: StudentAPI, gen, seed):
     where = f"{BLOCK} in training mode (its attention in eval mode)"
     trained, train_weights = forward_checked(student, handle, where, OUT, WEIGHTS, x, seed=seed)
     expect_match(train_weights, weights, f"{where} (weights)")
-    if torch.allclose(trained, first, rtol=1e-5, atol=1e-7):
-        raise CheckFailure.keyed("block_dropout_missing", where=where)
     attended = mha(state, H, x, prefix="attn.")[0]  # (B, S, E)
-    if not block_dropout_explains(trained, state, x, attended, p_drop=0.5):
-        raise CheckFailure.keyed("block_dropout_misplaced", where=where)
+    unchanged = torch.allclose(trained, first, rtol=1e-5, atol=1e-7)
+    if unchanged or not block_dropout_explains(trained, state, x, attended, p_drop=0.5):
+        _explain_dropout(student.describe(handle, "inspecting AttentionBlock"), trained, state, x, attended, unchanged)
+        raise CheckFailure.keyed("block_dropout_missing" if unchanged else "block_dropout_misplaced", where=where)
+
+
+def _explain_dropout(info: dict, trained: torch.Tensor, state: Params, x: torch.Tensor, attended: torch.Tensor, unchanged: bool) -> None:
+    """Names the two ways a block's own Dropout goes wrong that its description shows, when the
+    output bears them out: the attention's Dropout reused, or a rate of its own (dropout=0.5 asked)."""
+    aliases = info.get("aliases", {})
+    if unchanged and (aliases.get("dropout") == "attn.dropout" or aliases.get("attn.dropout") == "dropout"):
+        raise CheckFailure.keyed("block_dropout_shared")
+    rate = info.get("dropout_p", {}).get("dropout")
+    if rate is None or abs(rate - 0.5) < 1e-12 or not 0 <= rate < 1:
+        return
+    if (unchanged and rate == 0) or (rate > 0 and block_dropout_explains(trained, state, x, attended, p_drop=rate)):
+        raise CheckFailure.keyed("block_dropout_rate", got=f"{rate:g}")
 
 
 def block_dropout_explains(y: torch.Tensor, p: Params, x: torch.Tensor, attended: torch.Tensor, *, p_drop: float) -> bool:
