@@ -156,6 +156,22 @@ VARIANTS = (
         ("test_c3_multi_head_attention", *SAFE),
     ),
     Variant(
+        "block_dropout_hard_coded",
+        (("self.norm = nn.LayerNorm(embed_dim)\n        self.dropout = nn.Dropout(dropout)",
+          "self.norm = nn.LayerNorm(embed_dim)\n        self.dropout = nn.Dropout(0.1)"),),
+        "test_d1_attention_block",
+        r"^Task D\.1 \(AttentionBlock\): AttentionBlock\(\d+, \d+, dropout=0\.5\) built self\.dropout with p=0\.1",
+        ("test_c3_multi_head_attention", *SAFE),
+    ),
+    Variant(
+        "block_dropout_shared",
+        (("self.norm = nn.LayerNorm(embed_dim)\n        self.dropout = nn.Dropout(dropout)",
+          "self.norm = nn.LayerNorm(embed_dim)\n        self.dropout = self.attn.dropout"),),
+        "test_d1_attention_block",
+        r"^Task D\.1 \(AttentionBlock\): self\.dropout is self\.attn\.dropout",
+        ("test_c3_multi_head_attention", *SAFE),
+    ),
+    Variant(
         "block_residual_detached",
         (("return self.norm(x + self.dropout(attended)), weights", "return self.norm(x.detach() + self.dropout(attended)), weights"),),
         "test_d1_attention_block",

@@ -1322,7 +1322,20 @@ def check_attention_block(cls: type, lang: str | None = None) -> None:
             tr("give the block's dropout to MultiHeadAttention as its third argument.", "把模块的 dropout 作为第三个参数传给 MultiHeadAttention。"),
         )
     own = getattr(block, "dropout", None)
-    if (isinstance(own, nn.Dropout) and own.p != 0.5) or not isinstance(own, (nn.Dropout, float, int)):
+    if own is not None and own is inner:
+        raise task.fail(tr(
+            "self.dropout is self.attn.dropout, the attention's own Dropout: the block applies its own"
+            " nn.Dropout(dropout) to the attention output.",
+            "self.dropout 就是 self.attn.dropout（注意力自己的 Dropout）：模块要对注意力输出使用自己的 nn.Dropout(dropout)。",
+        ))
+    if isinstance(own, nn.Dropout) and own.p != 0.5:
+        raise task.fail(tr(
+            f"AttentionBlock({E}, {H}, dropout=0.5) built self.dropout with p={own.p:g}: self.dropout should be"
+            " nn.Dropout(dropout), the dropout the block is given.",
+            f"AttentionBlock({E}, {H}, dropout=0.5) 建出的 self.dropout 的 p 是 {own.p:g}：self.dropout 应为"
+            " nn.Dropout(dropout)，用模块收到的 dropout。",
+        ))
+    if not isinstance(own, (nn.Dropout, float, int)):
         raise task.fail(tr(
             "self.dropout should be nn.Dropout(dropout): the block's own dropout, applied to the"
             " attention output before the residual sum.",
