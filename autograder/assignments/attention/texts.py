@@ -160,8 +160,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "无法检查 {where} 是否遵守这条规则：调用期间有代码在另一个线程或进程中运行，评分器无法追踪（见 README 中的规则）",
     },
     "rule_subclassed": {
-        "en": "{where} cannot be checked for this rule: a tensor subclass's own __torch_dispatch__ ran during the call, where the grader cannot trace it (see the rules in the README)",
-        "zh": "无法检查 {where} 是否遵守这条规则：调用期间运行了张量子类自己的 __torch_dispatch__，评分器无法追踪（见 README 中的规则）",
+        "en": "{where} cannot be checked for this rule: an object's own __torch_function__ or __torch_dispatch__ (a tensor subclass's) ran during the call, where the grader cannot trace it (see the rules in the README)",
+        "zh": "无法检查 {where} 是否遵守这条规则：调用期间运行了某个对象（张量子类）自己的 __torch_function__ 或 __torch_dispatch__，评分器无法追踪（见 README 中的规则）",
     },
     "rule_untraced": {"en": "the grader could not trace {where}: code in your file switched its tracing off", "zh": "评分器无法追踪 {where}：你文件中的代码关闭了它的追踪"},
     "figure_untrusted": {
@@ -183,7 +183,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "figure_label_aside": {"en": "a tick label of the description is not beside the row or column it names", "zh": "描述中的一个刻度标签不在它所标注的行或列旁边"},
     "figure_label_not_shown": {"en": "the image does not show a tick label where the description puts it", "zh": "图像中在描述所说的位置上没有显示那个刻度标签"},
     "no_parameter": {"en": "{where} has no parameter {names}: name the layers as the task says ({expected})", "zh": "{where} 没有参数 {names}：请按题目要求给各层命名（{expected}）"},
-    "no_bias": {"en": "{where} has no parameter {names}: its layers need a bias (nn.Linear has one unless it is given bias=False)", "zh": "{where} 没有参数 {names}：这些层需要偏置（nn.Linear 默认有偏置，除非传入 bias=False）"},
+    "no_bias": {"en": "{where} has no parameter {names}: its layers need a bias (nn.Linear and nn.LayerNorm have one unless they are given bias=False)", "zh": "{where} 没有参数 {names}：这些层需要偏置（nn.Linear 和 nn.LayerNorm 默认有偏置，除非传入 bias=False）"},
     "layer_without_parameters": {
         "en": "{where} has no parameter {names}: its layers {layers} are named right but made without them (nn.LayerNorm(embed_dim) has a weight and a bias unless elementwise_affine=False)",
         "zh": "{where} 没有参数 {names}：层 {layers} 的名字对，但创建时没有这些参数（nn.LayerNorm(embed_dim) 默认有 weight 和 bias，除非传入 elementwise_affine=False）",

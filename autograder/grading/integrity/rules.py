@@ -38,7 +38,7 @@ PROBE_FUNCTION, PROBE_OP = "softmax", "aten._softmax.default"  # what probe_trac
 # what the worker reports of code that ran where its trace does not look (the trace's key -> said)
 UNTRACED_PLACES = {
     "elsewhere": "code ran in another thread or process",
-    "subclassed": "a tensor subclass's own __torch_dispatch__ ran",
+    "subclassed": "an argument's own __torch_function__ or __torch_dispatch__ ran (a tensor subclass's, or any object's)",
 }
 
 

@@ -356,13 +356,14 @@ class Dispatcher:
             with DeviceTracer(inputs, self.filenames) as tracer:
                 target(*args, **kwargs)
             return sorted(tracer.found.values(), key=lambda found: found["where"])
-        if request.get("trace"):
-            before = threads_seen()
-            with OpTracer() as tracer:
-                value = target(*args, **kwargs)
+        tracer = OpTracer() if request.get("trace") else None
+        before = threads_seen() if tracer else None
+        # one line calls the student, traced or not: the stack it sees does not tell them apart
+        with tracer or contextlib.nullcontext():
+            value = target(*args, **kwargs)
+        if tracer and before:
             elsewhere = ran_elsewhere(before, threads_seen(), self._ambient)
             return {"value": self._export(value), **tracer.report(), "elsewhere": elsewhere, "probe": probe_tracer()}
-        value = target(*args, **kwargs)
         if request.get("devices"):  # where the tensors of the result live (e.g. "meta"), not their values
             return [str(t.device) for t in _tensors(value)]
         if request.get("echo"):  # the arguments as they are after the call (to spot in-place changes)
@@ -574,15 +575,32 @@ def _strided(args: list, positions: list) -> list:
     return args
 
 
-class _FunctionNames(torch.overrides.TorchFunctionMode):
-    """Every torch function called through Python (torch.softmax, F.softmax, Tensor.softmax...)."""
+# what Tensor and torch's own plain subclasses (nn.Parameter, nn.Buffer) answer a torch function with
+_PLAIN_TORCH_FUNCTIONS = (torch.Tensor.__torch_function__.__func__, torch._C._disabled_torch_function_impl)
 
-    def __init__(self, seen: set[str]):
+
+def _own_torch_function(kind: type) -> bool:
+    """Whether objects of this type answer torch functions with code of their own."""
+    handler = getattr(kind, "__torch_function__", None)
+    return getattr(handler, "__func__", handler) not in _PLAIN_TORCH_FUNCTIONS
+
+
+class _FunctionNames(torch.overrides.TorchFunctionMode):
+    """Every torch function called through Python (torch.softmax, F.softmax, Tensor.softmax...).
+
+    An argument whose type has its own __torch_function__ (a tensor subclass, or any object) is
+    handed the function with this mode switched off, as _AtenOps hands a __torch_dispatch__: what
+    it runs then (nn.MultiheadAttention, a look at the stack) is not seen, so that it ran is noted."""
+
+    def __init__(self, seen: set[str], subclassed: list[bool]):
         super().__init__()
         self.seen = seen
+        self.subclassed = subclassed
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         self.seen.add(str(getattr(func, "__name__", func)))
+        if not self.subclassed and any(_own_torch_function(kind) for kind in types):
+            self.subclassed.append(True)
         return func(*args, **(kwargs or {}))
 
 
@@ -615,8 +633,8 @@ class OpTracer:
     def __init__(self) -> None:
         self.functions: set[str] = set()
         self.aten: set[str] = set()
-        self.subclassed: list[bool] = []  # a tensor subclass's own __torch_dispatch__ ran (untraced)
-        self._modes = (_FunctionNames(self.functions), _AtenOps(self.aten, self.subclassed))
+        self.subclassed: list[bool] = []  # a type's own __torch_function__ or __torch_dispatch__ ran (untraced)
+        self._modes = (_FunctionNames(self.functions, self.subclassed), _AtenOps(self.aten, self.subclassed))
 
     def __enter__(self) -> OpTracer:
         for mode in self._modes:

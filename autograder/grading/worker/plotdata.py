@@ -34,6 +34,7 @@ from matplotlib import font_manager  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
+from matplotlib.colorbar import Colorbar  # noqa: E402
 from matplotlib.figure import Figure, SubFigure  # noqa: E402
 from matplotlib.image import AxesImage, imsave  # noqa: E402
 from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
@@ -230,11 +231,30 @@ def _tick_lists(axis: Any) -> tuple[list[float], list[Any]]:
     of those is labelled (the tokens on minor ticks at the cell centres and unlabelled major ticks on
     the cell edges that carry a grid, qa10e c15), the i-th label that of the i-th tick."""
     ticks, labels = [float(v) for v in axis.get_majorticklocs()], list(axis.get_majorticklabels())
+    if not _shown(axis):  # ax.axis("off"), xaxis.set_visible(False): ticks without labels on the page
+        return ticks, []
     minor_labels = list(axis.get_minorticklabels())
     if not any(label.get_text().strip() for label in minor_labels):
         return ticks, labels
     minor_ticks = [float(v) for v in axis.get_minorticklocs()]
     return ticks + minor_ticks, labels[: len(ticks)] + minor_labels[: len(minor_ticks)]
+
+
+def _shown(axis: Any) -> bool:
+    """Whether an axis (ax.xaxis) is drawn: its Axes' axis lines are on and the axis is visible."""
+    return bool(axis.axes.axison and axis.get_visible())
+
+
+def _label_text(axis: Any) -> str:
+    """An axis label as drawn: '' when it or its axis is not drawn. Read off the Text itself, as
+    matplotlib draws it (an Axes subclass may answer get_xlabel() with any text)."""
+    label = axis.label
+    return str(Text.get_text(label)) if _shown(axis) and label.get_visible() else ""
+
+
+def _title(ax: Axes, loc: str) -> str:
+    title = {"center": ax.title, "left": ax._left_title, "right": ax._right_title}[loc]
+    return str(Text.get_text(title)) if title.get_visible() else ""
 
 
 def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True) -> dict:
@@ -256,10 +276,10 @@ def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True
         "ytickboxes": _label_boxes(ylabels_boxed, origin),
         "ytickfonts": _label_fonts(ylabels_boxed),
         "textboxes": _text_boxes(list(ax.texts) if boxes else [], origin),  # annotations (ax.text, seaborn's annot=True): they may run over tick labels and cover cells
-        "xlabel": ax.get_xlabel(),
-        "ylabel": ax.get_ylabel(),
-        "title": " ".join(text for text in (ax.get_title(loc) for loc in ("center", "left", "right")) if text),
-        "titles": [ax.get_title(loc) for loc in ("center", "left", "right")],  # each on its own: a title and a panel letter "(a)" beside it
+        "xlabel": _label_text(ax.xaxis),
+        "ylabel": _label_text(ax.yaxis),
+        "title": " ".join(text for text in (_title(ax, loc) for loc in ("center", "left", "right")) if text),
+        "titles": [_title(ax, loc) for loc in ("center", "left", "right")],  # each on its own: a title and a panel letter "(a)" beside it
         "xlim": [float(v) for v in ax.get_xlim()],
         "ylim": [float(v) for v in ax.get_ylim()],
     }
@@ -275,9 +295,12 @@ def plot_call(target: Callable[..., Any], args: list, kwargs: dict, picture: boo
             if isinstance(value, str) and value == NEW_AXES:
                 given.append(plt.figure().add_subplot())
                 resolved[name] = given[-1]
-        if given:
-            plt.figure()  # a decoy current figure: drawing on plt.gca() instead of on ax shows up
-        return target(*args, **resolved)
+        if not given:
+            return target(*args, **resolved)
+        plt.figure()  # a decoy current figure: drawing on plt.gca() instead of on ax shows up
+        with warnings.catch_warnings():  # ...but plt.colorbar(image, ax=ax) is right: no warning of the decoy's
+            warnings.filterwarnings("ignore", message="Adding colorbar to a different Figure", category=UserWarning)
+            return target(*args, **resolved)
 
     return extract_plot(draw, given, picture)
 
@@ -286,7 +309,9 @@ def _colorbar_here(mappable: Any) -> bool:
     """Whether a drawing's colorbar is in the drawing's own figure (with an Axes given, plt.gcf()
     is another one: a colorbar made there is not beside the heatmap)."""
     colorbar, axes = getattr(mappable, "colorbar", None), getattr(mappable, "axes", None)
-    return colorbar is not None and (axes is None or colorbar.ax.get_figure(root=True) is axes.get_figure(root=True))
+    if not isinstance(colorbar, Colorbar) or not _is_colorbar(colorbar.ax):  # a colorbar drawn, not an attribute set
+        return False
+    return axes is None or colorbar.ax.get_figure(root=True) is axes.get_figure(root=True)
 
 
 def _is_colorbar(ax: Axes) -> bool:
@@ -445,7 +470,7 @@ def _encodable(text: Any) -> bool:
 
 def _describe(returned: Any, given: list[Axes], picture: bool) -> dict:
     """The description of what `draw` returned and drew (extract_plot)."""
-    returned_kind = type(returned).__name__
+    returned_kind = "Axes" if isinstance(returned, Axes) else type(returned).__name__  # a subclass of the student's is one too
     ax = returned if isinstance(returned, Axes) else None
     figure = _figure(returned, given)
     if figure is None:

@@ -24,7 +24,7 @@ from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.client import StudentError
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.texts import key_of_english
-from autograder.assignments.attention.checks.support import source_facts
+from autograder.assignments.attention.checks.support import fail_with, source_facts
 from autograder.grading.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, SHOWN_ATOL, Heatmap, Render, UnreadablePlot, orientations, read_heatmap, render, returned_axes, shows_matrix, shows_values, similarity, target_axes,
 )
@@ -32,7 +32,6 @@ from autograder.grading.integrity.figure import figure_problem, smoothed_image
 from autograder.grading.worker.protocol import GOURAUD
 from autograder.grading.integrity.flags import TAMPER, Flag
 from autograder.grading.integrity.rules import figure_verdict
-from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import Artifact
 
 QUERY_TOKENS = ("the", "cat", "sat", "down")  # Lq = 4: the horizontal axis
@@ -68,7 +67,7 @@ def probe_weights() -> torch.Tensor:
 
 def fail(message: str, mistake: str = "") -> CheckFailure:
     if mistake:
-        return CheckFailure(f"{message}: {MISTAKES[mistake].en}", mistake, MISTAKES[mistake].en)
+        return fail_with(message, mistake)
     return CheckFailure(message)
 
 

@@ -76,10 +76,16 @@ def expect_close(
     atol = max(atol, rounding_error(actual, expected))
     if torch.isnan(a).any() and not torch.isnan(e).any():
         raise_keyed_with_diagnosis(actual, candidates, "nan_values", where=where, what=what)
-    if torch.allclose(a, e, rtol=rtol, atol=atol, equal_nan=True):
+    if values_close(actual, expected, rtol=rtol, atol=atol):
         return
     error = (a - e).abs().nan_to_num(math.inf).max().item()
     raise_keyed_with_diagnosis(actual, candidates, "wrong_values", where=where, what=what, error=f"{error:.3g}")
+
+
+def values_close(actual: torch.Tensor, expected: torch.Tensor, rtol: float = 1e-5, atol: float = 1e-7) -> bool:
+    """expect_close's test as a yes or no: in float64, within the rounding of the dtypes involved."""
+    a, e = actual.to(torch.float64), expected.to(torch.float64)
+    return torch.allclose(a, e, rtol=rtol, atol=max(atol, rounding_error(actual, expected)), equal_nan=True)
 
 
 def rounding_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
@@ -98,8 +104,10 @@ def rounding_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
 
 
 def fail_with(message: str, key: str) -> CheckFailure:
-    """A failure that names a catalogue mistake, with the catalogue's words."""
-    return CheckFailure(f"{message}: {MISTAKES[key].en}", key, MISTAKES[key].en)
+    """A failure that names a catalogue mistake, with the catalogue's words (said once where they
+    begin with the message: "the heatmap has no colorbar")."""
+    said = MISTAKES[key].en
+    return CheckFailure(said if said.lower().startswith(message.lower()) else f"{message}: {said}", key, said)
 
 
 def raise_keyed_with_diagnosis(actual: torch.Tensor, candidates: dict[str, torch.Tensor] | None, key: str, **args: Any) -> None:
