@@ -371,7 +371,9 @@ def _task_names_in(cells: list[tuple[int, str]], tasks: set[str] | None = None) 
     found = {}
     for number, text in cells:
         tree = _parsed(text)
-        names = sorted(_top_level_names(tree) & tasks) if tree else []
+        # a cell that does not parse still says what it defines: graded whole, its syntax error is said
+        bound = _top_level_names(tree) if tree else set(TOP_DEFINITION.findall(text))
+        names = sorted(bound & tasks)
         if names:
             found[number] = names
     return found
@@ -400,6 +402,7 @@ def _only(text: str, nodes: list[ast.stmt]) -> str:
 ANYWHERE = (0, 1 << 62)  # a range of cell numbers holding every cell
 MAX_CELL_NOTES = 8  # notes on the student's own cells, and names in each: the feedback stays readable
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+TOP_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)  # a top-level function or class, in text
 
 
 def _parsed(text: str) -> ast.Module | None:

@@ -1506,9 +1506,22 @@ def _smoothing(artist: Any) -> str:
     return "shading='gouraud'" if np.ma.getdata(artist.get_array()).size == corners.shape[0] * corners.shape[1] else ""
 
 
+def _axis_drawn(ax: Axes, axis: str) -> bool:
+    """Whether the x or y axis is drawn: not after ax.axis("off") or ax.xaxis.set_visible(False)."""
+    return bool(ax.axison and (ax.xaxis if axis == "x" else ax.yaxis).get_visible())
+
+
+def _axis_label(ax: Axes, axis: str) -> str:
+    """The x or y axis label as drawn ('' when it or its axis is hidden)."""
+    label = (ax.xaxis if axis == "x" else ax.yaxis).label
+    return label.get_text().strip() if _axis_drawn(ax, axis) and label.get_visible() else ""
+
+
 def _tick_labels(ax: Axes, axis: str) -> list[tuple[float, str]]:
     """(position, token) of the non-empty tick labels of the x or y axis, in position order (a label
     that adds the token's position, 'the (0)', reads as its token)."""
+    if not _axis_drawn(ax, axis):
+        return []
     labels = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
     index = 0 if axis == "x" else 1
     return sorted({  # once each: labels on both sides of an axis (tick_params(labeltop=True)) are one tick
@@ -1609,7 +1622,7 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
     if not _has_colorbar(artist, ax):
         raise task.fail(tr("the heatmap has no colorbar.", "热力图没有颜色条。"),
                         tr("add a colorbar for the image you drew.", "给画出的图加一个颜色条。"))
-    xlabel, ylabel = ax.get_xlabel().strip(), ax.get_ylabel().strip()
+    xlabel, ylabel = _axis_label(ax, "x"), _axis_label(ax, "y")
     if not xlabel or not ylabel:
         raise task.fail(
             tr("label both axes (e.g. 'query position' and 'key position').", "两个坐标轴都要有标签（例如 “Query 位置” 和 “Key 位置”）。"),

@@ -67,6 +67,14 @@ def _keep_row_max(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return mask | F.one_hot(scores.argmax(-1), scores.size(-1)).bool()  # (..., Lq, Lk)
 
 
+def _blocked_near_top(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The scores with each row's first blocked key 1 below the row's maximum: a softmax that
+    ignores the mask is then off in every draw, not only where a blocked score happens to be high."""
+    blocked = ~mask  # (..., Lq, Lk)
+    first = F.one_hot(blocked.to(torch.uint8).argmax(-1), scores.size(-1)).bool() & blocked  # (..., Lq, Lk)
+    return torch.where(first, scores.amax(-1, keepdim=True) - 1, scores)
+
+
 # --------------------------------------------------------------------------------------------- A.1
 def _scores(student: StudentAPI, q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """The student's scores; a crash on inputs that are not 3-D names the mistake of transposing
@@ -213,8 +221,9 @@ def test_masked_softmax_large_logits(student: StudentAPI, gen):
 @check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32 without overflow")
 def test_masked_softmax_dtypes(student: StudentAPI, gen):
     for dtype, scale, tolerance in DTYPE_CASES:
-        scores = randn(gen, B, LQ, LK, scale=scale).to(dtype)
+        scores = randn(gen, B, LQ, LK, scale=scale)
         mask = _keep_row_max(scores, random_mask(gen, B, LQ, LK))  # this check's subject is the dtype, not blocked rows
+        scores = _blocked_near_top(scores, mask).to(dtype)
         weights = expect_tensor(student.call("masked_softmax", scores, mask), f"masked_softmax on {dtype}", (B, LQ, LK), dtype)
         if not torch.isfinite(weights).all() and _no_max_subtraction(weights, scores, mask):
             raise fail_with(f"masked_softmax: {dtype} scores give NaN or inf", "softmax_no_max_subtraction")
