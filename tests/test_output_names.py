@@ -81,3 +81,11 @@ def test_every_output_shows_hostile_names_safely(factory, tmp_path):
     crash = names[inbox / "crash\u202egnp.py"]
     feedback = texts[f"{crash}/feedback.md"]
     assert "\\x1b[2J\\u202e=cmd" in feedback  # what it raised, readably
+
+
+def test_a_folder_given_as_dot_is_named_after_itself(tmp_path, monkeypatch):
+    """`attnkit grade .` inside a student's folder writes out/<the folder's name>, not out/_."""
+    folder = tmp_path / "alice_attention"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    assert output_names([Path(".")]) == {Path("."): "alice_attention"}

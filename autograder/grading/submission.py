@@ -65,7 +65,7 @@ class Submission:
 
 
 def submission_name(path: Path) -> str:
-    name = path.name
+    name = path.name or path.resolve().name  # `attnkit grade .`: the folder's own name
     for suffix in (".py", ".ipynb", ".zip"):
         if name.endswith(suffix):
             return name[: -len(suffix)] or name
