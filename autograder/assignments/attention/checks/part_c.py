@@ -276,7 +276,8 @@ class _RemoteForward(torch.autograd.Function):
     def backward(ctx: Any, grad: torch.Tensor) -> tuple:
         (x,) = ctx.saved_tensors
         result = ctx.student.vjp(ctx.handle, [x.detach()], [grad.to(ctx.dtype).contiguous(), None], wrt=[0], where=f"{MHA} backward")
-        return None, None, result["grads"][0].to(x.dtype)
+        grad_x = result["grads"][0]  # None: no gradient reaches x (charged by the check)
+        return None, None, grad_x.to(x.dtype) if isinstance(grad_x, torch.Tensor) else grad_x
 
 
 @check("C.3", 1, "MultiHeadAttention: gradients pass torch.autograd.gradcheck", visibility="hidden", kind=PROPERTY, gate="mha_values")
