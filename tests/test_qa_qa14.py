@@ -22,6 +22,12 @@ the feedback names. What was wrong before (main at c871439), and is fixed:
 - b12: an Axes subclass whose get_xlabel/get_ylabel/get_title claim text never drawn: E=10. b13: a
   stand-in object set as the image's colorbar: E=10. The worker now reads the Text artists and
   takes only a drawn Colorbar.
+- b15: zeros returned, with an object whose __del__ writes a library softmax into them after the
+  call (the reply was encoded after it ran): 100. The worker now sends a copy taken at return.
+- b16, b17: a colorbar whose Axes is hidden or has no size: E=10. Only a colorbar on the page counts.
+- h01: torch.__getstate__()["_C"] reached torch's private names, which the static pass did not see
+  (a name as text in a subscript), and popped the trace's modes around library calls: 100 with no
+  flag. __getstate__ is now read as the evasion it is (each rule its code reaches fails, as does E).
 - b14: a mask never applied lost the A.2 dtype check on some seeds only (A=22 or 23): now on every
   seed (a blocked key lies near its row's maximum).
 The public checks (tests/public_agreement.py) fail the bug's own task and no other for the files a
@@ -50,7 +56,7 @@ CORPUS = REPO / "tests" / "qa" / "qa14"
 SCORES = re.compile(r"^# Per-part scores: A=(\S+) B=(\S+) C=(\S+) D=(\S+) E=(\S+) F=(\S+)\.$", re.MULTILINE)
 NAMED = re.compile(r"^# Mistakes named: (.*)\.$", re.MULTILINE)
 FILES = sorted(CORPUS.glob("*.py"))
-HOSTILE = {f"b{n:02d}" for n in range(8, 14)}  # the public checks trust the student; the grader does not
+HOSTILE = {f"b{n:02d}" for n in (*range(8, 14), 15)} | {"h01"}  # the public checks trust the student; the grader does not
 FULL = {"A": 32, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}
 NOTEBOOK = REPO / "tests" / "qa" / "qa14n" / "n01_a2_untagged_cell_syntax_error.ipynb"
 
@@ -80,7 +86,7 @@ def public() -> dict[str, dict[str, str | None] | str]:
 
 
 def test_correct_files_expect_full_marks_and_each_bug_loses_points_in_its_own_part_only():
-    for path in FILES:
+    for path in (p for p in FILES if not p.stem.startswith("h")):  # h: hostile, charged as the contract says
         scores, named = _expected(path)
         lost = {part for part, score in scores.items() if score < FULL[part]}
         assert (not lost and not named) if path.stem.startswith("c") else lost == {path.stem.split("_")[1][0].upper()}, path.name

@@ -1451,17 +1451,23 @@ def _token(label: str, tokens: tuple[str, ...]) -> str:
     return label
 
 
+def _on_page(ax: Axes) -> bool:
+    """Whether an Axes shows at all: visible, with an area."""
+    box = ax.get_position()
+    return bool(ax.get_visible() and box.width > 0 and box.height > 0)
+
+
 def _has_colorbar(artist: Any, ax: Axes) -> bool:
     """Whether a colorbar reads the heatmap: its own, or one made from another mappable (a
     ScalarMappable) with the same colours at both ends and the same range; in the heatmap's own
     figure (with `ax` given, plt.gcf() is another one)."""
     figure = getattr(ax.figure, "figure", None) or ax.figure  # the root figure (a SubFigure names it)
     own = getattr(getattr(artist, "colorbar", None), "ax", None)
-    if own is not None and (getattr(own.figure, "figure", None) or own.figure) is figure:
+    if isinstance(own, Axes) and _on_page(own) and (getattr(own.figure, "figure", None) or own.figure) is figure:
         return True
     for other in [*figure.axes, *ax.child_axes]:
         mappable = getattr(getattr(other, "_colorbar", None), "mappable", None)  # matplotlib keeps the colorbar on its Axes
-        if mappable is None:
+        if mappable is None or not _on_page(other):
             continue
         ends = [np.allclose(mappable.get_cmap()(value), artist.get_cmap()(value), atol=1e-6) for value in (0.0, 1.0)]
         ranges = [math.isclose(mine, theirs, abs_tol=1e-9) for mine, theirs in zip(mappable.get_clim(), artist.get_clim())]

@@ -12,7 +12,7 @@ EVASION_ATTRIBUTES = frozenset({
     "modules", "_getframe", "settrace", "setprofile", "addaudithook", "monitoring", "ops", "library", "overrides", "jit", "_dynamo",
     "f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame", "cr_frame", "__globals__", "__code__", "__closure__",
     "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__getattribute__", "__self__", "__func__",
-    "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__setattr__", "__delattr__", "__class__",
+    "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__getstate__", "__setattr__", "__delattr__", "__class__",
     "__defaults__", "__kwdefaults__", "sys",
     "__annotations__", "__annotate__",  # annotations written at run time: texts that singledispatch, get_type_hints... evaluate
     "fx",  # torch.fx writes Python from the texts a graph's nodes name (get_attr "t._C...", call_method "softmax") and runs it

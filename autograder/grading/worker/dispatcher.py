@@ -502,7 +502,7 @@ class Dispatcher:
         if isinstance(value, tuple):  # a named tuple (typing.NamedTuple) is the pair the contract asks for too
             return tuple(self._export(v) for v in tuple.__iter__(value))
         if isinstance(value, torch.Tensor) and type(value) in (torch.Tensor, torch.nn.Parameter):
-            return value.detach()
+            return value.detach().clone()  # its own storage: nothing the student left behind (a __del__) rewrites it later
         if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
             return Refused(f"a numpy {type(value).__name__}; return a torch.Tensor")
         return value

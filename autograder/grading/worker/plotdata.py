@@ -309,9 +309,15 @@ def _colorbar_here(mappable: Any) -> bool:
     """Whether a drawing's colorbar is in the drawing's own figure (with an Axes given, plt.gcf()
     is another one: a colorbar made there is not beside the heatmap)."""
     colorbar, axes = getattr(mappable, "colorbar", None), getattr(mappable, "axes", None)
-    if not isinstance(colorbar, Colorbar) or not _is_colorbar(colorbar.ax):  # a colorbar drawn, not an attribute set
+    if not isinstance(colorbar, Colorbar) or not _is_colorbar(colorbar.ax) or not _on_page(colorbar.ax):  # drawn, not an attribute set
         return False
     return axes is None or colorbar.ax.get_figure(root=True) is axes.get_figure(root=True)
+
+
+def _on_page(ax: Axes) -> bool:
+    """Whether an Axes shows at all: visible, with an area (fig.add_axes([x, y, 0, 0]) has none)."""
+    box = ax.get_position()
+    return bool(ax.get_visible() and box.width > 0 and box.height > 0)
 
 
 def _is_colorbar(ax: Axes) -> bool:
@@ -390,8 +396,8 @@ def _holders(returned_kind: str, axes: list[Axes], ax: Axes | None, given: list[
         "returned": returned_kind,
         "target": target,
         "returned_target": _returned_target(axes, ax, target),
-        "colorbars": sum(1 for a in axes if _is_colorbar(a)),
-        "colorbar_maps": [_colorbar_map(a) for a in axes if _is_colorbar(a)][:MAX_COLORBARS],
+        "colorbars": sum(1 for a in axes if _is_colorbar(a) and _on_page(a)),  # a hidden one shows nothing
+        "colorbar_maps": [_colorbar_map(a) for a in axes if _is_colorbar(a) and _on_page(a)][:MAX_COLORBARS],
         "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
         "figures": len(plt.get_fignums()),
     }
