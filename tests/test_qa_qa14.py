@@ -1,6 +1,5 @@
-"""qa14's regression corpus (tests/qa/qa14/): two correct styles the contract allows, seven single
-bugs and six hostile files, each charged once, in its own task, and never named as a mistake it
-is not.
+"""qa14's regression corpus (tests/qa/qa14/): two correct styles the contract allows, single bugs
+and hostile files, each charged once, in its own task, and never named as a mistake it is not.
 
 Each file is a whole student attention.py; its header gives its per-part scores and the mistakes
 the feedback names. What was wrong before (main at c871439), and is fixed:
@@ -28,6 +27,14 @@ the feedback names. What was wrong before (main at c871439), and is fixed:
 - h01: torch.__getstate__()["_C"] reached torch's private names, which the static pass did not see
   (a name as text in a subscript), and popped the trace's modes around library calls: 100 with no
   flag. __getstate__ is now read as the evasion it is (each rule its code reaches fails, as does E).
+- b18, b19: A.3 giving a 3-D mask a head axis of its own, or expanding a 2-D mask over q.size(0):
+  A.3 never had a (B, Lq, Lk) mask with 3-D inputs nor an (Lq, Lk) mask with 4-D ones, and the
+  later parts re-graded with a trusted A.3: 100. A.3's values check now has both: A=27.
+- b20, b21: B.1 or C.3 fusing the projections' weights on the first forward and using them from
+  then on (training changes nothing): 100. Their values checks now load other weights and run
+  again: B=4, C=19. The public checks do the same.
+- b22: causal_mask sliced from a 16x16 table (nanoGPT's block_size buffer): A.4 was tried up to
+  size 5: 100. It now tries 33x40 and 1030 (past GPT-2's 1024): A=29; the public check tries 1030.
 - b14: a mask never applied lost the A.2 dtype check on some seeds only (A=22 or 23): now on every
   seed (a blocked key lies near its row's maximum).
 The public checks (tests/public_agreement.py) fail the bug's own task and no other for the files a

@@ -854,6 +854,14 @@ def check_scaled_dot_product_attention(fn: Callable, lang: str | None = None) ->
         want_output = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H, Lq, dv)
         _values(task, "output", output, want_output, label,
                 tr("the output is the weights times the values.", "输出等于权重乘以值。"))
+    q3, k3, v3, mask3 = q[:, 0], k[:, 0], v[:, 0], _random(B, LQ, LK, seed=9) > -0.5  # no head axis: a (B, Lq, Lk) mask
+    mask3[..., 0] = True
+    got = _call(task, fn, q3, k3, v3, mask3)
+    label = tr("q (2, 4, 7), k (2, 5, 7), v (2, 5, 6) and a (2, 4, 5) mask", "q (2, 4, 7)、k (2, 5, 7)、v (2, 5, 6) 加 (2, 4, 5) 的掩码")
+    output = _tensor(task, "output", got[0] if isinstance(got, tuple) else got, (B, LQ, DV), torch.float32, " = (..., Lq, dv)")
+    _values(task, "output", output, F.scaled_dot_product_attention(q3, k3, v3, attn_mask=mask3), label,
+            tr("the mask broadcasts against the scores (..., Lq, Lk): give it no head axis of its own.",
+               "掩码与分数 (..., Lq, Lk) 广播：不要自己给它加头的维度。"))
     _flows(task, _call(task, fn, q.clone().requires_grad_(), k.clone().requires_grad_(), v.clone().requires_grad_()), "(output, weights)")
     task.passed()
 
@@ -861,7 +869,7 @@ def check_scaled_dot_product_attention(fn: Callable, lang: str | None = None) ->
 def check_causal_mask(fn: Callable, lang: str | None = None) -> None:
     """Task A.4: bool (Lq, Lk), True where key position <= query position, made on `device`."""
     task = Task("A.4", "causal_mask", _language(lang))
-    for args in ((5,), (LQ, 6)):
+    for args in ((5,), (LQ, 6), (1030,)):  # any size: past the tables a model keeps (GPT-2's 1024)
         got = _call(task, fn, *args)
         size_q, size_k = args[0], args[-1]
         call = f"causal_mask({', '.join(map(str, args))})"
@@ -998,8 +1006,18 @@ def check_self_attention(cls: type, lang: str | None = None) -> None:
             tr("the values are the projection of x by W_v, weighted by the weights (a query with every key blocked gets 0).",
                "值是 x 经过 W_v 的投影，再按权重加权（所有 key 都被屏蔽的 query 得到 0）。"),
         )
+    w_q, w_k, w_v = (_linear(task, module, name, dim, seed) for name, seed in (("W_q", 20), ("W_k", 22), ("W_v", 24)))
+    output, _ = _pair(task, _call(task, module, x), ((B, seq, dim), (B, seq, seq)), "(output, weights)")
+    _after_new_weights(task, output, F.scaled_dot_product_attention(w_q(x), w_k(x), w_v(x)).detach(), "W_q, W_k, W_v")
     _flows(task, _call(task, module, x), "(output, weights)")
     task.passed()
+
+
+def _after_new_weights(task: Task, output: torch.Tensor, want: torch.Tensor, layers: str) -> None:
+    """The output of a module that ran once, then had other weights copied into its layers."""
+    _values(task, "output", output, want, tr(f"x after other weights were copied into {layers}", f"把其他权重复制进 {layers} 之后的 x"),
+            tr("use the layers' current weights in every forward: keep no copy of them from an earlier call (training changes them).",
+               "每次 forward 都用各层当前的权重：不要保留之前调用时的副本（训练会改变它们）。"))
 
 
 def check_split_heads(fn: Callable, lang: str | None = None) -> None:
@@ -1245,6 +1263,10 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
             tr("a query whose keys are all blocked gets all zeros: use your masked_softmax, which gives such a row zeros.",
                "所有键都被屏蔽的 query 权重全为 0：用你的 masked_softmax，它会让这样的一行全为 0。"),
         )
+    other = _torch_mha(task, module, seed=50)  # other weights into the layers of a module that has run
+    output, _ = _pair(task, _call(task, module, query), ((B, LQ, E), (B, H, LQ, LQ)), "(output, weights)")
+    _after_new_weights(task, output, _torch_attend(other, query, query, query, None)[0], "W_q, W_k, W_v, W_o")
+    reference = _torch_mha(task, module, seed=30)  # the weights the checks below compare with
     _flows(task, _call(task, module, query), "(output, weights)")
     module.train()
     with torch.random.fork_rng(devices=[]):

@@ -66,6 +66,12 @@ def build_student(student: StudentAPI, cls: str, args: tuple, state: Params, see
     return handle
 
 
+def reload_student(student: StudentAPI, handle: Handle, cls: str, state: Params) -> None:
+    """Other weights into a module that has already run: a forward that kept copies of the first
+    ones (weights fused on its first call) goes on with those, and is caught by its values."""
+    load_weights(student, handle, state, f"{cls} (second weights)", names_of(cls))
+
+
 def load_weights(student: StudentAPI, handle: Handle, state: Params, owner: str, names: tuple[str, ...], private: bool = False) -> None:
     """Load `state` (the contract's parameter names) into the student's module.
 

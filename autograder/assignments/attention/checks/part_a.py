@@ -285,6 +285,14 @@ def test_sdpa_values(student: StudentAPI, gen):
         scores = reference().attention_scores(q, k)
         expect_close(weights, ref_w, "scaled_dot_product_attention (weights)", _sdpa_variants(scores, mask))
         expect_close(output, ref_out, "scaled_dot_product_attention (output)")
+    # masks broadcast as the contract says: (B, Lq, Lk) with inputs without heads, (Lq, Lk) with heads
+    q3, k3, v3 = q[:, 0], k[:, 0], v[:, 0]  # (B, L, d)
+    for args, said in (((q3, k3, v3, random_mask(gen, B, LQ, LK)), "q, k, v (B, L, d) and a (B, Lq, Lk) mask"),
+                       ((q, k, v, random_mask(gen, LQ, LK)), "q, k, v (B, H, L, d) and an (Lq, Lk) mask")):
+        output, weights = expect_pair(student.call("scaled_dot_product_attention", *args), f"scaled_dot_product_attention with {said}")
+        ref_out, ref_w = reference().scaled_dot_product_attention(*args)
+        expect_close(weights, ref_w, f"scaled_dot_product_attention with {said} (weights)")
+        expect_close(output, ref_out, f"scaled_dot_product_attention with {said} (output)")
 
 
 @check("A.3", 2, "scaled_dot_product_attention: agrees with torch's F.scaled_dot_product_attention")
@@ -344,7 +352,8 @@ def test_sdpa_gradients(student: StudentAPI, gen):
 # --------------------------------------------------------------------------------------------- A.4
 @check("A.4", 2, "causal_mask: square and rectangular masks, True where key ≤ query")
 def test_causal_mask_values(student: StudentAPI, gen):
-    for args in ((LQ,), (LQ, LK), (LK, LQ)):
+    # sizes past the tables a model keeps (nanoGPT's block_size, GPT-2's 1024): "any size", the contract says
+    for args in ((LQ,), (LQ, LK), (LK, LQ), (33, 40), (1030,)):
         mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool, "mask_dtype")
         expected = reference().causal_mask(*args)
         if not torch.equal(mask, expected):

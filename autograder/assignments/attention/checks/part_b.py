@@ -7,7 +7,7 @@ import torch
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, vjp_checked,
+    Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, reload_student, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.support import B, DH, LK, backward_pair, expect_pair, expect_rule, expect_tensor, randn, random_mask, reference
@@ -90,6 +90,9 @@ def test_self_attention_shapes(student: StudentAPI, gen, seed):
 def test_self_attention_values(student: StudentAPI, gen, seed):
     state, handle, x, _ = _setup(student, gen, seed)
     _expect_reference(student, handle, state, x, None, "SelfAttention.forward")
+    again = attention_state(gen, D, NAMES)
+    reload_student(student, handle, "SelfAttention", again)
+    _expect_reference(student, handle, again, x, None, "SelfAttention.forward after loading other weights")
 
 
 @check("B.1", 2, "SelfAttention: the mask is used (True = may attend)")

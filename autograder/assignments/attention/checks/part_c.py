@@ -7,7 +7,7 @@ import torch
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_interleaved, merge_no_transpose, mha, mha_variants, split_correct, split_interleaved, split_no_transpose, vjp_checked,
+    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_interleaved, merge_no_transpose, mha, mha_variants, reload_student, split_correct, split_interleaved, split_no_transpose, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
@@ -151,6 +151,11 @@ def test_mha_values(student: StudentAPI, gen, seed):
     output, weights = forward_checked(student, handle, MHA, OUT, SELF_WEIGHTS, x)
     expected = build_reference("MultiHeadAttention", (E, H), state)(x)
     expect_attention(output, weights, expected, MHA, mha_variants(state, H, x))
+    again = attention_state(gen, E)
+    reload_student(student, handle, "MultiHeadAttention", again)
+    output, weights = forward_checked(student, handle, f"{MHA} after loading other weights", OUT, SELF_WEIGHTS, x)
+    expected = build_reference("MultiHeadAttention", (E, H), again)(x)
+    expect_attention(output, weights, expected, f"{MHA} after loading other weights", mha_variants(again, H, x))
 
 
 @check("C.3", 2, "MultiHeadAttention: cross-attention (key/value of another length); key defaults to query, value to key")
