@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import re
 import warnings
@@ -423,3 +424,15 @@ def test_a_slow_statement_at_the_top_of_a_py_file_is_stopped_alone(grade):
     from autograder.feedback.formats.view import translate_note
     said = next(e for e in result.events if "while time.monotonic() < _end" in e)
     assert "顶层语句" in (translate_note(said, "zh") or ""), said
+
+
+def test_a_users_own_pytest_settings_do_not_reach_the_checks(grade, monkeypatch):
+    """PYTEST_ADDOPTS=-v (needs the terminal plugin the checks leave out) or -x stopped every run
+    of the checks: "the hidden checks could not run". The grader sets the user's settings aside."""
+    from tests.conftest import REFERENCE
+
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-v -x")
+    result = grade(REFERENCE.read_text(encoding="utf-8"), name="addopts", parts={"A"})
+    assert not result.grader_error, result.grader_error
+    assert [(p.part, p.score) for p in result.parts] == [("A", 32.0)]
+    assert os.environ["PYTEST_ADDOPTS"] == "-v -x"  # given back

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import secrets
 import time
@@ -143,6 +144,20 @@ UNUSED_PYTEST_PLUGINS = (
 AUTOLOAD_OFF = ["--disable-plugin-autoload"] if pytest.version_tuple >= (8, 4) else []
 
 
+HOST_PYTEST_VARIABLES = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")  # a user's own pytest settings (-v, -x, a plugin)
+
+
+@contextlib.contextmanager
+def _without_host_pytest_settings() -> Iterator[None]:
+    """The checks run with the grader's pytest options only: the user's PYTEST_ADDOPTS (-v needs the
+    terminal plugin the checks leave out: the run would stop) and PYTEST_PLUGINS are set aside."""
+    saved = {name: os.environ.pop(name) for name in HOST_PYTEST_VARIABLES if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
+
+
 def check_files(parts: frozenset[str] | None, tasks: frozenset[str] | None) -> list[str]:
     """The check files to collect (CHECK_FILE_PATTERN): those of the selected parts (part_a.py for "A" or "A.2")
     when each has one, else the whole folder (collecting one file instead of six saves ~0.05 s)."""
@@ -169,7 +184,7 @@ def run_checks(
     fast = [*AUTOLOAD_OFF, "--assert=plain"]
     collect = ["-o", f"python_files={CHECK_FILE_PATTERN}"]  # the checks are part_*.py, not test_*.py
     args = [*check_files(parts, tasks), *quiet, *fast, *collect, "--rootdir", str(current().checks_dir), "-c", str(Path(__file__).parent / "checks" / "pytest.ini")]
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(record=True):  # shown nowhere, as before
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(record=True), _without_host_pytest_settings():  # shown nowhere
         code = pytest.main(args, plugins=[plugin])
     if code == pytest.ExitCode.NO_TESTS_COLLECTED and (parts or tasks is not None or visible_only):
         return []  # a part without checks
