@@ -34,7 +34,8 @@ the feedback names. What was wrong before (main at c871439), and is fixed:
   then on (training changes nothing): 100. Their values checks now load other weights and run
   again: B=4, C=19. The public checks do the same.
 - b22: causal_mask sliced from a 16x16 table (nanoGPT's block_size buffer): A.4 was tried up to
-  size 5: 100. It now tries 33x40 and 1030 (past GPT-2's 1024): A=29; the public check tries 1030.
+  size 5: 100. It now tries 33x40 and 130 (not 1030: a right mask filled entry by entry would
+  take 5.6 s there): A=29; the public check tries 130.
 - b14: a mask never applied lost the A.2 dtype check on some seeds only (A=22 or 23): now on every
   seed (a blocked key lies near its row's maximum).
 The public checks (tests/public_agreement.py) fail the bug's own task and no other for the files a

@@ -869,7 +869,7 @@ def check_scaled_dot_product_attention(fn: Callable, lang: str | None = None) ->
 def check_causal_mask(fn: Callable, lang: str | None = None) -> None:
     """Task A.4: bool (Lq, Lk), True where key position <= query position, made on `device`."""
     task = Task("A.4", "causal_mask", _language(lang))
-    for args in ((5,), (LQ, 6), (1030,)):  # any size: past the tables a model keeps (GPT-2's 1024)
+    for args in ((5,), (LQ, 6), (130,)):  # any size: past the small tables a model keeps (nanoGPT's block_size)
         got = _call(task, fn, *args)
         size_q, size_k = args[0], args[-1]
         call = f"causal_mask({', '.join(map(str, args))})"
