@@ -778,21 +778,3 @@ def test_a_named_tuple_result_comes_back_as_the_tuple_it_is():
     exported = Dispatcher()._export(AttentionResult(torch.ones(2), torch.zeros(3)))  # noqa: SLF001
     assert type(exported) is tuple and [t.tolist() for t in exported] == [[1.0, 1.0], [0.0, 0.0, 0.0]]
 
-
-def test_a_keeper_that_said_how_its_worker_ended_is_not_signalled_again(tmp_path):
-    """pids wrap (at 32768 on a Linux default): a keeper that has reported its worker's end exits
-    by itself, and by the time its worker is reaped (a grade later) its pid may be another
-    process's, another grader's keeper or worker. kill() then signals nothing by that pid."""
-    from autograder.grading.worker.client import WorkerProcess
-
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])  # holds the keeper's old pid
-    ours, theirs = socket.socketpair()
-    status_read, status_write = os.pipe()
-    try:
-        WorkerProcess(keeper=other.pid, sock=ours, status_fd=status_read, scratch=str(tmp_path), ended={"exit": 0}).kill()
-        assert other.poll() is None, "kill() signalled a pid its keeper no longer owned"
-    finally:
-        other.kill()
-        other.wait()
-        theirs.close()
-        os.close(status_write)

@@ -300,20 +300,14 @@ class WorkerProcess:
         if self.worker and self.ended is None:
             _kill(self.worker)
             self.read_status(KEEPER_REPORT_SECONDS)
-        # A keeper that said how its worker ended has left nothing behind (the worker's pid
-        # namespace, or the keeper's own kill_uid) and exits by itself: its pid, and the uid made
-        # from it, may already be another grader's (pids wrap at 32768), so neither is signalled.
-        alive = self.ended is None
         if self.uid is not None and sandbox.is_root():
-            if alive:
-                sandbox.kill_uid(self.uid)
+            sandbox.kill_uid(self.uid)
         elif self.worker:
-            try:  # a process group's id is not given out again while the group has a member
+            try:
                 os.killpg(self.worker, signal.SIGKILL)
             except OSError:
                 pass
-        if alive:
-            _kill_and_wait(self.keeper, KEEPER_REPORT_SECONDS)
+        _kill_and_wait(self.keeper, KEEPER_REPORT_SECONDS)
         self.sock.close()
         os.close(self.status_fd)
         shutil.rmtree(self.scratch, ignore_errors=True)

@@ -33,6 +33,7 @@ from autograder.grading.chunks import SourcePlaces, frame_where, line_where, spl
 from autograder.grading.worker.protocol import Handle, Refused
 
 STUDENT_MARK = types.SimpleNamespace(__attnkit_student__=True)  # what a name no module has yet counts as
+MAX_COPIED_ELEMENTS = 1 << 24  # a returned tensor up to this size is sent as a copy
 MAX_TRACED_NAMES = 512  # names reported per traced call (a call uses a few dozen)
 STDLIB = os.path.dirname(os.__file__)
 MAX_AUDIT_EVENTS = 64  # audit events reported per worker
@@ -502,7 +503,8 @@ class Dispatcher:
         if isinstance(value, tuple):  # a named tuple (typing.NamedTuple) is the pair the contract asks for too
             return tuple(self._export(v) for v in tuple.__iter__(value))
         if isinstance(value, torch.Tensor) and type(value) in (torch.Tensor, torch.nn.Parameter):
-            return value.detach().clone()  # its own storage: nothing the student left behind (a __del__) rewrites it later
+            detached = value.detach()  # a copy of its own: nothing the student left behind (a __del__) rewrites it later;
+            return detached.clone() if detached.numel() <= MAX_COPIED_ELEMENTS else detached  # not a huge view: refused as such
         if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
             return Refused(f"a numpy {type(value).__name__}; return a torch.Tensor")
         return value
