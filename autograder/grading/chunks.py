@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 
 FSTRING_START, FSTRING_END = getattr(tokenize, "FSTRING_START", -1), getattr(tokenize, "FSTRING_END", -1)
+
+DEFINITION_RE = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)  # a top-level function or class, in text
 
 
 def _string_rows(source: str) -> set[int]:

@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from autograder.assignment import current
 from autograder.errors import SubmissionError
-from autograder.grading.chunks import Cells
+from autograder.grading.chunks import DEFINITION_RE, Cells
 from autograder.grading.integrity.syntax import bindings
 from autograder.feedback.i18n import LANGS, t
 from autograder.feedback.shown import clean_name, name_key
@@ -372,7 +372,7 @@ def _task_names_in(cells: list[tuple[int, str]], tasks: set[str] | None = None) 
     for number, text in cells:
         tree = _parsed(text)
         # a cell that does not parse still says what it defines: graded whole, its syntax error is said
-        bound = _top_level_names(tree) if tree else set(TOP_DEFINITION.findall(text))
+        bound = _top_level_names(tree) if tree else set(DEFINITION_RE.findall(text))
         names = sorted(bound & tasks)
         if names:
             found[number] = names
@@ -402,7 +402,6 @@ def _only(text: str, nodes: list[ast.stmt]) -> str:
 ANYWHERE = (0, 1 << 62)  # a range of cell numbers holding every cell
 MAX_CELL_NOTES = 8  # notes on the student's own cells, and names in each: the feedback stays readable
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-TOP_DEFINITION = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)  # a top-level function or class, in text
 
 
 def _parsed(text: str) -> ast.Module | None:

@@ -12,7 +12,6 @@ import ast
 import contextlib
 import linecache
 import os
-import re
 import signal
 import socket
 import sys
@@ -29,7 +28,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from autograder.grading.worker import standins
 from autograder.grading.worker.devicetrace import DeviceTracer  # here: a worker cannot import after isolation
-from autograder.grading.chunks import SourcePlaces, frame_where, line_where, split_chunks
+from autograder.grading.chunks import DEFINITION_RE, SourcePlaces, frame_where, line_where, split_chunks
 from autograder.grading.worker.protocol import Handle, Refused
 
 STUDENT_MARK = types.SimpleNamespace(__attnkit_student__=True)  # what a name no module has yet counts as
@@ -43,7 +42,6 @@ AUDITED = frozenset({  # Python audit events reported to the grader (it maps the
     "gc.get_objects", "gc.get_referrers", "gc.get_referents", "open",
 })
 
-DEFINITION_RE = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)  # a top-level function or class
 
 def _said(text_of: Callable[[], str], fallback: str) -> str:
     """What the student's exception says of itself: its __str__ (or its class's __name__) is the
@@ -362,7 +360,7 @@ class Dispatcher:
         # one line calls the student, traced or not: the stack it sees does not tell them apart
         with tracer or contextlib.nullcontext():
             value = target(*args, **kwargs)
-        if tracer and before:
+        if tracer is not None and before is not None:
             elsewhere = ran_elsewhere(before, threads_seen(), self._ambient)
             return {"value": self._export(value), **tracer.report(), "elsewhere": elsewhere, "probe": probe_tracer()}
         if request.get("devices"):  # where the tensors of the result live (e.g. "meta"), not their values

@@ -73,7 +73,6 @@ def expect_close(
     """Numbers must match the reference; if not, name a known mistake when one matches."""
     expect_tensor(actual, where, tuple(expected.shape))
     a, e = actual.to(torch.float64), expected.to(torch.float64)
-    atol = max(atol, rounding_error(actual, expected))
     if torch.isnan(a).any() and not torch.isnan(e).any():
         raise_keyed_with_diagnosis(actual, candidates, "nan_values", where=where, what=what)
     if values_close(actual, expected, rtol=rtol, atol=atol):
