@@ -424,7 +424,7 @@ class NoNamespacesFactory(WorkerFactory):
         theirs.close()
         self.pid, self.control, self._replies = self.process.pid, ours, b""
         self._sent = self._answered = 0
-        self._keepers: dict[int, int] = {}
+        self._keepers: dict[int, tuple[int, int]] = {}
 
 
 @pytest.fixture(scope="module")
@@ -628,6 +628,34 @@ def test_an_interrupt_while_a_worker_starts_waits_until_closing_it_ends_its_keep
     with pytest.raises(ProcessLookupError):  # the keeper has ended (the template reaps its keepers at once)
         os.kill(keepers[0], 0)
     del raised  # the traceback held the interrupted frames: nothing depended on it being gone
+
+
+def test_closing_a_worker_whose_keeper_has_ended_spares_the_process_that_took_its_pid(tmp_path):
+    """Pids wrap (pid_max 32768 here), so a worker closed a while after its keeper ended may find
+    the keeper's pid, and the uid made from it, in use by another grader's worker: killing by pid
+    or uid then killed that one. The keeper is now known by a pidfd opened when its pid was read."""
+    from autograder.grading.worker.client import WorkerProcess
+
+    ended = subprocess.Popen(["true"])
+    ended_fd = os.pidfd_open(ended.pid)
+    ended.wait()
+    uid = UID_BASE + 4242  # stands for the uid made from the reused pid
+    # The process that now has the keeper's pid and uid (when root: it runs as that uid).
+    other = subprocess.Popen(["sleep", "60"], user=uid if is_root() else None)
+    sock, _ = socket.socketpair()
+    status_read, status_write = os.pipe()
+    os.close(status_write)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    closing = WorkerProcess(keeper=other.pid, keeper_fd=ended_fd, sock=sock, status_fd=status_read, scratch=str(scratch), uid=uid if is_root() else None)
+    try:
+        closing.kill()
+        time.sleep(0.1)
+        assert other.poll() is None, "closing a worker killed a process that is not its keeper"
+        assert not scratch.exists()
+    finally:
+        other.kill()
+        other.wait()
 
 
 DYNAMO_PROBE = """

@@ -109,7 +109,7 @@ class WorkerFactory:
         self._replies = b""
         self._spawned = False
         self._sent = self._answered = 0  # spawn requests sent, replies read: the template answers in order
-        self._keepers: dict[int, int] = {}  # request number -> its keeper's pid, for replies read ahead
+        self._keepers: dict[int, tuple[int, int]] = {}  # request number -> its keeper (pid, pidfd), for replies read ahead
 
     def prepare(self, config: SandboxConfig, preload: tuple[str, ...] = (), stand_ins: str = "") -> None:
         """Ask now for the worker that the next `request` with these arguments will get: the
@@ -152,13 +152,15 @@ class WorkerFactory:
         """The worker of a request: waits until the template has forked its keeper."""
         try:
             while requested.number not in self._keepers:
-                self._keepers[self._answered] = json.loads(self._read_reply())["keeper"]
+                keeper = json.loads(self._read_reply())["keeper"]
+                self._keepers[self._answered] = keeper, _pidfd(keeper)
                 self._answered += 1
         except (OSError, ValueError, KeyError) as error:
             requested.sock.close()
             os.close(requested.status_fd)
             raise TemplateError(f"the worker template is not answering ({error})") from None
-        return WorkerProcess(keeper=self._keepers.pop(requested.number), sock=requested.sock, status_fd=requested.status_fd, scratch=requested.scratch)
+        keeper, keeper_fd = self._keepers.pop(requested.number)
+        return WorkerProcess(keeper=keeper, keeper_fd=keeper_fd, sock=requested.sock, status_fd=requested.status_fd, scratch=requested.scratch)
 
     def _read_reply(self) -> bytes:
         while b"\n" not in self._replies:
@@ -193,19 +195,25 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _kill_and_wait(pid: int, timeout: float) -> None:
-    """SIGKILL a process that is not our child and wait (bounded) until it has ended."""
+def _pidfd(pid: int) -> int:
+    """A pidfd of `pid`, opened now: it keeps naming that process after the pid is reused (-1: gone)."""
     try:
-        handle = os.pidfd_open(pid)
-    except OSError:  # already gone
-        return
-    try:
-        signal.pidfd_send_signal(handle, signal.SIGKILL)
-        select.select([handle], [], [], timeout)  # readable once the process has ended
+        return os.pidfd_open(pid)
     except OSError:
+        return -1
+
+
+def _has_ended(pidfd: int) -> bool:
+    return pidfd < 0 or bool(select.select([pidfd], [], [], 0)[0])  # readable once the process has ended
+
+
+def _kill_and_wait(pidfd: int, timeout: float) -> None:
+    """SIGKILL the process of `pidfd` (not our child) and wait (bounded) until it has ended."""
+    try:
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        select.select([pidfd], [], [], timeout)
+    except OSError:  # already gone
         pass
-    finally:
-        os.close(handle)
 
 
 def remove_stale_scratch() -> int:
@@ -240,6 +248,7 @@ class RequestedWorker:
 @dataclass
 class WorkerProcess:
     keeper: int
+    keeper_fd: int  # a pidfd of the keeper (-1: it was gone): its pid, and the uid made from it, are reused once it is reaped
     sock: socket.socket
     status_fd: int
     scratch: str
@@ -298,16 +307,22 @@ class WorkerProcess:
         keeper once it has reaped the worker and said so: a keeper killed first would leave the
         dying worker orphaned for a moment, outliving the grader."""
         if self.worker and self.ended is None:
-            _kill(self.worker)
+            if not _has_ended(self.keeper_fd):
+                _kill(self.worker)
             self.read_status(KEEPER_REPORT_SECONDS)
-        if self.uid is not None and sandbox.is_root():
-            sandbox.kill_uid(self.uid)
-        elif self.worker:
-            try:
-                os.killpg(self.worker, signal.SIGKILL)
-            except OSError:
-                pass
-        _kill_and_wait(self.keeper, KEEPER_REPORT_SECONDS)
+        # A keeper that has ended reaped its worker, and the worker's pid namespace (or the
+        # keeper's kill_uid) took all it started: its pid and uid may now be another grader's.
+        if not _has_ended(self.keeper_fd):
+            if self.uid is not None and sandbox.is_root():
+                sandbox.kill_uid(self.uid)
+            elif self.worker:
+                try:
+                    os.killpg(self.worker, signal.SIGKILL)
+                except OSError:
+                    pass
+            _kill_and_wait(self.keeper_fd, KEEPER_REPORT_SECONDS)
+        if self.keeper_fd >= 0:
+            os.close(self.keeper_fd)
         self.sock.close()
         os.close(self.status_fd)
         shutil.rmtree(self.scratch, ignore_errors=True)
