@@ -381,6 +381,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{file}: cell {number} is not an answer cell (tagged attnkit:answer), but it defines {names}, which your answer cells use or define again: the grader ran those definitions in notebook order, as Run All does, and nothing else of that cell; keep your code in the answer cells",
         "zh": "{file}：第 {number} 个单元格不是作答单元格（标签 attnkit:answer），但它定义了 {names}，你的作答单元格用到或重新定义了它：评分器按笔记本中的顺序（与 Run All 相同）运行了这些定义，该单元格的其余代码没有运行；请把代码写在作答单元格里",
     },
+    "submission.answer_after_check": {
+        "en": "{file}: cell {number} defines {names} again, after the check of that task (cell {check}): a task is graded as its check cell saw it, so that definition was not run; keep each task in its own answer cell",
+        "zh": "{file}：第 {number} 个单元格在该任务的检查单元格（第 {check} 个）之后又定义了 {names}：任务按它的检查单元格当时看到的代码评分，所以这个定义没有运行；请把每个任务写在它自己的作答单元格里",
+    },
     "submission.untagged_answer": {
         "en": "{file}: no answer cell (tagged attnkit:answer) writes these tasks, so the cells that define them were graded as your answer cells, each run whole: cells {cells}; your other cells give only the definitions your answers use. Keep each task in its answer cell",
         "zh": "{file}：没有作答单元格（标签 attnkit:answer）写这些任务，所以定义它们的单元格被当作你的作答单元格评分，每个都整格运行：单元格 {cells}；你的其他单元格只提供作答用到的定义。请把每个任务写在它的作答单元格里",

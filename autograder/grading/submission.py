@@ -201,6 +201,9 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         own = [cell for cell in own if cell not in promoted and cell not in own_setup]
         notes.append(t("submission.untagged_answer", file=where,
                        cells=", ".join(f"{number} ({', '.join(names)})" for number, names in _task_names_in(promoted).items())))
+    answers, late = _without_late_answers(answers, sorted(checks))
+    notes.extend(t("submission.answer_after_check", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES]), check=check)
+                 for number, (names, check) in sorted(late.items())[:MAX_CELL_NOTES])
     graded = answers or own  # no answer cell, no task written: graded as every cell of the student's
     if answers:
         kept = _own_definitions(answers, own, sorted(checks))
@@ -328,6 +331,30 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]],
     texts = dict(own)
     return {number: (_only(texts[number], list(nodes)), sorted(set().union(*(_top_level_names(ast.Module([n], [])) for n in nodes))))
             for number, nodes in sorted(kept.items()) if nodes}
+
+
+def _without_late_answers(answers: list[tuple[int, str]], checks: list[int]) -> tuple[list[tuple[int, str]], dict[int, tuple[list[str], int]]]:
+    """The answer cells without the definitions of a task written again below that task's check
+    cell (the check after the first answer cell that defines it): a task is graded as its check
+    cell saw it (the contract), so a later task's cell that writes it again (an unscaled
+    MultiHeadAttention in the block's cell) changes neither that task nor the tasks that use it.
+    Also {cell number: (the names left out, the check cell)}."""
+    tasks = set(current().task_names.values())
+    checked: dict[str, int] = {}  # task name -> the check cell after its first answer cell
+    kept, late = [], {}
+    for number, text in answers:
+        tree = _parsed(text)
+        nodes = list(tree.body) if tree else []
+        again = [node for node in nodes if isinstance(node, _DEFINITIONS) and checked.get(node.name, ANYWHERE[1]) < number]
+        for node in nodes:
+            if isinstance(node, _DEFINITIONS) and node.name in tasks:
+                checked.setdefault(node.name, next((check for check in checks if check > number), ANYWHERE[1]))
+        if again:
+            kept.append((number, _only(text, [node for node in nodes if node not in again])))
+            late[number] = ([node.name for node in again], checked[again[0].name])
+        else:
+            kept.append((number, text))
+    return kept, late
 
 
 def _untagged_answers(answers: list[tuple[int, str]], own: list[tuple[int, str]]) -> list[tuple[int, str]]:

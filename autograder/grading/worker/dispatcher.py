@@ -33,7 +33,10 @@ from autograder.grading.worker.protocol import Handle, Refused
 
 STUDENT_MARK = types.SimpleNamespace(__attnkit_student__=True)  # what a name no module has yet counts as
 MAX_COPIED_ELEMENTS = 1 << 24  # a returned tensor up to this size is sent as a copy
-MAX_TRACED_NAMES = 512  # names reported per traced call (a call uses a few dozen)
+MAX_TRACED_NAMES = 16384  # names reported per traced call (a call uses a few dozen; more than torch has, so that no
+# flood of other names can push a banned one out of the report: they are sent sorted)
+TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+MAX_CALLER_FRAMES = 64  # frames looked at above each torch function call for torch's own Python code
 STDLIB = os.path.dirname(os.__file__)
 MAX_AUDIT_EVENTS = 64  # audit events reported per worker
 AUDITED = frozenset({  # Python audit events reported to the grader (it maps them to integrity flags)
@@ -590,15 +593,32 @@ class _FunctionNames(torch.overrides.TorchFunctionMode):
 
     An argument whose type has its own __torch_function__ (a tensor subclass, or any object) is
     handed the function with this mode switched off, as _AtenOps hands a __torch_dispatch__: what
-    it runs then (nn.MultiheadAttention, a look at the stack) is not seen, so that it ran is noted."""
+    it runs then (nn.MultiheadAttention, a look at the stack) is not seen, so that it ran is noted.
+
+    Library code written in Python reaches torch functions with plain names (the quantizable
+    MultiheadAttention of torch.ao runs linear, bmm, softmax): the classes and functions of torch's
+    own Python code on the stack of each call are noted too, by the first part of their qualified
+    name ("MultiheadAttention" for MultiheadAttention._forward_impl)."""
 
     def __init__(self, seen: set[str], subclassed: list[bool]):
         super().__init__()
         self.seen = seen
         self.subclassed = subclassed
+        self._callers: dict[types.CodeType, str] = {}  # code -> its name to note ('' for code not of torch's)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         self.seen.add(str(getattr(func, "__name__", func)))
+        frame = sys._getframe(1)
+        for _ in range(MAX_CALLER_FRAMES):
+            if frame is None:
+                break
+            code = frame.f_code
+            name = self._callers.get(code)
+            if name is None:
+                name = self._callers[code] = code.co_qualname.split(".", 1)[0] if code.co_filename.startswith(TORCH_DIR) else ""
+            if name:
+                self.seen.add(name)
+            frame = frame.f_back
         if not self.subclassed and any(_own_torch_function(kind) for kind in types):
             self.subclassed.append(True)
         return func(*args, **(kwargs or {}))

@@ -180,6 +180,12 @@ def test_masked_softmax_fully_blocked(student: StudentAPI, gen):
             raise fail_with("masked_softmax: a fully blocked row is not all zeros", "fully_masked_uniform")
         raise CheckFailure.keyed("fully_blocked_not_zero")
     expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a fully blocked row")
+    # every row blocked (a batch of padding only): a shortcut such as `if mask.any():` skips the mask
+    everything = expect_tensor(student.call("masked_softmax", scores, torch.zeros_like(mask)), "masked_softmax with every key blocked", (LQ, LK))
+    if torch.isnan(everything).any():
+        raise fail_with("masked_softmax: a mask that blocks every key gives NaN", "fully_masked_nan")
+    if everything.abs().sum() > 0:
+        raise CheckFailure.keyed("fully_blocked_not_zero")
     for dtype in (torch.float16, torch.bfloat16):  # kept dtypes, where a guard such as clamp(min=1e-9) is 0: 0/0
         try:  # the blocked row alone: the dtype, its other rows and a crash are masked_softmax_dtypes' subject
             row = expect_tensor(student.call("masked_softmax", scores.to(dtype), mask), f"masked_softmax on {dtype}", (LQ, LK))[1]
@@ -208,7 +214,7 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
     expect_close(grad, grad_of(leaf), "the gradient of masked_softmax", what="gradients")
 
 
-@check("A.2", 1, "masked_softmax: large scores (×300) stay finite and correct")
+@check("A.2", 1, "masked_softmax: large scores (×300) stay finite and correct, and a blocked key's score, however high, changes nothing")
 def test_masked_softmax_large_logits(student: StudentAPI, gen):
     scores = randn(gen, B, LQ, LK, scale=300.0)
     weights = student.call("masked_softmax", scores.float())
@@ -216,6 +222,12 @@ def test_masked_softmax_large_logits(student: StudentAPI, gen):
     if not torch.isfinite(expect_tensor(weights, "masked_softmax", (B, LQ, LK))).all() and _no_max_subtraction(weights, scores.float(), None):
         raise fail_with("masked_softmax: large scores give NaN or inf", "softmax_no_max_subtraction")
     expect_close(weights, expected, "masked_softmax on large scores", rtol=1e-4, atol=1e-6)
+    # blocked keys 1000 above the allowed ones: the maximum subtracted must be over the allowed keys
+    # (the contract), or every allowed weight of the row underflows to 0
+    mask = random_mask(gen, B, LQ, LK)
+    high = torch.where(mask, scores, scores.amax(-1, keepdim=True) + 1000.0).float()
+    weights = expect_tensor(student.call("masked_softmax", high, mask), "masked_softmax", (B, LQ, LK))
+    expect_close(weights, reference().masked_softmax(high, mask), "masked_softmax where blocked keys score far above the allowed ones", rtol=1e-4, atol=1e-6)
 
 
 @check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32 without overflow")
@@ -279,11 +291,14 @@ def test_sdpa_shapes(student: StudentAPI, gen):
 @check("A.3", 1, "scaled_dot_product_attention: values with and without a mask")
 def test_sdpa_values(student: StudentAPI, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
-    for mask in (None, random_mask(gen, B, H, LQ, LK)):
+    # the last mask blocks every key (a batch of padding only: zeros, never a shortcut past the mask)
+    for mask in (None, random_mask(gen, B, H, LQ, LK), torch.zeros(B, H, LQ, LK, dtype=torch.bool)):
         output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v, mask), "scaled_dot_product_attention")
         ref_out, ref_w = reference().scaled_dot_product_attention(q, k, v, mask)
         scores = reference().attention_scores(q, k)
-        expect_close(weights, ref_w, "scaled_dot_product_attention (weights)", _sdpa_variants(scores, mask))
+        # every key blocked: ignoring the mask and inverting it give the same weights, so no mistake is named
+        variants = _sdpa_variants(scores, mask) if mask is None or mask.any() else None
+        expect_close(weights, ref_w, "scaled_dot_product_attention (weights)", variants)
         expect_close(output, ref_out, "scaled_dot_product_attention (output)")
     # masks broadcast as the contract says: (B, Lq, Lk) with inputs without heads, (Lq, Lk) with heads
     q3, k3, v3 = q[:, 0], k[:, 0], v[:, 0]  # (B, L, d)

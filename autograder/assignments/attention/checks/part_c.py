@@ -77,6 +77,9 @@ def test_merge_heads_values(student: StudentAPI, gen):
     merged = student.call("merge_heads", x)
     expect_tensor(merged, "merge_heads", (B, LQ, E))
     expect_match(merged, reference().merge_heads(x), "merge_heads", _merge_variants(x))
+    for shape in ((1, H, LQ, DH), (B, H, 1, DH)):  # one sentence, one position: no axis of size 1 may go
+        x = randn(gen, *shape)
+        expect_match(student.call("merge_heads", x), reference().merge_heads(x), f"merge_heads on {shape}", _merge_variants(x))
 
 
 @check("C.2", 1, "merge_heads: gradients reach x", kind=PROPERTY, gate="merge_heads_values")
@@ -176,7 +179,8 @@ def test_mha_mask(student: StudentAPI, gen, seed):
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
     per_query = random_mask(gen, B, 1, LQ, LK)
     per_query[0, 0, 1] = False  # the contract: a query whose keys are all blocked gets all zeros, never NaN
-    for mask in (random_mask(gen, LQ, LK), per_query, random_mask(gen, B, 1, 1, LK)):  # the last: a key-padding mask
+    nothing = torch.zeros(B, 1, 1, LK, dtype=torch.bool)  # every key blocked: a shortcut such as `if mask.any():` skips the mask
+    for mask in (random_mask(gen, LQ, LK), per_query, random_mask(gen, B, 1, 1, LK), nothing):  # the third: a key-padding mask
         where = f"{MHA} with a mask of shape {tuple(mask.shape)}"
         output, weights = forward_checked(student, handle, where, OUT, WEIGHTS, query, key, key, mask)
         expect_attention(output, weights, reference_module(query, key, key, mask), where, mha_variants(state, H, query, key, key, mask.expand(B, H, LQ, LK)))
