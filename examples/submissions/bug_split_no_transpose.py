@@ -47,8 +47,6 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     scores: (..., Lq, Lk); mask: bool, broadcastable to scores, True = may attend.
     Returns weights of the same shape and dtype: each row sums to 1 over its allowed keys,
     blocked keys get exactly 0, and a row whose keys are all blocked is all zeros (never NaN).
-    Numerically stable: large scores give no inf or NaN, and a blocked key's score, however high,
-    changes nothing (subtract the maximum over the allowed keys, not over all of them).
     Do not call torch.softmax, F.softmax, log_softmax or nn.Softmax, and do not change `scores`.
     """
     if mask is not None:

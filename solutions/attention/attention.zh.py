@@ -45,7 +45,6 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     scores：(..., Lq, Lk)；mask：布尔张量，可广播到 scores 的形状，True = 可以关注。
     返回形状和 dtype 都与 scores 相同的权重：每一行在允许的键上和为 1，被屏蔽的键权重恰好为 0，
     所有键都被屏蔽的一行全为 0（绝不出现 NaN）。
-    数值稳定：分数很大时不出现 inf 或 NaN；被屏蔽的键分数再高也不影响结果（减去允许的键中的最大值，而不是所有键的最大值）。
     不要调用 torch.softmax、F.softmax、log_softmax 或 nn.Softmax，也不要修改 `scores`。
     """
     ### BEGIN SOLUTION

@@ -282,14 +282,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "cells_wrong": {"en": "the cells do not show the weight matrix (rows = keys, columns = queries)", "zh": "格子显示的不是权重矩阵（行 = key，列 = query）"},
     "axis_unlabelled": {"en": "no label on the {which}: name what each axis shows (query / key positions)", "zh": "{which}没有标签：写明它表示什么（Query / Key 位置）"},
-    "axis_label_unseen": {
-        "en": "the label of the {which} is set but the picture does not show it (drawn in the background's colour, transparent or hidden): draw it so it can be read",
-        "zh": "{which}的标签已设置，但图中看不到它（颜色与背景相同、透明或被隐藏）：请把它画得能看清",
-    },
-    "title_unseen": {
-        "en": "the title is set but the picture does not show it (drawn in the background's colour, transparent or hidden): draw it so it can be read",
-        "zh": "标题已设置，但图中看不到它（颜色与背景相同、透明或被隐藏）：请把它画得能看清",
-    },
     "axis_labels_swapped": {
         "en": "the axis labels name the wrong axes (horizontal: {xlabel!r}, vertical: {ylabel!r}): queries run across and keys down, so the horizontal label names the queries and the vertical one the keys",
         "zh": "坐标轴标签写反了（横轴：{xlabel!r}，纵轴：{ylabel!r}）：横轴是 Query、纵轴是 Key，标签也应如此",

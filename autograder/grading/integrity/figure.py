@@ -24,8 +24,7 @@ PNG_DPI) at the box's subpixel phase and with the canvas's fractional height (`p
 Agg places glyph rows by it), so the same text gives the same pixels; its box must have the
 reported size (BOX_SIZE_SLACK_PX) and its ink must match the PNG's near the box (normalised
 cross-correlation in numpy, any text colour, at least MIN_LABEL_MATCH). At most MAX_CHECKED_LABELS labels
-are drawn (~3 ms each). The axis labels and titles are drawn again the same way (`unseen_axis_texts`):
-one the PNG does not show counts as absent.
+are drawn (~3 ms each). Axis labels and the title are not compared with pixels.
 
 A label the figure itself partly covers (large labels that run into each other, a colorbar over
 rotated labels: layouts the contract allows) is judged, when the whole label does not match, on
@@ -309,39 +308,6 @@ def _labels_problem(description: dict, axes: dict, image: np.ndarray, x: np.ndar
             elif match < MIN_LABEL_MATCH:
                 return LABEL_NOT_SHOWN
     return LABEL_NOT_SHOWN if checked and hidden == checked else ""  # no label to be seen at all
-
-
-AXIS_TEXTS = ("xlabel", "ylabel", "title", "left title", "right title")  # the description's axistextboxes, in order
-
-
-def unseen_axis_texts(description: dict) -> list[str]:
-    """The axis labels and titles of the graded Axes (AXIS_TEXTS) that its PNG does not show where
-    the description puts them, drawn again as tick labels are: a text set in the background's
-    colour, fully transparent, or kept from the picture by a patched draw has no ink there. One
-    mostly covered by the figure's other parts (a colorbar) is not shown either."""
-    axes = target_axes(description)
-    titles = axes.get("titles") if isinstance(axes.get("titles"), list) else []
-    texts = [axes.get("xlabel", ""), axes.get("ylabel", ""), *(titles + ["", "", ""])[:3]]
-    boxes, fonts = axes.get("axistextboxes", []), axes.get("axistextfonts", [])
-    shown = [bool(str(text).strip()) for text in texts]
-    if not any(shown):
-        return []
-    image = _png(description)
-    gray, png_height = image @ np.array([0.299, 0.587, 0.114]), float(description.get("png_height_px", image.shape[0]))
-    unseen = []
-    for index, (name, text) in enumerate(zip(AXIS_TEXTS, texts)):
-        if not shown[index]:
-            continue
-        try:
-            x0, top, x1, bottom = (float(v) for v in boxes[index])
-            inside = 0 <= x0 <= x1 <= image.shape[1] and 0 <= top <= bottom <= image.shape[0]
-            covering = functools.partial(_covered, description, (axes, "text", index), png_height=png_height)
-            match = _label_match(gray, (x0, top, x1, bottom), str(text), fonts[index], png_height, covering) if inside else None
-        except (KeyError, TypeError, ValueError, IndexError):
-            match = None
-        if match is None or match < MIN_LABEL_MATCH:
-            unseen.append(name)
-    return unseen
 
 
 def warm_up() -> None:

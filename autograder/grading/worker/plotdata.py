@@ -3,7 +3,7 @@
 For every Axes of the figure: the images (imshow) and meshes (pcolormesh, seaborn.heatmap) with
 their arrays, extents or cell edges and colour limits; tick positions and labels, each label's box
 in PNG pixels and its font (for the grader to draw it again: grading/integrity/figure.py); axis
-labels and titles, with their boxes and fonts too; limits; whether a colorbar belongs to the drawing. Plus a small PNG of the whole figure.
+labels; limits; whether a colorbar belongs to the drawing. Plus a small PNG of the whole figure.
 
 A figure the plotting function closed (plt.close: its canvas is then a bare FigureCanvasBase), or one
 on another backend's canvas, is drawn on an Agg canvas of its own. When the kit's drawing fails, the
@@ -145,7 +145,7 @@ def _label_boxes(labels: list[Any], origin: tuple[float, float]) -> list[list[fl
     """Each tick label's box in PNG pixels (left, top, right, bottom); empty for an empty label."""
     boxes = []
     for text in labels[:MAX_LABEL_BOXES]:
-        box = text.get_window_extent() if Text.get_text(text).strip() else None
+        box = text.get_window_extent() if text.get_text().strip() else None
         boxes.append([] if box is None else [float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)])
     return boxes
 
@@ -263,7 +263,6 @@ def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True
     box = ax.get_window_extent()
     (xticks, xlabels), (yticks, ylabels) = _tick_lists(ax.xaxis), _tick_lists(ax.yaxis)
     xlabels_boxed, ylabels_boxed = (xlabels, ylabels) if boxes else ([], [])
-    named = [ax.xaxis.label, ax.yaxis.label, ax.title, ax._left_title, ax._right_title] if boxes else []
     return {
         "box_px": [float(box.x0 - origin[0]), float(origin[1] - box.y1), float(box.x1 - origin[0]), float(origin[1] - box.y0)],
         "images": [_image(i) for i in ax.images],
@@ -281,8 +280,6 @@ def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True
         "ylabel": _label_text(ax.yaxis),
         "title": " ".join(text for text in (_title(ax, loc) for loc in ("center", "left", "right")) if text),
         "titles": [_title(ax, loc) for loc in ("center", "left", "right")],  # each on its own: a title and a panel letter "(a)" beside it
-        "axistextboxes": _label_boxes(named, origin),  # the axis labels and the 3 titles, in that order: the grader looks for their ink too
-        "axistextfonts": _label_fonts(named),
         "xlim": [float(v) for v in ax.get_xlim()],
         "ylim": [float(v) for v in ax.get_ylim()],
     }

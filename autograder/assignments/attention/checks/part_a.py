@@ -214,7 +214,7 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
     expect_close(grad, grad_of(leaf), "the gradient of masked_softmax", what="gradients")
 
 
-@check("A.2", 1, "masked_softmax: large scores (×300) stay finite and correct, and a blocked key's score, however high, changes nothing")
+@check("A.2", 1, "masked_softmax: large scores (×300) stay finite and correct")
 def test_masked_softmax_large_logits(student: StudentAPI, gen):
     scores = randn(gen, B, LQ, LK, scale=300.0)
     weights = student.call("masked_softmax", scores.float())
@@ -222,12 +222,6 @@ def test_masked_softmax_large_logits(student: StudentAPI, gen):
     if not torch.isfinite(expect_tensor(weights, "masked_softmax", (B, LQ, LK))).all() and _no_max_subtraction(weights, scores.float(), None):
         raise fail_with("masked_softmax: large scores give NaN or inf", "softmax_no_max_subtraction")
     expect_close(weights, expected, "masked_softmax on large scores", rtol=1e-4, atol=1e-6)
-    # blocked keys 1000 above the allowed ones: the maximum subtracted must be over the allowed keys
-    # (the contract), or every allowed weight of the row underflows to 0
-    mask = random_mask(gen, B, LQ, LK)
-    high = torch.where(mask, scores, scores.amax(-1, keepdim=True) + 1000.0).float()
-    weights = expect_tensor(student.call("masked_softmax", high, mask), "masked_softmax", (B, LQ, LK))
-    expect_close(weights, reference().masked_softmax(high, mask), "masked_softmax where blocked keys score far above the allowed ones", rtol=1e-4, atol=1e-6)
 
 
 @check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32 without overflow")

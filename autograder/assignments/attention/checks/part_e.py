@@ -28,7 +28,7 @@ from autograder.assignments.attention.checks.support import fail_with, source_fa
 from autograder.grading.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, SHOWN_ATOL, Heatmap, Render, UnreadablePlot, orientations, read_heatmap, render, returned_axes, shows_matrix, shows_values, similarity, target_axes,
 )
-from autograder.grading.integrity.figure import AXIS_TEXTS, figure_problem, smoothed_image, unseen_axis_texts
+from autograder.grading.integrity.figure import figure_problem, smoothed_image
 from autograder.grading.worker.protocol import GOURAUD
 from autograder.grading.integrity.flags import TAMPER, Flag
 from autograder.grading.integrity.rules import figure_verdict
@@ -182,29 +182,7 @@ def draw(student: StudentAPI) -> tuple[dict, Heatmap]:
         key = key_of_english(problem)  # a keyed problem is shown in the page's language
         values = {"problem": problem, "problem_key": key} if key else {"problem": problem}
         raise CheckFailure(f"your figure could not be read reliably: {problem}", key="figure_disagrees", values=values, flags=(flag,))
-    if "unseen" not in _drawn:
-        _drawn["unseen"] = _without_unseen_texts(description)
     return description, heatmap
-
-
-def _without_unseen_texts(description: dict) -> dict[str, str]:
-    """The axis labels and titles the picture does not show (white, transparent...), blanked in
-    the description so that the checks find them absent; returned with the text they had."""
-    axes = target_axes(description)
-    titles = axes.get("titles") if isinstance(axes.get("titles"), list) else []
-    try:
-        unseen = unseen_axis_texts(description)
-    except (KeyError, TypeError, ValueError, IndexError, OSError):
-        unseen = list(AXIS_TEXTS)
-    hidden = {}
-    for name in unseen:
-        if name in ("xlabel", "ylabel"):
-            hidden[name], axes[name] = str(axes.get(name, "")), ""
-        elif AXIS_TEXTS.index(name) - 2 < len(titles):
-            hidden[name], titles[AXIS_TEXTS.index(name) - 2] = str(titles[AXIS_TEXTS.index(name) - 2]), ""
-    if titles:
-        axes["title"] = " ".join(str(text) for text in titles if text)
-    return hidden
 
 
 # A position at either end of a tick label: a number, perhaps after one word that names it, in any
@@ -492,9 +470,6 @@ def test_plot_attention_axis_labels(student: StudentAPI):
     axes = target_axes(description)
     missing = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if not str(axes.get(key, "")).strip()]
     if missing:
-        unseen = _drawn.get("unseen", {})
-        if all(unseen.get(key, "").strip() for key, name in (("xlabel", "horizontal"), ("ylabel", "vertical")) if name in missing):
-            raise CheckFailure.keyed("axis_label_unseen", which=axes_named(missing))
         raise CheckFailure.keyed("axis_unlabelled", which=axes_named(missing))
     xlabel, ylabel = str(axes["xlabel"]).strip()[:80], str(axes["ylabel"]).strip()[:80]
     if heatmap.shape == (LQ, LK):  # queries down the rows: charged by the tick-label check; labels that say so are that mistake
@@ -554,7 +529,5 @@ def test_plot_attention_title(student: StudentAPI):
     titles = axes.get("titles")
     shown = [str(text).strip() for text in titles[:3]] if isinstance(titles, list) else [str(axes.get("title", "")).strip()]
     if not _texts(axes)["title"]:
-        if TITLE in [text.strip() for text in _drawn.get("unseen", {}).values()]:
-            raise CheckFailure.keyed("title_unseen")
         raise CheckFailure.keyed("heatmap_title_missing") if not any(shown) else CheckFailure.keyed("title_wrong")
 
