@@ -201,7 +201,7 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         own = [cell for cell in own if cell not in promoted and cell not in own_setup]
         notes.append(t("submission.untagged_answer", file=where,
                        cells=", ".join(f"{number} ({', '.join(names)})" for number, names in _task_names_in(promoted).items())))
-    answers, late = _without_late_answers(answers, sorted(checks))
+    answers, late = _without_late_answers(answers, [(number, _checked_code(cells[number - 1])) for number in sorted(checks)])
     notes.extend(t("submission.answer_after_check", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES]), check=check)
                  for number, (names, check) in sorted(late.items())[:MAX_CELL_NOTES])
     graded = answers or own  # no answer cell, no task written: graded as every cell of the student's
@@ -269,6 +269,11 @@ def _cell_code(cell: dict, where: str, number: int) -> str:
     return "\n".join(_magic_blanked(ln) for ln in text.splitlines()) + "\n"
 
 
+def _checked_code(cell: dict) -> str:
+    """A check cell's code, magics blanked; empty when its source is malformed."""
+    return "\n".join(_magic_blanked(line) for line in (_source_text(cell) or "").splitlines())
+
+
 def _source_text(cell: dict) -> str | None:
     """A cell's source as one string (nbformat allows a string or a list of lines); None when it is neither."""
     source = cell.get("source", "")
@@ -333,22 +338,31 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]],
             for number, nodes in sorted(kept.items()) if nodes}
 
 
-def _without_late_answers(answers: list[tuple[int, str]], checks: list[int]) -> tuple[list[tuple[int, str]], dict[int, tuple[list[str], int]]]:
+def _without_late_answers(answers: list[tuple[int, str]], checks: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], dict[int, tuple[list[str], int]]]:
     """The answer cells without the definitions of a task written again below that task's check
-    cell (the check after the first answer cell that defines it): a task is graded as its check
-    cell saw it (the contract), so a later task's cell that writes it again (an unscaled
-    MultiHeadAttention in the block's cell) changes neither that task nor the tasks that use it.
-    Also {cell number: (the names left out, the check cell)}."""
+    cell: a task is graded as its check cell saw it (the contract), so a later task's cell that
+    writes it again (an unscaled MultiHeadAttention in the block's cell) changes neither that task
+    nor the tasks that use it. A task's check cell is the first check cell (`checks`: (number,
+    code)) that uses its name, when a cell above it defines the task; otherwise (no such check
+    cell, or the task first written below it) the check after the first cell that defines it.
+    A draft of a task in an earlier task's cell is thus replaced by the task's own cell, above
+    its check, as Run All replaces it. Also {cell number: (the names left out, the check cell)}."""
     tasks = set(current().task_names.values())
-    checked: dict[str, int] = {}  # task name -> the check cell after its first answer cell
+    first_check: dict[str, int] = {}  # task name -> the first check cell that uses it
+    for number, text in checks:
+        for name in sorted(_needs(tree) & tasks if (tree := _parsed(text)) else ()):
+            first_check.setdefault(name, number)
+    numbers = [number for number, _ in checks]
+    checked: dict[str, int] = {}  # task name -> the check cell that saw it
     kept, late = [], {}
     for number, text in answers:
         tree = _parsed(text)
         nodes = list(tree.body) if tree else []
         again = [node for node in nodes if isinstance(node, _DEFINITIONS) and checked.get(node.name, ANYWHERE[1]) < number]
         for node in nodes:
-            if isinstance(node, _DEFINITIONS) and node.name in tasks:
-                checked.setdefault(node.name, next((check for check in checks if check > number), ANYWHERE[1]))
+            if isinstance(node, _DEFINITIONS) and node.name in tasks and node.name not in checked:
+                own = first_check.get(node.name, 0)
+                checked[node.name] = own if own > number else next((check for check in numbers if check > number), ANYWHERE[1])
         if again:
             kept.append((number, _only(text, [node for node in nodes if node not in again])))
             late[number] = ([node.name for node in again], checked[again[0].name])

@@ -91,7 +91,8 @@ class SelfAttention(nn.Module):
     """Task B.1: single-head self-attention, the course text's SimpleAttention.
 
     __init__(dim): three projections self.W_q, self.W_k, self.W_v, each nn.Linear(dim, dim).
-    forward(x (B, S, dim), mask=None) -> (output (B, S, dim), weights (B, S, S)).
+    forward(x (B, S, dim), mask=None) -> (output (B, S, dim), weights (B, S, S)); mask: None or bool
+    (B, S, S), True = query i may attend to key j, as at the top of this file.
     """
 
     def __init__(self, dim: int):

@@ -94,7 +94,8 @@ class SelfAttention(nn.Module):
     """Task B.1：单头自注意力，即课程文本中的 SimpleAttention。
 
     __init__(dim)：三个投影 self.W_q、self.W_k、self.W_v，各为 nn.Linear(dim, dim)。
-    forward(x (B, S, dim), mask=None) -> (output (B, S, dim), weights (B, S, S))。
+    forward(x (B, S, dim), mask=None) -> (output (B, S, dim), weights (B, S, S))；mask：None 或 bool
+    (B, S, S)，True = 查询 i 可以关注键 j，同本文件开头的约定。
     """
 
     def __init__(self, dim: int):
