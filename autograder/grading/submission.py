@@ -193,7 +193,11 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
                 own.append((number, text))
             elif not nbgrader_graded:
                 checks.append(number)  # the kit's check cells: a task's answer is what its check saw
-    promoted = _untagged_answers(answers, own)
+    # a check cell the student edited (a line added) still checks its task where it stands
+    checking = sorted([(number, _checked_code(cells[number - 1])) for number in checks]
+                      + [(number, text) for number, text in own if "public_checks" in _needs(_parsed(text) or ast.Module([], []))])
+    task_checks = _task_checks(checking)
+    promoted = _untagged_answers(answers, own, task_checks)
     if promoted:
         setup = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS), "attnkit:setup")
         own_setup = [cell for cell in own if cell not in promoted and _plain(cell[1]) in setup]  # the kit's setup cell, its tag lost too
@@ -201,12 +205,12 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         own = [cell for cell in own if cell not in promoted and cell not in own_setup]
         notes.append(t("submission.untagged_answer", file=where,
                        cells=", ".join(f"{number} ({', '.join(names)})" for number, names in _task_names_in(promoted).items())))
-    answers, late = _without_late_answers(answers, [(number, _checked_code(cells[number - 1])) for number in sorted(checks)])
+    answers, late = _without_late_answers(answers, task_checks, sorted(checks))
     notes.extend(t("submission.answer_after_check", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES]), check=check)
                  for number, (names, check) in sorted(late.items())[:MAX_CELL_NOTES])
     graded = answers or own  # no answer cell, no task written: graded as every cell of the student's
     if answers:
-        kept = _own_definitions(answers, own, sorted(checks))
+        kept = _own_definitions(answers, own, sorted(checks), task_checks)
         graded = sorted(answers + [(number, body) for number, (body, _) in kept.items()])
         said = sorted(kept.items())[:MAX_CELL_NOTES]
         notes.extend(t("submission.untagged_definition", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES])) for number, (_, names) in said)
@@ -292,15 +296,16 @@ def _magic_blanked(line: str) -> str:
     return "" if MAGIC_LINE.match(line) else line
 
 
-def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]], checks: list[int]) -> dict[int, tuple[str, list[str]]]:
+def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]], checks: list[int], task_checks: dict[str, int]) -> dict[int, tuple[str, list[str]]]:
     """What the student's own cells (those without an answer tag) give the answer cells when the
     notebook runs top to bottom, as Run All and nbgrader run it: the top-level statements that bind
     a name the answer cells use and do not bind (a helper in a new cell) above the last check cell
     that uses it (a scratch cell below it that writes the helper again comes after the checks ran
     and changes nothing of what they saw), or define again below
     the answer cell and before the next check cell (`checks`: where the task was checked; nbgrader's
-    grade cells in a notebook that has them), as the solution written in a new cell below the
-    task's stub; and the statements those need in turn. Nothing else of those cells runs (demos,
+    grade cells in a notebook that has them), or for a task before its own check cell
+    (`task_checks`: a draft in an earlier task's cell), as the solution written in a new cell
+    below the task's stub; and the statements those need in turn. Nothing else of those cells runs (demos,
     prints, training need the kit's cells).
     {cell number: (its code with every other statement blanked, the names kept)}."""
     defined: dict[str, tuple[int, int]] = {}  # a function or class an answer cell defines at its top level: (that cell, the next check cell)
@@ -310,7 +315,8 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]],
         tree = _parsed(text)
         if tree:
             until = next((check for check in checks if check > number), ANYWHERE[1])
-            defined.update((node.name, (number, until)) for node in tree.body if isinstance(node, _DEFINITIONS))
+            defined.update((node.name, (number, max(until, task_checks.get(node.name, 0))))  # a task: up to its own check
+                           for node in tree.body if isinstance(node, _DEFINITIONS))
             used.update((name, max(until, used.get(name, 0))) for name in _needs(tree))
             bound |= _bound(tree)
     binding: dict[str, list[tuple[int, ast.stmt]]] = collections.defaultdict(list)  # name -> the own statements that bind it
@@ -338,55 +344,72 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]],
             for number, nodes in sorted(kept.items()) if nodes}
 
 
-def _without_late_answers(answers: list[tuple[int, str]], checks: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], dict[int, tuple[list[str], int]]]:
-    """The answer cells without the definitions of a task written again below that task's check
-    cell: a task is graded as its check cell saw it (the contract), so a later task's cell that
-    writes it again (an unscaled MultiHeadAttention in the block's cell) changes neither that task
-    nor the tasks that use it. A task's check cell is the first check cell (`checks`: (number,
-    code)) that uses its name, when a cell above it defines the task; otherwise (no such check
-    cell, or the task first written below it) the check after the first cell that defines it.
-    A draft of a task in an earlier task's cell is thus replaced by the task's own cell, above
-    its check, as Run All replaces it. Also {cell number: (the names left out, the check cell)}."""
+def _task_checks(checks: list[tuple[int, str]]) -> dict[str, int]:
+    """{task name: the cell of its check}: the first check cell (`checks`: (number, code)) that
+    uses the task or a later one (a task whose check cell was deleted is checked by the next
+    task's, as Run All leaves it when that one runs); a task no check cell names is left out."""
+    order = list(dict.fromkeys(current().task_names.values()))
+    uses = [(number, _needs(tree) if (tree := _parsed(text)) else set()) for number, text in checks]
+    found = {name: next((number for number, used in uses if used & set(order[i:])), None) for i, name in enumerate(order)}
+    return {name: number for name, number in found.items() if number is not None}
+
+
+def _without_late_answers(answers: list[tuple[int, str]], task_checks: dict[str, int], checks: list[int]) -> tuple[list[tuple[int, str]], dict[int, tuple[list[str], int]]]:
+    """The answer cells without the statements that bind a task again below that task's check
+    cell (`task_checks`): a task is graded as its check cell saw it (the contract), so a later
+    task's cell that writes it again (an unscaled MultiHeadAttention in the block's cell, an
+    import of the library's class under the task's name) changes neither that task nor the tasks
+    that use it, and a draft of a task in an earlier task's cell is replaced by the task's own
+    cell above its check, as Run All replaces it. A task first written below its check cell
+    counts up to the next check cell (`checks`). Also {cell number: (the names left out, the check cell)}."""
     tasks = set(current().task_names.values())
-    first_check: dict[str, int] = {}  # task name -> the first check cell that uses it
-    for number, text in checks:
-        for name in sorted(_needs(tree) & tasks if (tree := _parsed(text)) else ()):
-            first_check.setdefault(name, number)
-    numbers = [number for number, _ in checks]
     checked: dict[str, int] = {}  # task name -> the check cell that saw it
     kept, late = [], {}
     for number, text in answers:
         tree = _parsed(text)
         nodes = list(tree.body) if tree else []
-        again = [node for node in nodes if isinstance(node, _DEFINITIONS) and checked.get(node.name, ANYWHERE[1]) < number]
-        for node in nodes:
-            if isinstance(node, _DEFINITIONS) and node.name in tasks and node.name not in checked:
-                own = first_check.get(node.name, 0)
-                checked[node.name] = own if own > number else next((check for check in numbers if check > number), ANYWHERE[1])
+        again = [node for node in nodes if any(checked.get(name, ANYWHERE[1]) < number for name in _statement_names(node))]
+        for name in sorted(set().union(*map(_statement_names, nodes)) & tasks - set(checked)):
+            own = task_checks.get(name, 0)  # none: a notebook whose check cells name no task (nbgrader's grade cells)
+            checked[name] = own if own > number else next((check for check in checks if check > number), ANYWHERE[1])
         if again:
             kept.append((number, _only(text, [node for node in nodes if node not in again])))
-            late[number] = ([node.name for node in again], checked[again[0].name])
+            names = [name for node in again for name in sorted(_statement_names(node)) if checked.get(name, ANYWHERE[1]) < number]
+            late[number] = (list(dict.fromkeys(names)), checked[names[0]])
         else:
             kept.append((number, text))
     return kept, late
 
 
-def _untagged_answers(answers: list[tuple[int, str]], own: list[tuple[int, str]]) -> list[tuple[int, str]]:
+def _statement_names(node: ast.AST) -> set[str]:
+    """The names a top-level statement binds in the module: a definition, an import, an
+    assignment, and those under its if/for/while/with/try (not inside a function or class)."""
+    names = _top_level_names(ast.Module([node], [])) if isinstance(node, ast.stmt) else set()
+    if not isinstance(node, _DEFINITIONS):
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            for child in getattr(node, field, None) or ():
+                names |= _statement_names(child)
+    return names
+
+
+def _untagged_answers(answers: list[tuple[int, str]], own: list[tuple[int, str]], task_checks: dict[str, int]) -> list[tuple[int, str]]:
     """The student's own cells that are where a task is written, since no answer cell writes it:
     its tagged stub cell was deleted and the code written in a new cell, or the notebook lost its
-    tags (an editor or a copy into a fresh notebook that drops cell metadata). The first cell
-    that binds the task's name at its top level is that task's answer cell, graded whole as a
-    tagged one is, and the student's other cells as beside tagged answer cells: only the
-    definitions the answers take from them (a Colab cell that mounts a drive is not run)."""
+    tags (an editor or a copy into a fresh notebook that drops cell metadata). A task's answer
+    cell is the last cell that binds its name at its top level above its check cell (a draft in
+    an earlier task's cell is replaced there, as Run All replaces it), or the first such cell
+    when none is above; those cells are graded whole as tagged ones are, and the student's other
+    cells as beside tagged answer cells: only the definitions the answers take from them (a
+    Colab cell that mounts a drive is not run)."""
     tasks = set(current().task_names.values())
     written = set().union(*(_task_names_in(answers).values()))
-    taken = []
-    for number, text in own:
-        names = set(_task_names_in([(number, text)], tasks).get(number, ())) - written
-        if names:
-            taken.append((number, text))
-            written |= names
-    return taken
+    binding = _task_names_in(own, tasks)
+    taken = set()
+    for name in sorted(tasks - written):
+        cells = [number for number, names in binding.items() if name in names]
+        above = [number for number in cells if number < task_checks.get(name, 0)]
+        taken.update(above[-1:] if above else cells[:1])
+    return [(number, text) for number, text in own if number in taken]
 
 
 def _tasks_outside_code(notebook_cells: list, graded: list[tuple[int, str]], where: str) -> list[str]:

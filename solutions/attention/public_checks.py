@@ -705,6 +705,17 @@ def _mask_with_blocked_row() -> torch.Tensor:
     return mask  # (Lq, Lk)
 
 
+def _every_key_blocked(task: Task, weights: torch.Tensor) -> None:
+    """With a mask that blocks every key (a batch of padding only), the weights are all zeros."""
+    if not (weights == 0).all():
+        raise task.fail(
+            tr("with a mask that blocks every key (a batch of padding only), the weights are not all zeros (or have NaN).",
+               "掩码屏蔽了所有键时（一批全是填充），权重不全为 0（或含有 NaN）。"),
+            tr("apply the mask whatever it holds: a shortcut such as `if mask.any():` skips it when every key is blocked.",
+               "无论掩码内容如何都要应用它：像 `if mask.any():` 这样的捷径会在所有键都被屏蔽时跳过它。"),
+        )
+
+
 def check_masked_softmax(fn: Callable, lang: str | None = None) -> None:
     """Task A.2: hand-written stable softmax over the last axis, mask True = may attend."""
     task = Task("A.2", "masked_softmax", _language(lang))
@@ -782,6 +793,19 @@ def check_masked_softmax(fn: Callable, lang: str | None = None) -> None:
     )
     _unchanged(task, mask_before, mask, "mask")
     _unchanged(task, before, scores, "scores")
+    leaf = scores.clone().requires_grad_()
+    got = _call(task, fn, leaf, mask, forbid=SOFTMAX_NAMES)
+    try:  # a backward that raises is said by the gradient check without a mask, above
+        (grad,) = torch.autograd.grad((got * _random(*got.shape, seed=61)).sum(), leaf, allow_unused=True) if isinstance(got, torch.Tensor) and got.requires_grad else (None,)
+    except Exception:  # noqa: BLE001 - the student's backward
+        grad = None
+    if grad is not None and not torch.isfinite(grad).all():
+        raise task.fail(
+            tr("the values are right, but the gradient through query row 2 (every key blocked) is NaN or inf.",
+               "数值正确，但经过查询第 2 行（所有键都被屏蔽）的梯度是 NaN 或无穷。"),
+            tr("torch.where passes back the gradient of the branch it does not choose too: make that branch finite (divide by 1 where the sum is 0).",
+               "torch.where 也会反传没有选中的那个分支的梯度：让那个分支也是有限的（和为 0 时除以 1）。"),
+        )
     padding = torch.tensor([[True, True, True, False, False], [True, False, True, True, True]]).view(B, 1, 1, LK)  # a key-padding mask
     got = _call(task, fn, scores, padding, forbid=SOFTMAX_NAMES)
     padded = tr("the result with a (2, 1, 1, 5) mask", "带 (2, 1, 1, 5) 掩码的结果")
@@ -795,6 +819,8 @@ def check_masked_softmax(fn: Callable, lang: str | None = None) -> None:
         tr("the mask broadcasts to the scores as it is: use it without reshaping or squeezing it.",
            "掩码按原样广播到 scores 上：直接使用，不要改变它的形状或 squeeze 它。"),
     )
+    got = _call(task, fn, scores, torch.zeros(LQ, LK, dtype=torch.bool), forbid=SOFTMAX_NAMES)
+    _every_key_blocked(task, _tensor(task, tr("the result with a mask that blocks every key", "屏蔽所有键时的结果"), got, (B, H, LQ, LK), torch.float32))
     scores64 = scores.double()
     got = _call(task, fn, scores64, mask, forbid=SOFTMAX_NAMES)
     _tensor(task, tr("the result for float64 scores", "float64 分数的结果"), got, (B, H, LQ, LK), torch.float64)
@@ -862,6 +888,11 @@ def check_scaled_dot_product_attention(fn: Callable, lang: str | None = None) ->
     _values(task, "output", output, F.scaled_dot_product_attention(q3, k3, v3, attn_mask=mask3), label,
             tr("the mask broadcasts against the scores (..., Lq, Lk): give it no head axis of its own.",
                "掩码与分数 (..., Lq, Lk) 广播：不要自己给它加头的维度。"))
+    got = _call(task, fn, q, k, v, torch.zeros(LQ, LK, dtype=torch.bool))
+    if not isinstance(got, tuple) or len(got) != 2:
+        raise task.fail(tr(f"return a tuple (output, weights), got {type(got).__name__}.",
+                           f"应返回元组 (output, weights)，得到的是 {type(got).__name__}。"))
+    _every_key_blocked(task, _tensor(task, "weights", got[1], (B, H, LQ, LK), torch.float32))
     _flows(task, _call(task, fn, q.clone().requires_grad_(), k.clone().requires_grad_(), v.clone().requires_grad_()), "(output, weights)")
     task.passed()
 
@@ -1091,6 +1122,13 @@ def check_merge_heads(fn: Callable, lang: str | None = None) -> None:
             tr("features [i*Dh, (i+1)*Dh) of the result must be head i.", "结果的特征 [i*Dh, (i+1)*Dh) 必须是第 i 个头。")
         )
         _unchanged(task, before, x, "x")
+    for shape in ((1, H, LK, DH), (B, H, 1, DH)):  # one sentence, one position: no axis of size 1 may go
+        x = _random(*shape, seed=23)
+        got = _tensor(task, tr("the result", "结果"), _call(task, fn, x), (shape[0], shape[2], E), torch.float32,
+                      tr(f" = (B, S, H*Dh) for x {shape}", f" = (B, S, H*Dh)，输入为 x {shape}"))
+        _values(task, tr("the result", "结果"), got, torch.cat([x[:, i] for i in range(H)], dim=-1), f"x {shape}",
+                tr("keep every axis of size 1: reshape with the sizes read from x, never squeeze.",
+                   "保留每个大小为 1 的维度：用从 x 读出的大小来 reshape，不要 squeeze。"))
     task.passed()
 
 
@@ -1263,6 +1301,9 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
             tr("a query whose keys are all blocked gets all zeros: use your masked_softmax, which gives such a row zeros.",
                "所有键都被屏蔽的 query 权重全为 0：用你的 masked_softmax，它会让这样的一行全为 0。"),
         )
+    padding_only = torch.zeros(B, 1, 1, LK, dtype=torch.bool)  # a key-padding mask of a batch of padding only
+    _, weights = _pair(task, _call(task, module, query, memory, value, mask=padding_only), ((B, LQ, E), (B, H, LQ, LK)), "(output, weights)")
+    _every_key_blocked(task, weights)
     other = _torch_mha(task, module, seed=50)  # other weights into the layers of a module that has run
     output, _ = _pair(task, _call(task, module, query), ((B, LQ, E), (B, H, LQ, LQ)), "(output, weights)")
     _after_new_weights(task, output, _torch_attend(other, query, query, query, None)[0], "W_q, W_k, W_v, W_o")

@@ -204,6 +204,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     # A
     "blocked_nonzero": {"en": "masked_softmax: blocked keys (mask False) got a non-zero weight", "zh": "masked_softmax：被屏蔽的 key（掩码为 False）得到了非零权重"},
     "fully_blocked_not_zero": {"en": "masked_softmax: a fully blocked row is not all zeros", "zh": "masked_softmax：全部被屏蔽的一行不全为 0"},
+    "fully_blocked_gradient_nan": {
+        "en": "masked_softmax: the gradient is NaN or infinite through a row whose keys are all blocked, though its values are zeros:"
+              " a `torch.where` passes back the gradient of the branch it did not choose, so a 0/0 there gives NaN; make that branch finite too (divide by 1 where the sum is 0)",
+        "zh": "masked_softmax：所有键都被屏蔽的一行值虽为 0，但梯度是 NaN 或无穷：`torch.where` 也会反传没有选中的那个分支的梯度，"
+              "那里的 0/0 会得到 NaN；让那个分支也是有限的（和为 0 时除以 1）",
+    },
     "changed_scores": {
         "en": "masked_softmax changed the scores it was given: work on a copy (masked_fill, not masked_fill_)",
         "zh": "masked_softmax 修改了传入的分数：请在副本上操作（用 `masked_fill`，而不是 `masked_fill_`）",

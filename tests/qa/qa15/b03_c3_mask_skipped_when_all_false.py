@@ -1,7 +1,7 @@
 # qa15 b03_c3_mask_skipped_when_all_false: BUG C.3: `mask = None` when `not mask.any()` in MultiHeadAttention.forward
 # Per-part scores: A=32 B=10 C=26 D=12 E=10 F=8.
-# Mistakes named: mha_mask_ignored.
-# Before: 100.
+# Mistakes named: none.
+# Before: 100. No mistake is named: the mask skipped and the mask inverted give the same weights when every key is blocked.
 # ruff: noqa  (a student's file: written as a student writes it)
 """Attention from scratch (注意力机制，从零实现).
 

@@ -208,6 +208,9 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
         raise CheckFailure.keyed("no_gradient", where="masked_softmax", name="scores")
     grad = expect_tensor(result["grads"][0], "the gradient of masked_softmax", (LQ, LK))
     if not torch.isfinite(grad[2]).all() and torch.isfinite(grad[torch.arange(LQ) != 2]).all():
+        blocked = result["outputs"][2] if isinstance(result["outputs"], torch.Tensor) and result["outputs"].shape == (LQ, LK) else None
+        if blocked is not None and torch.equal(blocked, torch.zeros_like(blocked)):  # the values are right: only the gradient is not
+            raise CheckFailure.keyed("fully_blocked_gradient_nan")
         raise fail_with("masked_softmax: the gradient is NaN or infinite when a row is fully blocked", "fully_masked_nan")
     leaf = scores.clone().requires_grad_(True)
     torch.autograd.backward(reference().masked_softmax(leaf, mask), grad_out)
@@ -292,8 +295,9 @@ def test_sdpa_values(student: StudentAPI, gen):
         scores = reference().attention_scores(q, k)
         # every key blocked: ignoring the mask and inverting it give the same weights, so no mistake is named
         variants = _sdpa_variants(scores, mask) if mask is None or mask.any() else None
-        expect_close(weights, ref_w, "scaled_dot_product_attention (weights)", variants)
-        expect_close(output, ref_out, "scaled_dot_product_attention (output)")
+        said = "" if mask is None else f" with a mask of shape {tuple(mask.shape)}" + ("" if mask.any() else " that blocks every key")
+        expect_close(weights, ref_w, f"scaled_dot_product_attention{said} (weights)", variants)
+        expect_close(output, ref_out, f"scaled_dot_product_attention{said} (output)")
     # masks broadcast as the contract says: (B, Lq, Lk) with inputs without heads, (Lq, Lk) with heads
     q3, k3, v3 = q[:, 0], k[:, 0], v[:, 0]  # (B, L, d)
     for args, said in (((q3, k3, v3, random_mask(gen, B, LQ, LK)), "q, k, v (B, L, d) and a (B, Lq, Lk) mask"),
