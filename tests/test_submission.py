@@ -350,7 +350,7 @@ def test_a_definition_written_again_counts_up_to_its_tasks_check_cell(tmp_path):
     assert len(path_notes) == 1 and f"cell {stub + 2} is not an answer cell" in path_notes[0], path_notes
 
 
-def _answer_cells_written(where: dict[str, str]) -> tuple[str, list[str]]:
+def _answer_cells_written(tmp_path: Path, where: dict[str, str]) -> tuple[str, tuple[str, ...]]:
     """The graded code of the released notebook with these answer cells' code replaced
     ({task name: code}), and the notes: (code, notes)."""
     released = json.loads((REPO / "assignments" / "attention" / "attention.ipynb").read_text(encoding="utf-8"))
@@ -359,13 +359,9 @@ def _answer_cells_written(where: dict[str, str]) -> tuple[str, list[str]]:
         for name, code in where.items():
             if "attnkit:answer" in cell["metadata"].get("tags", []) and re.search(rf"^(def|class) {name}\b", source, re.MULTILINE):
                 cell["source"] = code
-    data = json.dumps(released).encode()
-    return "".join(code for _, code in notebook_chunks(data, "attention.ipynb")), list(_notebook_notes(data))
-
-
-def _notebook_notes(data: bytes) -> tuple[str, ...]:
-    from autograder.grading.submission import _notebook as read_notebook
-    return read_notebook(data, "attention.ipynb")[1]
+    path = tmp_path / "attention.ipynb"
+    path.write_text(json.dumps(released), encoding="utf-8")
+    return "".join(code for _, code in notebook_chunks(path.read_bytes(), "attention.ipynb")), load_submission(path).notes
 
 
 DRAFT = "def masked_softmax(scores, mask=None):\n    return 'draft'\n"
@@ -373,27 +369,27 @@ REAL = "def masked_softmax(scores, mask=None):\n    return 'real'\n"
 SCORES_CELL = "def attention_scores(q, k):\n    return q @ k.transpose(-2, -1) / k.shape[-1] ** 0.5\n"
 
 
-def test_a_draft_of_a_task_in_an_earlier_tasks_cell_is_replaced_by_the_tasks_own_cell():
+def test_a_draft_of_a_task_in_an_earlier_tasks_cell_is_replaced_by_the_tasks_own_cell(tmp_path):
     """QA qa15 nb_16: a draft of masked_softmax in A.1's cell and the real one in A.2's cell, above
     A.2's check: Run All checks the real one, so it is graded (the first cell defining a task set
     its check cell: A.1's, and A.2's own cell was left out as written after the check: A.2 lost 14)."""
-    code, notes = _answer_cells_written({"attention_scores": SCORES_CELL + DRAFT, "masked_softmax": REAL})
+    code, notes = _answer_cells_written(tmp_path, {"attention_scores": SCORES_CELL + DRAFT, "masked_softmax": REAL})
     assert code.index("'real'") > code.index("'draft'") and not notes, notes
 
 
-def test_a_stub_left_in_a_tasks_own_cell_replaces_an_answer_in_an_earlier_tasks_cell():
+def test_a_stub_left_in_a_tasks_own_cell_replaces_an_answer_in_an_earlier_tasks_cell(tmp_path):
     """QA qa15 nb_11: the real masked_softmax in A.1's cell, the stub left in A.2's cell: A.2's check
     sees the stub under Run All, and so does the grader (the stub was left out as written again
     after A.1's check: 100)."""
     stub = "def masked_softmax(scores, mask=None):\n    raise NotImplementedError('the stub of A.2')\n"
-    code, notes = _answer_cells_written({"attention_scores": SCORES_CELL + REAL, "masked_softmax": stub})
+    code, notes = _answer_cells_written(tmp_path, {"attention_scores": SCORES_CELL + REAL, "masked_softmax": stub})
     assert code.index("the stub of A.2") > code.index("'real'") and not notes, notes
 
 
-def test_a_task_written_again_in_a_later_tasks_cell_is_left_out_with_a_note():
+def test_a_task_written_again_in_a_later_tasks_cell_is_left_out_with_a_note(tmp_path):
     """A task written again in a later task's cell, below the task's own check, is what no check of
     that task saw: left out, and the feedback says so."""
-    code, notes = _answer_cells_written({"masked_softmax": REAL, "causal_mask": DRAFT + "def causal_mask(n, m=None, device=None):\n    return n\n"})
+    code, notes = _answer_cells_written(tmp_path, {"masked_softmax": REAL, "causal_mask": DRAFT + "def causal_mask(n, m=None, device=None):\n    return n\n"})
     assert "'real'" in code and "'draft'" not in code and "def causal_mask(n" in code, code
     assert len(notes) == 1 and "defines masked_softmax again, after the check of that task (cell 10)" in notes[0], notes
 

@@ -194,7 +194,7 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
             elif not nbgrader_graded:
                 checks.append(number)  # the kit's check cells: a task's answer is what its check saw
     # a check cell the student edited (a line added) still checks its task where it stands
-    checking = sorted([(number, _checked_code(cells[number - 1])) for number in checks]
+    checking = sorted([(number, _checked_code(_source_text(cells[number - 1]) or "")) for number in checks]
                       + [(number, text) for number, text in own if "public_checks" in _needs(_parsed(text) or ast.Module([], []))])
     task_checks = _task_checks(checking)
     promoted = _untagged_answers(answers, own, task_checks)
@@ -270,12 +270,12 @@ def _cell_code(cell: dict, where: str, number: int) -> str:
     text = _source_text(cell)
     if text is None:
         raise SubmissionError(t("submission.cell_source", file=where, number=number, kind=type(cell.get("source")).__name__))
-    return "\n".join(_magic_blanked(ln) for ln in text.splitlines()) + "\n"
+    return _checked_code(text) + "\n"
 
 
-def _checked_code(cell: dict) -> str:
-    """A check cell's code, magics blanked; empty when its source is malformed."""
-    return "\n".join(_magic_blanked(line) for line in (_source_text(cell) or "").splitlines())
+def _checked_code(text: str) -> str:
+    """A cell's code with its magics and shell escapes blanked (the lines keep their numbers)."""
+    return "\n".join(_magic_blanked(line) for line in text.splitlines())
 
 
 def _source_text(cell: dict) -> str | None:
