@@ -134,6 +134,11 @@ class Manifest:
         module = self.content("rules")
         return frozenset(getattr(module, "LIBRARY_NAMES", ())) if module else frozenset()
 
+    def traced_roots(self) -> frozenset[str]:
+        """The functions and classes its rules judge from a traced call (its rules file's RULES)."""
+        module = self.content("rules")
+        return frozenset(root for rule in getattr(module, "RULES", ()) for root in rule.roots) if module else frozenset()
+
     def carried_module(self) -> ModuleType | None:
         """The assignment's error-carried-forward module, or None when it has none."""
         return importlib.import_module(self.carried) if self.carried else None

@@ -303,6 +303,38 @@ def test_reference_solution_passes_every_public_check(with_reference: Path) -> N
     run = _pytest_in(with_reference)
     assert run.code == 0, run.output
     assert run.outcomes() == dict.fromkeys(TASKS, "PASSED"), run.output
+    assert GRADER_LACKS not in run.output
+
+
+GRADER_LACKS = "which the grader does not promise to have"
+
+
+def test_an_import_the_grader_may_lack_is_named_and_an_optional_or_demo_one_is_not(
+    with_reference: Path, tmp_path: Path
+) -> None:
+    """einops installed here (a package of its own on PYTHONPATH) but not promised in the grader:
+    pytest names it after the checks; `try: import tqdm` and a demo's `import pandas` it does not."""
+    folder = tmp_path / "attention"
+    shutil.copytree(with_reference, folder)
+    source = (folder / "attention.py").read_text(encoding="utf-8")
+    source = source.replace("import torch\n", "import torch\nimport einops.layers\ntry:\n    import tqdm\nexcept ImportError:\n    tqdm = None\n", 1)
+    (folder / "attention.py").write_text(source + '\nif __name__ == "__main__":\n    import pandas\n', encoding="utf-8")
+    packages = tmp_path / "site" / "einops" / "layers"
+    packages.mkdir(parents=True)
+    (packages.parent / "__init__.py").write_text("", encoding="utf-8")
+    (packages / "__init__.py").write_text("", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-m", "task_a4"],
+        cwd=folder,
+        env={**_clean_env(), "PYTHONPATH": str(tmp_path / "site")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    named = [line for line in done.stdout.splitlines() if GRADER_LACKS in line]
+    assert len(named) == 1 and named[0].startswith("attention.py imports einops, which"), done.stdout
+    assert "tqdm" not in named[0] and "pandas" not in named[0]
 
 
 def test_blank_release_fails_every_task_as_not_implemented_without_traceback(release: Path) -> None:

@@ -50,10 +50,10 @@ EXPECTED: dict[str, tuple[dict[str, float], set[str], str]] = {
     "socket_sendall_scrub": (RULES_UNCHECKED, {"library_patch", "network"}, HIDDEN),
     "patch_from_other_function": (RULES_UNCHECKED, {"library_patch"}, HIDDEN),
     "settrace_from_other_function": (RULES_UNCHECKED, {"evasion"}, HIDDEN),
-    # b. the traced call told apart (traceback.extract_stack): its own values are wrong (A.2 by hand 2;
-    # B.1 and C.3 rule 1 each)
-    "traced_call_detected": (scores(A=30), {"evasion"}, "masked_softmax cannot be checked for this rule"),  # its spy's own __torch_function__ ran in the traced call
-    "traced_modules_detected": (scores(B=9, C=27), {"evasion"}, "cannot be checked for this rule"),  # its spy's own __torch_function__ ran in the traced call
+    # b. the traced call told apart (traceback.extract_stack): every call runs under the trace, so
+    # the zeros meant for the traced call are every value A.2, B.1 and C.3 return (before qa16: A 30, B 9, C 27)
+    "traced_call_detected": (scores(A=18), {"evasion"}, "masked_softmax cannot be checked for this rule"),  # its spy's own __torch_function__ ran in the traced call
+    "traced_modules_detected": (scores(B=1, C=8), {"evasion"}, "cannot be checked for this rule"),  # its spy's own __torch_function__ ran in the traced call
     "half_precision_garbage": (scores(A=31), set(), "attention_scores on torch.float16"),  # A.1 keeps float16: its values too
     "three_dims_consistent": (scores(A=22), set(), "scaled_dot_product_attention with q, k, v (B, L, d) and a (B, Lq, Lk) mask"),  # A.3's values now try 3-D inputs
     # c. what the grader shows: Part F's figures drawn where the reference weights are loaded, markup

@@ -32,7 +32,8 @@ import torch.nn as nn
 def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """Task A.1: scaled dot-product scores (注意力分数).
 
-    q: (..., Lq, d) queries, k: (..., Lk, d) keys  ->  (..., Lq, Lk) with q·kᵀ / √d.
+    q: (..., Lq, d) queries, k: (..., Lk, d) keys  ->  (..., Lq, Lk) with q·kᵀ / √d, in q's dtype
+    (float16 inputs give float16 scores).
     """
     ### BEGIN SOLUTION
     d = q.size(-1)
@@ -46,7 +47,10 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     scores: (..., Lq, Lk); mask: bool, broadcastable to scores, True = may attend.
     Returns weights of the same shape and dtype: each row sums to 1 over its allowed keys,
     blocked keys get exactly 0, and a row whose keys are all blocked is all zeros (never NaN).
-    Do not call torch.softmax, F.softmax, log_softmax or nn.Softmax, and do not change `scores`.
+    This holds for float16 and bfloat16 scores too (they are tried): a fill of -1e9 or a guard of
+    +1e-9 does not fit in float16 (torch.finfo(scores.dtype) gives its limits).
+    Do not call torch.softmax, F.softmax, log_softmax or nn.Softmax, and do not change `scores`
+    or `mask` in place.
     """
     ### BEGIN SOLUTION
     if mask is not None:
@@ -97,7 +101,9 @@ class SelfAttention(nn.Module):
 
     __init__(dim): three projections self.W_q, self.W_k, self.W_v, each nn.Linear(dim, dim).
     forward(x (B, S, dim), mask=None) -> (output (B, S, dim), weights (B, S, S)); mask: None or bool
-    (B, S, S), True = query i may attend to key j, as at the top of this file.
+    (B, S, S), True = query i may attend to key j, as at the top of this file. As in the course
+    text: scores W_q(x)·W_k(x)ᵀ scaled by 1/√dim, output = weights @ W_v(x) (so a query whose keys
+    are all blocked outputs zeros).
     """
 
     def __init__(self, dim: int):
@@ -221,6 +227,9 @@ class AttentionBlock(nn.Module):
 # ---------------------------------------------------------------------------------------------
 def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
     """Task E.1: draw one (Lq, Lk) weight matrix as a heatmap and return the matplotlib Axes.
+
+    weights: a CPU torch.Tensor (Lq, Lk) of float32 or float64. Weights taken straight from a model
+    (in Part F) still require grad: .detach() them before .numpy().
 
     Horizontal axis (横轴) = query positions, labelled with query_tokens;
     vertical axis (纵轴) = key positions, labelled with key_tokens (a tick label may add the

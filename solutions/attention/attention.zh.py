@@ -31,7 +31,8 @@ import torch.nn as nn
 def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """Task A.1：缩放点积注意力分数。
 
-    q：(..., Lq, d) 查询，k：(..., Lk, d) 键  ->  (..., Lq, Lk)，值为 q·kᵀ / √d。
+    q：(..., Lq, d) 查询，k：(..., Lk, d) 键  ->  (..., Lq, Lk)，值为 q·kᵀ / √d，dtype 与 q 相同
+    （float16 的输入得到 float16 的分数）。
     """
     ### BEGIN SOLUTION
     d = q.size(-1)
@@ -44,8 +45,9 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
 
     scores：(..., Lq, Lk)；mask：布尔张量，可广播到 scores 的形状，True = 可以关注。
     返回形状和 dtype 都与 scores 相同的权重：每一行在允许的键上和为 1，被屏蔽的键权重恰好为 0，
-    所有键都被屏蔽的一行全为 0（绝不出现 NaN）。
-    不要调用 torch.softmax、F.softmax、log_softmax 或 nn.Softmax，也不要修改 `scores`。
+    所有键都被屏蔽的一行全为 0（绝不出现 NaN）。float16 和 bfloat16 的 scores 也要满足这些（会被检查）：
+    -1e9 的填充值或 +1e-9 的保护项在 float16 里放不下（torch.finfo(scores.dtype) 给出它的范围）。
+    不要调用 torch.softmax、F.softmax、log_softmax 或 nn.Softmax，也不要原地修改 `scores` 或 `mask`。
     """
     ### BEGIN SOLUTION
     if mask is not None:
@@ -95,7 +97,8 @@ class SelfAttention(nn.Module):
 
     __init__(dim)：三个投影 self.W_q、self.W_k、self.W_v，各为 nn.Linear(dim, dim)。
     forward(x (B, S, dim), mask=None) -> (output (B, S, dim), weights (B, S, S))；mask：None 或 bool
-    (B, S, S)，True = 查询 i 可以关注键 j，同本文件开头的约定。
+    (B, S, S)，True = 查询 i 可以关注键 j，同本文件开头的约定。与课程文本相同：分数 W_q(x)·W_k(x)ᵀ
+    乘以 1/√dim，output = weights @ W_v(x)（所以所有键都被屏蔽的查询输出全 0）。
     """
 
     def __init__(self, dim: int):
@@ -218,6 +221,9 @@ class AttentionBlock(nn.Module):
 # ---------------------------------------------------------------------------------------------
 def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
     """Task E.1：把一个 (Lq, Lk) 的权重矩阵画成热力图，并返回 matplotlib 的 Axes。
+
+    weights：CPU 上的 torch.Tensor (Lq, Lk)，float32 或 float64。直接取自模型的权重（F 部分）仍需要梯度：
+    调用 .numpy() 之前先 .detach()。
 
     横轴 = Query 位置，用 query_tokens 标注；纵轴 = Key 位置，用 key_tokens 标注（刻度标签可以在词元旁
     加上它的位置，例如 'the (0)'，用来区分重复的词）。

@@ -7,6 +7,7 @@ what was wrong and a hint, without a traceback.
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
 import traceback
@@ -26,6 +27,10 @@ import pytest  # noqa: E402
 
 import public_checks  # noqa: E402
 
+# What the grader has besides Python's standard library (README, Install): an import of anything
+# else may stop attention.py there in the grader even though it runs here.
+GRADER_HAS = {"torch", "numpy", "matplotlib", "seaborn"}
+
 MARKERS = {
     f"task_{task_id.replace('.', '').lower()}": (task_id, name) for task_id, name, _ in public_checks.CHECKS
 }
@@ -41,6 +46,48 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         "attention.py public checks: `pytest` runs them all, `pytest -m task_a2` runs one task",
         "  tasks: " + ", ".join(MARKERS),
     ]
+
+
+def imports_the_grader_lacks(source: str) -> list[str]:
+    """The packages `source` imports that the grader is not promised to have. An import in a
+    `try:` block (optional) or under `if __name__ == "__main__":` (never run by the grader) is fine."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []  # the attention fixture says what is wrong
+    spared = set()
+    for node in ast.walk(tree):
+        demo = isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)
+        if demo or isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            spared.update(id(inner) for statement in node.body for inner in ast.walk(statement))
+    names = set()
+    for node in ast.walk(tree):
+        if id(node) in spared:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return sorted(
+        name for name in names
+        if name not in sys.stdlib_module_names and name not in GRADER_HAS
+        and not (HERE / f"{name}.py").exists() and not (HERE / name).is_dir()
+    )
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    try:
+        lacking = imports_the_grader_lacks((HERE / "attention.py").read_text(encoding="utf-8"))
+    except OSError:
+        return
+    if lacking:
+        terminalreporter.write_line(
+            f"attention.py imports {', '.join(lacking)}, which the grader does not promise to have (only Python's "
+            "standard library, torch, numpy, matplotlib and seaborn): where it is missing, that import fails "
+            "(ModuleNotFoundError), and so does all that needs it. Wrap an optional one in `try: ... except ImportError:`. "
+            f"评分环境只保证有标准库、torch、numpy、matplotlib 和 seaborn：{', '.join(lacking)} 可能没有安装。",
+            yellow=True,
+        )
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -51,6 +51,9 @@ MHA_OWN = Rule(
     advice="build it from your own attention functions", charged_elsewhere=frozenset({"scaled_dot_product_attention"}),
 )
 
+# every call of what a rule covers runs under the trace (autograder.grading.worker.client: `look`)
+RULES = (SOFTMAX_BY_HAND, SDPA_OWN, SELF_ATTENTION_OWN, MHA_OWN)
+
 
 def device_probes() -> list[tuple[str, str, tuple, tuple]]:
     """(part, function or class, constructor args, call args) for every task whose code combines

@@ -29,7 +29,8 @@ ELEMENTARY_OPS = frozenset({
     "as_strided", "stack", "cat", "broadcast_tensors", "index_put", "index_put_", "index_select", "gather",
     "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "scalar_tensor",
     "new_zeros", "new_ones", "new_full", "new_empty", "new_empty_strided", "fill_", "zero_", "fill", "arange", "tril", "triu",
-    "is_nonzero", "item", "count_nonzero", "cumsum", "_assert_async", "masked_fill_", "where",
+    "is_nonzero", "item", "count_nonzero", "cumsum", "_assert_async", "masked_fill_", "masked_fill", "where",  # masked_fill.Tensor: a tensor fill value
+    "repeat", "repeat_interleave", "unsqueeze_", "squeeze_", "transpose_", "t_",  # mask.repeat(...) / .tile(...), in-place views
     "cumprod", "cummax", "cummin", "logcumsumexp",  # running sums, products and extremes, as cumsum: a normaliser's last entry
     "sort", "topk", "kthvalue", "mm", "bmm", "mv", "dot", "matmul",  # a row's max by sort or topk(1), its sum as e @ ones (no softmax in them)
 })

@@ -138,6 +138,7 @@ class _Scanner(ast.NodeVisitor):
         self.first_loads: dict[tuple[str, str], int] = {}  # (top-level def/class, name) -> the line it is first loaded on
         self.defined: set[str] = set()
         self.aliases: dict[str, str] = {}
+        self.scoped_aliases: dict[tuple[str, str], tuple[str, str, int]] = {}  # (class, self) -> (softmax, self.sm, line) of `self.sm = F.softmax`
         self.local_stores: dict[str, set[str]] = {}
         self.called: set[int] = set()  # ids of Attribute nodes that are called (x.modules())
         self.imported: set[str] = set()  # names bound by imports (modules and what came from them)
@@ -414,9 +415,11 @@ class _Scanner(ast.NodeVisitor):
         if not banned:
             return
         for target in targets:
-            for node in ast.walk(target):
-                if isinstance(node, ast.Name):
-                    self.aliases[node.id] = banned[0]
+            names = [node.id for node in ast.walk(target) if isinstance(node, ast.Name)]
+            if self.scope != MODULE_SCOPE and not _bound_names(target):  # `self.attn = nn.MultiheadAttention(...)`: this class's `self` only
+                self.scoped_aliases.update(dict.fromkeys(((self.scope, name) for name in names), (banned[0], ast.unparse(target), target.lineno)))
+            else:
+                self.aliases.update(dict.fromkeys(names, banned[0]))
 
 
 def _persists(finding: Finding) -> bool:
@@ -562,12 +565,16 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
 
 def _resolve_aliases(scanner: _Scanner) -> None:
     """Loads of an alias name inside a top-level definition count as uses of the library function
-    (unless the definition assigns that name itself: then it is a local variable)."""
+    (unless the definition assigns that name itself: then it is a local variable). An alias stored
+    on an object inside a definition (`self.sm = F.softmax`) counts in that definition only."""
     for scope, names in scanner.references.items():
         for name in sorted(names & set(scanner.aliases)):
             if name in scanner.local_stores.get(scope, set()) or name in scanner.defined:
                 continue
             scanner.findings.append(Finding(LIBRARY_CALL, f"{name} (an alias of {scanner.aliases[name]})", scanner.first_loads.get((scope, name), 0), scope, scanner.aliases[name]))
+    for (scope, name), (library, target, line) in scanner.scoped_aliases.items():
+        if name in scanner.references.get(scope, set()):
+            scanner.findings.append(Finding(LIBRARY_CALL, f"{target} (an alias of {library})", line, scope, library))
 
 
 @functools.lru_cache(maxsize=8)

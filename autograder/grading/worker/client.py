@@ -373,6 +373,7 @@ class Student:
     _stand_ins: tuple[str, ...] = ()  # earlier functions replaced by trusted stand-ins (error carried forward)
     _trusted: Callable[[Any], Any] | None = None  # answers the stand-ins' callbacks, grader side
     _callbacks: int = 0  # callbacks answered in the current request
+    _classes: dict[int, str] = field(default_factory=dict)  # handle number -> the class it was made from
 
     @property
     def worker_files(self) -> dict[str, str]:
@@ -618,9 +619,15 @@ class Student:
     def names(self, *names: str) -> dict[str, str]:
         return self.request({"op": "names", "names": list(names)}, "looking up names")
 
+    def _look(self, target: str | Handle) -> bool:
+        """Whether a call of `target` runs under the trace though its trace is not read: every call
+        of what a rule covers does, so that the one whose trace is read cannot be told from the others."""
+        name = self._classes.get(target.number, "") if isinstance(target, Handle) else target
+        return name in current().traced_roots()
+
     def call(self, name: str, *args: Any, seed: int | None = None, noncontiguous: tuple[int, ...] = (), **kwargs: Any) -> Any:
         """Call a function of the submission; `noncontiguous` lists arguments to pass as strided views."""
-        message = {"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "seed": seed, "noncontiguous": list(noncontiguous)}
+        message = {"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "seed": seed, "noncontiguous": list(noncontiguous), "look": self._look(name)}
         return self.request(message, name)
 
     def traced_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, dict]:
@@ -631,25 +638,29 @@ class Student:
     def call_devices(self, name: str, *args: Any, **kwargs: Any) -> list[str]:
         """Call, and get back only the devices of the result's tensors (for results that cannot
         cross the boundary, such as tensors on the "meta" device)."""
-        devices = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "devices": True}, name)
+        devices = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "devices": True, "look": self._look(name)}, name)
         if not isinstance(devices, list) or not all(isinstance(d, str) for d in devices):
             raise BadReturn(t("note.no_tensors", where=name))
         return devices
 
     def echo_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[Any]]:
         """Call, and get back the arguments as the call left them."""
-        result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "echo": True}, name)
+        result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "echo": True, "look": self._look(name)}, name)
         return result["value"], list(result["args"])
 
     def new(self, cls: str, *args: Any, seed: int | None = None, **kwargs: Any) -> Handle:
         handle = self.request({"op": "new", "cls": cls, "args": list(args), "kwargs": kwargs, "seed": seed}, f"{cls}(...)")
         if not isinstance(handle, Handle):
             raise BadReturn(t("note.no_object", where=f"{cls}(...)"))
+        self._classes[handle.number] = cls
         return handle
 
     def method(self, handle: Handle, method: str, *args: Any, where: str = "", seed: int | None = None, trace: bool = False, **kwargs: Any) -> Any:
-        message = {"op": "call", "handle": handle, "method": method, "args": list(args), "kwargs": kwargs, "seed": seed, "trace": trace}
-        return self.request(message, where or method)
+        message = {"op": "call", "handle": handle, "method": method, "args": list(args), "kwargs": kwargs, "seed": seed, "trace": trace, "look": self._look(handle)}
+        value = self.request(message, where or method)
+        if isinstance(value, Handle):  # module.double() returns the module: of the same class
+            self._classes[value.number] = self._classes.get(handle.number, "")
+        return value
 
     def describe(self, handle: Handle, where: str = "") -> dict:
         return self.request({"op": "describe", "handle": handle}, where or "inspecting your module")
@@ -684,7 +695,7 @@ class Student:
         return self.request({"op": "train", "handle": handle, "mode": mode}, where or "train()")
 
     def vjp(self, target: str | Handle, args: list, grad_outputs: list, wrt: list[int], where: str = "", method: str = "forward", params: bool = False, **kwargs: Any) -> dict:
-        message = {"op": "vjp", "args": args, "kwargs": kwargs, "grad_outputs": grad_outputs, "wrt": wrt, "params": params}
+        message = {"op": "vjp", "args": args, "kwargs": kwargs, "grad_outputs": grad_outputs, "wrt": wrt, "params": params, "look": self._look(target)}
         message.update({"handle": target, "method": method} if isinstance(target, Handle) else {"name": target})
         return self.request(message, where or "backward()")
 

@@ -358,9 +358,11 @@ class Dispatcher:
             with DeviceTracer(inputs, self.filenames) as tracer:
                 target(*args, **kwargs)
             return sorted(tracer.found.values(), key=lambda found: found["where"])
-        tracer = OpTracer() if request.get("trace") else None
-        before = threads_seen() if tracer else None
-        # one line calls the student, traced or not: the stack it sees does not tell them apart
+        # every call of what a rule covers runs under the trace (`look`), its trace read or not: its
+        # stack depth, its speed, the room left before the recursion limit do not tell them apart
+        tracer = OpTracer() if request.get("trace") or request.get("look") else None
+        before = threads_seen() if request.get("trace") else None
+        # one line calls the student, traced or not
         with tracer or contextlib.nullcontext():
             value = target(*args, **kwargs)
         if tracer is not None and before is not None:
@@ -427,7 +429,8 @@ class Dispatcher:
         for index in wrt:
             args[index] = args[index].detach().clone().requires_grad_(True)
         self._seed(request)
-        outputs = target(*args, **request.get("kwargs", {}))
+        with OpTracer() if request.get("look") else contextlib.nullcontext():  # as op_call's
+            outputs = target(*args, **request.get("kwargs", {}))
         selected = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
         pairs = [(o, g) for o, g in zip(selected, request["grad_outputs"]) if g is not None]
         if not all(isinstance(o, torch.Tensor) for o, _ in pairs):
@@ -504,8 +507,9 @@ class Dispatcher:
         if isinstance(value, tuple):  # a named tuple (typing.NamedTuple) is the pair the contract asks for too
             return tuple(self._export(v) for v in tuple.__iter__(value))
         if isinstance(value, torch.Tensor) and type(value) in (torch.Tensor, torch.nn.Parameter):
-            detached = value.detach()  # a copy of its own: nothing the student left behind (a __del__) rewrites it later;
-            return detached.clone() if detached.numel() <= MAX_COPIED_ELEMENTS else detached  # not a huge view: refused as such
+            # torch.Tensor's own methods, not the value's: a `detach` stored on the tensor would run after the trace
+            detached = torch.Tensor.detach(value)  # a copy of its own: nothing the student left behind (a __del__) rewrites it later;
+            return torch.Tensor.clone(detached) if detached.numel() <= MAX_COPIED_ELEMENTS else detached  # not a huge view: refused as such
         if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
             return Refused(f"a numpy {type(value).__name__}; return a torch.Tensor")
         return value

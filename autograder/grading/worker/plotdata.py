@@ -249,12 +249,17 @@ def _label_text(axis: Any) -> str:
     """An axis label as drawn: '' when it or its axis is not drawn. Read off the Text itself, as
     matplotlib draws it (an Axes subclass may answer get_xlabel() with any text)."""
     label = axis.label
-    return str(Text.get_text(label)) if _shown(axis) and label.get_visible() else ""
+    return str(Text.get_text(label)) if _shown(axis) and _inked(label) else ""
 
 
 def _title(ax: Axes, loc: str) -> str:
     title = {"center": ax.title, "left": ax._left_title, "right": ax._right_title}[loc]
-    return str(Text.get_text(title)) if title.get_visible() else ""
+    return str(Text.get_text(title)) if _inked(title) else ""
+
+
+def _inked(text: Text) -> bool:
+    """Whether a Text is drawn in a colour that shows: visible, and neither alpha=0 nor color='none'."""
+    return bool(text.get_visible() and matplotlib.colors.to_rgba(text.get_color(), text.get_alpha())[3] > 0)
 
 
 def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True) -> dict:
@@ -309,7 +314,7 @@ def _colorbar_here(mappable: Any) -> bool:
     """Whether a drawing's colorbar is in the drawing's own figure (with an Axes given, plt.gcf()
     is another one: a colorbar made there is not beside the heatmap)."""
     colorbar, axes = getattr(mappable, "colorbar", None), getattr(mappable, "axes", None)
-    if not isinstance(colorbar, Colorbar) or not _is_colorbar(colorbar.ax) or not _on_page(colorbar.ax):  # drawn, not an attribute set
+    if not isinstance(colorbar, Colorbar) or not _colorbar_shown(colorbar.ax):  # drawn, not an attribute set
         return False
     return axes is None or colorbar.ax.get_figure(root=True) is axes.get_figure(root=True)
 
@@ -318,6 +323,18 @@ def _on_page(ax: Axes) -> bool:
     """Whether an Axes shows at all: visible, with an area (fig.add_axes([x, y, 0, 0]) has none)."""
     box = ax.get_position()
     return bool(ax.get_visible() and box.width > 0 and box.height > 0)
+
+
+def _colorbar_shown(ax: Axes) -> bool:
+    """Whether an Axes is a colorbar that shows on the page, with its strip of colours drawn (not
+    hidden: bar.solids.set_visible(False), or transparent)."""
+    if not _is_colorbar(ax) or not _on_page(ax):
+        return False
+    colorbar = getattr(ax, "_colorbar", None)
+    if colorbar is None:
+        return True
+    strip = [colorbar.solids] if colorbar.solids is not None else list(getattr(colorbar, "solids_patches", None) or [])
+    return any(piece.get_visible() and piece.get_alpha() != 0 for piece in strip)
 
 
 def _is_colorbar(ax: Axes) -> bool:
@@ -396,8 +413,8 @@ def _holders(returned_kind: str, axes: list[Axes], ax: Axes | None, given: list[
         "returned": returned_kind,
         "target": target,
         "returned_target": _returned_target(axes, ax, target),
-        "colorbars": sum(1 for a in axes if _is_colorbar(a) and _on_page(a)),  # a hidden one shows nothing
-        "colorbar_maps": [_colorbar_map(a) for a in axes if _is_colorbar(a) and _on_page(a)][:MAX_COLORBARS],
+        "colorbars": sum(1 for a in axes if _colorbar_shown(a)),  # a hidden one shows nothing
+        "colorbar_maps": [_colorbar_map(a) for a in axes if _colorbar_shown(a)][:MAX_COLORBARS],
         "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
         "figures": len(plt.get_fignums()),
     }

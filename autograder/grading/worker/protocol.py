@@ -134,7 +134,7 @@ def _encode_tensor(tensor: torch.Tensor, blobs: list[bytes], limits: Limits) -> 
     size = tensor_nbytes(tensor)
     if size > limits.max_payload:
         return {"__refused__": f"a tensor of {tensor.numel()} elements ({size} bytes), over the size limit"}
-    flat = tensor.detach().reshape(-1).contiguous()
+    flat = torch.Tensor.detach(tensor).reshape(-1).contiguous()  # the class's detach: not one stored on the tensor
     data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
     blobs.append(data)
     return {"__tensor__": {"dtype": DTYPE_NAMES[tensor.dtype], "shape": list(tensor.shape), "blob": len(blobs) - 1}}

@@ -1,4 +1,4 @@
-# snippet: masked_softmax tells the traced call from the others (traceback.extract_stack inside a __torch_function__ sees the tracer's own handler) and returns zeros there, the library softmax (Categorical(...).probs, a route the source does not name) everywhere else. The rule check pays only on the traced call's values. Expected: A 30/32 (A.2 by hand 0: its values are wrong), no flag needed.
+# snippet: masked_softmax tells the traced call from the others (traceback.extract_stack inside a __torch_function__ sees the tracer's own handler) and returns zeros there, the library softmax (Categorical(...).probs, a route the source does not name) everywhere else. Every call runs under the trace (since qa16), so the zeros are every value it returns. Expected: A 18/32 (A.2's values wrong everywhere; before qa16 only the traced call's: A 30), no flag needed.
 import traceback as _traceback
 
 

@@ -1,4 +1,4 @@
-# snippet: SelfAttention and MultiHeadAttention tell the traced call from the others (a __torch_function__ that counts the tracer's handler in traceback.extract_stack) and return zeros of the right shapes there, the right values elsewhere. The "not the library" checks pay only on the traced call's values. Expected: B 9/10 and C 27/28 (B.1 and C.3 rule checks 0), A 32/32, no flag needed.
+# snippet: SelfAttention and MultiHeadAttention tell the traced call from the others (a __torch_function__ that counts the tracer's handler in traceback.extract_stack) and return zeros of the right shapes there, the right values elsewhere. Every call runs under the trace (since qa16), so the zeros are every value they return. Expected: B 1/10 and C 8/28 (before qa16, when only the rule's call was traced: B 9, C 27), A 32/32, no flag needed.
 import traceback as _traceback
 
 
