@@ -374,6 +374,7 @@ class Student:
     _trusted: Callable[[Any], Any] | None = None  # answers the stand-ins' callbacks, grader side
     _callbacks: int = 0  # callbacks answered in the current request
     _classes: dict[int, str] = field(default_factory=dict)  # handle number -> the class it was made from
+    _traced_roots: frozenset[str] = field(default_factory=lambda: current().traced_roots())  # read once, asked on every call
 
     @property
     def worker_files(self) -> dict[str, str]:
@@ -623,7 +624,7 @@ class Student:
         """Whether a call of `target` runs under the trace though its trace is not read: every call
         of what a rule covers does, so that the one whose trace is read cannot be told from the others."""
         name = self._classes.get(target.number, "") if isinstance(target, Handle) else target
-        return name in current().traced_roots()
+        return name in self._traced_roots
 
     def call(self, name: str, *args: Any, seed: int | None = None, noncontiguous: tuple[int, ...] = (), **kwargs: Any) -> Any:
         """Call a function of the submission; `noncontiguous` lists arguments to pass as strided views."""
