@@ -64,3 +64,13 @@ def test_causal_mask_that_ignores_device_fails_its_device_check(tmp_path, capsys
     printed = capsys.readouterr().out
     assert "FAIL causal_mask: makes the mask on the device it is given" in printed
     assert "causal_mask(3, 4, device='meta') returned a mask on cpu" in printed
+
+
+def test_a_default_mask_made_without_device_is_noted(tmp_path, capsys):
+    """The probes also call without a mask: `if mask is None: mask = torch.ones(...)` on the CPU."""
+    path = tmp_path / "default_mask.py"
+    default = "if mask is None:\n        mask = torch.ones(scores.shape[-2:], dtype=torch.bool)\n    if mask is not None:"
+    path.write_text(REFERENCE.read_text(encoding="utf-8").replace("if mask is not None:", default, 1), encoding="utf-8")
+    assert main(["check", str(path), "--until", "A.2", "--seed", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "note: on a GPU this would fail: torch.ones at default_mask.py:" in printed

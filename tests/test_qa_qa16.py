@@ -18,6 +18,10 @@ the feedback names. What was wrong before (main at 75efcf6), and is fixed:
   left before the recursion limit: qa16h's probes) told the call whose trace is read from the
   others, so a file could run the library's softmax everywhere else: every call now runs under the
   trace (test_every_call_looks_traced).
+- c03: a masked_softmax computed in float32 and cast back (LLaMA's way) failed A.2's gradcheck, whose
+  float64 finite differences see float32 rounding. When the gradcheck fails, the gradient is now
+  compared with the reference's at the same scores; a gradient that never reaches the scores (qa7h,
+  qa9h) is not the reference's.
 This test grades seed 1, the whole corpus in one batch run (every part, two grader processes).
 """
 from __future__ import annotations

@@ -57,7 +57,8 @@ RULES = (SOFTMAX_BY_HAND, SDPA_OWN, SELF_ATTENTION_OWN, MHA_OWN)
 
 def device_probes() -> list[tuple[str, str, tuple, tuple]]:
     """(part, function or class, constructor args, call args) for every task whose code combines
-    tensors; small: only where tensors are made matters."""
+    tensors; small: only where tensors are made matters. Each masked call is also made without its
+    mask: a default mask is often made there (`if mask is None: mask = torch.ones(...)`)."""
     B, S, E, H = 2, 4, 6, 2
     gen = torch.Generator().manual_seed(0)
     x = torch.randn(B, S, E, generator=gen)  # (B, S, E)
@@ -70,4 +71,9 @@ def device_probes() -> list[tuple[str, str, tuple, tuple]]:
         ("B", "SelfAttention", (E,), (x, mask)),
         ("C", "MultiHeadAttention", (E, H), (x, x, x, mask)),
         ("D", "AttentionBlock", (E, H), (x, mask)),
+        ("A", "masked_softmax", (), (q @ k.transpose(-2, -1),)),
+        ("A", "scaled_dot_product_attention", (), (q, k, v)),
+        ("B", "SelfAttention", (E,), (x,)),
+        ("C", "MultiHeadAttention", (E, H), (x, x, x)),
+        ("D", "AttentionBlock", (E, H), (x,)),
     ]
