@@ -301,6 +301,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "with ax= given, the heatmap is on ax but its {names} went to another Axes or figure: plt.title, plt.xlabel, plt.ylabel, plt.colorbar and plt.gcf() act on the current Axes and figure, not on ax's; use ax.set_title, ax.set_xlabel, ax.set_ylabel and ax.figure.colorbar",
         "zh": "给出 `ax=` 时，热力图画在了 ax 上，但它的 {names} 跑到了别的 Axes 或图上：plt.title、plt.xlabel、plt.ylabel、plt.colorbar 和 plt.gcf() 作用于当前的 Axes 和图，而不是 ax 所在的；请用 ax.set_title、ax.set_xlabel、ax.set_ylabel 和 ax.figure.colorbar",
     },
+    "given_axes_text_missing": {
+        "en": "with ax= given, the heatmap on ax has no {names}, which the figure you make without ax= has: set them in both cases (ax.set_title, ax.set_xlabel, ax.set_ylabel, ax.figure.colorbar)",
+        "zh": "给出 `ax=` 时，ax 上的热力图没有 {names}，而不给 ax 时你画的图有：两种情况都要设置（ax.set_title、ax.set_xlabel、ax.set_ylabel、ax.figure.colorbar）",
+    },
     "title_wrong": {"en": "the Axes title is not the text given as title=", "zh": "Axes 的标题不是 `title=` 传入的文字"},
     # why a figure cannot be read (autograder.grading.heatmap.UnreadablePlot; matched by their English text)
     "plot_empty": {"en": "the heatmap is empty", "zh": "热力图是空的"},

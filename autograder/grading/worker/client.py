@@ -53,8 +53,9 @@ class NotImplementedYet(StudentError):
 class StudentException(StudentError):
     """The student's code raised an exception."""
 
-    def __init__(self, kind: str, message: str, frames: list[str], where: str):
+    def __init__(self, kind: str, message: str, frames: list[str], where: str, bases: frozenset[str] = frozenset()):
         self.kind, self.text, self.frames = kind, message, frames
+        self.builtins = bases  # the builtin exception classes it is an instance of, by name
         location = f" ({frames[-1]})" if frames else ""
         super().__init__(f"{where} raised {kind}: {message}{location}")
 
@@ -559,13 +560,15 @@ class Student:
                 raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
             if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
                 raise WorkerFailure(t("note.memory", where=where, gib=self.config.memory_bytes >> 30))
+            bases = error.get("builtins")
+            bases = frozenset(b for b in bases if isinstance(b, str) and _builtin_exception(b)) if isinstance(bases, list) else frozenset()
             if self._holds_private():
                 # Any call of this worker could have stashed the weights and raise them: its own
-                # message, an exception class named on the fly, or a source line rewritten in
-                # linecache. Only a builtin exception's name is kept.
-                text, frames = PRIVATE_MESSAGE_NOTE, []
-                kind = kind if isinstance(getattr(builtins, kind, None), type) else "Exception"
-            raise StudentException(kind, text[:500], frames, where)
+                # message, an exception class named (or given bases) on the fly, or a source line
+                # rewritten in linecache. Only a builtin exception's name is kept.
+                text, frames, bases = PRIVATE_MESSAGE_NOTE, [], frozenset()
+                kind = kind if _builtin_exception(kind) else "Exception"
+            raise StudentException(kind, text[:500], frames, where, bases)
         raise WorkerFailure(t("note.bad_status", status=repr(str(status)[:100]), where=where))
 
     # -- error carried forward: trusted stand-ins for earlier functions --------------------
@@ -705,6 +708,12 @@ class Student:
             raise StandInError(f"{name} is a grader-side stand-in now; draw in the grader")
         message = {"op": "plot", "name": name, "args": list(args), "kwargs": kwargs}
         return self.request(message if picture else {**message, "picture": False}, name)
+
+
+def _builtin_exception(name: str) -> bool:
+    """Whether a name is a builtin exception class's (all a private worker may name)."""
+    kind = getattr(builtins, name, None)
+    return isinstance(kind, type) and issubclass(kind, BaseException)
 
 
 def _reject_refused(value: Any, where: str) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import __future__
 import ast
+import builtins
 import contextlib
 import linecache
 import os
@@ -68,6 +69,7 @@ class StudentRaised(Exception):
 
     def __init__(self, error: BaseException, filenames: SourcePlaces):
         self.kind = _said(lambda: type(error).__name__, "Exception")[:100]
+        self.builtins = _builtin_bases(type(error))
         self.text = _said(lambda: str(error), "")[:2000]
         stack = traceback.extract_tb(error.__traceback__)
         frames = [f"{filenames.where(f.filename, f.lineno or 0)} in {f.name}: {(f.line or '').strip()}" for f in stack if f.filename in filenames]
@@ -78,7 +80,17 @@ class StudentRaised(Exception):
         super().__init__(self.kind)
 
     def as_dict(self) -> dict:
-        return {"type": self.kind, "message": self.text, "frames": self.frames, "own": self.own}
+        return {"type": self.kind, "message": self.text, "frames": self.frames, "own": self.own, "builtins": self.builtins}
+
+
+# read before any submission runs (one may rebind the builtins' names)
+BUILTIN_EXCEPTIONS = tuple(v for v in vars(builtins).values() if isinstance(v, type) and issubclass(v, BaseException))
+
+
+def _builtin_bases(kind: type) -> list[str]:
+    """The builtin exception classes an exception is an instance of, by name: a class of the
+    student's own, `class HeadCountError(ValueError)`, is a ValueError."""
+    return [base.__name__ for base in BUILTIN_EXCEPTIONS if type.__subclasscheck__(base, kind)]
 
 
 @contextlib.contextmanager

@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
+from matplotlib._pylab_helpers import Gcf  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
@@ -432,16 +433,33 @@ def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None, pictu
     given = given if given is not None else []
     try:
         returned = draw()
+        elsewhere = {"elsewhere": _texts_elsewhere(given[0])} if given else {}
         try:
             with warnings.catch_warnings():  # the kit's own draws (missing glyphs...) are not the student's output
                 warnings.simplefilter("ignore")
-                return _describe(returned, given, picture)
+                return {**_describe(returned, given, picture), **elsewhere}
         except Exception as error:  # noqa: BLE001 - the kit's drawing failed: said in the description, not raised as the student's
             if _through_student_code(error):
                 raise  # the student's own code, called while the figure is drawn
             return _not_drawn(returned, given, error)
     finally:
         plt.close("all")
+
+
+def _texts_elsewhere(given: Axes) -> list[str]:
+    """With an Axes given: which of a title, axis labels and a colorbar were drawn in another
+    figure (plt.title, plt.xlabel, plt.colorbar act on the current figure, not on ax's)."""
+    home = given.get_figure(root=True)
+    figures = [manager.canvas.figure for manager in Gcf.get_all_fig_managers() if manager.canvas.figure is not home]
+    axes = [a for figure in figures for a in figure.axes]
+    plain = [a for a in axes if not _is_colorbar(a)]
+    found = {
+        "title": any(_title(a, loc) for a in plain for loc in ("center", "left", "right")) or any(f._suptitle is not None and _inked(f._suptitle) for f in figures),
+        "xlabel": any(_label_text(a.xaxis) for a in plain),
+        "ylabel": any(_label_text(a.yaxis) for a in plain),
+        "colorbar": any(_colorbar_shown(a) for a in axes),
+    }
+    return [name for name, there in found.items() if there]
 
 
 def _through_student_code(error: BaseException) -> bool:

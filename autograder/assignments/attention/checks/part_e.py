@@ -504,13 +504,21 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
     own = _texts(target_axes(own_description)) | {"colorbar": heatmap.colorbar}  # what the drawing without ax= has
     drawings = [*axes.get("images", []), *axes.get("meshes", [])]  # their "colorbar": one in ax's figure, an inset one too
     there = _texts(axes) | {"colorbar": bool(description.get("colorbars")) or any(isinstance(d, dict) and d.get("colorbar") for d in drawings)}
+    moved = _listed(description.get("elsewhere")) - {"title"}  # drawn in another figure (the current one)
     if own["title"]:  # the drawings of the probe and with ax= have no title= given
         titled = titled_on_given_axes(student)
         index, listed = (titled.get("given_axes", -1), titled.get("axes")) if isinstance(titled, dict) else (-1, None)
         there["title"] = isinstance(index, int) and isinstance(listed, list) and 0 <= index < len(listed) and _texts(listed[index])["title"]
-    elsewhere = [name for name, shown in there.items() if own[name] and not shown]
-    if elsewhere:  # plt.title/plt.xlabel/plt.gcf() act on the current Axes and figure, which are not ax's
-        raise CheckFailure.keyed("given_axes_text_elsewhere", names=", ".join(elsewhere))
+        moved |= _listed(titled.get("elsewhere") if isinstance(titled, dict) else None) & {"title"}
+    lacking = [name for name, shown in there.items() if own[name] and not shown]
+    if any(name in moved for name in lacking):  # plt.title/plt.xlabel/plt.gcf() act on the current Axes and figure, which are not ax's
+        raise CheckFailure.keyed("given_axes_text_elsewhere", names=", ".join(name for name in lacking if name in moved))
+    if lacking:  # drawn without ax= only, nowhere with it
+        raise CheckFailure.keyed("given_axes_text_missing", names=", ".join(lacking))
+
+
+def _listed(names: Any) -> set[str]:
+    return {name for name in names if isinstance(name, str)} if isinstance(names, list) else set()
 
 
 def _texts(axes: dict) -> dict[str, bool]:
