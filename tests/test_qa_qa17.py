@@ -7,6 +7,11 @@ before (main at 8070361), and is fixed:
 - b01: the title set only when plot_attention makes its own figure: with ax= given the feedback
   said the title "went to another Axes or figure", blaming plt.title, which the file never calls.
   Which texts went to another figure is now seen; a text that is nowhere is said to be missing.
+- c02, c03: SelfAttention and MultiHeadAttention computed in float32 inside and cast back
+  (LLaMA's `.float()` idiom): W_k's bias has a gradient of 0 by cancellation, which float32 leaves
+  at about 1e-7 (B 9, C 27), and C.3's gradcheck in float64 sees float32 rounding (C 26). A
+  parameter's gradient is now compared within the rounding of the module's largest gradient, and
+  a failed gradcheck compares the gradient with respect to x with the reference's, as A.2's does.
 This test grades seed 1, the whole corpus in one batch run.
 """
 from __future__ import annotations

@@ -381,24 +381,47 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
     constructors = frozenset(d.name for d in definitions if isinstance(d, ast.ClassDef) and not d.keywords and not any(
         isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) and b.name == "__new__" for b in d.body)
         and [e.name for e in definitions if e.name == d.name] == [d.name] and d.name not in {n for n, _ in assigned})
-    # from everything down to what holds: a cycle (`CONFIG = for_eval(CONFIG)`) only passes on what enters it
-    found = Ownership(frozenset(n for n in names if n not in unknown) | frozenset(SAFE_RECEIVERS), frozenset(attributes), frozenset(attributes), torch_names,
-                      written=written, constructors=constructors)
-    while True:  # a name bound only to own names is own too
-        more = Ownership(
-            frozenset(n for n, values in names.items() if n not in unknown and all(map(found.makes_new, values)))
-            | frozenset(n for n in SAFE_RECEIVERS if all(map(found.makes_new, names.get(n, [])))),
-            frozenset(n for n, values in attributes.items() if all(map(found.makes_new, values))), found.given, torch_names,
-            written=written, constructors=constructors)
-        if more == found:
-            imported = {(a.asname or a.name).split(".")[0] for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
-            given = frozenset(n for n, values in names.items() if n not in found.names and any(
-                isinstance(v, (ast.Name, ast.Attribute)) and isinstance(root(v), ast.Name) and root(v).id in imported for v in values))  # type: ignore[attr-defined]
-            instances = frozenset(n for n in SAFE_RECEIVERS if all(
-                isinstance(v, ast.Constant) or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in constructors or isinstance(v, ast.Name) and v.id in SAFE_RECEIVERS
-                for v in names.get(n, [])))
-            return replace(found, modules_given=given, own_class_receivers=instances)
-        found = more
+    # from everything down to what holds: a name bound only to own names is own too; a cycle
+    # (`CONFIG = for_eval(CONFIG)`) only passes on what enters it. A worklist: when a name or an
+    # attribute drops out, only what mentions it is looked at again (a chain of 4,000 helpers
+    # returning each other's result took one pass over every value per link: 250 s, qa17h)
+    values_of: dict[tuple[str, str], list[ast.AST]] = {("name", n): v for n, v in names.items() if n not in unknown}
+    values_of |= {("name", n): names.get(n, []) for n in SAFE_RECEIVERS} | {("attribute", n): v for n, v in attributes.items()}
+    mentioned_by: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for key, values in values_of.items():
+        for mention in _mentions(values):
+            mentioned_by.setdefault(mention, set()).add(key)
+    own, todo = set(values_of), set(values_of)
+    while True:
+        found = Ownership(frozenset(n for kind, n in own if kind == "name"), frozenset(n for kind, n in own if kind == "attribute"), frozenset(attributes), torch_names,
+                          written=written, constructors=constructors)
+        dropped = {key for key in todo if not all(map(found.makes_new, values_of[key]))}
+        if not dropped:
+            break
+        own -= dropped
+        todo = {key for mention in dropped for key in mentioned_by.get(mention, ())} & own
+    imported = {(a.asname or a.name).split(".")[0] for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    given = frozenset(n for n, values in names.items() if n not in found.names and any(
+        isinstance(v, (ast.Name, ast.Attribute)) and isinstance(root(v), ast.Name) and root(v).id in imported for v in values))  # type: ignore[attr-defined]
+    instances = frozenset(n for n in SAFE_RECEIVERS if all(
+        isinstance(v, ast.Constant) or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in constructors or isinstance(v, ast.Name) and v.id in SAFE_RECEIVERS
+        for v in names.get(n, [])))
+    return replace(found, modules_given=given, own_class_receivers=instances)
+
+
+def _mentions(values: list[ast.AST]) -> set[tuple[str, str]]:
+    """The names and attributes whose ownership Ownership.makes_new may read for these values
+    (more is harmless): every name and attribute in them, and `f()` for each call of a name."""
+    found: set[tuple[str, str]] = set()
+    for value in values:
+        for node in ast.walk(value):
+            if isinstance(node, ast.Name):
+                found.add(("name", node.id))
+            elif isinstance(node, ast.Attribute):
+                found |= {("name", node.attr), ("attribute", node.attr)}
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                found.add(("name", f"{node.func.id}()"))
+    return found
 
 
 def _plain_functions(trees: Sequence[ast.AST]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:

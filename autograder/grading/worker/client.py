@@ -493,12 +493,12 @@ class Student:
     def _keep_output(self, worker: WorkerProcess, generation: int) -> None:
         """What the worker printed; output past the cap was dropped by the keeper: say how much."""
         text, total = worker.output
+        if self._private_worker == generation:  # it held private data: none of it is shown, nor how much there was
+            text, total = (PRIVATE_OUTPUT_NOTE if text else ""), 0
         dropped = max(0, total - self.config.output_bytes)
         if dropped:
             text += "\n" + t("note.output_trailer", dropped=dropped, kept=self.config.output_bytes)
             self.events.append(t("note.output_dropped", total=total, kept=self.config.output_bytes, dropped=dropped))
-        if text and self._private_worker == generation:  # it held private data: none of it is shown
-            text = PRIVATE_OUTPUT_NOTE
         if text:
             self.output.append(without_host_paths(text))
 
@@ -526,6 +526,8 @@ class Student:
             ended = worker.how_it_ended()
             if isinstance(error, ProtocolError):
                 ended = t("ended.invalid_reply", error=error)
+            if self._holds_private():  # an exit code, a signal or a reply's bytes are the submission's to choose
+                ended = t("ended.private")
             reason = self._explain(ended, where)
             self._discard_worker(reason)
             raise WorkerFailure(reason) from None

@@ -1,5 +1,5 @@
-# qa4s b12_a2_float32_inside: BUG A.2: computes in float32 and returns float32 (the dtype is lost; float64 loses precision).
-# Per-part scores (A-D): A=29 B=10 C=28 D=12.
+# qa4s b12_a2_float32_inside: BUG A.2: computes in float32 and returns float32 (the dtype is lost; float64 loses precision): charged once, in the dtype check (before round 17 also in the gradcheck and the row-shift check).
+# Per-part scores (A-D): A=31 B=10 C=28 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

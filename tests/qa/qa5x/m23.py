@@ -2,7 +2,7 @@
 #   qa4s/b12_a2_float32_inside: A.2: computes in float32 and returns float32 (the dtype is lost; float64 loses precision).
 #   qa4s/b35_c3_functional_dropout_always: C.3: F.dropout without training=self.training (dropout in eval).
 #   qa4s/b45_d1_dropout_not_passed_on: D.1: MultiHeadAttention built without the block's dropout.
-# expected: A=29 B=10 C=26 D=11 E=10 F=8
+# expected: A=31 B=10 C=26 D=11 E=10 F=8
 # mistakes: dropout_in_eval
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

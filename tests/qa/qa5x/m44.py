@@ -2,7 +2,7 @@
 #   qa4s/b12_a2_float32_inside: A.2: computes in float32 and returns float32 (the dtype is lost; float64 loses precision).
 #   qa4s/b29_c2_interleaved_merge: C.2: merge_heads permutes to (B, S, Dh, H) before flattening (interleaves the heads).
 #   qa4e/b06_pcolormesh_ticks_on_edges: E.1, pcolormesh with ticks at i, on the cell edges, not at i + 0.5.
-# expected: A=29 B=10 C=25 D=12 E=8 F=8
+# expected: A=31 B=10 C=25 D=12 E=8 F=8
 # mistakes: merge_interleaved
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

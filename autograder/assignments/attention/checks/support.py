@@ -87,19 +87,22 @@ def values_close(actual: torch.Tensor, expected: torch.Tensor, rtol: float = 1e-
     return torch.allclose(a, e, rtol=rtol, atol=max(atol, rounding_error(actual, expected)), equal_nan=True)
 
 
-def rounding_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
+def rounding_error(actual: torch.Tensor, expected: torch.Tensor, scale: float | None = None) -> float:
     """The absolute error of right values computed in float32 (PyTorch's working precision) or in
     a coarser floating dtype than the reference's, whatever dtype they are returned in (float32
     for float64 inputs, or float32 inside and cast back): an entry near 0 that is a sum of larger
     terms (q·k, a weighted sum) keeps the rounding of those terms, so it scales with the largest
-    value. Within it, values pay whatever the draw; a lost dtype is a check of its own. 0 when the
-    reference is no finer than float32 and the result's dtype no coarser than the reference's."""
+    value (`scale`, when the terms are larger than any expected value). Within it, values pay
+    whatever the draw; a lost dtype is a check of its own. 0 when the reference is no finer than
+    float32 and the result's dtype no coarser than the reference's."""
     if not (actual.is_floating_point() and expected.is_floating_point()) or expected.numel() == 0:
         return 0.0
     eps = max(torch.finfo(actual.dtype).eps, torch.finfo(torch.float32).eps)
     if eps <= torch.finfo(expected.dtype).eps:
         return 0.0
-    return 16 * eps * expected.detach().to(torch.float64).nan_to_num(0.0, 0.0, 0.0).abs().max().item()
+    if scale is None:
+        scale = expected.detach().to(torch.float64).nan_to_num(0.0, 0.0, 0.0).abs().max().item()
+    return 16 * eps * scale
 
 
 def fail_with(message: str, key: str) -> CheckFailure:
