@@ -16,53 +16,29 @@ This test grades seed 1, the whole corpus in one batch run.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from autograder.feedback.results import SubmissionResult
-from autograder.grading.batch import grade_batch
-from autograder.grading.session import GradeOptions
+from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expected, graded_corpus
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO / "tests" / "qa" / "qa17"
-SCORES = re.compile(r"^# Per-part scores: A=(\S+) B=(\S+) C=(\S+) D=(\S+) E=(\S+) F=(\S+)\.$", re.MULTILINE)
-NAMED = re.compile(r"^# Mistakes named: (.*)\.$", re.MULTILINE)
+CORPUS = Path(__file__).resolve().parent / "qa" / "qa17"
 FILES = sorted(CORPUS.glob("*.py"))
-FULL = {"A": 32, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}
-
-
-def _expected(path: Path) -> tuple[dict[str, float], set[str]]:
-    text = path.read_text(encoding="utf-8")
-    scores, named = SCORES.search(text), NAMED.search(text)
-    assert scores and named, f"{path.name}: the header gives no per-part scores or named mistakes"
-    mistakes = set() if named.group(1) == "none" else {m.strip() for m in named.group(1).split(",")}
-    return dict(zip("ABCDEF", map(float, scores.groups()))), mistakes
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict[str, SubmissionResult]:
-    out = tmp_path_factory.mktemp("qa17_out")
-    batch = grade_batch(CORPUS, out, jobs=2, options=GradeOptions(seed=1))
-    return {result.submission: result for result in batch.submissions}
+    return graded_corpus(CORPUS, tmp_path_factory.mktemp("qa17_out"))
 
 
 def test_correct_files_expect_full_marks_and_each_bug_loses_points_in_its_own_part_only():
-    for path in FILES:
-        scores, named = _expected(path)
-        lost = {part for part, score in scores.items() if score < FULL[part]}
-        assert (not lost and not named) if path.stem.startswith("c") else lost == {path.stem.split("_")[1][0].upper()}, path.name
+    assert_each_bug_in_its_own_part(FILES)
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_each_submission_scores_its_parts_and_names_only_its_mistakes(path, graded):
-    result = graded[path.stem]
-    assert not result.grader_error, result.grader_error
-    scores, named = _expected(path)
-    failures = [f"{c.task} {c.check_id}: {c.message[:160]}" for c in result.checks if not c.passed]
-    assert {p.part: p.score for p in result.parts} == scores, failures
-    assert set(result.mistakes) == named, failures
+    assert_graded_as_expected(graded[path.stem], path)
 
 
 @pytest.mark.parametrize(("name", "check", "said"), [
