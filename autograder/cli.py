@@ -160,8 +160,10 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     grader = None
     try:
         from autograder.grading.grader import Grader
+        from autograder.grading.worker.launch import signals_deferred
 
-        grader = Grader()
+        with signals_deferred():  # a SIGTERM between the template's launch and `grader =` left the template running
+            grader = Grader()
         from autograder.feedback.formats.watchview import render_view
         from autograder.grading.session import new_seed
         from autograder.grading.watch import watch
