@@ -401,19 +401,19 @@ def _seaborn(weights, query_tokens, key_tokens, ax):
     import seaborn
 
     seaborn.heatmap(
-        weights.T.numpy(), xticklabels=query_tokens, yticklabels=key_tokens, vmin=0, vmax=1, cmap="rocket_r", ax=ax
+        weights.detach().T.numpy(), xticklabels=query_tokens, yticklabels=key_tokens, vmin=0, vmax=1, cmap="rocket_r", ax=ax
     )
 
 
 def _pcolormesh(weights, query_tokens, key_tokens, ax):
-    mesh = ax.pcolormesh(weights.T.numpy(), vmin=0, vmax=1, cmap="Greys")  # cell (row j, col i) centred at (i + .5, j + .5)
+    mesh = ax.pcolormesh(weights.detach().T.numpy(), vmin=0, vmax=1, cmap="Greys")  # cell (row j, col i) centred at (i + .5, j + .5)
     ax.set_xticks([i + 0.5 for i in range(len(query_tokens))], labels=query_tokens)
     ax.set_yticks([j + 0.5 for j in range(len(key_tokens))], labels=key_tokens)
     ax.figure.colorbar(mesh, ax=ax)
 
 
 def _matshow(weights, query_tokens, key_tokens, ax):
-    image = ax.matshow(weights.T.numpy(), vmin=0, vmax=1, cmap="viridis_r")
+    image = ax.matshow(weights.detach().T.numpy(), vmin=0, vmax=1, cmap="viridis_r")
     ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
     ax.set_yticks(range(len(key_tokens)), labels=key_tokens)
     ax.figure.colorbar(image, ax=ax)
@@ -421,7 +421,7 @@ def _matshow(weights, query_tokens, key_tokens, ax):
 
 def _imshow_origin_lower(weights, query_tokens, key_tokens, ax):
     image = ax.imshow(
-        weights.T.numpy(), vmin=0, vmax=1, cmap="Blues", origin="lower", extent=(0, len(query_tokens), 0, len(key_tokens))
+        weights.detach().T.numpy(), vmin=0, vmax=1, cmap="Blues", origin="lower", extent=(0, len(query_tokens), 0, len(key_tokens))
     )
     ax.set_xticks([i + 0.5 for i in range(len(query_tokens))], labels=query_tokens)
     ax.set_yticks([j + 0.5 for j in range(len(key_tokens))], labels=key_tokens)
@@ -430,7 +430,7 @@ def _imshow_origin_lower(weights, query_tokens, key_tokens, ax):
 
 def _pcolor(weights, query_tokens, key_tokens, ax):
     """ax.pcolor (a PolyQuadMesh, not a QuadMesh): qa6e, the public check found no heatmap."""
-    mesh = ax.pcolor(weights.T.numpy(), vmin=0, vmax=1, cmap="Purples")
+    mesh = ax.pcolor(weights.detach().T.numpy(), vmin=0, vmax=1, cmap="Purples")
     ax.set_xticks([i + 0.5 for i in range(len(query_tokens))], labels=query_tokens)
     ax.set_yticks([j + 0.5 for j in range(len(key_tokens))], labels=key_tokens)
     ax.invert_yaxis()
@@ -440,7 +440,7 @@ def _pcolor(weights, query_tokens, key_tokens, ax):
 def _token_and_position_labels(weights, query_tokens, key_tokens, ax):
     """Tick labels that add the token's position, as the contract allows ('le (0)', 'k1: cat'):
     qa6e, the public check failed them as 'expected the tokens'."""
-    image = ax.imshow(weights.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+    image = ax.imshow(weights.detach().T.numpy(), vmin=0, vmax=1, cmap="Blues")
     ax.set_xticks(range(len(query_tokens)), labels=[f"{token} ({i})" for i, token in enumerate(query_tokens)])
     ax.set_yticks(range(len(key_tokens)), labels=[f"k{j}: {token}" for j, token in enumerate(key_tokens)])
     ax.figure.colorbar(image, ax=ax)
@@ -449,7 +449,7 @@ def _token_and_position_labels(weights, query_tokens, key_tokens, ax):
 def _math_text_labels(weights, query_tokens, key_tokens, ax):
     """Tick labels in math text, the position as a subscript ('$\\mathrm{le}_{0}$', drawn as le₀):
     qa9e c19, the public check failed them as 'expected the tokens' while the grader paid them."""
-    image = ax.imshow(weights.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+    image = ax.imshow(weights.detach().T.numpy(), vmin=0, vmax=1, cmap="Blues")
     ax.set_xticks(range(len(query_tokens)), labels=[rf"$\mathrm{{{t}}}_{{{i}}}$" for i, t in enumerate(query_tokens)])
     ax.set_yticks(range(len(key_tokens)), labels=[rf"$\mathrm{{{t}}}_{{{j}}}$" for j, t in enumerate(key_tokens)])
     ax.figure.colorbar(image, ax=ax)
@@ -461,7 +461,7 @@ def _colorbar_of_a_scalar_mappable(weights, query_tokens, key_tokens, ax):
     import matplotlib.cm as cm
     import matplotlib.colors as mcolors
 
-    ax.imshow(weights.T.numpy(), cmap="Blues", norm=mcolors.Normalize(0, 1))
+    ax.imshow(weights.detach().T.numpy(), cmap="Blues", norm=mcolors.Normalize(0, 1))
     ax.figure.colorbar(cm.ScalarMappable(norm=mcolors.Normalize(0, 1), cmap="Blues"), ax=ax)
     ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
     ax.set_yticks(range(len(key_tokens)), labels=key_tokens)
@@ -493,7 +493,7 @@ def test_heatmap_check_rejects_keys_labelled_in_reverse(checks: ModuleType) -> N
 
     def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
         ax = plt.subplots()[1] if ax is None else ax
-        image = ax.imshow(weights.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+        image = ax.imshow(weights.detach().T.numpy(), vmin=0, vmax=1, cmap="Blues")
         ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
         ax.set_yticks(range(len(key_tokens)), labels=key_tokens[::-1])
         ax.figure.colorbar(image, ax=ax)
@@ -513,7 +513,7 @@ def _plot_with(draw_on):
 
     def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None, cmap="Blues"):
         ax = plt.subplots()[1] if ax is None else ax
-        image = draw_on(ax).imshow(weights.T.numpy(), vmin=0, vmax=1, cmap=cmap)
+        image = draw_on(ax).imshow(weights.detach().T.numpy(), vmin=0, vmax=1, cmap=cmap)
         ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
         ax.set_yticks(range(len(key_tokens)), labels=key_tokens)
         ax.figure.colorbar(image, ax=ax)
@@ -542,7 +542,7 @@ def test_heatmap_check_rejects_a_colorbar_of_other_colours(checks: ModuleType) -
         import matplotlib.pyplot as plt
 
         ax = plt.subplots()[1] if ax is None else ax
-        ax.imshow(weights.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+        ax.imshow(weights.detach().T.numpy(), vmin=0, vmax=1, cmap="Blues")
         ax.figure.colorbar(cm.ScalarMappable(norm=mcolors.Normalize(0, 1), cmap="Reds"), ax=ax)
         ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
         ax.set_yticks(range(len(key_tokens)), labels=key_tokens)
@@ -594,3 +594,22 @@ def test_causal_mask_check_requires_the_mask_on_the_given_device(checks: ModuleT
     with pytest.raises(checks.CheckFailure, match=r"device='meta'\) gave a mask on cpu"):
         checks.check_causal_mask(ignores_device)
     checks.check_causal_mask(lambda size_q, size_k=None, device=None: ignores_device(size_q, size_k).to(device))
+
+
+def test_heatmap_check_gives_weights_that_require_grad(checks: ModuleType) -> None:
+    """The contract: a model's weights still require grad, .detach() them before .numpy()."""
+    import matplotlib.pyplot as plt
+
+    def plot_attention(weights, query_tokens, key_tokens, ax=None, title=None):
+        ax = plt.subplots()[1] if ax is None else ax
+        image = ax.imshow(weights.T.numpy(), vmin=0, vmax=1, cmap="Blues")
+        ax.set_xticks(range(len(query_tokens)), labels=query_tokens)
+        ax.set_yticks(range(len(key_tokens)), labels=key_tokens)
+        ax.figure.colorbar(image, ax=ax)
+        ax.set_xlabel("query")
+        ax.set_ylabel("key")
+        ax.set_title(title or "")
+        return ax
+
+    with pytest.raises(checks.CheckFailure, match=r"given weights that require grad .* raised RuntimeError: .*Hint: \.detach\(\) the weights"):
+        checks.check_plot_attention(plot_attention)

@@ -1758,6 +1758,17 @@ def check_plot_attention(fn: Callable, lang: str | None = None) -> None:
                    f"给了 title={TITLE!r} 时，Axes 的标题是 {' / '.join(map(repr, filter(None, shown))) or '空的'}。"),
                 tr("when a title is given, ax.set_title(title), as given (not fig.suptitle).", "给了标题时用 ax.set_title(title)，原样使用（不要用 fig.suptitle）。"),
             )
+        live = weights.clone().requires_grad_(True) * 1  # as a model's weights outside torch.no_grad()
+        try:
+            fn(live, list(QUERY_TOKENS), list(KEY_TOKENS), ax=plt.subplots()[1])
+        except Exception as error:
+            raise task.fail(
+                tr(f"given weights that require grad (a model's weights outside torch.no_grad()), your function raised"
+                   f" {type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]}{_where(error)}",
+                   f"传入需要梯度的权重（模型在 torch.no_grad() 之外输出的权重）时，你的函数抛出了"
+                   f" {type(error).__name__}：{(str(error).strip().splitlines() or [''])[0]}{_where(error, 'zh')}"),
+                tr(".detach() the weights before .numpy().", "调用 .numpy() 之前先 .detach()。"),
+            ) from None
     finally:
         for number in set(plt.get_fignums()) - open_before:
             plt.close(number)

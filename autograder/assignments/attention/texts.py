@@ -266,6 +266,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "given ax= and no title, plot_attention returned {kind}, expected the Axes it drew on (with a title it returns it): return the Axes whatever the arguments",
         "zh": "传入 ax= 且不给 title 时，plot_attention 返回了 {kind}，应返回它所画的 Axes（给了 title 时是对的）：无论参数如何都要返回 Axes",
     },
+    "plot_needs_detach": {
+        "en": "given weights that require grad, as a model's weights do outside torch.no_grad(), plot_attention failed ({error}); without grad it draws them: .detach() the weights before .numpy()",
+        "zh": "传入需要梯度的权重（模型在 torch.no_grad() 之外输出的权重就是这样）时，plot_attention 出错（{error}）；不需要梯度时它能画出来：调用 .numpy() 之前先 .detach()",
+    },
     "heatmap_cell_count": {
         "en": "the heatmap has {rows} rows and {cols} columns for {lq} queries and {lk} keys: draw one cell per (query, key) pair",
         "zh": "热力图有 {rows} 行 {cols} 列，而 query 有 {lq} 个、key 有 {lk} 个：每个 (query, key) 对画一个格子",

@@ -1,5 +1,5 @@
-# qa6e c29_numpy_without_detach: correct, weights.numpy() without .detach() (the weights it is given need no gradient, in E's probe and in Part F's maps).
-# expected: A=32 B=10 C=28 D=12 E=10 F=8
+# qa6e c29_numpy_without_detach: weights.numpy() without .detach(): right on weights that need no gradient, but a model's weights outside torch.no_grad() require grad and the contract says to .detach() them (charged once, in E.1's returns-the-Axes check).
+# expected: A=32 B=10 C=28 D=12 E=9.5 F=8
 """Attention from scratch (注意力机制，从零实现).
 
 Shape conventions used in every comment:

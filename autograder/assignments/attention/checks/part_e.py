@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from autograder.grading.worker.api import StudentAPI
-from autograder.grading.worker.client import StudentError
+from autograder.grading.worker.client import StudentError, StudentException
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.texts import key_of_english
 from autograder.assignments.attention.checks.support import fail_with, source_facts
@@ -113,8 +113,23 @@ def titled_on_given_axes(student: StudentAPI) -> Any:
 
 def self_attention_drawing(student: StudentAPI) -> Any:
     """plot_attention(self_probe_weights(), SELF_TOKENS, SELF_TOKENS, title=TITLE) described,
-    without its picture."""
-    return _once("self", lambda: student.plot("plot_attention", self_probe_weights(), list(SELF_TOKENS), list(SELF_TOKENS), title=TITLE, picture=False))
+    without its picture. The weights require grad, as a model's do (the contract: .detach() them
+    before .numpy()); when only that fails, the same map given without grad (needs_detach)."""
+    try:
+        return _once("self", lambda: student.plot("plot_attention", self_probe_weights(), list(SELF_TOKENS), list(SELF_TOKENS), title=TITLE, picture=False, live=(0,)))
+    except StudentError:
+        return _once("self_plain", lambda: student.plot("plot_attention", self_probe_weights(), list(SELF_TOKENS), list(SELF_TOKENS), title=TITLE, picture=False))
+
+
+def needs_detach(student: StudentAPI) -> StudentError | None:
+    """The error plot_attention raised on weights that require grad, when it draws the same
+    weights without grad (None otherwise: a failure of both is the tick-label check's)."""
+    try:
+        self_attention_drawing(student)
+    except StudentError:
+        return None
+    live = _drawn.get("self")
+    return live if isinstance(live, StudentException) else None  # its code raised (not a worker's failure)
 
 
 def self_attention_problem(student: StudentAPI) -> CheckFailure | None:
@@ -305,6 +320,9 @@ def test_plot_attention_returns_axes(student: StudentAPI, artifacts):
     drawn(student)
     if not returned_axes(description):
         raise not_returned(description, "plot_returned")
+    error = needs_detach(student)
+    if error is not None:
+        raise CheckFailure.keyed("plot_needs_detach", error=str(error)[:300])
     try:  # the contract's other call: an Axes given, no title (a `return` under `if title:`, qa9e b13)
         given = drawing_on_given_axes(student)
     except StudentError:
