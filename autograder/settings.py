@@ -32,6 +32,7 @@ PNG_DPI = 72  # the figure's PNG, as the worker saves it and the grader reads it
 PLOT_MAX_DRAWINGS = 64  # images + meshes on one Axes
 PLOT_MAX_LABEL_CHARS = 200  # characters kept of one tick label
 PLOT_MAX_PNG_BYTES = 4 << 20  # the student's own figure, stored with the feedback
+PLOT_MAX_PNG_PIXELS = 1 << 22  # its picture's width x height (2048 x 2048, a figure of 28 x 28 inches: ~0.1 GB decoded to float64)
 
 # --- a submission as read from disk (grading/submission.py) ------------------------------------
 SUBMISSION_MAX_FILE_BYTES = 2 << 20  # one .py file (a notebook, with its outputs, may take SUBMISSION_MAX_TOTAL_BYTES)
@@ -103,7 +104,7 @@ LIMITS: tuple[tuple[str, str], ...] = (
     ("file size / open files", f"{_size(WORKER_FILE_BYTES)} / {WORKER_OPEN_FILES}"),
     ("scratch (tmpfs) / captured output", f"{_size(WORKER_SCRATCH_BYTES)} / {_size(WORKER_OUTPUT_BYTES)} (the rest dropped)"),
     ("a figure read by the grader", f"{PLOT_MAX_SIDE} rows or columns, {PLOT_MAX_CELLS:,} cells, {PLOT_MAX_DRAWINGS} drawings, "
-                                    f"{PLOT_MAX_TICKS} ticks, {_size(PLOT_MAX_PNG_BYTES)} PNG"),
+                                    f"{PLOT_MAX_TICKS} ticks, {_size(PLOT_MAX_PNG_BYTES)} PNG of {PLOT_MAX_PNG_PIXELS:,} pixels"),
     ("wire format", f"{_size(WIRE_MAX_JSON_BYTES)} JSON, {_size(WIRE_MAX_PAYLOAD_BYTES)} tensor data, {WIRE_MAX_BLOBS} blobs, "
                     f"nesting {WIRE_MAX_DEPTH}"),
     ("submission", f"{_size(SUBMISSION_MAX_FILE_BYTES)} a .py file, {_size(SUBMISSION_MAX_TOTAL_BYTES)} a notebook (its outputs are not graded) or a folder, "

@@ -241,8 +241,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "[载入了评分程序参考权重的进程的输出不予显示]",
     },
     "note.private_message": {
-        "en": "(the message is not shown: it was raised in a worker holding the grader's reference weights)",
-        "zh": "（错误信息不予显示：它出自载入了评分程序参考权重的进程）",
+        "en": "(its type and message are not shown: it was raised in a worker holding the grader's reference weights)",
+        "zh": "（错误类型和信息不予显示：它出自载入了评分程序参考权重的进程）",
     },
     "note.unprintable": {  # worker/dispatcher.py: str() of the exception raised in turn
         "en": "(the message cannot be shown: turning it into text raised {kind})",

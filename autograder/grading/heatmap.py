@@ -35,6 +35,7 @@ from autograder.settings import PLOT_MAX_CELLS as MAX_CELLS
 from autograder.settings import PLOT_MAX_DRAWINGS as MAX_DRAWINGS
 from autograder.settings import PLOT_MAX_LABEL_CHARS as MAX_LABEL_CHARS
 from autograder.settings import PLOT_MAX_PNG_BYTES as MAX_PNG_BYTES  # noqa: F401  (the checks keep at most this)
+from autograder.settings import PLOT_MAX_PNG_PIXELS as MAX_PNG_PIXELS
 from autograder.settings import PLOT_MAX_SIDE as MAX_SIDE
 from autograder.settings import PLOT_MAX_TICKS as MAX_TICKS
 
@@ -80,6 +81,7 @@ class FigureNotDrawn(AttnkitError):
 
 CELLS_OUT_OF_VIEW = "the Axes' limits (set_xlim / set_ylim) leave {columns} of the heatmap's {total_columns} columns and {rows} of its {total_rows} rows off the picture: show every cell (leave the limits to imshow, or set them to the edges of the cells)"
 TEXT_NOT_DRAWN = "your figure cannot be drawn: one of its texts holds a character that cannot be encoded (a lone surrogate such as \\ud800), which no font can draw"
+FIGURE_TOO_LARGE = "your figure's picture is {width}x{height} pixels, more than the grader reads ({limit} pixels; a heatmap of a few dozen tokens needs far fewer): keep figsize moderate and draw nothing far from the Axes"
 FIGURE_NOT_DRAWABLE = "matplotlib cannot draw your figure ({error}); plt.show() and savefig fail the same way: fix what that error names"
 
 
@@ -227,6 +229,24 @@ def _reads(drawing: dict, shown: dict | None) -> bool:
     return bool(same_ends and same_range)
 
 
+def png_size(png: Any) -> tuple[int, int]:
+    """(width, height) of a PNG (bytes or a uint8 tensor) from its header, without decoding it;
+    (0, 0) when it has no PNG header (its decoder then says what is wrong)."""
+    head = bytes(png[:24].tolist()) if isinstance(png, torch.Tensor) else bytes(png[:24])
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return 0, 0
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def refuse_large_png(png: Any) -> None:
+    """UnreadablePlot when a PNG has more pixels than the grader decodes (a dot drawn far away
+    grows the tight box: 11,000 pixels a side is 0.5 MB of PNG and gigabytes decoded)."""
+    width, height = png_size(png)
+    if width * height > MAX_PNG_PIXELS:
+        said = {"width": str(width), "height": str(height), "limit": f"{MAX_PNG_PIXELS:,}"}
+        raise UnreadablePlot(FIGURE_TOO_LARGE.format(**said), "plot_picture_too_large", said)
+
+
 def read_heatmap(description: Any, in_view: bool = True) -> Heatmap:
     """The heatmap on the Axes the plotting function returned (`target`), in display order.
     in_view: refuse one whose view limits leave cells off the picture (Part E grades the picture;
@@ -266,6 +286,7 @@ def target_axes(description: Any) -> dict:
 
 
 def _read(description: dict, in_view: bool = True) -> Heatmap:
+    refuse_large_png(description.get("png", b""))
     axes = target_axes(description)
     drawings = _drawings(axes)
     if not drawings:
@@ -384,6 +405,7 @@ def png_gray(
     from PIL import Image
 
     try:
+        refuse_large_png(png)
         with Image.open(io.BytesIO(png)) as image:
             rgba = image.convert("RGBA")
             flat = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba).convert("L")

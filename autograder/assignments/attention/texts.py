@@ -139,6 +139,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the colour range is [{low}, {high}], not [0, 1]: fix it with vmin=0, vmax=1 so that maps can be compared",
         "zh": "颜色范围是 [{low}, {high}]，不是 [0, 1]：用 vmin=0, vmax=1 把它固定下来，这样不同的图才能比较",
     },
+    "heatmap_cells_dark_to_light": {
+        "en": "the cell of the highest weight is not darker than the cell of the lowest, as your heatmap colours them: more weight must be darker (a light-to-dark map such as 'Blues', through a plain vmin=0, vmax=1)",
+        "zh": "按你的热力图的着色，权重最大的格子并不比权重最小的格子深：权重越大颜色应越深（用 'Blues' 这类由浅到深的颜色映射，直接用 vmin=0、vmax=1）",
+    },
     "heatmap_dark_to_light": {
         "en": "the colour map '{cmap}' does not go from light (weight 0) to dark (weight 1), so the strongest cell is not the darkest one: use a light-to-dark map such as 'Blues'",
         "zh": "颜色映射 '{cmap}' 不是由浅（权重 0）到深（权重 1），所以权重最大的格子不是颜色最深的：请使用由浅到深的颜色映射，例如 'Blues'",
@@ -266,6 +270,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "given ax= and no title, plot_attention returned {kind}, expected the Axes it drew on (with a title it returns it): return the Axes whatever the arguments",
         "zh": "传入 ax= 且不给 title 时，plot_attention 返回了 {kind}，应返回它所画的 Axes（给了 title 时是对的）：无论参数如何都要返回 Axes",
     },
+    "plot_picture_too_large": {
+        "en": "your figure's picture is {width}x{height} pixels, more than the grader reads ({limit} pixels; a heatmap of a few dozen tokens needs far fewer): keep figsize moderate and draw nothing far from the Axes",
+        "zh": "你的图有 {width}x{height} 像素，超过了评分程序读取的上限（{limit} 像素；几十个词的热力图远用不了这么多）：figsize 适中，不要在离 Axes 很远的地方画东西",
+    },
     "plot_needs_detach": {
         "en": "given weights that require grad, as a model's weights do outside torch.no_grad(), plot_attention failed ({error}); without grad it draws them: .detach() the weights before .numpy()",
         "zh": "传入需要梯度的权重（模型在 torch.no_grad() 之外输出的权重就是这样）时，plot_attention 出错（{error}）；不需要梯度时它能画出来：调用 .numpy() 之前先 .detach()",
@@ -302,12 +310,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "given_axes_empty": {"en": "with ax= given, the heatmap is not on that Axes", "zh": "给出 `ax=` 时，热力图不在那个 Axes 上"},
     "given_axes_text_elsewhere": {
-        "en": "with ax= given, the heatmap is on ax but its {names} went to another Axes or figure: plt.title, plt.xlabel, plt.ylabel, plt.colorbar and plt.gcf() act on the current Axes and figure, not on ax's; use ax.set_title, ax.set_xlabel, ax.set_ylabel and ax.figure.colorbar",
-        "zh": "给出 `ax=` 时，热力图画在了 ax 上，但它的 {names} 跑到了别的 Axes 或图上：plt.title、plt.xlabel、plt.ylabel、plt.colorbar 和 plt.gcf() 作用于当前的 Axes 和图，而不是 ax 所在的；请用 ax.set_title、ax.set_xlabel、ax.set_ylabel 和 ax.figure.colorbar",
+        "en": "with ax= given, the heatmap is on ax but its {names} went to another Axes or figure: plt.title, plt.xlabel, plt.ylabel, plt.xticks, plt.colorbar and plt.gcf() act on the current Axes and figure, not on ax's; use ax.set_title, ax.set_xlabel, ax.set_ylabel, ax.set_xticks(ticks, labels=...) and ax.figure.colorbar",
+        "zh": "给出 `ax=` 时，热力图画在了 ax 上，但它的 {names} 跑到了别的 Axes 或图上：plt.title、plt.xlabel、plt.ylabel、plt.xticks、plt.colorbar 和 plt.gcf() 作用于当前的 Axes 和图，而不是 ax 所在的；请用 ax.set_title、ax.set_xlabel、ax.set_ylabel、ax.set_xticks(ticks, labels=...) 和 ax.figure.colorbar",
     },
     "given_axes_text_missing": {
-        "en": "with ax= given, the heatmap on ax has no {names}, which the figure you make without ax= has: set them in both cases (ax.set_title, ax.set_xlabel, ax.set_ylabel, ax.figure.colorbar)",
-        "zh": "给出 `ax=` 时，ax 上的热力图没有 {names}，而不给 ax 时你画的图有：两种情况都要设置（ax.set_title、ax.set_xlabel、ax.set_ylabel、ax.figure.colorbar）",
+        "en": "with ax= given, the heatmap on ax has no {names}, which the figure you make without ax= has: set them in both cases (ax.set_title, ax.set_xlabel, ax.set_ylabel, ax.set_xticks(ticks, labels=...), ax.figure.colorbar)",
+        "zh": "给出 `ax=` 时，ax 上的热力图没有 {names}，而不给 ax 时你画的图有：两种情况都要设置（ax.set_title、ax.set_xlabel、ax.set_ylabel、ax.set_xticks(ticks, labels=...)、ax.figure.colorbar）",
     },
     "title_wrong": {"en": "the Axes title is not the text given as title=", "zh": "Axes 的标题不是 `title=` 传入的文字"},
     # why a figure cannot be read (autograder.grading.heatmap.UnreadablePlot; matched by their English text)

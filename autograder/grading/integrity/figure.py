@@ -47,8 +47,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from autograder.grading.heatmap import _array, _cell_size, _drawings, _image_grid, _mesh_grid, _ticks, label_indices, target_axes
+from autograder.grading.heatmap import _array, _cell_size, _drawings, _image_grid, _mesh_grid, _ticks, label_indices, png_size, target_axes
 from autograder.grading.worker.protocol import GOURAUD
+from autograder.settings import PLOT_MAX_PNG_PIXELS as MAX_PNG_PIXELS
 from autograder.settings import PNG_DPI
 
 COLOUR_TOLERANCE = 0.10  # largest difference per RGB channel, in [0, 1], between pixel and cell colour
@@ -64,6 +65,7 @@ EDGE_SLACK_PX = 3.0  # a label's box may reach this far into the Axes (antialias
 BOX_SLACK_PX = 4  # the label is looked for this many pixels around its reported box
 BOX_SIZE_SLACK_PX = 1.0  # the label drawn again has the reported box's size within this many pixels
 MAX_FONT_PT = 200.0  # a larger reported font is not drawn again (the work stays bounded)
+MAX_LABEL_BOX_PX = 1000  # nor a label whose box is longer than this (its canvas is twice that a side)
 MAX_FAMILIES = 8
 INK = 0.05  # a pixel this much darker than white is ink
 LABEL_CACHE_SIZE = 512  # labels drawn again, kept per grader process (a class's figures share most of them)
@@ -102,6 +104,9 @@ def _png(description: dict) -> np.ndarray:
 
     png = description.get("png")
     data = bytes(png.numpy().tobytes()) if hasattr(png, "numpy") else b""
+    width, height = png_size(data)
+    if width * height > MAX_PNG_PIXELS:
+        raise ValueError(f"the picture is {width}x{height} pixels, more than the grader decodes")
     with Image.open(io.BytesIO(data)) as image:
         rgba = image.convert("RGBA")
         flat = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba).convert("RGB")
@@ -338,6 +343,8 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
     size = float(font["size"])
     if not 0 < size <= MAX_FONT_PT:
         raise ValueError("a tick label's font size is out of range")
+    if not max(box[2] - box[0], box[3] - box[1]) <= MAX_LABEL_BOX_PX:
+        raise ValueError(f"a tick label's box is more than {MAX_LABEL_BOX_PX} pixels long")
     families = tuple([str(f) for f in font["family"]][:MAX_FAMILIES])
     weight, style = str(font["weight"]), str(font["style"])
     FontProperties(family=list(families), size=size, weight=weight, style=style)  # refuses a bad weight or style
@@ -424,7 +431,7 @@ def _label_ink(
         label.set_position((middle + (box[0] - drawn.x0) % 1.0, middle - (box[1] - (figure.bbox.height - drawn.y1)) % 1.0))
         canvas.draw()
         placed = label.get_window_extent()
-    ink = np.abs(background - np.asarray(canvas.buffer_rgba(), dtype=np.float64)[..., :3].mean(axis=-1) / 255.0)  # (h, w)
+    ink = np.abs(background - np.asarray(canvas.buffer_rgba())[..., :3].mean(axis=-1) / 255.0)  # (h, w); the mean of uint8 is float64
     rows, cols = np.nonzero(ink > INK)
     cropped = ink[:0, :0] if rows.size == 0 else ink[rows.min(): rows.max() + 1, cols.min(): cols.max() + 1].copy()
     cropped.setflags(write=False)

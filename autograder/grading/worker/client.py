@@ -566,10 +566,10 @@ class Student:
             bases = frozenset(b for b in bases if isinstance(b, str) and _builtin_exception(b)) if isinstance(bases, list) else frozenset()
             if self._holds_private():
                 # Any call of this worker could have stashed the weights and raise them: its own
-                # message, an exception class named (or given bases) on the fly, or a source line
-                # rewritten in linecache. Only a builtin exception's name is kept.
-                text, frames, bases = PRIVATE_MESSAGE_NOTE, [], frozenset()
-                kind = kind if _builtin_exception(kind) else "Exception"
+                # message, an exception class named (or given bases) on the fly, a source line
+                # rewritten in linecache, or which of the builtin exceptions it raises (qa18h: 5
+                # bits a call). None of it is kept.
+                text, frames, bases, kind = PRIVATE_MESSAGE_NOTE, [], frozenset(), "Exception"
             raise StudentException(kind, text[:500], frames, where, bases)
         raise WorkerFailure(t("note.bad_status", status=repr(str(status)[:100]), where=where))
 
@@ -713,7 +713,7 @@ class Student:
 
 
 def _builtin_exception(name: str) -> bool:
-    """Whether a name is a builtin exception class's (all a private worker may name)."""
+    """Whether a name is a builtin exception class's."""
     kind = getattr(builtins, name, None)
     return isinstance(kind, type) and issubclass(kind, BaseException)
 

@@ -38,6 +38,7 @@ from matplotlib.collections import PolyQuadMesh, QuadMesh  # noqa: E402
 from matplotlib.colorbar import Colorbar  # noqa: E402
 from matplotlib.figure import Figure, SubFigure  # noqa: E402
 from matplotlib.image import AxesImage, imsave  # noqa: E402
+from matplotlib.ticker import FixedFormatter, FuncFormatter  # noqa: E402
 from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
@@ -90,11 +91,18 @@ def _colours(mappable: Any, array: Any, shape: tuple[int, int]) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(rgba))
 
 
+def _norm_name(norm: Any) -> str:
+    """The norm's class name ('Normalize', 'LogNorm'), with its module when it is not matplotlib's
+    (a subclass of the student's own named Normalize is not matplotlib's plain norm)."""
+    kind = type(norm)
+    return kind.__name__ if str(kind.__module__).startswith("matplotlib.") else f"{kind.__module__}.{kind.__qualname__}"
+
+
 def _image(image: AxesImage) -> dict:
     array = np.ma.asarray(image.get_array())
     return {
         "rgba": _colours(image, array, array.shape[:2]) if array.ndim == 2 else torch.empty(0),
-        "norm": type(image.norm).__name__,
+        "norm": _norm_name(image.norm),
         "array": _tensor(image.get_array()),
         "extent": [float(v) for v in image.get_extent()],
         "origin": str(image.origin),
@@ -129,7 +137,7 @@ def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
         x_edges, y_edges = _around(x_edges), _around(y_edges)
     return {
         "rgba": _colours(mesh, array, (rows, cols)) if array.size == rows * cols else torch.empty(0),
-        "norm": type(mesh.norm).__name__,
+        "norm": _norm_name(mesh.norm),
         "array": _tensor(array.reshape(rows, cols)),
         "x_edges": _tensor(x_edges),
         "y_edges": _tensor(y_edges),
@@ -446,9 +454,20 @@ def extract_plot(draw: Callable[[], Any], given: list[Axes] | None = None, pictu
         plt.close("all")
 
 
+def _labels_set(axis: Any) -> bool:
+    """Whether tick labels were given to an axis (plt.xticks(ticks, labels), ax.set_xticklabels:
+    matplotlib wraps them in a FuncFormatter; a FixedFormatter set by hand), not its numbers."""
+    if not isinstance(axis.get_major_formatter(), (FixedFormatter, FuncFormatter)):
+        return False
+    try:  # a formatter of the student's own runs here
+        return any(label.get_text().strip() for label in axis.get_majorticklabels())
+    except Exception:  # noqa: BLE001 - one that fails shows no label
+        return False
+
+
 def _texts_elsewhere(given: Axes) -> list[str]:
-    """With an Axes given: which of a title, axis labels and a colorbar were drawn in another
-    figure (plt.title, plt.xlabel, plt.colorbar act on the current figure, not on ax's)."""
+    """With an Axes given: which of a title, axis labels, tick labels and a colorbar were drawn in
+    another figure (plt.title, plt.xlabel, plt.xticks, plt.colorbar act on the current figure, not on ax's)."""
     home = given.get_figure(root=True)
     figures = [manager.canvas.figure for manager in Gcf.get_all_fig_managers() if manager.canvas.figure is not home]
     axes = [a for figure in figures for a in figure.axes]
@@ -458,6 +477,7 @@ def _texts_elsewhere(given: Axes) -> list[str]:
         "xlabel": any(_label_text(a.xaxis) for a in plain),
         "ylabel": any(_label_text(a.yaxis) for a in plain),
         "colorbar": any(_colorbar_shown(a) for a in axes),
+        "tick labels": any(_labels_set(a.xaxis) or _labels_set(a.yaxis) for a in plain),
     }
     return [name for name, there in found.items() if there]
 

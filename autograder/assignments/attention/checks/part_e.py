@@ -460,15 +460,35 @@ def colour_ends(description: dict) -> tuple[float, float] | None:
     return lightness(low), lightness(high)
 
 
+def cell_lightness(description: dict) -> tuple[float, float] | None:
+    """(lightness of the lowest weight's cell, of the highest's) as the heatmap colours its cells,
+    over white (the colours the figure check holds against the picture); None if unknown. A colour
+    map can answer cmap(0.0) and cmap(1.0) with colours its cells never get (qa18h a06), and a norm
+    can turn the map around (a12): the cells say what the picture shows."""
+    axes = target_axes(description)
+    drawings = [d for d in [*axes.get("images", []), *axes.get("meshes", [])] if isinstance(d, dict)]
+    pairs = [(np.asarray(d.get("array"), dtype=np.float64), np.asarray(d.get("rgba"), dtype=np.float64)) for d in drawings
+             if isinstance(d.get("array"), torch.Tensor) and isinstance(d.get("rgba"), torch.Tensor)]
+    pairs = [(values, rgba) for values, rgba in pairs if values.ndim == 2 and rgba.shape == (*values.shape, 4) and np.isfinite(values).sum() >= 2]
+    if not pairs:
+        return None
+    values, rgba = max(pairs, key=lambda pair: pair[0].size)
+    over_white = rgba[..., :3] * rgba[..., 3:4] + (1.0 - rgba[..., 3:4])
+    finite = np.where(np.isfinite(values), values, np.nan)
+    low, high = np.unravel_index(np.nanargmin(finite), values.shape), np.unravel_index(np.nanargmax(finite), values.shape)
+    return lightness(over_white[low]), lightness(over_white[high])
+
+
 @check("E.1", 1, "plot_attention: darker means more weight (a light-to-dark colour map)", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_light_to_dark(student: StudentAPI):
     description, heatmap = drawn(student)
     ends = colour_ends(description)
-    if ends is None:
-        return  # the drawing does not say which colours it uses: nothing to hold against it
-    low, high = ends
-    if low - high < LIGHTNESS_MARGIN:
+    if ends is not None and ends[0] - ends[1] < LIGHTNESS_MARGIN:
         raise CheckFailure.keyed("heatmap_dark_to_light", cmap=heatmap.cmap)
+    cells = cell_lightness(description)  # the weights span most of [0, 1]: their cells most of the map
+    weights = probe_weights()
+    if cells is not None and cells[0] - cells[1] < LIGHTNESS_MARGIN * float(weights.max() - weights.min()):
+        raise CheckFailure.keyed("heatmap_cells_dark_to_light")
 
 
 # Words that name the queries or the keys in an axis label (English, the course text's Chinese).
@@ -522,6 +542,7 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
     own = _texts(target_axes(own_description)) | {"colorbar": heatmap.colorbar}  # what the drawing without ax= has
     drawings = [*axes.get("images", []), *axes.get("meshes", [])]  # their "colorbar": one in ax's figure, an inset one too
     there = _texts(axes) | {"colorbar": bool(description.get("colorbars")) or any(isinstance(d, dict) and d.get("colorbar") for d in drawings)}
+    own["tick labels"], there["tick labels"] = label_problem(heatmap) is None, _labelled(description)
     moved = _listed(description.get("elsewhere")) - {"title"}  # drawn in another figure (the current one)
     if own["title"]:  # the drawings of the probe and with ax= have no title= given
         titled = titled_on_given_axes(student)
@@ -533,6 +554,15 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
         raise CheckFailure.keyed("given_axes_text_elsewhere", names=", ".join(name for name in lacking if name in moved))
     if lacking:  # drawn without ax= only, nowhere with it
         raise CheckFailure.keyed("given_axes_text_missing", names=", ".join(lacking))
+
+
+def _labelled(description: dict) -> bool:
+    """Whether the heatmap on the given Axes has the tokens as tick labels (True when it cannot be
+    read: nothing to tell)."""
+    try:
+        return label_problem(with_plain_tokens(read_heatmap(description, in_view=False))) is None
+    except UnreadablePlot:
+        return True
 
 
 def _listed(names: Any) -> set[str]:
