@@ -24,16 +24,16 @@ if TYPE_CHECKING:
     from autograder.deployment.roster import Roster
 
 
-def _given_lang(args: argparse.Namespace) -> str:
-    """--lang, else ATTNKIT_LANG, else the language of the file given (attention.zh.ipynb,
-    attention.zh.py: zh), else English."""
-    path = getattr(args, "path", None)
+def _given_lang(args: argparse.Namespace, path: object = None) -> str:
+    """--lang, else ATTNKIT_LANG, else the language of the file (`path`, else the one given:
+    attention.zh.ipynb, attention.zh.py: zh), else English."""
+    path = path if path is not None else getattr(args, "path", None)
     of_file = "zh" if isinstance(path, (str, Path)) and Path(path).name.endswith((".zh.ipynb", ".zh.py")) else "en"
     return getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or of_file
 
 
-def _lang(args: argparse.Namespace) -> str:
-    lang = _given_lang(args)
+def _lang(args: argparse.Namespace, path: object = None) -> str:
+    lang = _given_lang(args, path)
     if lang not in ("en", "zh"):
         raise AttnkitError(f"unknown language {lang!r} (from --lang or ATTNKIT_LANG): use en or zh")
     return lang
@@ -124,10 +124,11 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from autograder.feedback.checkview import Selection, render_check
 
-    lang = _lang(args)
     selection = Selection(task=args.task, until=args.until, show_all=args.all)
     parts = selection.parts()  # validates --task / --until before anything starts
     path = _existing(args.path) if args.path else _default_file("check")
+    args.path = str(path)  # the language of the file found, unless told
+    lang = _lang(args)
     from autograder.grading.submission import load_submission
 
     load_submission(path)  # a file that cannot be graded is an input error here, not a failed check
@@ -148,13 +149,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_watch(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from autograder.grading.watch import default_path
+    from autograder.grading.watch import student_files
 
-    path = Path(args.path) if args.path else default_path(Path.cwd())
-    if not path.is_file():
-        raise AttnkitError(t("cli.no_file", path=path))
+    paths = [Path(args.path)] if args.path else student_files(Path.cwd())  # none given: the student's files, the one saved last first
+    if not paths[0].is_file():
+        raise AttnkitError(t("cli.no_file", path=paths[0]))
 
-    lang = _lang(args)
+    lang = _lang(args, paths[0])
     stop = _StopOnSignal()
     _become_subreaper()  # a keeper or worker orphaned while the template is stopped comes back here
     grader = None
@@ -172,11 +173,12 @@ def _cmd_watch(args: argparse.Namespace) -> int:
         options = replace(options, seed=options.seed if options.seed is not None else new_seed())  # one seed per session
         clear = "\x1b[2J\x1b[H" if sys.stdout.isatty() else ""
 
-        def show(step) -> None:
-            print(clear + shown(render_view(step, path, options.seed, options.lang), keep="\n\t") + ("" if clear else "\n"), flush=True)
+        def show(path: Path, step) -> None:
+            lang = _lang(args, path)  # a Chinese notebook's view is in Chinese unless told
+            print(clear + shown(render_view(step, path, options.seed, lang), keep="\n\t") + ("" if clear else "\n"), flush=True)
 
         assert grader.factory is not None  # a Grader of one client holds its factory
-        watch(path, grader.factory, options, show)
+        watch(paths, grader.factory, options, show)
     except (KeyboardInterrupt, AttnkitError):
         if not stop.signalled:
             raise
@@ -597,6 +599,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
+BROKEN_PIPE = 141  # the shell's code for a command ended by SIGPIPE
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -613,6 +616,9 @@ def _run(args: argparse.Namespace) -> int:
         key = "cli.interrupted_batch" if args.command == "grade-batch" else "cli.interrupted"  # a batch resumes
         print(t(key, lang if lang in LANGS else "en"), file=sys.stderr)
         return INTERRUPTED
+    except BrokenPipeError:  # the reader went away (`attnkit check | head`): nothing more to say, and no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the interpreter's last flush would raise it again
+        return BROKEN_PIPE
 
 
 QUICK_EXIT_COMMANDS = ("check", "watch")  # the student's loop: its exit is on the clock

@@ -102,7 +102,7 @@ LIMITS: tuple[tuple[str, str], ...] = (
     ("memory (address space above the forked size)", _size(WORKER_MEMORY_BYTES)),
     ("processes (a fresh uid per worker)", str(WORKER_PROCESSES)),
     ("file size / open files", f"{_size(WORKER_FILE_BYTES)} / {WORKER_OPEN_FILES}"),
-    ("scratch (tmpfs) / captured output", f"{_size(WORKER_SCRATCH_BYTES)} / {_size(WORKER_OUTPUT_BYTES)} (the rest dropped)"),
+    ("scratch (tmpfs) / captured output", f"{_size(WORKER_SCRATCH_BYTES)} / {_size(WORKER_OUTPUT_BYTES)} for all of a submission's workers together (the rest dropped)"),
     ("a figure read by the grader", f"{PLOT_MAX_SIDE} rows or columns, {PLOT_MAX_CELLS:,} cells, {PLOT_MAX_DRAWINGS} drawings, "
                                     f"{PLOT_MAX_TICKS} ticks, {_size(PLOT_MAX_PNG_BYTES)} PNG of {PLOT_MAX_PNG_PIXELS:,} pixels"),
     ("wire format", f"{_size(WIRE_MAX_JSON_BYTES)} JSON, {_size(WIRE_MAX_PAYLOAD_BYTES)} tensor data, {WIRE_MAX_BLOBS} blobs, "

@@ -97,10 +97,13 @@ def payload(name: str) -> str:
 LEAKS = {"print_loaded": (("LOADED", "WEIGHTS"), True), "stash_and_raise": (("STASHED", "Leak"), False), "count_and_exit_code": (("were dropped", "exited with code"), True),
          "builtin_exception_choice": (("BlockingIOError", "ChildProcessError", "ConnectionResetError", "FileExistsError", "InterruptedError",
                                        "IsADirectoryError", "NotADirectoryError", "ProcessLookupError", "ConnectionAbortedError", "BrokenPipeError"), False)}
+# payloads that act in Part F's block only (Part D passes, so Part F's failure is its own, not
+# graded again with stand-ins): the words they try to show
+RETURNED_LEAKS = {"keys_of_load": "KEYLEAK", "type_of_forward": "TYPELEAK", "not_implemented_message": "NILEAK", "map_cells": "MAPLEAK"}
 
 
 def test_every_payload_is_in_the_catalogue():
-    assert {p.stem for p in BYPASS.glob("*.py")} == set(CATALOGUE) | set(LEAKS)
+    assert {p.stem for p in BYPASS.glob("*.py")} == set(CATALOGUE) | set(LEAKS) | set(RETURNED_LEAKS)
 
 
 @pytest.mark.parametrize("name", sorted(LEAKS))
@@ -119,6 +122,26 @@ def test_what_is_printed_or_raised_after_the_reference_weights_load_never_reache
     assert any(c.message_key == "scoring_carried_elsewhere" for c in result.checks)
     values = [repr(v) for t in reference_block_state().values() for v in t.flatten()[:8].tolist() if abs(v) > 1e-3]
     assert values and not [v for v in values if v in text]
+
+
+@pytest.mark.parametrize("name", sorted(RETURNED_LEAKS))
+def test_what_part_f_returns_after_the_reference_weights_load_never_reaches_feedback(name, grade, tmp_path):
+    """qa19h: key names load_state_dict returned, a returned type's name, a NotImplementedError's
+    message, a map's cells: each carried the weights to the feedback. Now only the grader's own
+    words and arguments are shown, and a map that differs from the reference's is not drawn."""
+    from autograder.assignments.attention.training import reference_block_state
+    from autograder.feedback.output import write_submission
+
+    result = grade(payload(name), name=name, seed=1)
+    write_submission(result, {}, tmp_path)
+    text = json.dumps(result.to_dict()) + "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.suffix in (".json", ".md", ".html"))
+    scores = {p.part: p.score for p in result.parts}
+    assert scores["D"] == 12 and scores["F"] < 8, scores  # the payload ran in Part F alone, and failed there
+    assert RETURNED_LEAKS[name] not in text
+    values = [repr(v) for t in reference_block_state().values() for v in t.flatten()[:8].tolist() if abs(v) > 1e-3]
+    assert values and not [v for v in values if v in text]
+    trained = [a for a in result.artifacts if a.name.startswith("probe-")]
+    assert (trained or name != "map_cells") and not [a for a in trained if a.student or a.difference or a.similarity is not None]  # no figure was measured
 
 
 @pytest.mark.parametrize("name", sorted(CATALOGUE))

@@ -326,6 +326,16 @@ def test_300_mb_of_output_is_dropped_past_the_cap_and_grading_goes_on(grade_a, r
     assert time.monotonic() - started < 60
 
 
+def test_output_is_capped_for_the_submission_not_for_each_worker(grade_a):
+    result = grade_a(payload("output_per_worker"), "output_per_worker")
+    limit = SandboxConfig().output_bytes
+    restarts = [e for e in result.events if "exited with code 3" in e]
+    assert len(restarts) >= 3  # several workers printed their 64 KiB
+    assert result.output.count("y") == limit and len(result.output.encode()) < limit + 200
+    capped = [e for e in result.events if "printed more than" in e]
+    assert capped == [f"your code ran in several workers (each call that ended its worker starts a new one) and printed more than {limit} bytes in all: the rest was dropped (grading went on)"]
+
+
 def test_huge_file_is_stopped_by_the_file_size_limit(grade_a, reference_a):
     result = grade_a(payload("huge_file"), "huge_file")
     assert result.score == reference_a.score

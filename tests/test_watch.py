@@ -63,6 +63,21 @@ class View:
                 self.buffer += chunk
         raise AssertionError(f"no view within {VIEW_TIMEOUT} s; got so far:\n" + "\n".join(lines))
 
+    def until(self, text: str) -> str:
+        """Everything printed up to the next line that holds `text`."""
+        deadline = time.monotonic() + VIEW_TIMEOUT
+        while text.encode() not in self.buffer and time.monotonic() < deadline:
+            if self.selector.select(timeout=1.0):
+                chunk = os.read(self.process.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                self.buffer += chunk
+        said, found, rest = self.buffer.partition(text.encode())
+        assert found, f"no {text!r} within {VIEW_TIMEOUT} s; got so far:\n{said.decode(errors='replace')}"
+        line_end = rest.find(b"\n") + 1
+        self.buffer = rest[line_end:] if line_end else b""
+        return (said + found + rest[:line_end]).decode()
+
 
 def _stop(process: subprocess.Popen) -> None:
     """After a failure: SIGTERM (forwarded to the command by the subreaper), then SIGKILL."""
@@ -103,6 +118,7 @@ def test_watch_follows_saves_from_stub_to_bug_to_fixed_and_leaves_no_process(tmp
         first_pass = views.next(final=False)
         assert "check 3" in first_pass and "checked A.1 in" in first_pass and "checking the other tasks" in first_pass
         assert "✓ A.1  attention_scores" in first_pass
+        assert "… A.2  masked_softmax" in first_pass and "tasks done" not in first_pass and "next:" not in first_pass  # not checked yet: no stale line
         fixed = views.next()
         assert "check 3" in fixed and f"tasks done: {tasks}/{tasks}" in fixed and "every task is right" in fixed
 
@@ -125,6 +141,17 @@ def test_check_leaves_no_process_behind(tmp_path):
     assert json.loads(report.read_text()) == {"exit": 1, "left": []}
 
 
+def test_check_into_a_closed_pipe_ends_without_a_traceback(tmp_path):
+    """`attnkit check | head`: the reader is gone before the view is printed."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "autograder.cli", "check", str(BLANK), "--seed", "1"], stdout=write, stderr=subprocess.PIPE, text=True, env=_env(), timeout=300)
+    finally:
+        os.close(write)
+    assert done.returncode == 141 and "Traceback" not in done.stderr, done.stderr[-2000:]
+
+
 def test_watch_without_a_student_file_is_a_clear_error(tmp_path, monkeypatch, capsys):
     from autograder import paths
     from autograder.cli import main
@@ -143,6 +170,42 @@ def test_watch_picks_the_file_saved_last(tmp_path):
     notebook.write_text("{}")
     os.utime(tmp_path / "attention.py", (1, 1))
     assert default_path(tmp_path) == notebook
+
+
+def test_watch_picks_the_py_file_in_a_fresh_copy(tmp_path):
+    """A copy or a clone writes the files together (the Chinese notebook last, in sorted order):
+    none was saved last, so the .py file is the one checked first."""
+    from autograder.grading.watch import default_path, student_files
+
+    for name in ("attention.py", "attention.ipynb", "attention.zh.ipynb"):
+        (tmp_path / name).write_text("{}" if name.endswith("ipynb") else "# a\n")
+    os.utime(tmp_path / "attention.zh.ipynb", (time.time() + 1, time.time() + 1))
+    assert default_path(tmp_path) == tmp_path / "attention.py"
+    assert student_files(tmp_path) == [tmp_path / n for n in ("attention.py", "attention.ipynb", "attention.zh.ipynb")]
+
+
+def test_watch_turns_to_the_file_saved_and_speaks_its_language(tmp_path):
+    """`attnkit watch` without a file: the student saves the Chinese notebook instead of the .py
+    file; the next view is of the notebook, in Chinese (no --lang, no ATTNKIT_LANG)."""
+    shutil.copy(BLANK, tmp_path / "attention.py")
+    notebook = tmp_path / "attention.zh.ipynb"
+    shutil.copy(REPO / "assignments" / "attention" / "attention.zh.ipynb", notebook)
+    os.utime(notebook, (1, 1))  # saved long ago: the .py file comes first
+    report = tmp_path / "report.json"
+    env = {k: v for k, v in _env().items() if k != "ATTNKIT_LANG"}
+    process = subprocess.Popen(_command(report, "watch", "--seed", "1"), stdout=subprocess.PIPE, env=env, cwd=tmp_path)
+    try:
+        views = View(process)
+        first = views.next()
+        assert first.startswith("attnkit watch: ") and "attention.py" in first.splitlines()[0]
+        _save(notebook, notebook.read_text(encoding="utf-8").replace("Task A.1", "Task A.1 "))
+        view = views.until("正在监视 attention.zh.ipynb")  # the notebook's view, whole, in Chinese
+        assert "attnkit watch：" in view and "第 1 次检查" in view and "下一个：A.1" in view, view
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=60)
+    finally:
+        _stop(process)
+    assert json.loads(report.read_text()) == {"exit": 0, "left": []}
 
 
 @pytest.mark.parametrize("interrupted_at", ["start", "view"])
@@ -201,5 +264,5 @@ def test_watch_raises_when_the_watcher_thread_dies(tmp_path, monkeypatch):
     monkeypatch.setattr(watchfiles, "watch", broken)
     monkeypatch.setattr(watching.Watcher, "check", check)
     with pytest.raises(watching.WatchError, match=r"file watcher stopped \(OSError: \[Errno 28\] inotify watch limit reached\)"):
-        watching.watch(work, None, None, lambda step: None)
+        watching.watch([work], None, None, lambda path, step: None)
     assert checked == [1]

@@ -232,6 +232,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "your code printed {total} bytes; the first {kept} are kept with the results and the other {dropped} were dropped (grading went on)",
         "zh": "你的代码输出了 {total} 字节；结果中保留前 {kept} 字节，其余 {dropped} 字节被丢弃（评分照常进行）",
     },
+    "note.output_cap_workers": {
+        "en": "your code ran in several workers (each call that ended its worker starts a new one) and printed more than {kept} bytes in all: the rest was dropped (grading went on)",
+        "zh": "你的代码在多个进程中运行（每次结束了进程的调用都会启动新的进程），总共输出超过 {kept} 字节：其余的被丢弃（评分照常进行）",
+    },
     "note.output_trailer": {
         "en": "[... {dropped} more bytes of output dropped: the first {kept} bytes are kept]",
         "zh": "[……另有 {dropped} 字节的输出被丢弃：只保留前 {kept} 字节]",
@@ -305,8 +309,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "load.syntax_file": {"en": "your file could not be compiled, so none of it ran", "zh": "你的文件无法编译，所以一行也没有运行"},
     "load.syntax_cell": {"en": "that cell was skipped; the other cells ran", "zh": "跳过了那个单元格；其他单元格都运行了"},
     "load.syntax_statement": {
-        "en": "that top-level statement was skipped; the other statements of your file ran",
-        "zh": "跳过了那条顶层语句；文件中的其他语句都运行了",
+        "en": "the top-level statement it is in was skipped (a def or a class: all of it); the other statements of your file ran",
+        "zh": "跳过了它所在的那条顶层语句（def 或 class 则整个跳过）；文件中的其他语句都运行了",
     },
     "load.error_file": {
         "en": "importing your file stopped there: nothing after that point ran, so only what was defined before it was graded",

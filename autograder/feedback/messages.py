@@ -42,6 +42,10 @@ ENGINE_MESSAGES: dict[str, dict[str, str]] = {
     "not_implemented": {"en": "{where}: not implemented yet{detail}", "zh": "{where} 还没有实现"},
     "check_skipped": {"en": "the check was skipped", "zh": "这一项检查被跳过了"},
     "internal_error": {"en": "the grader could not run this check ({kind}); tell your instructor", "zh": "评分程序无法运行这一项检查（{kind}）；请告诉你的老师"},
+    "private_hidden": {
+        "en": "this check did not pass (what it found is not shown: your code ran in a worker holding the grader's reference weights)",
+        "zh": "这一项检查没有通过（具体情况不予显示：你的代码运行在载入了评分程序参考权重的进程中）",
+    },
     # the scoring policy (the plugin, and an assignment's module of error carried forward)
     "scoring_gated": {
         "en": "not counted: this property earns points only when the values are right, and “{gate}” failed",
@@ -56,8 +60,8 @@ ENGINE_MESSAGES: dict[str, dict[str, str]] = {
         "zh": "换用 {tasks} 中函数的可信版本后是正确的；这些函数在各自的任务中评分",
     },
     "scoring_nothing_own": {
-        "en": "no points: this check grades your {components}, and each has a mistake charged in {tasks}; with trusted versions of all of them nothing of yours is left to grade here (fix them, and this check is graded again)",
-        "zh": "不计分：这项检查评的是你的 {components}，而它们都有错误（已在 {tasks} 中扣分）；全部换成可信版本后，这里就没有你自己的代码可评了（改正它们后，这项检查会重新评分）",
+        "en": "no points: this check grades your {components}, and each lost points in {tasks}; with trusted versions of all of them nothing of yours is left to grade here (once they are right, this check is graded again)",
+        "zh": "不计分：这项检查评的是你的 {components}，而它们都已在 {tasks} 中失分；全部换成可信版本后，这里就没有你自己的代码可评了（它们都正确后，这项检查会重新评分）",
     },
 }
 

@@ -43,9 +43,14 @@ class _Stopped:
 STEP_MS = 50  # a save is checked once the file has been quiet this long (editors write in steps)
 
 
-def default_path(cwd: Path, command: str = "watch") -> Path:
-    """The student's file in `cwd`, else in the release folder (assignments/<name>/): of the
-    student file and the notebooks, the one saved last. `command` names the verb in the error."""
+SAME_SAVE_NS = 2_000_000_000  # files saved this close together came together (a copy, a clone): none was saved last
+
+
+def student_files(cwd: Path, command: str = "watch") -> list[Path]:
+    """The student's files in `cwd`, else in the release folder (assignments/<name>/): the
+    student file and the notebooks there, the one saved last first. Files written within
+    SAME_SAVE_NS of each other (a fresh copy of the folder) keep the manifest's order: the .py
+    file, the English notebook, the Chinese one. `command` names the verb in the error."""
     from autograder.assignment import current
     from autograder.grading.submission import entry_names
     from autograder.paths import REPO_ROOT
@@ -55,8 +60,14 @@ def default_path(cwd: Path, command: str = "watch") -> Path:
     for folder in (cwd, release):
         found = [folder / name for name in names if (folder / name).is_file()]
         if found:
-            return max(found, key=lambda p: p.stat().st_mtime_ns)
+            newest = max(p.stat().st_mtime_ns for p in found)
+            return sorted(found, key=lambda p: newest - p.stat().st_mtime_ns > SAME_SAVE_NS)  # stable: the manifest's order within each group
     raise AttnkitError(t("cli.no_default_file", names=" or ".join(names), release=release, command=command))
+
+
+def default_path(cwd: Path, command: str = "watch") -> Path:
+    """The student's file saved last (student_files)."""
+    return student_files(cwd, command)[0]
 
 
 @dataclass
@@ -79,6 +90,13 @@ class Watcher:
             return False
         self._digest = digest
         return True
+
+    def saved_at(self) -> int:
+        """The file's modification time (ns), 0 when it cannot be read."""
+        try:
+            return self.path.stat().st_mtime_ns
+        except OSError:
+            return 0
 
     def check(self) -> Iterator[Pass]:
         """Check the file: the task being worked on first, then the others (one pass when the
@@ -113,53 +131,66 @@ class Watcher:
                 student.close()
 
 
-def watch(path: Path, factory: WorkerFactory, options: GradeOptions, show: Callable[[Pass], None]) -> None:
-    """Check `path` now and after every save until interrupted (KeyboardInterrupt).
+def watch(paths: list[Path], factory: WorkerFactory, options: GradeOptions, show: Callable[[Path, Pass], None]) -> None:
+    """Check the first of `paths` now, and after every save the one saved (a save that changes
+    another of them turns to it) until interrupted (KeyboardInterrupt). `show` gets each view with
+    the file it is of.
 
     The file watcher runs in a thread started before the first check, so a save made while
     the first check runs is not missed."""
+    watchers = [Watcher(path.resolve(), factory, options) for path in paths]
+    for other in watchers[1:]:
+        other.changed()  # their content now: an autosave that changes nothing does not turn to them
     saves: queue.Queue[object] = queue.Queue()
     stop = threading.Event()
-    thread = threading.Thread(target=_notice_saves, args=(path.resolve(), saves, stop), name="attnkit-watch", daemon=True)
+    thread = threading.Thread(target=_notice_saves, args=([w.path for w in watchers], saves, stop), name="attnkit-watch", daemon=True)
     thread.start()
-    watcher = Watcher(path, factory, options)
+    watcher, due = watchers[0], watchers[0].changed()
     try:
         while True:
-            if watcher.changed():
+            if due:
                 with contextlib.closing(watcher.check()) as steps:  # closed (its worker too) even when interrupted
                     for step in steps:
-                        show(step)
-            _wait_for_save(saves)
+                        show(watcher.path, step)
+            saved = _wait_for_save(saves)
+            moved = [w for w in watchers if w is not watcher and w.path in saved and w.changed()]
+            if moved:
+                watcher, due = max(moved, key=lambda w: w.saved_at()), True
+            else:
+                due = watcher.changed()
     finally:
         stop.set()
         thread.join(timeout=2.0)
 
 
-def _wait_for_save(saves: queue.Queue[object]) -> None:
+def _wait_for_save(saves: queue.Queue[object]) -> set[Path]:
     """Block until the next save (signals interrupt the wait), then take every save queued
-    behind it; raise WatchError when the watcher thread has stopped."""
+    behind it: the files saved; raise WatchError when the watcher thread has stopped."""
     items = [saves.get()]
     while not saves.empty():
         items.append(saves.get())
     stopped = next((item for item in items if isinstance(item, _Stopped)), None)
     if stopped is not None:
         raise WatchError(f"attnkit watch: the file watcher stopped ({stopped.reason}); {RESTART}")
+    return {path for item in items if isinstance(item, set) for path in item}
 
 
-def _notice_saves(target: Path, saves: queue.Queue[object], stop: threading.Event) -> None:
-    """Put one item into `saves` for each batch of changes to `target` (watchfiles: inotify,
-    FSEvents or ReadDirectoryChangesW; polling only where WATCHFILES_FORCE_POLLING says so).
-    Whatever ends it before `stop` is set (an error, the folder removed) is put there too."""
+def _notice_saves(targets: list[Path], saves: queue.Queue[object], stop: threading.Event) -> None:
+    """Put the set of `targets` saved into `saves` for each batch of changes to them (watchfiles:
+    inotify, FSEvents or ReadDirectoryChangesW; polling only where WATCHFILES_FORCE_POLLING says
+    so). Whatever ends it before `stop` is set (an error, a folder removed) is put there too."""
     reason = "it ended without a reason"
+    folders = sorted({target.parent for target in targets})
     try:
         import watchfiles
 
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)  # Ctrl-C is the main thread's to handle
-        for changes in watchfiles.watch(target.parent, watch_filter=lambda _, name: Path(name) == target, step=STEP_MS, stop_event=stop, raise_interrupt=False):
-            if not target.parent.is_dir():  # watchfiles goes on watching nothing
-                reason = f"the folder {target.parent} was removed"
+        for changes in watchfiles.watch(*folders, watch_filter=lambda _, name: Path(name) in targets, step=STEP_MS, stop_event=stop, raise_interrupt=False):
+            gone = [folder for folder in folders if not folder.is_dir()]
+            if gone:  # watchfiles goes on watching nothing
+                reason = f"the folder {gone[0]} was removed"
                 break
-            saves.put(changes)
+            saves.put({Path(name) for _, name in changes})
     except Exception as error:  # noqa: BLE001 - any failure ends watching; the main thread says so
         reason = f"{type(error).__name__}: {error}"
     finally:

@@ -1001,8 +1001,8 @@ def check_self_attention(cls: type, lang: str | None = None) -> None:
     labels = {
         None: "x (2, 5, 7)",
         id(causal): tr("x (2, 5, 7) and a causal (5, 5) mask", "x (2, 5, 7) 加 (5, 5) 的因果掩码"),
-        id(query_blocked): tr("x (2, 5, 7) and a causal (5, 5) mask that blocks every key of query 2",
-                              "x (2, 5, 7) 加 (5, 5) 的因果掩码（query 2 的所有 key 都被屏蔽）"),
+        id(query_blocked): tr("x (2, 5, 7) and a (5, 5) mask, causal except that query 2 may attend to no key",
+                              "x (2, 5, 7) 加 (5, 5) 的掩码（因果掩码，但 query 2 的所有 key 都被屏蔽）"),
     }
     for mask in (None, causal, query_blocked):
         got = _call(task, module, x) if mask is None else _call(task, module, x, mask)

@@ -28,6 +28,7 @@ _ENTRIES = [
     # Part A
     Mistake("scores_no_scaling", "A.1", "The scores are not scaled: divide q·kᵀ by √d.", "注意力分数没有缩放：q·kᵀ 需要除以 √d。"),
     Mistake("scores_scaled_by_d", "A.1", "The scores are divided by d instead of √d.", "注意力分数除以了 d，而不是 √d。"),
+    Mistake("scores_scaled_by_key_count", "A.1", "The scores are divided by √Lk (the number of keys) instead of √d (the size of a query or key vector, the last axis).", "注意力分数除以了 √Lk（key 的个数），而不是 √d（query/key 向量的长度，即最后一维）。"),
     Mistake("scores_wrong_transpose", "A.1", "k is transposed on the wrong axes: swap only its last two axes (k.transpose(-2, -1)).", "k 的转置轴不对：只交换最后两个维度（k.transpose(-2, -1)）。"),
     Mistake("softmax_wrong_axis", "A.2", "The softmax normalises over the wrong axis: each query's row (the last axis, over keys) must sum to 1.", "softmax 的归一化维度不对：每个 query 的那一行（最后一维，即 key 维）之和应为 1。"),
     Mistake("mask_inverted", "A.2", "The mask is inverted: True means the query MAY attend to that key.", "掩码含义反了：True 表示该 query 可以关注这个 key。"),
@@ -35,6 +36,8 @@ _ENTRIES = [
     Mistake("mask_after_softmax", "A.2", "The mask is applied after the softmax: the remaining weights no longer sum to 1. Mask the scores first.", "掩码是在 softmax 之后才加的：剩下的权重之和不再为 1。应先对分数加掩码。"),
     Mistake("softmax_no_max_subtraction", "A.2", "Large scores overflow: subtract each row's maximum before exp().", "分数较大时 exp() 溢出：在 exp() 之前先减去每一行的最大值。"),
     Mistake("fully_masked_nan", "A.2", "A row whose keys are all blocked gives NaN: make such a row all zeros (avoid 0/0 and -inf - -inf).", "所有 key 都被屏蔽的一行得到了 NaN：这样的行应全为 0（避免 0/0 和 -inf - -inf）。"),
+    Mistake("softmax_in_place", "A.2", "masked_softmax changes the scores it is given in place (masked_fill_, -=, an indexed assignment): the caller's scores change, and autograd refuses it on scores that require grad. Work on a new tensor: masked_fill, scores - row_max.", "masked_softmax 原地修改了传入的分数（masked_fill_、-=、按下标赋值）：调用者的分数被改掉了，而且分数需要梯度时 autograd 会拒绝。请在新的张量上操作：masked_fill、scores - row_max。"),
+    Mistake("mask_fill_overflows", "A.2", "The blocked scores are filled with a number float16 cannot hold (such as -1e9; its largest is 65504): fill with float('-inf'), which every dtype holds, and keep a fully blocked row at zeros.", "被屏蔽的分数填入了 float16 装不下的数（例如 -1e9；float16 最大只有 65504）：请填 float('-inf')（每种 dtype 都能表示），并让全部被屏蔽的一行保持全 0。"),
     Mistake("fully_masked_uniform", "A.2", "A row whose keys are all blocked gives uniform weights: it must be all zeros.", "所有 key 都被屏蔽的一行得到了均匀权重：它应全为 0。"),
     Mistake("sdpa_mask_ignored", "A.3", "The mask is ignored: pass it on to your masked_softmax.", "掩码被忽略了：要把它传给你的 masked_softmax。"),
     Mistake("causal_mask_inverted", "A.4", "The causal mask is upside down: query i may see keys 0..i (the lower triangle, diagonal included).", "因果掩码方向反了：query i 只能看到 key 0..i（下三角，含对角线）。"),

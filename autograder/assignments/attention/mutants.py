@@ -28,6 +28,7 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("scores_no_scaling", "A", ((SCORES_LINE, "return q @ k.transpose(-2, -1)  # no scaling"),)),
         Mutant("scores_scaled_by_d", "A", ((SCORES_LINE, "return q @ k.transpose(-2, -1) / d"),)),
         Mutant("scores_wrong_transpose", "A", ((SCORES_LINE, "return q @ k.transpose(1, 2) / math.sqrt(d)"),)),
+        Mutant("scores_scaled_by_key_count", "A", ((SCORES_LINE, "return q @ k.transpose(-2, -1) / math.sqrt(k.size(-2))"),)),
         Mutant("softmax_wrong_axis", "A", (
             ("row_max = scores.amax(dim=-1, keepdim=True)  # (..., Lq, 1)", "row_max = scores.amax(dim=-2, keepdim=True)  # (..., 1, Lk)"),
             ("total = exp.sum(dim=-1, keepdim=True)  # (..., Lq, 1)", "total = exp.sum(dim=-2, keepdim=True)  # (..., 1, Lk)"),
@@ -41,6 +42,8 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("softmax_no_max_subtraction", "A", (("exp = torch.exp(scores - row_max)", "exp = torch.exp(scores)"),)),
         Mutant("fully_masked_nan", "A", ((SAFE_MAX, ""), (SAFE_TOTAL, ""))),
         Mutant("fully_masked_uniform", "A", ((MASK_FILL, "scores = scores.masked_fill(mask.logical_not(), -1e9)"),)),
+        Mutant("softmax_in_place", "A", ((MASK_FILL, 'scores = scores.masked_fill_(mask.logical_not(), float("-inf"))'),)),
+        Mutant("mask_fill_overflows", "A", ((MASK_FILL, "scores = scores.masked_fill(mask.logical_not(), -1e5)"),)),
         Mutant("sdpa_mask_ignored", "A", (("weights = masked_softmax(scores, mask)  # (..., Lq, Lk)", "weights = masked_softmax(scores)  # the mask not passed on"),)),
         Mutant("causal_mask_inverted", "A", (("device=device).tril()", "device=device).triu()"),)),
         Mutant("causal_mask_strict", "A", (("device=device).tril()", "device=device).tril(-1)"),)),

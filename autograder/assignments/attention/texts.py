@@ -40,7 +40,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     # A.2
     "masked_softmax_values": _text("masked_softmax：无掩码时的数值，每行之和为 1"),
     "masked_softmax_mask": _text("masked_softmax：被屏蔽的 key 权重恰好为 0，其余之和为 1"),
-    "masked_softmax_broadcast_mask": _text("masked_softmax：(Lq, Lk) 的掩码广播到 (B, H, Lq, Lk)"),
+    "masked_softmax_broadcast_mask": _text("masked_softmax：(Lq, Lk) 和 (B, 1, 1, Lk) 形状的掩码广播到 (B, H, Lq, Lk)"),
     "masked_softmax_fully_blocked": _text("masked_softmax：全部被屏蔽的一行全为 0，绝不是 NaN（float16 和 bfloat16 也一样）"),
     "masked_softmax_fully_blocked_gradient": _text("masked_softmax：全部被屏蔽的一行梯度有限"),
     "masked_softmax_large_logits": _text("masked_softmax：很大的分数（×300）保持有限且正确"),
@@ -60,7 +60,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     # A.4
     "causal_mask_values": _text("causal_mask：方阵和长方阵掩码，key ≤ query 处为 True"),
     "causal_mask_matches_torch": _text("causal_mask：与 F.scaled_dot_product_attention 的 is_causal=True 一致"),
-    "causal_mask_device": _text("causal_mask：接受 device= 参数"),
+    "causal_mask_device": _text("causal_mask：在给定的 device 上生成掩码"),
     # B.1
     "self_attention_parameters": _text("SelfAttention：三个投影 W_q、W_k、W_v，都是 nn.Linear(dim, dim)"),
     "self_attention_shapes": _text("SelfAttention：返回 (output (B, S, dim), weights (B, S, S))"),
@@ -85,7 +85,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "mha_shapes": _text("MultiHeadAttention：输出 (B, Lq, E)，每个头的权重 (B, H, Lq, Lk)"),
     "mha_values": _text("MultiHeadAttention：相同权重下，自注意力与参考实现相同"),
     "mha_cross_and_defaults": _text("MultiHeadAttention：交叉注意力（key/value 长度不同）；key 默认为 query，value 默认为 key"),
-    "mha_mask": _text("MultiHeadAttention：(Lq, Lk) 和 (B, 1, Lq, Lk) 的掩码在各头上广播"),
+    "mha_mask": _text("MultiHeadAttention：(Lq, Lk)、(B, 1, Lq, Lk) 和 (B, 1, 1, Lk) 形状的掩码在各头上广播；所有 key 都被屏蔽的 query 得到全 0"),
     "mha_matches_torch": _text("MultiHeadAttention：相同权重下与 torch 的 nn.MultiheadAttention 一致"),
     "mha_eval_dropout_off": _text("MultiHeadAttention：eval 模式下 dropout 关闭"),
     "mha_train_dropout": _text("MultiHeadAttention：训练模式下 dropout 作用于注意力权重，返回的是 dropout 之前的权重"),
@@ -98,7 +98,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "block_shapes": _text("AttentionBlock：返回 (y (B, S, E), weights (B, H, S, S))"),
     "block_values": _text("AttentionBlock：y = norm(x + dropout(attn(x)))，相同权重下与参考实现相同"),
     "block_mask": _text("AttentionBlock：掩码传到了注意力"),
-    "block_dropout": _text("AttentionBlock：eval 模式下 dropout 关闭；训练模式下模块自己的 dropout 作用于注意力输出"),
+    "block_dropout": _text("AttentionBlock：eval 模式下 dropout 关闭，训练模式下开启；返回的是 dropout 之前的权重"),
     "block_gradients": _text("AttentionBlock：输出和权重的梯度能传到注意力和 LayerNorm"),
     "block_causal_future_independence": _text("AttentionBlock：使用因果掩码时，后面的位置不改变前面的输出"),
     # E.1
@@ -108,18 +108,18 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "plot_attention_colorbar": _text("plot_attention：有颜色条"),
     "plot_attention_color_range": _text("plot_attention：颜色范围固定为 [0, 1]"),
     "plot_attention_light_to_dark": _text("plot_attention：颜色越深表示权重越高（由浅到深的颜色映射）"),
-    "plot_attention_axis_labels": _text("plot_attention：两条坐标轴都有标签"),
+    "plot_attention_axis_labels": _text("plot_attention：两条坐标轴都有标签，横轴的标签说的是 query"),
     "plot_attention_uses_given_axes": _text("plot_attention：画在 ax= 给出的 Axes 上"),
     "plot_attention_title": _text("plot_attention：显示传入的 title="),
     # F.1
-    "trained_maps_match": _text("参考权重：你的模块给出的注意力图与参考模型相同"),
+    "trained_maps_match": _text("训练好的模型：你的模块给出的注意力图与参考模型相同"),
     # F.2
-    "trained_heatmaps_match": _text("参考权重：你的 plot_attention 画出的热力图显示参考模型的权重"),
-    "trained_heatmaps_look_alike": _text("参考权重：你的热力图与参考模型的热力图相似"),
+    "trained_heatmaps_match": _text("训练好的模型：你的 plot_attention 画出的热力图显示参考模型的权重"),
+    "trained_heatmaps_look_alike": _text("训练好的模型：你的热力图与参考模型的热力图相似"),
     # F.3
-    "pronoun_attends_to_antecedent": _text("参考权重：代词关注它的先行词"),
-    "verb_attends_to_its_arguments": _text("参考权重：动词关注它的主语或宾语，而不是 the 或 a"),
-    "pronoun_model_output": _text("参考权重：整个模型的输出一致"),
+    "pronoun_attends_to_antecedent": _text("训练好的模型：代词关注它的先行词"),
+    "verb_attends_to_its_arguments": _text("训练好的模型：动词关注它的主语或宾语，而不是 the 或 a"),
+    "pronoun_model_output": _text("训练好的模型：整个模型的输出一致"),
 }
 
 MESSAGES: dict[str, dict[str, str]] = {

@@ -65,13 +65,19 @@ def mark(checks: tuple[CheckResult, ...]) -> str:
 
 
 def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
+    """The view after a pass. After the first of two (the task at hand checked, the others not
+    yet), only that task's results are this save's: the others are marked as being checked."""
     progress = step.progress
     tasks = progress.tasks
+    pending = set(tasks) - {step.checked} if step.more and step.checked else set()
     lines = [t("watch.header", lang, path=path, seed=seed, count=progress.count)]
     lines += [f"  ! {note_text(note, lang)}" for note in progress.notes]
-    lines.append(t("watch.done", lang, done=len(progress.done), total=len(tasks)))
+    if not pending:
+        lines.append(t("watch.done", lang, done=len(progress.done), total=len(tasks)))
     focus = progress.focus
-    if focus is None and tasks:
+    if pending:  # the task just checked, if it is still not right
+        focus = None if all(c.passed for c in tasks.get(step.checked, ())) else step.checked
+    if focus is None and tasks and not pending:
         lines.append(t("watch.all_done", lang))
     elif focus is not None:
         checks = tasks[focus]
@@ -94,7 +100,7 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
     lines.append("")
     for task, checks in tasks.items():
         passed = sum(c.passed for c in checks)
-        lines.append(f"  {mark(checks)} {task}  {task_name(checks):<{TASK_NAME_WIDTH}} {passed}/{len(checks)}")
+        lines.append(f"  … {task}  {task_name(checks)}" if task in pending else f"  {mark(checks)} {task}  {task_name(checks):<{TASK_NAME_WIDTH}} {passed}/{len(checks)}")
     lines.append("")
     if step.more:
         lines.append(t("watch.checked_task", lang, task=step.checked, seconds=step.seconds))

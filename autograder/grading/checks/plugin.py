@@ -185,6 +185,8 @@ class AttnkitPlugin:
         if error is None and note is not None:  # passed with trusted stand-ins: say where the mistake is charged
             key, args = note
             result = replace(result, message=words().english(key, **args), message_key=key, message_args=args)
+        if isinstance(self._student, Student) and self._student.holds_private():
+            result = private(result)
         self.results.append(result)
         return True
 
@@ -281,6 +283,28 @@ class AttnkitPlugin:
         traceback.print_exception(error, file=sys.stderr)
         args = {"kind": type(error).__name__}
         return CheckResult(points=0.0, status=ERROR, message=words().english("internal_error", **args), message_key="internal_error", message_args=args, **base)
+
+
+PRIVATE_SAFE_ARGS = frozenset({"where", "sentence", "head", "expected", "threshold", "gate", "gate_ids", "problem_key", "components", "tasks", "parts"})  # the grader's own values
+HIDDEN_VALUE = "…"
+
+
+def private(result: CheckResult) -> CheckResult:
+    """A result made while the worker holds private data (the Part F reference weights): every
+    value the submission's code returned there could encode them (qa19h: 4,288 weights exactly
+    through load_state_dict's key names, a type's name, a returned shape), so the message keeps
+    its key, the grader's own arguments and a named mistake (the catalogue's few bits), and shows
+    "…" for every other argument; a message without a key is not shown. A call that gave no value
+    is said by the client, which leaves out the worker's words there (worker/client.py)."""
+    if result.passed:
+        return result
+    if result.message_key in ("student_failed", "student_raised", "not_implemented"):  # the client said them without the worker's words
+        return result
+    if not result.message_key:
+        return replace(result, message=words().english("private_hidden"), message_key="private_hidden", message_args={}, mistake="", mistake_message="")
+    args = {name: (value if name in PRIVATE_SAFE_ARGS else HIDDEN_VALUE) for name, value in result.message_args.items()}
+    text = words().english(result.message_key, **args)
+    return replace(result, message=f"{text}: {result.mistake_message}" if result.mistake else text, message_args=args)
 
 
 def student_error_message(error: StudentError) -> tuple[str, dict[str, str]]:

@@ -491,12 +491,20 @@ class Student:
         self.events.append(reason)
 
     def _keep_output(self, worker: WorkerProcess, generation: int) -> None:
-        """What the worker printed; output past the cap was dropped by the keeper: say how much."""
+        """What the worker printed, within one cap for all the submission's workers together (qa19h:
+        a file that printed 64 KiB at import and ended its worker on every call kept 6.7 MB);
+        output past it was dropped (by the keeper, or here): say so, once."""
         text, total = worker.output
         if self._private_worker == generation:  # it held private data: none of it is shown, nor how much there was
             text, total = (PRIVATE_OUTPUT_NOTE if text else ""), 0
-        dropped = max(0, total - self.config.output_bytes)
-        if dropped:
+        room = self.config.output_bytes - sum(map(len, self.output))
+        if self.output and len(text) > room:  # earlier workers printed their share already
+            note = t("note.output_cap_workers", kept=self.config.output_bytes)
+            if note not in self.events:
+                self.events.append(note)
+            text = text[:max(room, 0)]
+        elif total > self.config.output_bytes:
+            dropped = total - self.config.output_bytes
             text += "\n" + t("note.output_trailer", dropped=dropped, kept=self.config.output_bytes)
             self.events.append(t("note.output_dropped", total=total, kept=self.config.output_bytes, dropped=dropped))
         if text:
@@ -559,6 +567,7 @@ class Student:
             frames = error.get("frames")
             frames = [str(f)[:300] for f in frames[-6:]] if isinstance(frames, list) else []
             if kind == "NotImplementedError" and error.get("own") is not False:  # a stub's, not one a library raised
+                text = "" if self._holds_private() else text
                 raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
             if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
                 raise WorkerFailure(t("note.memory", where=where, gib=self.config.memory_bytes >> 30))
@@ -571,7 +580,7 @@ class Student:
                 # bits a call). None of it is kept.
                 text, frames, bases, kind = PRIVATE_MESSAGE_NOTE, [], frozenset(), "Exception"
             raise StudentException(kind, text[:500], frames, where, bases)
-        raise WorkerFailure(t("note.bad_status", status=repr(str(status)[:100]), where=where))
+        raise WorkerFailure(t("note.bad_status", status="…" if self._holds_private() else repr(str(status)[:100]), where=where))
 
     # -- error carried forward: trusted stand-ins for earlier functions --------------------
     @property
@@ -619,7 +628,7 @@ class Student:
             message = {**message, "stand_ins": in_worker}
         self._ensure_worker()
         value = self._request(message, where)
-        return _reject_refused(value, where)
+        return _reject_refused(value, where, private=self._holds_private())
 
     # -- what checks use -------------------------------------------------------------------
     def names(self, *names: str) -> dict[str, str]:
@@ -677,6 +686,10 @@ class Student:
     def _holds_private(self) -> bool:
         return self._worker is not None and self._private_worker == self._generation
 
+    def holds_private(self) -> bool:
+        """Whether the worker holds private data now (what it returns may encode it)."""
+        return self._holds_private()
+
     def start_private(self) -> None:
         """Data that must not become public (the Part F reference weights) is about to enter the
         worker: end the current one first (what it printed is kept), so that only a fresh worker,
@@ -718,13 +731,14 @@ def _builtin_exception(name: str) -> bool:
     return isinstance(kind, type) and issubclass(kind, BaseException)
 
 
-def _reject_refused(value: Any, where: str) -> Any:
-    """Raise BadReturn if anything in the value is a Refused placeholder."""
+def _reject_refused(value: Any, where: str, private: bool = False) -> Any:
+    """Raise BadReturn if anything in the value is a Refused placeholder (`private`: without
+    saying why, which names the type the submission returned: qa19h named one by the weights)."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, Refused):
-            raise BadReturn(t("note.returned", where=where, why=item.why))
+            raise BadReturn(t("note.returned", where=where, why="…" if private else item.why))
         if isinstance(item, (list, tuple)):
             stack.extend(item)
         elif isinstance(item, dict):

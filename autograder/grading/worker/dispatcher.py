@@ -93,6 +93,11 @@ def _builtin_bases(kind: type) -> list[str]:
     return [base.__name__ for base in BUILTIN_EXCEPTIONS if type.__subclasscheck__(base, kind)]
 
 
+def _display(*objects: Any, **options: Any) -> None:
+    """IPython's `display`, which a Jupyter kernel gives every cell: a graded notebook's demo line
+    `display(weights)` runs and shows nothing (nobody sees a graded run's output)."""
+
+
 @contextlib.contextmanager
 def _time_limited(deadline: float | None) -> Iterator[None]:
     """Run a notebook cell (or what is left of a .py file) with half the load's time left
@@ -271,6 +276,8 @@ class Dispatcher:
         sys.modules[module.__name__] = module
         self.namespace = module.__dict__
         self.filenames[filename] = tuple((int(first), int(number)) for first, number in request.get("cells", ()))
+        if self.filenames[filename]:  # a notebook: its cells run as in a Jupyter kernel, which gives them `display`
+            module.display = _display  # type: ignore[attr-defined]
         chunks = request["chunks"]
         _remember_source(filename, chunks)
         seconds = request.get("seconds")  # each cell of a notebook, each slow statement of a .py file, gets a share of the load's time

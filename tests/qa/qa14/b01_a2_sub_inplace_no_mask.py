@@ -1,6 +1,6 @@
 # qa14 b01_a2_sub_inplace_no_mask: BUG A.2: 'scores -= row_max' changes the caller's scores in place when mask is None (and crashes on a leaf that requires grad)
 # Per-part scores: A=31 B=10 C=28 D=12 E=10 F=8.
-# Mistakes named: none.
+# Mistakes named: softmax_in_place.
 # ruff: noqa  (a student's file: written as a student writes it)
 """Attention from scratch (注意力机制，从零实现).
 

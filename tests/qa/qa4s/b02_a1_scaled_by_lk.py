@@ -1,6 +1,6 @@
 # qa4s b02_a1_scaled_by_lk: BUG A.1: scores divided by sqrt(Lk) (the number of keys) instead of sqrt(d).
 # Per-part scores (A-D): A=27 B=10 C=28 D=12.
-# Mistakes named: none.
+# Mistakes named: scores_scaled_by_key_count.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
 

@@ -1,6 +1,6 @@
 # qa4s b10_a2_inplace_masked_fill: BUG A.2: masked_fill_ changes the caller's scores in place.
 # Per-part scores (A-D): A=29 B=10 C=28 D=12.
-# Mistakes named: none.
+# Mistakes named: softmax_in_place.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
 

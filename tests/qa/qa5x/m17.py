@@ -3,7 +3,7 @@
 #   qa4s/b40_c3_weights_after_dropout: C.3: returns the weights after dropout.
 #   qa4e/b10_viridis_default_cmap: E.1, imshow's default colour map (viridis: dark to light).
 # expected: A=29 B=10 C=26 D=12 E=9 F=8
-# mistakes: mha_weights_after_dropout
+# mistakes: mha_weights_after_dropout, softmax_in_place
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
 

@@ -3,7 +3,7 @@
 #   qa4s/b09_a2_finfo_min_uniform: A.2: blocked scores filled with finfo.min: a fully blocked row comes out uniform.
 #   qa4s/b18_a4_device_ignored: A.4: the mask is made on the default device (device= ignored).
 # expected: A=25 B=10 C=28 D=12 E=10 F=8
-# mistakes: fully_masked_uniform
+# mistakes: fully_masked_uniform, scores_scaled_by_key_count
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
 

@@ -1,6 +1,6 @@
 # qa9s b19_a1_head_size_from_key_length_namedtuple: BUG A.1: d taken as k.size(-2) (the key length); B.1 and C.3 call it through a namedtuple table.
 # Per-part scores (A-D): A=27 B=10 C=28 D=12.
-# Mistakes named: none.
+# Mistakes named: scores_scaled_by_key_count.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math
 

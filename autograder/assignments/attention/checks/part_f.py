@@ -345,30 +345,27 @@ def draw_map(student: Student, sentence: int, head: int) -> Drawn:
 
 
 def add_artifacts(artifacts: Any, drawn: list[Drawn]) -> None:
-    """Per drawn map: what the student's figure shows (their block's map where it cannot be read),
-    the reference model's map, and what the figure shows minus the reference, all drawn by the
-    kit's renderer. The figures themselves were drawn in the worker that holds the private
-    reference weights: their pixels are the student's code's to choose (qa6h: the weights' bytes
-    pasted in with figimage), so none of them is kept."""
-    from autograder.grading.plotting import render_difference
-
+    """Per drawn map: the reference model's map, drawn by the kit's renderer, and, when the
+    student's figure shows it, that figure redrawn (and a difference of zero). The student's own
+    maps were computed, and their figures drawn, in the worker that holds the private reference
+    weights: their values and pixels are the submission's to choose (qa6h pasted the weights'
+    bytes in with figimage; qa19h put 100 weights a submission into the map's cells, read back
+    from the redrawn colours), so a map that differs from the reference's is not drawn: Parts
+    C-E show the student's maps of public inputs."""
     for item in drawn:
         name, title = f"probe-{item.sentence + 1}-head-{item.head}", map_title(item.sentence, item.head)
-        words = reference().words[item.sentence]
         images = {f"heatmaps/{name}-reference.png": reference_render(item.sentence, item.head).png}
-        if item.png:  # a map within SAME_PICTURE_ATOL of the reference's is its picture (rendered once per process)
-            mine = item.ours if item.shown is None else item.shown
-            same = max_abs_difference(mine, item.theirs) <= SAME_PICTURE_ATOL
-            images[f"heatmaps/{name}-student.png"] = reference_render(item.sentence, item.head).png if same else render(mine.double(), words, words, title).png
-        if item.shown is not None:
-            same = max_abs_difference(item.shown, item.theirs) <= SAME_PICTURE_ATOL
-            images[f"heatmaps/{name}-difference.png"] = zero_difference_render(item.sentence, item.head) if same else render_difference(item.shown, item.theirs.double(), words, words, title)
+        same = item.shown is not None and max_abs_difference(item.shown, item.theirs) <= SAME_PICTURE_ATOL
+        if same:
+            images[f"heatmaps/{name}-student.png"] = reference_render(item.sentence, item.head).png
+            images[f"heatmaps/{name}-difference.png"] = zero_difference_render(item.sentence, item.head)
         artifacts.add(
             Artifact(
                 kind="heatmap", name=name,
-                caption=f"the trained model, {title}: what your plot_attention drew of your block's map, the reference model's map, and what yours shows − reference (redrawn by the grader: a figure drawn where the reference weights are loaded is not shown as drawn)",
-                student=f"heatmaps/{name}-student.png" if item.png else "", reference=f"heatmaps/{name}-reference.png",
-                difference=f"heatmaps/{name}-difference.png" if item.shown is not None else "", similarity=item.similarity,
+                caption=f"the trained model, {title}: the reference model's map, and what your plot_attention drew of your block's map when it shows that map (redrawn by the grader; a map that differs is not drawn: it was computed where the reference weights are loaded, and Parts C-E show your maps)",
+                student=f"heatmaps/{name}-student.png" if same else "", reference=f"heatmaps/{name}-reference.png",
+                difference=f"heatmaps/{name}-difference.png" if same else "",
+                similarity=item.similarity if same and max_abs_difference(item.ours, item.theirs) <= SAME_PICTURE_ATOL else None,  # 1.0, not measured: one figure
             ),
             images,
         )
