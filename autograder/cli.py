@@ -542,7 +542,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_hint)
 
     p = sub.add_parser("watch", help="check your file again every time you save it (for students)")
-    p.add_argument("path", nargs="?", default=None, help="your file or notebook (default: the one saved last, here or in assignments/<assignment>/)")
+    p.add_argument("path", nargs="?", default=None, help="your file or notebook (default: your .py file and notebooks here, or in assignments/<assignment>/: the one saved last, then the one you save)")
     common(p)
     p.set_defaults(func=_cmd_watch)
 
