@@ -528,7 +528,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="the visible checks, task by task, with hints (for students)")
     p.add_argument("path", nargs="?", default=None, help="your file or notebook (default: the one saved last, here or in assignments/<assignment>/)")
     which = p.add_mutually_exclusive_group()
-    which.add_argument("--task", type=str.upper, default=None, help="only this task's checks, e.g. A.2")
+    which.add_argument("--task", type=str.upper, default=None, help="only this task's checks, e.g. A.2 (a part's letter, e.g. F: all its tasks)")
     which.add_argument("--until", type=str.upper, default=None, help="the tasks up to this one, e.g. A.4")
     which.add_argument("--all", action="store_true", help="list every task, not only the first unfinished one")
     common(p)

@@ -93,13 +93,14 @@ def payload(name: str) -> str:
 
 
 # payloads about what enters the worker (tested below, not by the table): the words they try to
-# show, and whether they print (then that worker's output is withheld, with a note saying so)
-LEAKS = {"print_loaded": (("LOADED", "WEIGHTS"), True), "stash_and_raise": (("STASHED", "Leak"), False), "count_and_exit_code": (("were dropped", "exited with code"), True),
-         "builtin_exception_choice": (("BlockingIOError", "ChildProcessError", "ConnectionResetError", "FileExistsError", "InterruptedError",
-                                       "IsADirectoryError", "NotADirectoryError", "ProcessLookupError", "ConnectionAbortedError", "BrokenPipeError"), False)}
+# show (that worker's output is withheld, and whether it printed is not said)
+LEAKS = {"print_loaded": ("LOADED", "WEIGHTS"), "stash_and_raise": ("STASHED", "Leak"), "count_and_exit_code": ("were dropped", "exited with code"),
+         "builtin_exception_choice": ("BlockingIOError", "ChildProcessError", "ConnectionResetError", "FileExistsError", "InterruptedError",
+                                      "IsADirectoryError", "NotADirectoryError", "ProcessLookupError", "ConnectionAbortedError", "BrokenPipeError")}
 # payloads that act in Part F's block only (Part D passes, so Part F's failure is its own, not
 # graded again with stand-ins): the words they try to show
-RETURNED_LEAKS = {"keys_of_load": "KEYLEAK", "type_of_forward": "TYPELEAK", "not_implemented_message": "NILEAK", "map_cells": "MAPLEAK"}
+RETURNED_LEAKS = {"keys_of_load": "KEYLEAK", "type_of_forward": "TYPELEAK", "not_implemented_message": "NILEAK", "map_cells": "MAPLEAK",
+                  "crash_then_fresh_worker": "CRASHLEAK", "audit_paths": "AUDITLEAK"}
 
 
 def test_every_payload_is_in_the_catalogue():
@@ -114,8 +115,8 @@ def test_what_is_printed_or_raised_after_the_reference_weights_load_never_reache
     result = grade(payload(name), name=name, parts={"F"})
     write_submission(result, {}, tmp_path)
     text = json.dumps(result.to_dict()) + "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.suffix in (".json", ".md", ".html"))
-    words, prints = LEAKS[name]
-    assert ("reference weights is not shown" in result.output) == prints
+    words = LEAKS[name]
+    assert "reference weights" not in result.output  # whether it printed is not said either (a note was 1 bit: qa19r)
     assert not [word for word in words if word in text]
     # the payload really ran: its checks failed, and were graded again with stand-ins (Part F
     # graded alone tries a trusted block shell and the kit's renderer; the leak stays withheld)
@@ -134,14 +135,15 @@ def test_what_part_f_returns_after_the_reference_weights_load_never_reaches_feed
 
     result = grade(payload(name), name=name, seed=1)
     write_submission(result, {}, tmp_path)
-    text = json.dumps(result.to_dict()) + "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.suffix in (".json", ".md", ".html"))
+    text = json.dumps(result.to_dict()) + "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.suffix in (".json", ".md", ".html"))  # flags too: the instructor's
     scores = {p.part: p.score for p in result.parts}
-    assert scores["D"] == 12 and scores["F"] < 8, scores  # the payload ran in Part F alone, and failed there
+    assert scores["D"] == 12 and (scores["F"] < 8 or name == "audit_paths"), scores  # the payload ran in Part F alone, and failed there
     assert RETURNED_LEAKS[name] not in text
     values = [repr(v) for t in reference_block_state().values() for v in t.flatten()[:8].tolist() if abs(v) > 1e-3]
     assert values and not [v for v in values if v in text]
     trained = [a for a in result.artifacts if a.name.startswith("probe-")]
-    assert (trained or name != "map_cells") and not [a for a in trained if a.student or a.difference or a.similarity is not None]  # no figure was measured
+    shown = [a for a in trained if a.student or a.difference or a.similarity is not None]
+    assert (trained or name != "map_cells") and (not shown or (scores["F"] == 8 and all(a.similarity == 1.0 for a in shown)))  # only the reference's map is drawn
 
 
 @pytest.mark.parametrize("name", sorted(CATALOGUE))

@@ -86,6 +86,18 @@ VARIANTS = (
         ("test_a1_attention_scores", *SAFE),
     ),
     Variant(
+        "mask_filled_with_minus_1e9",  # qa19p: the message said "blocked keys must get weight exactly 0", true only in the fully blocked row
+        (
+            (
+                'scores.masked_fill(mask.logical_not(), float("-inf"))',
+                "scores.masked_fill(mask.logical_not(), -1e9)",
+            ),
+        ),
+        "test_a2_masked_softmax",
+        r"^Task A\.2 \(masked_softmax\): query row 2 has every key blocked and your result gives those keys weight.*fill with -inf",
+        ("test_a1_attention_scores", *SAFE),
+    ),
+    Variant(
         "library_softmax",
         (
             (

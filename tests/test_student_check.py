@@ -80,6 +80,15 @@ def test_check_until_stops_after_that_task(tmp_path, capsys):
     assert not any("B.1" in line for line in lines)
 
 
+def test_a_parts_letter_selects_every_task_of_the_part(capsys):
+    """qa19p: the student README's table has one row "F"; `--task F` was "no such task"."""
+    code, lines = _check(capsys, str(REFERENCE), "--task", "F", "--lang", "en")
+    assert code == 0 and lines[0] == "done: all 3 tasks pass their visible checks", lines
+    assert {line.split()[1] for line in lines if re.match(r"Task [A-F]\.\d", line)} == {"F.1", "F.2", "F.3"}
+    code, lines = _check(capsys, str(REFERENCE), "--until", "B", "--lang", "en")
+    assert code == 0 and lines[0] == "done: all 5 tasks pass their visible checks", lines
+
+
 def test_an_unknown_task_is_a_usage_error(capsys):
     assert main(["check", str(REFERENCE), "--task", "Z.9"]) == 2
     assert "no such task" in capsys.readouterr().err

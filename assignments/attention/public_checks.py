@@ -776,6 +776,17 @@ def check_masked_softmax(fn: Callable, lang: str | None = None) -> None:
             tr("a row of only -inf has maximum -inf: use 0 as its maximum instead, and never divide by a zero sum.",
                "全是 -inf 的一行最大值也是 -inf：改用 0 作为它的最大值，并且绝不要除以为 0 的和。"),
         )
+    partly_blocked = blocked.clone()
+    partly_blocked[..., 2, :] = False  # every row but query 2's, whose keys are all blocked
+    if (got[blocked] != 0).any() and not (got[partly_blocked] != 0).any():
+        raise task.fail(
+            tr("query row 2 has every key blocked and your result gives those keys weight; the row must be all zeros.",
+               "查询第 2 行的所有键都被屏蔽，你的结果却给了这些键权重；这一行应该全为 0。"),
+            tr("a large negative fill such as -1e9 leaves a fully blocked row with equal scores, which softmax spreads evenly: "
+               "fill with -inf (it also fits float16, -1e9 does not), and make a row with no allowed key all zeros.",
+               "用 -1e9 这样的大负数填充时，全部被屏蔽的一行分数都相等，softmax 会把权重平均分开：请填 -inf"
+               "（float16 也能表示它，而 -1e9 不行），并让没有任何允许键的一行全为 0。"),
+        )
     if (got[blocked] != 0).any():
         raise task.fail(
             tr("blocked keys (mask False) must get weight exactly 0.", "被屏蔽的键（掩码为 False）权重必须恰好为 0。"),

@@ -48,15 +48,17 @@ class Selection:
 
 
 def _valid(task: str, option: str) -> str:
+    """A task id (A.2), or a part's letter (F: every task of Part F)."""
     names = task_names()
-    if not TASK_ID_RE.match(task) or task not in names:
+    if not (TASK_ID_RE.match(task) and task in names) and not any(name.startswith(f"{task}.") for name in names):
         raise AttnkitError(t("cli.no_such_task", option=option, task=task, tasks=", ".join(names)))
     return task
 
 
 def task_order(task: str) -> tuple[str, int]:
-    part, number = task.split(".")
-    return part, int(number)
+    """(part, number) of a task id; a part's letter comes after each of its tasks (--until F)."""
+    part, _, number = task.partition(".")
+    return part, int(number) if number else 1 << 30
 
 
 def message(check, lang: str) -> str:
@@ -96,7 +98,7 @@ def render_check(result, lang: str, selection: Selection = Selection()) -> tuple
     visible = [c for c in result.checks if c.visibility == "visible"]
     tasks = sorted({c.task for c in visible}, key=task_order)
     if selection.task:
-        tasks = [task for task in tasks if task == selection.task]
+        tasks = [task for task in tasks if selection.task in (task, task.split(".")[0])]
     elif selection.until:
         tasks = [task for task in tasks if task_order(task) <= task_order(selection.until)]
     if not tasks:

@@ -240,10 +240,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "[... {dropped} more bytes of output dropped: the first {kept} bytes are kept]",
         "zh": "[……另有 {dropped} 字节的输出被丢弃：只保留前 {kept} 字节]",
     },
-    "note.private_output": {
-        "en": "[the output of the worker that held the grader's reference weights is not shown]",
-        "zh": "[载入了评分程序参考权重的进程的输出不予显示]",
-    },
     "note.private_message": {
         "en": "(its type and message are not shown: it was raised in a worker holding the grader's reference weights)",
         "zh": "（错误类型和信息不予显示：它出自载入了评分程序参考权重的进程）",

@@ -81,7 +81,6 @@ KEEPER_REPORT_SECONDS = 10.0
 # these, which say nothing to the student; they are cut from the output shown (site-packages/torch/... -> torch/...).
 HOST_PREFIXES = tuple(sorted({f"{folder}{os.sep}" for folder in (sysconfig.get_path("purelib"), sysconfig.get_path("platlib"), sysconfig.get_path("stdlib"), str(PACKAGE_DIR.parent))}, key=len, reverse=True))
 TEMPLATE_CLOSE_SECONDS = 10.0  # a template still warming up finishes that first, then exits
-PRIVATE_OUTPUT_NOTE = t("note.private_output") + "\n"
 PRIVATE_MESSAGE_NOTE = t("note.private_message")
 
 
@@ -368,7 +367,7 @@ class Student:
     _generation: int = 0
     # (where, the stand-ins then in use) -> the timeout it hit: with other stand-ins, other code runs
     _hung: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict)
-    _private_worker: int = 0  # the worker generation that holds private data (0: none)
+    _private_worker: int = 0  # the first worker generation that held private data (0: none); every later one counts as holding it
     _next: RequestedWorker | None = None  # that worker, asked for and not used yet
     _closing: list[tuple[WorkerProcess, int]] = field(default_factory=list)  # asked to exit, not reaped yet (with their generation)
     _stand_ins: tuple[str, ...] = ()  # earlier functions replaced by trusted stand-ins (error carried forward)
@@ -495,8 +494,8 @@ class Student:
         a file that printed 64 KiB at import and ended its worker on every call kept 6.7 MB);
         output past it was dropped (by the keeper, or here): say so, once."""
         text, total = worker.output
-        if self._private_worker == generation:  # it held private data: none of it is shown, nor how much there was
-            text, total = (PRIVATE_OUTPUT_NOTE if text else ""), 0
+        if self._private_worker and generation >= self._private_worker:  # it held private data: none of its output is shown,
+            text, total = "", 0  # nor how much, nor whether there was any (a note when it printed: 1 bit, qa19r)
         room = self.config.output_bytes - sum(map(len, self.output))
         if self.output and len(text) > room:  # earlier workers printed their share already
             note = t("note.output_cap_workers", kept=self.config.output_bytes)
@@ -555,8 +554,8 @@ class Student:
                 raise WorkerFailure(t("note.too_many_callbacks", where=where, count=MAX_CALLBACKS_PER_REQUEST))
             response = self._exchange(self.answer_callback(response.get("callback")), where, seconds, deadline)
         events = response.get("audit")
-        if isinstance(events, list):
-            self.audit.extend(str(e)[:200] for e in events[:64] if len(self.audit) < 256)
+        if isinstance(events, list):  # a worker holding private data: the event's name only (its path or argument is the submission's to choose: qa19r)
+            self.audit.extend((str(e).split(" ", 1)[0] if self._holds_private() else str(e))[:200] for e in events[:64] if len(self.audit) < 256)
         status = response.get("status")
         if status == "ok":
             return response.get("value")
@@ -684,7 +683,11 @@ class Student:
         return self.request({"op": "state_dict", "handle": handle}, where or "state_dict()")
 
     def _holds_private(self) -> bool:
-        return self._worker is not None and self._private_worker == self._generation
+        """Whether private data has entered a worker of this submission. From then on every worker
+        counts as holding it: one that died is replaced by one that may be given values computed
+        from it (qa19r: a Part F forward that crashed on its second call left the map of its first
+        call, the weights' values, to be drawn and printed in a fresh, unguarded worker)."""
+        return self._private_worker != 0
 
     def holds_private(self) -> bool:
         """Whether the worker holds private data now (what it returns may encode it)."""
