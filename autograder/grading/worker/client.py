@@ -533,7 +533,7 @@ class Student:
             ended = worker.how_it_ended()
             if isinstance(error, ProtocolError):
                 ended = t("ended.invalid_reply", error=error)
-            if self._holds_private():  # an exit code, a signal or a reply's bytes are the submission's to choose
+            if self.holds_private():  # an exit code, a signal or a reply's bytes are the submission's to choose
                 ended = t("ended.private")
             reason = self._explain(ended, where)
             self._discard_worker(reason)
@@ -555,7 +555,7 @@ class Student:
             response = self._exchange(self.answer_callback(response.get("callback")), where, seconds, deadline)
         events = response.get("audit")
         if isinstance(events, list):  # a worker holding private data: the event's name only (its path or argument is the submission's to choose: qa19r)
-            self.audit.extend((str(e).split(" ", 1)[0] if self._holds_private() else str(e))[:200] for e in events[:64] if len(self.audit) < 256)
+            self.audit.extend((str(e).split(" ", 1)[0] if self.holds_private() else str(e))[:200] for e in events[:64] if len(self.audit) < 256)
         status = response.get("status")
         if status == "ok":
             return response.get("value")
@@ -566,20 +566,20 @@ class Student:
             frames = error.get("frames")
             frames = [str(f)[:300] for f in frames[-6:]] if isinstance(frames, list) else []
             if kind == "NotImplementedError" and error.get("own") is not False:  # a stub's, not one a library raised
-                text = "" if self._holds_private() else text
+                text = "" if self.holds_private() else text
                 raise NotImplementedYet(f"{where}: not implemented yet ({text})" if text else f"{where}: not implemented yet")
             if kind in ("MemoryError",) or "can't allocate memory" in text or "DefaultCPUAllocator" in text:
                 raise WorkerFailure(t("note.memory", where=where, gib=self.config.memory_bytes >> 30))
             bases = error.get("builtins")
             bases = frozenset(b for b in bases if isinstance(b, str) and _builtin_exception(b)) if isinstance(bases, list) else frozenset()
-            if self._holds_private():
+            if self.holds_private():
                 # Any call of this worker could have stashed the weights and raise them: its own
                 # message, an exception class named (or given bases) on the fly, a source line
                 # rewritten in linecache, or which of the builtin exceptions it raises (qa18h: 5
                 # bits a call). None of it is kept.
                 text, frames, bases, kind = PRIVATE_MESSAGE_NOTE, [], frozenset(), "Exception"
             raise StudentException(kind, text[:500], frames, where, bases)
-        raise WorkerFailure(t("note.bad_status", status="…" if self._holds_private() else repr(str(status)[:100]), where=where))
+        raise WorkerFailure(t("note.bad_status", status="…" if self.holds_private() else repr(str(status)[:100]), where=where))
 
     # -- error carried forward: trusted stand-ins for earlier functions --------------------
     @property
@@ -627,7 +627,7 @@ class Student:
             message = {**message, "stand_ins": in_worker}
         self._ensure_worker()
         value = self._request(message, where)
-        return _reject_refused(value, where, private=self._holds_private())
+        return _reject_refused(value, where, private=self.holds_private())
 
     # -- what checks use -------------------------------------------------------------------
     def names(self, *names: str) -> dict[str, str]:
@@ -682,22 +682,18 @@ class Student:
     def state_dict(self, handle: Handle, where: str = "") -> dict:
         return self.request({"op": "state_dict", "handle": handle}, where or "state_dict()")
 
-    def _holds_private(self) -> bool:
+    def holds_private(self) -> bool:
         """Whether private data has entered a worker of this submission. From then on every worker
         counts as holding it: one that died is replaced by one that may be given values computed
         from it (qa19r: a Part F forward that crashed on its second call left the map of its first
         call, the weights' values, to be drawn and printed in a fresh, unguarded worker)."""
         return self._private_worker != 0
 
-    def holds_private(self) -> bool:
-        """Whether the worker holds private data now (what it returns may encode it)."""
-        return self._holds_private()
-
     def start_private(self) -> None:
         """Data that must not become public (the Part F reference weights) is about to enter the
         worker: end the current one first (what it printed is kept), so that only a fresh worker,
         which alone ever holds the data, has its output and messages withheld."""
-        if self._holds_private():
+        if self.holds_private():
             return
         self._ask_to_exit()  # reaped later (close): it exits while the next one starts
         self._ensure_worker()
@@ -707,7 +703,7 @@ class Student:
     def load_state_dict(self, handle: Handle, state: dict, where: str = "", strict: bool = True, private: bool = False) -> dict:
         """Load a state into a module; `private`: the state is not public (the Part F reference
         weights): nothing this worker prints reaches the feedback, nor does what its calls raise."""
-        if private and not self._holds_private():
+        if private and not self.holds_private():
             self._ensure_worker()
             if self._worker is not None:  # the in-process backend has no separate output to guard
                 self._private_worker = self._generation
