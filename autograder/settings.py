@@ -97,7 +97,9 @@ def _seconds(s: float) -> str:
 
 # The README's limits table: (what, value), from the constants above.
 LIMITS: tuple[tuple[str, str], ...] = (
-    ("wall clock per call / import / submission", f"{_seconds(CALL_SECONDS)} / {_seconds(IMPORT_SECONDS)} / {_seconds(SUBMISSION_SECONDS)}"),
+    ("wall clock per call / import / submission", f"{_seconds(CALL_SECONDS)} / {_seconds(IMPORT_SECONDS)} / {_seconds(SUBMISSION_SECONDS)} "
+                                                  "(a call whose worker, one thread with no process of its own, waited for a CPU taken by "
+                                                  "others gets that time back, within the submission's limit)"),
     ("CPU time (rlimit)", _seconds(WORKER_CPU_SECONDS)),
     ("memory (address space above the forked size)", _size(WORKER_MEMORY_BYTES)),
     ("processes (a fresh uid per worker)", str(WORKER_PROCESSES)),

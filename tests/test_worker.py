@@ -6,6 +6,7 @@ simulated with a template whose `unshare` always fails.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -20,6 +21,7 @@ import sysconfig
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Iterator
 
 import numpy
 import pytest
@@ -387,6 +389,82 @@ def test_timeout_kills_worker_and_keeper_and_the_next_call_gets_a_fresh_worker(f
         assert not Path(first.scratch).exists()
         assert student.call("count") == 1  # a fresh worker: the module was imported again
         assert student.events == ["timed out after 1 s in hang"]
+    finally:
+        student.close()
+
+
+SPIN = '''
+import os, time
+
+def spin(cpu_seconds):
+    end = time.thread_time() + cpu_seconds  # this thread's CPU time, however long it takes to get it
+    while time.thread_time() < end:
+        pass
+    return "done"
+
+def spin_with_helpers(cpu_seconds, helpers):
+    for _ in range(helpers):
+        if os.fork() == 0:
+            while True:
+                pass
+    return spin(cpu_seconds)
+'''
+
+
+@contextlib.contextmanager
+def crowded(processes: int) -> Iterator[None]:
+    """`processes` busy loops, each in a session of its own: where the kernel shares the CPU
+    between sessions (autogroup), the worker's session then gets a small share of it too."""
+    burners = [subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"], start_new_session=True) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+
+
+@pytest.mark.timing
+def test_a_call_that_waited_for_a_cpu_taken_by_others_gets_that_time_back(factory):
+    """A neighbour's busy processes (or another grader's) must not time out an honest call: its
+    limit counts the time the worker ran or slept, not the time it waited for a CPU."""
+    student = make_student(factory, source=SPIN, budget=Budget(call_seconds=1, import_seconds=10, total_seconds=60))
+    try:
+        assert student.call("spin", 0.01) == "done"
+        with crowded(16 * (os.cpu_count() or 1)):
+            started = time.monotonic()
+            assert student.call("spin", 0.5) == "done"
+            elapsed = time.monotonic() - started
+        assert elapsed > 1.0, elapsed  # it did wait: 0.5 s of CPU took longer than its 1 s limit
+        assert student.events == []
+    finally:
+        student.close()
+
+
+@pytest.mark.timing
+def test_a_load_that_waited_for_a_cpu_taken_by_others_is_not_cut_short(factory):
+    """The worker's own limit on a slow statement (half the load's time) gives that time back too."""
+    source = SPIN + "\nspin(0.5)\n\ndef loaded():\n    return True\n"
+    with crowded(16 * (os.cpu_count() or 1)):
+        started = time.monotonic()
+        student = make_student(factory, source=source, budget=Budget(call_seconds=1, import_seconds=2, total_seconds=60))
+        try:
+            assert student.call("loaded") is True
+            elapsed = time.monotonic() - started
+            assert student.load_errors == [] and student.events == []
+        finally:
+            student.close()
+    assert elapsed > 2.0, elapsed  # it did wait: 0.5 s of CPU took longer than the load's 2 s
+
+
+@pytest.mark.timing
+def test_a_call_whose_own_processes_take_the_cpu_gets_no_time_back(factory):
+    student = make_student(factory, source=SPIN, budget=Budget(call_seconds=1, import_seconds=10, total_seconds=60))
+    try:
+        started = time.monotonic()
+        with pytest.raises(WorkerFailure, match="timed out after 1 s in spin_with_helpers"):
+            student.call("spin_with_helpers", 30, 4 * (os.cpu_count() or 1))
+        assert time.monotonic() - started < 10  # not the 60 s of the submission's budget
     finally:
         student.close()
 

@@ -28,6 +28,7 @@ from autograder.assignment import current
 from autograder.feedback.i18n import t
 from autograder.grading.worker import sandbox
 from autograder.grading.chunks import Cells
+from autograder.grading.worker.cpuwait import STARVED_MIN_SECONDS, cpu_wait, runs_alone
 from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template, signals_deferred  # noqa: F401  (TEMPLATE_ENV: re-exported)
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
@@ -286,6 +287,20 @@ class WorkerProcess:
                 return
             self._status += chunk
 
+    def reply_by(self, deadline: float, latest: float) -> float:
+        """Wait until the worker's reply starts to arrive, by `deadline` (time.monotonic()) plus
+        the time it spent waiting for a CPU meanwhile while it runs alone (cpuwait.py), but not
+        past `latest`; returns the deadline that then holds for the rest of the reply.
+        TimeoutError once it has passed."""
+        waited = cpu_wait(self.worker)
+        while not select.select([self.sock], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            now_waited = cpu_wait(self.worker)
+            given = min(now_waited - waited, latest - deadline)
+            if given < STARVED_MIN_SECONDS or not runs_alone(self.worker):
+                raise TimeoutError
+            deadline, waited = deadline + given, now_waited
+        return deadline
+
     def how_it_ended(self) -> str:
         self.read_status(2.0)
         if self.ended is None:
@@ -524,6 +539,7 @@ class Student:
             worker.sock.settimeout(max(deadline - time.monotonic(), 1e-3))
             if message is not None:
                 send_message(worker.sock, message)
+            deadline = worker.reply_by(deadline, latest=self._started + self.budget.total_seconds)
             response = recv_message(worker.sock, deadline=deadline)
         except TimeoutError:
             reason = self._hung[(where, self._stand_ins)] = t("note.timed_out", seconds=f"{timeout:.0f}", where=where)
