@@ -73,6 +73,7 @@ class Manifest:
     training: str = ""  # its training module: train_reference(out_dir, seed) -> report, summary(report, out_dir) -> str
     worker_standins: str = ""  # its stand-ins for error carried forward, worker side (NAMES, REPLACES, stand_ins): a file of the folder
     rules: str = ""  # its rules (which function may not call which library function) and LIBRARY_NAMES, the names they ban
+    public_checks: str = ""  # its public checks (a file of the solution folder): a graded worker gets a module of that name whose checks do nothing (GRADED_PUBLIC_CHECKS)
 
     @property
     def nbgrader_course_id(self) -> str:
@@ -233,7 +234,7 @@ def load_manifest(folder: Path) -> Manifest:
         texts=text("texts", ""), mistakes=text("mistakes", ""), hints=text("hints", ""), tasks=tuple(tasks.items()),
         grader_side=tuple(grader_side), course_id=text("course_id", ""), notebook_helpers=tuple(helpers),
         mutants=text("mutants", ""), training=text("training", ""),
-        worker_standins=text("worker_standins", ""), rules=text("rules", ""),
+        worker_standins=text("worker_standins", ""), rules=text("rules", ""), public_checks=text("public_checks", ""),
     )
 
 

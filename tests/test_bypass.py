@@ -81,6 +81,8 @@ CATALOGUE: dict[str, tuple[set[str], set[str], set[str]]] = {
     "written_module": ({"A"}, {BY_HAND}, {EVASION}),
     # qa4h: a reply forged with os.write into the worker's socket (a clean trace for the library softmax)
     "forged_trace_frame": ({"A"}, {BY_HAND}, {EVASION}),
+    # qa20h: hand-written only for the rule's own call, the library on every other call
+    "rule_inputs_only": ({"A"}, {BY_HAND}, {RULE_BYPASS}),
 }
 RULE_CHECKS = {BY_HAND, SDPA, "self_attention_no_library", "mha_no_library"}
 LOOSE = {"mha_library"}  # other checks may fail too (the library's dropout differs): the rule must
@@ -357,3 +359,19 @@ def test_what_outlives_its_call_counts_in_any_graded_code(source, caught):
 def test_reading_an_objects_class_is_type_of_it(source, caught):
     code = "import torch\n\ndef masked_softmax(scores, mask=None):\n" + source + "    return scores\n"
     assert bool(_evasion(code, {"masked_softmax"})) == caught
+
+
+@pytest.mark.parametrize("source, caught", [
+    # qa20h h02, h03: self and cls are the submission's own object only where a method binds them
+    ("class K:\n    def f(self, s):\n        return self.softmax(s)\n\n    def softmax(self, s):\n        return s\n\n"
+     "def masked_softmax(scores, mask=None):\n    return K().f(scores)\n", False),
+    ("import sys\n\ndef masked_softmax(scores, mask=None):\n    cls = sys\n    return cls.modules['torch'].exp(scores)\n", True),
+    ("import torch\n\ndef _f(cls, s):\n    return cls.softmax(s, -1)\n\ndef masked_softmax(scores, mask=None):\n    return _f(torch, scores)\n", True),
+    ("import torch\n\nclass K:\n    def f(self, s):\n        return self.softmax(s, -1)\n\ndef masked_softmax(scores, mask=None):\n    return K.f(torch, scores)\n", True),
+    # qa20h h08: a class pattern's keywords read the subject's attributes
+    ("import torch\n\ndef masked_softmax(scores, mask=None):\n    match torch:\n        case object(softmax=sm):\n            return sm(scores, -1)\n", True),
+    ("import sys\n\ndef masked_softmax(scores, mask=None):\n    match sys:\n        case object(modules=table):\n            return table['torch'].exp(scores)\n", True),
+])
+def test_self_and_cls_are_the_submissions_own_only_where_a_method_binds_them(source, caught):
+    facts = analyze(((1, source),), (), current().library_names(), graded=current().task_names.values())
+    assert bool(facts.library_uses({"masked_softmax"}, current().library_names()) or facts.untrusted({"masked_softmax"})) == caught, facts.findings

@@ -297,6 +297,17 @@ def test_html_escapes_everything_the_student_wrote(bob_dir: Path) -> None:
     assert "&lt;b&gt;bold?&lt;/b&gt; &amp; done" in page
 
 
+def test_what_the_student_sees_carries_no_grading_time(bob_dir: Path) -> None:
+    """qa20h h06: a Part F forward slept 4 + 4·W_q[0, 0] s, and the page's "Graded in 3.5 s" (and
+    results.json's execution_time, to the millisecond) gave the private weight back."""
+    from autograder.feedback.formats.gradescope import to_gradescope
+    from autograder.feedback.formats.prairielearn import to_prairielearn
+
+    result = replace(buggy_result(), execution_time=3.538)
+    shown = render_html(result, bob_dir) + render_markdown(result) + str(to_gradescope(result)) + str(to_prairielearn(result))
+    assert "3.5" not in shown and "execution_time" not in shown
+
+
 def test_html_escapes_the_submission_name(bob_dir: Path) -> None:
     page = render_html(replace(buggy_result(), submission='"><svg onload=alert(1)>'), bob_dir)
     assert "<svg" not in page

@@ -179,6 +179,33 @@ def test_a_picture_of_too_many_pixels_is_refused_before_it_is_decoded():
     assert "more than the grader decodes" in figure_problem(description)
 
 
+def test_a_picture_that_is_not_a_png_is_refused_before_it_is_decoded():
+    """qa20h h09: a forged description carried a 10 kB TIFF of 13,000 pixels a side for its PNG;
+    the guard read only a PNG header (none: no refusal) and Pillow decoded it (6.2 GB)."""
+    import io
+
+    from PIL import Image
+
+    from autograder.errors import AttnkitError
+    from autograder.grading.heatmap import png_gray
+    from autograder.grading.integrity.figure import figure_problem
+
+    def draw():
+        _, ax = plt.subplots()
+        ax.imshow(W.T.numpy(), cmap="Blues", vmin=0, vmax=1)
+        return ax
+
+    description = extract_plot(draw)
+    tiff = io.BytesIO()
+    Image.new("1", (64, 64)).save(tiff, format="TIFF")  # small here: what matters is that it is not read
+    description["png"] = torch.frombuffer(bytearray(tiff.getvalue()), dtype=torch.uint8).clone()
+    with pytest.raises(UnreadablePlot, match="its picture is not a PNG image"):
+        read_heatmap(description)
+    with pytest.raises(AttnkitError, match="not a readable PNG image"):
+        png_gray(tiff.getvalue())
+    assert figure_problem(description)
+
+
 def test_new_axes_keyword_becomes_a_fresh_axes():
     seen = []
 

@@ -37,7 +37,7 @@ REFERENCE = REPO / "solutions" / "attention" / "attention.py"
 PARTS = frozenset({"A", "E"})
 FULL = {"A": 32, "E": 10}
 BUDGET = Budget(call_seconds=5, import_seconds=20, total_seconds=120)  # every hang here stops at the call limit
-PATCHED = ({"A": 29, "E": 0}, True, {"library_patch", "tamper"})  # A.2 by hand 0, A.3 1: cannot be checked; the figure neither
+PATCHED = ({"A": 29, "E": 0}, True, {"library_patch", "rule_bypass", "tamper"})  # A.2 by hand 0, A.3 1: cannot be checked; the figure neither; rule_bypass: the traces of masked_softmax's other calls saw Categorical's softmax (qa20h)
 
 
 def scores(**changed: float) -> dict[str, float]:

@@ -70,8 +70,8 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     "thread_joined_within_call": (scores(A=30), True, {"evasion"}),
     "sparse_softmax_route": (scores(A=27), True, {"library_call"}),  # A 26 before qa10h: the float16 NotImplementedError raised inside torch was taken for a stub in the fully-blocked check too; the crash is masked_softmax_dtypes'
     "cross_entropy_gradient_route": (scores(A=28), True, {"rule_bypass"}),
-    "patch_through_instance_class": (scores(A=29, E=0), True, {"library_patch", "tamper"}),  # A 32, E 10 before
-    "patch_through_identity_function": (scores(A=29, E=0), True, {"library_patch", "tamper"}),  # A 32, E 10 before
+    "patch_through_instance_class": (scores(A=29, E=0), True, {"library_patch", "rule_bypass", "tamper"}),  # A 32, E 10 before; rule_bypass: what its other calls ran (qa20h)
+    "patch_through_identity_function": (scores(A=29, E=0), True, {"library_patch", "rule_bypass", "tamper"}),  # A 32, E 10 before; rule_bypass: what its other calls ran (qa20h)
     # b. the stand-ins (error carried forward): the submission's own named tuple, the walk, the callbacks
     "named_make_exits": (scores(D=1), True, set()),
     "named_make_forges": (scores(D=1), True, set()),

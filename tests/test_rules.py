@@ -93,3 +93,21 @@ def test_library_softmaxes_fail_the_allow_list(name):
 def test_the_tripwire_sees_a_known_softmax():
     probe = probe_tracer()
     assert "softmax" in probe["ops"] and "aten._softmax.default" in probe["aten"]
+
+
+def test_a_rule_reads_what_the_other_calls_of_its_function_ran():
+    """qa20h h01, h13: a file that knows the inputs of the rule's own call is hand-written there
+    alone; every call is traced, and what the others ran that the rule bans by name counts."""
+    from autograder.assignment import current
+    from autograder.assignments.attention.rules import SDPA_OWN
+    from autograder.grading.integrity.rules import PROBE_FUNCTION, PROBE_OP, judge
+    from autograder.grading.integrity.static import analyze
+
+    facts = analyze(((1, "def scaled_dot_product_attention(q, k, v, mask=None):\n    return q, q\n"),), (), current().library_names())
+    own = {"ops": ["matmul", "exp"], "aten": ["aten.mm.default", "aten.exp.default"], "probe": {"ops": [PROBE_FUNCTION], "aten": [PROBE_OP]}}
+    assert judge(SDPA_OWN, own, facts, "A").passed
+    elementary = {"ops": ["cumsum"], "aten": ["aten.nonzero.default"]}  # not elementary, but the allow-list is the own call's alone
+    assert judge(SDPA_OWN, {**own, "other_calls": elementary}, facts, "A").passed
+    library = {"ops": [], "aten": ["aten._scaled_dot_product_flash_attention_for_cpu.default"]}
+    verdict = judge(SDPA_OWN, {**own, "other_calls": library}, facts, "A")
+    assert not verdict.passed and "_scaled_dot_product_flash_attention_for_cpu" in verdict.used

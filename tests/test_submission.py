@@ -248,6 +248,20 @@ def test_the_kits_own_files_handed_in_unchanged_are_the_kits_not_scanned_as_the_
     assert submission.kit["pronoun_task.py"] == (REPO / "solutions" / "attention" / "pronoun_task.py").read_text(encoding="utf-8")
 
 
+def test_the_public_checks_handed_in_give_the_worker_no_version_of_a_task(grade, tmp_path):
+    """qa20h h10: the public checks hold working versions of six tasks (their oracles); a folder
+    that imported them under the tasks' names scored 95/100. Graded, their checks do nothing and
+    nothing else can be imported from them; the honest folder keeps every point."""
+    reference = (REPO / "solutions" / "attention" / "attention.py").read_text(encoding="utf-8")
+    borrowed = reference.replace("import math\n", "import math\nfrom public_checks import _own_scores as attention_scores\n", 1)
+    borrowed = borrowed.replace("def attention_scores(", "def _unused_scores(", 1)
+    honest = grade(_release_folder(tmp_path / "honest", reference), parts={"A"})
+    assert honest.score == honest.max_score
+    result = grade(_release_folder(tmp_path / "borrowed", borrowed), parts={"A"})
+    assert result.score == 0
+    assert any("cannot import name '_own_scores' from 'public_checks'" in c.message for c in result.checks)
+
+
 def test_a_modified_copy_of_a_kit_file_is_the_students_and_is_scanned(tmp_path):
     from autograder.assignment import current
     from autograder.grading.integrity.static import analyze

@@ -67,7 +67,6 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "probably for the same reason as “{name}”: fix that one first",
         "zh": "很可能与“{name}”出于同一个原因：先改正那一项",
     },
-    "feedback.execution_time": {"en": "Graded in {seconds} s", "zh": "评分用时 {seconds} 秒"},
     # grading platforms (PrairieLearn's format_errors: the student's attempt is not counted)
     "platform.no_files": {
         "en": "No files were submitted; this attempt was not counted.",

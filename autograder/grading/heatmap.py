@@ -239,8 +239,12 @@ def png_size(png: Any) -> tuple[int, int]:
 
 
 def refuse_large_png(png: Any) -> None:
-    """UnreadablePlot when a PNG has more pixels than the grader decodes (a dot drawn far away
-    grows the tight box: 11,000 pixels a side is 0.5 MB of PNG and gigabytes decoded)."""
+    """UnreadablePlot when a picture is not a PNG (the worker saves PNGs: another format is a
+    forged description, which Pillow would decode whatever its size: qa20h's 10 kB TIFF of
+    13,000 pixels a side took 6 GB) or has more pixels than the grader decodes (a dot drawn far
+    away grows the tight box: 11,000 pixels a side is 0.5 MB of PNG and gigabytes decoded)."""
+    if len(png) and png_size(png) == (0, 0):
+        raise UnreadablePlot("the description of your figure is malformed (its picture is not a PNG image)")
     width, height = png_size(png)
     if width * height > MAX_PNG_PIXELS:
         said = {"width": str(width), "height": str(height), "limit": f"{MAX_PNG_PIXELS:,}"}
@@ -406,7 +410,7 @@ def png_gray(
 
     try:
         refuse_large_png(png)
-        with Image.open(io.BytesIO(png)) as image:
+        with Image.open(io.BytesIO(png), formats=["PNG"]) as image:
             rgba = image.convert("RGBA")
             flat = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba).convert("L")
             if box is not None:

@@ -38,6 +38,16 @@ from autograder.settings import SUBMISSION_MAX_ZIP_ENTRIES as MAX_ZIP_ENTRIES
 MAX_NAMES_SHOWN = 10  # files named in "found no attention.py": enough to see the misnamed one
 
 
+GRADED_PUBLIC_CHECKS = '''"""The public checks, as a graded run's worker has them: each check does nothing (the grader
+checks), and nothing else of the file is here (its own versions of the tasks are answers)."""
+
+
+def __getattr__(name):
+    if name.startswith("check_") or name == "use_cjk_font":
+        return lambda *args, **kwargs: None
+    raise AttributeError(f"{__name__} has no {name!r} in a graded run: only its checks, which do nothing there")
+'''
+
 def entry_names() -> tuple[str, ...]:
     """The file a student submits, as a .py and as a notebook, English or Chinese (the assignment's manifest)."""
     manifest = current()
@@ -637,7 +647,10 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
         if other == entry or not other.endswith(".py"):
             continue
         if other in kit_files and _same_text(content, kit_files[other]):
-            kit[other] = decode_python(kit_files[other], other)  # the kit's, not the student's work: not scanned
+            # the kit's, not the student's work: not scanned. Its public checks hold working versions
+            # of the tasks (their oracles): the worker gets checks that do nothing, and nothing else
+            # to import (qa20h h10 took six tasks' answers from them: 95/100)
+            kit[other] = GRADED_PUBLIC_CHECKS if other == current().public_checks else decode_python(kit_files[other], other)
             continue
         try:
             helpers[other] = decode_python(content, other)

@@ -332,6 +332,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "plot_grid_mismatch": {"en": "the heatmap's cells and its grid do not agree", "zh": "热力图的格子与它的网格不一致"},
     "plot_malformed": {"en": "the description of your figure is malformed", "zh": "你的图的描述格式不正确"},
+    "plot_picture_not_png": {"en": "the description of your figure is malformed (its picture is not a PNG image)", "zh": "你的图的描述格式不正确（其中的图片不是 PNG）"},
     "plot_text_not_drawn": {
         "en": "your figure cannot be drawn: one of its texts holds a character that cannot be encoded (a lone surrogate such as \\ud800), which no font can draw",
         "zh": "无法画出你的图：其中一段文字含有无法编码的字符（例如孤立的代理字符 \\ud800），任何字体都画不出来",

@@ -59,10 +59,11 @@ def to_gradescope(result: SubmissionResult, *, result_dir: Path | None = None) -
                 "tags": [f"part:{check.part}", f"task:{check.task}"] + ([f"mistake:{check.mistake}"] if check.mistake else []),
             }
         )
+    # No execution_time: what a student sees carries no grading time (qa20h h06: a Part F forward
+    # that slept 4 + 4·W_q[0, 0] s read a reference weight back from it); the instructor's files keep it
     return shown_tree({  # what the student's code printed or raised, and file names, shown safely
         "score": result.score,
         "max_score": result.max_score,
-        "execution_time": result.execution_time,
         "output": _summary(result, result_dir),
         "output_format": "md",
         "visibility": "visible",

@@ -107,7 +107,7 @@ def _png(description: dict) -> np.ndarray:
     width, height = png_size(data)
     if width * height > MAX_PNG_PIXELS:
         raise ValueError(f"the picture is {width}x{height} pixels, more than the grader decodes")
-    with Image.open(io.BytesIO(data)) as image:
+    with Image.open(io.BytesIO(data), formats=["PNG"]) as image:  # (0, 0) above: not a PNG, refused here
         rgba = image.convert("RGBA")
         flat = Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba).convert("RGB")
     return np.asarray(flat, dtype=np.float64) / 255.0

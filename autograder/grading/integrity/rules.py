@@ -107,6 +107,12 @@ def judge(rule: Rule, traced: dict, facts: SourceFacts, part: str) -> Verdict:
     probe = traced.get("probe") if isinstance(traced.get("probe"), dict) else {}
     trace_names = sorted(set(functions) & rule.banned)
     trace_ops = _banned_ops(rule, aten)
+    # the other calls of what the rule covers (every call is traced: a file that knows the rule's
+    # inputs wrote its softmax by hand for them alone, qa20h h01): what they ran that the rule bans
+    # by name (the allow-list of elementary operators is the rule's own call's alone)
+    others = traced.get("other_calls") if isinstance(traced.get("other_calls"), dict) else {}
+    trace_names += sorted({str(n) for n in others.get("ops", []) if isinstance(n, str)} & rule.banned - set(trace_names))
+    trace_ops += sorted({str(op) for op in others.get("aten", []) if isinstance(op, str) and any(word in packet(op) for word in rule.banned_ops)} - set(trace_ops))
     source_uses = facts.library_uses(set(rule.roots), rule.banned | rule.source_banned, rule.charged_elsewhere)
     untrusted = facts.untrusted(set(rule.roots), rule.charged_elsewhere)
     tripped = PROBE_FUNCTION not in probe.get("ops", []) or PROBE_OP not in probe.get("aten", [])

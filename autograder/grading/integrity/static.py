@@ -35,7 +35,7 @@ from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFE
 from autograder.grading.chunks import Cells, line_where, split_chunks
 from autograder.grading.integrity.syntax import (
     dotted_name, constant_text, on_super, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
-    Ownership, ownership, threading_in_place, torch_bound,
+    Ownership, ownership, receivers, threading_in_place, torch_bound,
 )
 from autograder.grading.integrity.names import (
     GRADER_NAMES, EVASION_MODULES, MODULE_ATTRIBUTES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, UNPICKLING_POSITIONS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
@@ -123,7 +123,8 @@ class SourceFacts:
 class _Scanner(ast.NodeVisitor):
     def __init__(self, library: frozenset[str], prefix: str = "", local: frozenset[str] = frozenset(), text_names: frozenset[str] = frozenset(),
                  main_guard: bool = False, numbers: frozenset[str] = frozenset(), own_definitions: dict[str, frozenset[str]] | None = None,
-                 ownership: Ownership | None = None):
+                 ownership: Ownership | None = None, receivers: frozenset[str] = frozenset(SAFE_RECEIVERS)):
+        self.receivers = receivers  # self and cls where they name the submission's own object (syntax.receivers)
         self.library = library  # the library functions whose uses are findings (LIBRARY_CALL)
         self.own_definitions = own_definitions or {}  # a helper file's module name -> the functions and classes it defines
         self.ownership = ownership or Ownership(frozenset(), frozenset(), frozenset(), frozenset())  # what the submission made: attributes stored on it patch nothing
@@ -285,8 +286,8 @@ class _Scanner(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         dotted = dotted_name(node)
         receiver = dotted.split(".", 1)[0]
-        own = receiver in SAFE_RECEIVERS and node.attr not in ("__globals__", "__code__", "__closure__", "__subclasses__", "__mro__", "__bases__", "__base__", "__builtins__")
-        if node.attr in self.library and receiver not in SAFE_RECEIVERS:
+        own = receiver in self.receivers and node.attr not in ("__globals__", "__code__", "__closure__", "__subclasses__", "__mro__", "__bases__", "__base__", "__builtins__")
+        if node.attr in self.library and receiver not in self.receivers:
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
             self.add(GRADER_REFERENCE, dotted, node)
@@ -307,6 +308,14 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, dotted, node, node.attr)
         if node.attr not in OS_ONLY_METHODS or receiver in self.os_names:
             self._reach(node.attr, node)
+        self.generic_visit(node)
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        """`case object(modules=table)` reads the subject's attribute `modules`: each keyword is an
+        attribute of what is matched, read as `<match>.modules` (qa20h h08: sys.modules, setattr
+        and torch.softmax reached with no name the pass read)."""
+        for attr in node.kwd_attrs:
+            self.visit_Attribute(ast.Attribute(value=ast.Name(id="<match>", ctx=ast.Load(), lineno=node.lineno), attr=attr, ctx=ast.Load(), lineno=node.lineno))
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -333,7 +342,7 @@ class _Scanner(ast.NodeVisitor):
                 self.add(EVASION, f"{keyword_.arg}= (raw descriptor I/O can reach the worker's channel)", node)
             if keyword_.arg in UNPICKLING_KEYWORDS and not (isinstance(keyword_.value, ast.Constant) and keyword_.value.value is UNPICKLING_KEYWORDS[keyword_.arg]):
                 self.add(EVASION, f"{keyword_.arg}= (unpickled data can look up any name)", node)
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "eval" and (node.args or node.keywords) and dotted_name(node.func.value).split(".", 1)[0] not in SAFE_RECEIVERS:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "eval" and (node.args or node.keywords) and dotted_name(node.func.value).split(".", 1)[0] not in self.receivers:
             self.add(EVASION, f"{dotted_name(node.func)}(...) (runs a text as code: pandas' eval; nn.Module's eval() takes nothing)", node, "eval")
         position = UNPICKLING_POSITIONS.get(opened)
         given = node.args[position] if position is not None and len(node.args) > position else None
@@ -344,7 +353,7 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, f"{opened}(...) with what may be allow_pickle or pickle_module given by position (unpickled data can look up any name)", node)
         if function in NAME_LOOKUPS and len(node.args) >= 2:
             receiver = dotted_name(node.args[0]).split(".", 1)[0]
-            if constant_text(node.args[1]) is None and receiver not in SAFE_RECEIVERS and not on_super(node.args[0]):
+            if constant_text(node.args[1]) is None and receiver not in self.receivers and not on_super(node.args[0]):
                 self.add(EVASION, f"{function}(..) with a computed name", node)
             elif function in ("setattr", "delattr") and self._patches(node.args[0], str(constant_text(node.args[1]))):
                 self.add(LIBRARY_PATCH, f"{function}({receiver}, ...) (a patched library can rewrite what the grader is sent)", node)
@@ -551,7 +560,7 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
     numbers = number_names(everything)
     text_names = (text_bound_names([t for t in trees if isinstance(t, ast.Module)], stored) | special) - numbers
     scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers, own_definitions=own_definitions,
-                       ownership=ownership(everything, torch_bound(everything), library_methods()))
+                       ownership=ownership(everything, torch_bound(everything), library_methods()), receivers=receivers(everything))
     scanner.threading_in_place = threading_in_place(everything)
     for tree in trees:
         if isinstance(tree, ast.Module):

@@ -109,6 +109,45 @@ def number_names(trees: Sequence[ast.AST]) -> frozenset[str]:
     return frozenset(found)
 
 
+def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
+    """The receivers (self, cls) that name the submission's own object wherever they appear: each
+    is bound only as the first parameter of a def (a method, or a function made one: `Block.forward
+    = _forward`) and never given by hand (`_forward(x)`, `Block.forward(x)`). A file that binds one
+    in any other way (`cls = sys`, `def f(x, cls)`, a loop, an import, a match capture) makes it a
+    name like any other there: `cls.modules` reached sys.modules unseen (qa20h h02, h03)."""
+    takes: dict[str, set[str]] = {"": set()}  # class ("" for none) -> its defs whose first parameter is self or cls
+    firsts: set[int] = set()  # ids of those parameters
+    nodes = [node for tree in trees for node in ast.walk(tree)]
+    owner = {id(item): node.name for node in nodes if isinstance(node, ast.ClassDef) for item in node.body}
+    for node in nodes:
+        positional = node.args.posonlyargs + node.args.args if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and positional and positional[0].arg in SAFE_RECEIVERS
+                and "staticmethod" not in {dotted_name(d).rsplit(".", 1)[-1] for d in node.decorator_list}):
+            firsts.add(id(positional[0]))
+            takes.setdefault(owner.get(id(node), ""), set()).add(node.name)
+    unsafe: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.arg) and id(node) not in firsts:
+            unsafe.add(node.arg)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            unsafe.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            unsafe.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            unsafe.update(node.names)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            unsafe.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            unsafe.add(node.rest)
+        elif isinstance(node, ast.Call) and not (node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in SAFE_RECEIVERS):
+            function = node.func
+            given = (isinstance(function, ast.Name) and function.id in takes[""]
+                     or isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.attr in takes.get(function.value.id, ()))
+            if given:  # _forward(x, ...), Block.forward(x, ...): x is its self
+                unsafe.update(SAFE_RECEIVERS)
+    return frozenset(SAFE_RECEIVERS) - unsafe
+
+
 def bindings(trees: Sequence[ast.AST], known: list[tuple[str, ast.AST]] | None = None,
              inherited: frozenset[str] = frozenset()) -> tuple[list[tuple[str, ast.AST]], set[str]]:
     """The single-name assignments of the trees (name, value), and the names bound in any other way
@@ -386,7 +425,8 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
     # attribute drops out, only what mentions it is looked at again (a chain of 4,000 helpers
     # returning each other's result took one pass over every value per link: 250 s, qa17h)
     values_of: dict[tuple[str, str], list[ast.AST]] = {("name", n): v for n, v in names.items() if n not in unknown}
-    values_of |= {("name", n): names.get(n, []) for n in SAFE_RECEIVERS} | {("attribute", n): v for n, v in attributes.items()}
+    own_receivers = receivers(trees)
+    values_of |= {("name", n): names.get(n, []) for n in own_receivers} | {("attribute", n): v for n, v in attributes.items()}
     mentioned_by: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for key, values in values_of.items():
         for mention in _mentions(values):
@@ -403,8 +443,8 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
     imported = {(a.asname or a.name).split(".")[0] for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
     given = frozenset(n for n, values in names.items() if n not in found.names and any(
         isinstance(v, (ast.Name, ast.Attribute)) and isinstance(root(v), ast.Name) and root(v).id in imported for v in values))  # type: ignore[attr-defined]
-    instances = frozenset(n for n in SAFE_RECEIVERS if all(
-        isinstance(v, ast.Constant) or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in constructors or isinstance(v, ast.Name) and v.id in SAFE_RECEIVERS
+    instances = frozenset(n for n in own_receivers if all(
+        isinstance(v, ast.Constant) or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in constructors or isinstance(v, ast.Name) and v.id in own_receivers
         for v in names.get(n, [])))
     return replace(found, modules_given=given, own_class_receivers=instances)
 

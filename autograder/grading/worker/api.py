@@ -26,6 +26,9 @@ class StudentAPI(Protocol):
     def traced_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, dict]:
         """The value, and the trace of torch functions and operators the call used."""
 
+    def other_calls(self, name: str) -> dict[str, list[str]]:
+        """What the traces of the other calls of a function (or a class's methods) saw: {"ops": ..., "aten": ...}."""
+
     def call_devices(self, name: str, *args: Any, **kwargs: Any) -> list[str]:
         """Call, and get back only the devices of the result's tensors."""
 

@@ -73,6 +73,7 @@ class TemplateError(RuntimeError):
     """The template process is gone: a grader problem, not the student's."""
 
 
+MAX_LOOKED_NAMES = 512  # names kept of what the other calls of one function saw
 SEABORN_IMPORT_RE = re.compile(r"^\s*(?:import\s+[\w., ]*\bseaborn\b|from\s+seaborn\b)", re.M)  # where a library is imported, not named
 SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's folders are found and removed
 # how long the grader waits for a keeper to report how its killed worker ended (a big process
@@ -390,6 +391,9 @@ class Student:
     _callbacks: int = 0  # callbacks answered in the current request
     _classes: dict[int, str] = field(default_factory=dict)  # handle number -> the class it was made from
     _traced_roots: frozenset[str] = field(default_factory=lambda: current().traced_roots())  # read once, asked on every call
+    # (what a rule covers, the stand-ins then in use) -> the names the traces of its other calls saw:
+    # a rule's own call is one of many, and a file that knows its inputs is hand-written there alone (qa20h h01, h13)
+    _looked: dict[tuple[str, tuple[str, ...]], dict[str, set[str]]] = field(default_factory=dict)
 
     @property
     def worker_files(self) -> dict[str, str]:
@@ -569,6 +573,12 @@ class Student:
                 self._discard_worker(t("note.callbacks", where=where))
                 raise WorkerFailure(t("note.too_many_callbacks", where=where, count=MAX_CALLBACKS_PER_REQUEST))
             response = self._exchange(self.answer_callback(response.get("callback")), where, seconds, deadline)
+        looked = response.get("looked")
+        if message.get("look") and isinstance(looked, dict) and not self.holds_private():
+            seen = self._looked.setdefault((self._target_name(message), self._stand_ins), {"ops": set(), "aten": set()})
+            for kind in seen:
+                names = looked.get(kind)
+                seen[kind].update(str(n)[:200] for n in (names if isinstance(names, list) else [])[:MAX_LOOKED_NAMES] if len(seen[kind]) < MAX_LOOKED_NAMES)
         events = response.get("audit")
         if isinstance(events, list):  # a worker holding private data: the event's name only (its path or argument is the submission's to choose: qa19r)
             self.audit.extend((str(e).split(" ", 1)[0] if self.holds_private() else str(e))[:200] for e in events[:64] if len(self.audit) < 256)
@@ -651,9 +661,19 @@ class Student:
 
     def _look(self, target: str | Handle) -> bool:
         """Whether a call of `target` runs under the trace though its trace is not read: every call
-        of what a rule covers does, so that the one whose trace is read cannot be told from the others."""
+        of what a rule covers does, and what each saw is judged with the rule's own (other_calls)."""
         name = self._classes.get(target.number, "") if isinstance(target, Handle) else target
         return name in self._traced_roots
+
+    def _target_name(self, message: dict) -> str:
+        handle = message.get("handle")
+        return self._classes.get(handle.number, "") if isinstance(handle, Handle) else str(message.get("name", ""))
+
+    def other_calls(self, name: str) -> dict[str, list[str]]:
+        """What the traces of the other calls of `name` (a function, or a class's methods) saw so
+        far with the stand-ins now in use (torch functions and operators): a rule's verdict reads them too."""
+        seen = self._looked.get((name, self._stand_ins), {})
+        return {kind: sorted(names) for kind, names in seen.items()}
 
     def call(self, name: str, *args: Any, seed: int | None = None, noncontiguous: tuple[int, ...] = (), **kwargs: Any) -> Any:
         """Call a function of the submission; `noncontiguous` lists arguments to pass as strided views."""

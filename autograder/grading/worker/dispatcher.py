@@ -147,6 +147,7 @@ class Dispatcher:
         self.audit: list[str] = []  # what the student's code did that the grader should know (see AUDITED)
         self._ambient = kernel_threads()  # a notebook kernel's own threads (ran_elsewhere); a worker's: its main thread
         self._audit_sent = 0
+        self._looked: dict | None = None  # the trace of a `look` call (its names only), sent beside its reply
         self._inside: tuple[str, ...] = ()  # folders the submission may open files in
         # Sends one message to the grader during a request and returns its reply (the worker's
         # socket; in-process, a direct call). Set by whoever serves this dispatcher.
@@ -173,6 +174,8 @@ class Dispatcher:
         if len(self.audit) > self._audit_sent:
             response["audit"] = self.audit[self._audit_sent:]
             self._audit_sent = len(self.audit)
+        if self._looked is not None:
+            response["looked"], self._looked = self._looked, None
         return response
 
     def _on_audit(self, event: str, args: tuple) -> None:
@@ -391,8 +394,12 @@ class Dispatcher:
         tracer = OpTracer() if request.get("trace") or request.get("look") else None
         before = threads_seen() if request.get("trace") else None
         # one line calls the student, traced or not
-        with tracer or contextlib.nullcontext():
-            value = target(*args, **kwargs)
+        try:
+            with tracer or contextlib.nullcontext():
+                value = target(*args, **kwargs)
+        finally:
+            if tracer is not None and before is None:  # a `look`: what it ran is judged with the rule's own call (qa20h h01)
+                self._looked = tracer.report()
         if tracer is not None and before is not None:
             elsewhere = ran_elsewhere(before, threads_seen(), self._ambient)
             return {"value": self._export(value), **tracer.report(), "elsewhere": elsewhere, "probe": probe_tracer()}
@@ -457,8 +464,13 @@ class Dispatcher:
         for index in wrt:
             args[index] = args[index].detach().clone().requires_grad_(True)
         self._seed(request)
-        with OpTracer() if request.get("look") else contextlib.nullcontext():  # as op_call's
-            outputs = target(*args, **request.get("kwargs", {}))
+        tracer = OpTracer() if request.get("look") else None  # as op_call's
+        try:
+            with tracer or contextlib.nullcontext():
+                outputs = target(*args, **request.get("kwargs", {}))
+        finally:
+            if tracer is not None:
+                self._looked = tracer.report()
         selected = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
         pairs = [(o, g) for o, g in zip(selected, request["grad_outputs"]) if g is not None]
         if not all(isinstance(o, torch.Tensor) for o, _ in pairs):

@@ -376,6 +376,15 @@ def test_sdpa_invariances(student: StudentAPI, gen):
     expect_close(shifted, base + 3.0, "scaled_dot_product_attention after adding 3 to every value")
 
 
+@check("A.3", 1, "scaled_dot_product_attention: gradients of the output and the weights reach q, k and v", kind=PROPERTY, gate="sdpa_values")
+def test_sdpa_gradients(student: StudentAPI, gen):
+    q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
+    mask = random_mask(gen, B, H, LQ, LK)
+    grad_output, grad_weights = randn(gen, B, H, LQ, DV), randn(gen, B, H, LQ, LK)
+    expect_gradients(student, "scaled_dot_product_attention", [q, k, v, mask], grad_output, {0: "q", 1: "k", 2: "v"}, (B, H, LQ, DV), grad_weights)
+
+
+# the last of A.3's checks, as every rule's: its verdict reads what every earlier call of the function ran (expect_rule)
 @check("A.3", 1, "scaled_dot_product_attention: built from your functions, not the library's attention", kind=PROPERTY, gate="sdpa_values")
 def test_sdpa_no_library(student: StudentAPI, gen):
     q, k, v = randn(gen, B, LQ, DH), randn(gen, B, LK, DH), randn(gen, B, LK, DV)
@@ -385,14 +394,6 @@ def test_sdpa_no_library(student: StudentAPI, gen):
     ref_out, ref_w = reference().scaled_dot_product_attention(q, k, v)  # the rule pays on right values only
     expect_close(weights, ref_w, "scaled_dot_product_attention (weights of the call whose operations were traced)")
     expect_close(output, ref_out, "scaled_dot_product_attention (output of the call whose operations were traced)")
-
-
-@check("A.3", 1, "scaled_dot_product_attention: gradients of the output and the weights reach q, k and v", kind=PROPERTY, gate="sdpa_values")
-def test_sdpa_gradients(student: StudentAPI, gen):
-    q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
-    mask = random_mask(gen, B, H, LQ, LK)
-    grad_output, grad_weights = randn(gen, B, H, LQ, DV), randn(gen, B, H, LQ, LK)
-    expect_gradients(student, "scaled_dot_product_attention", [q, k, v, mask], grad_output, {0: "q", 1: "k", 2: "v"}, (B, H, LQ, DV), grad_weights)
 
 
 # --------------------------------------------------------------------------------------------- A.4

@@ -26,7 +26,7 @@ from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, chec
 from autograder.assignments.attention.texts import key_of_english
 from autograder.assignments.attention.checks.support import fail_with, source_facts
 from autograder.grading.heatmap import (
-    MAX_PNG_BYTES, NEW_AXES, SHOWN_ATOL, Heatmap, Render, UnreadablePlot, orientations, read_heatmap, render, returned_axes, shows_matrix, shows_values, similarity, target_axes,
+    MAX_PNG_BYTES, NEW_AXES, SHOWN_ATOL, Heatmap, Render, UnreadablePlot, orientations, png_size, read_heatmap, render, returned_axes, shows_matrix, shows_values, similarity, target_axes,
 )
 from autograder.grading.integrity.figure import figure_problem, smoothed_image
 from autograder.grading.worker.protocol import GOURAUD
@@ -311,7 +311,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
 def test_plot_attention_returns_axes(student: StudentAPI, artifacts):
     description = drawing(student)
     png = description.get("png") if isinstance(description, dict) else None
-    if artifacts is not None and isinstance(png, torch.Tensor) and png.dtype == torch.uint8 and 0 < png.numel() <= MAX_PNG_BYTES:
+    if artifacts is not None and isinstance(png, torch.Tensor) and png.dtype == torch.uint8 and 0 < png.numel() <= MAX_PNG_BYTES and png_size(png) != (0, 0):
         try:  # the student's figure is shown even when it cannot be read
             heatmap = with_plain_tokens(read_heatmap(description))
         except UnreadablePlot:

@@ -135,7 +135,9 @@ def source_facts(student: StudentAPI) -> SourceFacts:
 
 def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:
     """The rule must hold by the trace of the call and by the source (autograder.grading.integrity.rules)."""
-    verdict = judge(rule, traced if isinstance(traced, dict) else {}, source_facts(student), rule.task.split(".")[0])
+    others = [student.other_calls(root) for root in sorted(rule.roots)]  # every call of what it covers, not just this one
+    traced = {**(traced if isinstance(traced, dict) else {}), "other_calls": {kind: sorted({n for seen in others for n in seen.get(kind, [])}) for kind in ("ops", "aten")}}
+    verdict = judge(rule, traced, source_facts(student), rule.task.split(".")[0])
     if verdict.used:  # the catalogue's message, in the page's language
         failure = CheckFailure.keyed("uses_library", where=rule.where, used=verdict.used, advice=rule.advice)
         failure.flags = verdict.flags
