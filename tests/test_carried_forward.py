@@ -860,3 +860,47 @@ def test_a_module_stand_in_refuses_a_width_that_would_build_a_huge_reference_lay
     with pytest.raises(StandInRefused, match="embedding size"):
         trusted_answer(callback)
     assert _mha_module.cache_info().currsize == built
+
+
+def _module_callback(name: str, width: int, params_width: int, heads: int = 1) -> dict:
+    """A forward callback of a module stand-in: an input `width` wide, parameters `params_width` wide."""
+    import torch
+
+    from autograder.assignments.attention.checks.carried import PROJECTION_PARAMS
+
+    x = torch.zeros(1, 2, width)  # (B, S, E)
+    projections = [torch.zeros(params_width, params_width) if kind.endswith("weight") else torch.zeros(params_width) for kind in PROJECTION_PARAMS]
+    norm = [torch.ones(params_width), torch.zeros(params_width)]
+    tensors = {"MultiHeadAttention": [x, x, x, None, *projections], "AttentionBlock": [x, None, *projections, *norm], "block_shell": [x, x, *norm]}[name]
+    options = {"dropout": 0.0, "training": False, "seed": 0} | ({} if name == "block_shell" else {"num_heads": heads})
+    return {"kind": "forward", "name": name, "tensors": tensors, "options": options}
+
+
+@pytest.mark.parametrize("name", ["MultiHeadAttention", "AttentionBlock", "block_shell"])
+def test_a_module_stand_in_refuses_small_weights_for_a_wide_input_before_building_a_layer(name, monkeypatch):
+    """qa20h h04: a 4096-wide input with 8x8 weights had the grader build (and cache, 8 at a time)
+    a 268 MB reference layer before the weights were found not to fit: 2.1 GB held for the rest
+    of the batch. The parameters' shapes are checked first: refused, nothing built."""
+    from autograder.assignments.attention.checks import carried
+    from autograder.grading.worker.standins import StandInRefused
+
+    def build(*args):
+        raise AssertionError("a reference layer was built for a callback that must be refused")
+
+    monkeypatch.setattr(carried, "reference", build)
+    with pytest.raises(StandInRefused, match=r"has shape \(8,( 8)?\), where a layer of embedding size 4096"):
+        carried.trusted_answer(_module_callback(name, 4096, 8, heads=8))
+
+
+def test_a_module_stand_in_keeps_only_narrow_layers_for_reuse():
+    """The checks build layers 6, 21 and 32 wide; a wider one (the student's code may ask for it)
+    is built for its call, answered, and not kept."""
+    from autograder.assignments.attention.checks.carried import CACHED_WIDTH, _mha_module, trusted_answer
+
+    wide = CACHED_WIDTH + 16
+    held = _mha_module.cache_info().currsize
+    output, weights = trusted_answer(_module_callback("MultiHeadAttention", wide, wide, heads=4))
+    assert output.shape == (1, 2, wide) and weights.shape == (1, 4, 2, 2)
+    assert _mha_module.cache_info().currsize == held
+    trusted_answer(_module_callback("MultiHeadAttention", 21, 21, heads=3))
+    assert _mha_module(21, 3, 0.0, True) is _mha_module(21, 3, 0.0, True)  # a narrow one is kept

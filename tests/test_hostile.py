@@ -8,11 +8,13 @@ payloads live in tests/hostile/ and are bounded, so a broken sandbox cannot take
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
 import socket
 import struct
+import sys
 import threading
 import time
 import zipfile
@@ -773,3 +775,23 @@ def test_batch_of_hostile_submissions_completes_and_grades_the_correct_ones(fact
     assert len(spawned) >= len(hostile)
     wait_for_no_processes({UID_BASE + int(keeper) for keeper, _ in spawned}, timeout=30)
     assert not [scratch for _, scratch in spawned if Path(scratch).exists()], "scratch folders were left behind"
+
+
+def test_a_grader_error_is_recorded_though_the_graders_stderr_is_closed(factory, tmp_path, monkeypatch):
+    """qa20h h07: with the grader's stderr a pipe whose reader left (`grade-batch ... 2>&1 | head -1`),
+    printing an internal error raised, and the check it reported was dropped from the results (so
+    graded again on every run). It is recorded as the grader's error all the same."""
+    from autograder.grading.worker.client import Student
+
+    class Closed(io.TextIOBase):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    def grader_bug(self, name, *args, **kwargs):
+        raise KeyError("value")  # what a traced reply that is not a dict raised (qa20h h07)
+
+    monkeypatch.setattr(Student, "traced_call", grader_bug)
+    monkeypatch.setattr(sys, "stderr", Closed())
+    result, _ = grade_submission(REFERENCE, factory, GradeOptions(parts=frozenset({"A"})))
+    errors = {c.check_id for c in result.checks if c.status == "error"}
+    assert errors == {"masked_softmax_by_hand", "sdpa_no_library"}, errors

@@ -279,10 +279,20 @@ class AttnkitPlugin:
             return CheckResult(points=0.0, status=FAILED, message=str(error).split("\nassert ")[0], **base)
         if isinstance(error, pytest.skip.Exception):
             return CheckResult(points=0.0, status=ERROR, message=words().english("check_skipped"), message_key="check_skipped", **base)
-        print(f"attnkit: internal error in check {item.nodeid}:", file=sys.stderr)
-        traceback.print_exception(error, file=sys.stderr)
+        _tell_grader(item.nodeid, error)
         args = {"kind": type(error).__name__}
         return CheckResult(points=0.0, status=ERROR, message=words().english("internal_error", **args), message_key="internal_error", message_args=args, **base)
+
+
+def _tell_grader(nodeid: str, error: BaseException) -> None:
+    """The grader's own error, with its traceback, on the grader's stderr. A stderr that cannot be
+    written (closed, or a pipe whose reader left: `grade-batch ... 2>&1 | head -1`) must not lose
+    the check's result: the error raised here dropped it from the stored results (qa20h)."""
+    try:
+        print(f"attnkit: internal error in check {nodeid}:", file=sys.stderr)
+        traceback.print_exception(error, file=sys.stderr)
+    except (OSError, ValueError):  # BrokenPipeError; ValueError: I/O operation on closed file
+        pass
 
 
 PRIVATE_SAFE_ARGS = frozenset({"where", "sentence", "head", "expected", "threshold", "gate", "gate_ids", "problem_key", "components", "tasks", "parts"})  # the grader's own values

@@ -681,9 +681,15 @@ class Student:
         return self.request(message, name)
 
     def traced_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, dict]:
-        """The value, and the trace: {"ops": torch function names, "aten": operators, "probe": the tripwire's trace}."""
+        """The value, and the trace: {"ops": torch function names, "aten": operators, "probe": the tripwire's trace}.
+
+        A reply that is not that dict (code in the submission changed the worker's: qa20h h07) has
+        no value and no trace: (None, {}), which the rule's judge reads as tracing switched off, as
+        it reads a malformed reply of method(..., trace=True)."""
         result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "trace": True}, name)
-        return result["value"], result
+        if not isinstance(result, dict):
+            return None, {}
+        return result.get("value"), result
 
     def call_devices(self, name: str, *args: Any, **kwargs: Any) -> list[str]:
         """Call, and get back only the devices of the result's tensors (for results that cannot

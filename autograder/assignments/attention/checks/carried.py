@@ -55,6 +55,9 @@ MAX_DIMS = 6
 # stand-in builds a reference layer of the input's width. A correct call needs far less.
 MAX_WEIGHTS_ELEMENTS = 4 * MAX_CALLBACK_ELEMENTS
 MAX_WIDTH = 4096  # embed_dim of a module stand-in (a reference layer holds 4 x width^2 parameters)
+# The widest reference layer kept for reuse: the checks build them 6, 21 and 32 wide (Part F's
+# model). A wider one (the student's code may ask for it) is built for its call alone, then freed.
+CACHED_WIDTH = 64
 
 
 def earlier_tasks(task: str) -> tuple[str, ...]:
@@ -175,6 +178,29 @@ def _width(x: torch.Tensor) -> int:
     return x.size(-1)
 
 
+def _fit(state: dict[str, torch.Tensor], width: int) -> None:
+    """Each parameter must have its shape in a layer `width` (E) wide: (E, E) for a projection's weight,
+    (E,) for a bias or the LayerNorm's: checked before a layer is built (qa20h: a 4096-wide input
+    with 8x8 weights had the grader build, and keep, a 268 MB layer that the weights then did not fit)."""
+    for name, p in state.items():
+        shape = (width, width) if name.endswith(".weight") and not name.startswith("norm.") else (width,)
+        if tuple(p.shape) != shape:
+            raise StandInRefused(f"{name} has shape {tuple(p.shape)}, where a layer of embedding size {width} takes {shape}")
+
+
+def _layers(build: Callable[..., torch.nn.Module]) -> Callable[..., torch.nn.Module]:
+    """`build(embed_dim, ...)`, its layers kept for reuse (8 at most) up to CACHED_WIDTH wide; a
+    wider one is built for its call alone (8 of them 4096 wide held 2.1 GB in the grader: qa20h)."""
+    cached = functools.lru_cache(maxsize=8)(build)
+
+    @functools.wraps(build)
+    def layer(embed_dim: int, *rest: Any) -> torch.nn.Module:
+        return cached(embed_dim, *rest) if embed_dim <= CACHED_WIDTH else build(embed_dim, *rest)
+
+    layer.cache_info = cached.cache_info  # type: ignore[attr-defined]
+    return layer
+
+
 def _count(options: dict, key: str, low: int, high: int) -> int:
     value = options.get(key)
     if type(value) is not int or not low <= value <= high:
@@ -231,7 +257,7 @@ def _run_module(module: torch.nn.Module, state: dict, training: bool, seed: int,
         return torch.func.functional_call(module, state, args)
 
 
-@functools.lru_cache(maxsize=8)
+@_layers
 def _mha_module(embed_dim: int, num_heads: int, dropout: float, bias: bool) -> torch.nn.Module:
     with torch.random.fork_rng(devices=[]):  # building layers must not move the grader's RNG
         return reference().MultiHeadAttention(embed_dim, num_heads, dropout, bias)
@@ -240,11 +266,13 @@ def _mha_module(embed_dim: int, num_heads: int, dropout: float, bias: bool) -> t
 def _mha(options: dict, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None, *params: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
     _floats(query=query, key=key, value=value)
     _mask(mask)
+    width = _width(query)
     state = _projections(params, "")
+    _fit(state, width)
     dropout, training, seed = _dropout_options(options)
     heads = _count(options, "num_heads", 1, 4096)
     _weights(query, key, mask, heads)
-    module = _mha_module(_width(query), heads, dropout, "W_q.bias" in state)
+    module = _mha_module(width, heads, dropout, "W_q.bias" in state)
     return _run_module(module, state, training, seed, query, key, value, mask)  # (B, Lq, E), (B, H, Lq, Lk)
 
 
@@ -256,7 +284,7 @@ def _projections(params: tuple, prefix: str) -> dict[str, torch.Tensor]:
     return state
 
 
-@functools.lru_cache(maxsize=8)
+@_layers
 def _block_module(embed_dim: int, num_heads: int, dropout: float) -> torch.nn.Module:
     with torch.random.fork_rng(devices=[]):
         return reference().AttentionBlock(embed_dim, num_heads, dropout)
@@ -270,10 +298,12 @@ def _block(options: dict, x: torch.Tensor, mask: torch.Tensor | None, *params: t
         raise StandInRefused("expected the LayerNorm's weight and bias")
     state.update({"norm.weight": params[-2], "norm.bias": params[-1]})
     _floats(**state)
+    width = _width(x)
+    _fit(state, width)
     dropout, training, seed = _dropout_options(options)
     heads = _count(options, "num_heads", 1, 4096)
     _weights(x, x, mask, heads)
-    module = _block_module(_width(x), heads, dropout)
+    module = _block_module(width, heads, dropout)
     return _run_module(module, state, training, seed, x, mask)  # (B, S, E), (B, H, S, S)
 
 
@@ -291,7 +321,7 @@ class _Given(torch.nn.Module):
         return self.attended, None
 
 
-@functools.lru_cache(maxsize=8)
+@_layers
 def _shell_module(embed_dim: int, dropout: float) -> torch.nn.Module:
     with torch.random.fork_rng(devices=[]):
         block = reference().AttentionBlock(embed_dim, 1, dropout)
@@ -304,9 +334,11 @@ def _shell(options: dict, x: torch.Tensor, attended: torch.Tensor, weight: torch
     _floats(x=x, **{"the attention output": attended, "norm.weight": weight, "norm.bias": bias})
     if attended.shape != x.shape:
         raise StandInRefused("the attention output must have the shape of x (B, S, E)")
+    width = _width(x)
+    _fit({"norm.weight": weight, "norm.bias": bias}, width)
     dropout, training, seed = _dropout_options(options)
     state = {"attn.attended": attended, "norm.weight": weight, "norm.bias": bias}
-    return _run_module(_shell_module(_width(x), dropout), state, training, seed, x)[0]  # (B, S, E)
+    return _run_module(_shell_module(width, dropout), state, training, seed, x)[0]  # (B, S, E)
 
 
 SHOWN = {"block_shell": "AttentionBlock"}  # a stand-in's name as the student knows it
