@@ -252,6 +252,21 @@ def _close(got: torch.Tensor, want: torch.Tensor) -> bool:
     return got.shape == want.shape and torch.allclose(got.double(), want.double(), atol=ATOL, rtol=RTOL)
 
 
+def _unmasked_weights(task: Task, output_right: bool) -> None:
+    """Fail for weights that ignore the mask: the mask left out, or, next to an output that used it
+    (right), weights returned from another computation than the output's."""
+    if output_right:
+        raise task.fail(
+            tr("the weights you return ignore the mask, but your output uses it: they are not the weights your output was computed with.",
+               "你返回的权重忽略了掩码，而你的输出用了掩码：它们不是计算输出时用的那一份权重。"),
+            tr("return the masked weights that your output used.", "返回计算输出时用的、加了掩码的权重。"),
+        )
+    raise task.fail(
+        tr("the mask is ignored: blocked keys still get weight.", "掩码被忽略了：被屏蔽的键仍然得到了权重。"),
+        tr("pass the mask on to your masked_softmax.", "把掩码传给你的 masked_softmax。"),
+    )
+
+
 def _values(
     task: Task, label: str | Text, got: torch.Tensor, want: torch.Tensor, inputs: str | Text, hint: str | Text
 ) -> None:
@@ -874,11 +889,9 @@ def check_scaled_dot_product_attention(fn: Callable, lang: str | None = None) ->
         scores = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(DH)  # (B, H, Lq, Lk)
         blocked = torch.zeros(LQ, LK, dtype=torch.bool) if mask is None else ~mask
         want_weights = torch.softmax(scores.masked_fill(blocked, float("-inf")), dim=-1)
+        want_output = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H, Lq, dv)
         if mask is not None and _close(weights, torch.softmax(scores, dim=-1)):
-            raise task.fail(
-                tr("the mask is ignored: blocked keys still get weight.", "掩码被忽略了：被屏蔽的键仍然得到了权重。"),
-                tr("pass the mask on to your masked_softmax.", "把掩码传给你的 masked_softmax。"),
-            )
+            _unmasked_weights(task, _close(output, want_output))
         _values(
             task,
             "weights",
@@ -888,7 +901,6 @@ def check_scaled_dot_product_attention(fn: Callable, lang: str | None = None) ->
             tr("the weights are your masked_softmax of your attention_scores, with the mask.",
                "权重就是对你的 attention_scores 结果（带上掩码）做你的 masked_softmax。"),
         )
-        want_output = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (B, H, Lq, dv)
         _values(task, "output", output, want_output, label,
                 tr("the output is the weights times the values.", "输出等于权重乘以值。"))
     q3, k3, v3, mask3 = q[:, 0], k[:, 0], v[:, 0], _random(B, LQ, LK, seed=9) > -0.5  # no head axis: a (B, Lq, Lk) mask
@@ -1259,10 +1271,7 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
         )
         want_output, want_weights = _torch_attend(reference, *torch_args)
         if "mask" in kwargs and _close(weights, _torch_attend(reference, *torch_args[:3])[1]):
-            raise task.fail(
-                tr("the mask is ignored: blocked keys still get weight.", "掩码被忽略了：被屏蔽的键仍然得到了权重。"),
-                tr("pass the mask on to your masked_softmax.", "把掩码传给你的 masked_softmax。"),
-            )
+            _unmasked_weights(task, _close(output, want_output))
         if not _close(weights, want_weights):
             _wrong_scale(
                 task,

@@ -40,6 +40,7 @@ _ENTRIES = [
     Mistake("mask_fill_overflows", "A.2", "The blocked scores are filled with a number float16 cannot hold (such as -1e9; its largest is 65504): fill with float('-inf'), which every dtype holds, and keep a fully blocked row at zeros.", "被屏蔽的分数填入了 float16 装不下的数（例如 -1e9；float16 最大只有 65504）：请填 float('-inf')（每种 dtype 都能表示），并让全部被屏蔽的一行保持全 0。"),
     Mistake("fully_masked_uniform", "A.2", "A row whose keys are all blocked gives uniform weights: it must be all zeros.", "所有 key 都被屏蔽的一行得到了均匀权重：它应全为 0。"),
     Mistake("sdpa_mask_ignored", "A.3", "The mask is ignored: pass it on to your masked_softmax.", "掩码被忽略了：要把它传给你的 masked_softmax。"),
+    Mistake("returned_weights_unmasked", "A.3", "The weights you return are not the ones your output was computed with: the output uses the mask, the returned weights ignore it. Return the masked weights that your output used.", "你返回的权重不是计算输出时用的那一份：输出用了掩码，返回的权重却忽略了掩码。请返回计算输出时用的、加了掩码的权重。"),
     Mistake("causal_mask_inverted", "A.4", "The causal mask is upside down: query i may see keys 0..i (the lower triangle, diagonal included).", "因果掩码方向反了：query i 只能看到 key 0..i（下三角，含对角线）。"),
     Mistake("causal_mask_strict", "A.4", "The causal mask leaves out the diagonal: a query may attend to its own position.", "因果掩码漏掉了对角线：query 可以关注自己所在的位置。"),
     # Part B

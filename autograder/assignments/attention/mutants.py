@@ -45,6 +45,7 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("softmax_in_place", "A", ((MASK_FILL, 'scores = scores.masked_fill_(mask.logical_not(), float("-inf"))'),)),
         Mutant("mask_fill_overflows", "A", ((MASK_FILL, "scores = scores.masked_fill(mask.logical_not(), -1e5)"),)),
         Mutant("sdpa_mask_ignored", "A", (("weights = masked_softmax(scores, mask)  # (..., Lq, Lk)", "weights = masked_softmax(scores)  # the mask not passed on"),)),
+        Mutant("returned_weights_unmasked", "A", (("return output, weights", "return output, masked_softmax(scores)  # the output's weights are masked, these are not"),)),
         Mutant("causal_mask_inverted", "A", (("device=device).tril()", "device=device).triu()"),)),
         Mutant("causal_mask_strict", "A", (("device=device).tril()", "device=device).tril(-1)"),)),
         # Part B

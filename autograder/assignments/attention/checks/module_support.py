@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.checks.plugin import CheckFailure
-from autograder.assignments.attention.checks.support import expect_close, expect_pair, expect_tensor, fmt_shape, grad_of, randn, reference, rounding_error
+from autograder.assignments.attention.checks.support import expect_close, expect_pair, expect_tensor, fmt_shape, grad_of, named_by_weights, randn, reference, rounding_error
 from autograder.assignments.attention.mistakes import MISTAKES, diagnose
 from autograder.grading.worker.protocol import Handle
 
@@ -265,11 +265,13 @@ def outputs_of(variants: list[tuple[str, tuple[torch.Tensor, torch.Tensor]]]) ->
     return [(k, pair[0]) for k, pair in variants]
 
 
-def weights_of(variants: list[tuple[str, tuple[torch.Tensor, torch.Tensor]]]) -> Variants:
-    return [(k, pair[1]) for k, pair in variants]
+def weights_of(variants: list[tuple[str, tuple[torch.Tensor, torch.Tensor]]], output: torch.Tensor, expected_output: torch.Tensor) -> Variants:
+    """The variants' weights, each under the mistake it names next to the call's `output`
+    (support.named_by_weights: unmasked weights with the right output do not show a mask left out)."""
+    return [(named_by_weights(k, output, expected_output), pair[1]) for k, pair in variants]
 
 
 def expect_attention(output: torch.Tensor, weights: torch.Tensor, expected: tuple[torch.Tensor, torch.Tensor], where: str, variants: list) -> None:
     """Weights first (most bugs show there), then the output; each names a matching mistake."""
-    expect_match(weights, expected[1], f"{where} (weights)", weights_of(variants))
+    expect_match(weights, expected[1], f"{where} (weights)", weights_of(variants, output, expected[0]))
     expect_match(output, expected[0], f"{where} (output)", outputs_of(variants))

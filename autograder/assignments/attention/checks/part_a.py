@@ -13,7 +13,7 @@ from autograder.assignments.attention.checks.remote_grad import remote_gradcheck
 from autograder.assignments.attention.rules import SDPA_OWN, SOFTMAX_BY_HAND
 from autograder.assignments.attention.checks.support import (
     B, DH, DV, H, LK, LQ, expect_close, expect_gradients, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask,
-    grad_of, raise_keyed_with_diagnosis, reference, values_close,
+    grad_of, named_by_weights, raise_keyed_with_diagnosis, reference, values_close,
 )
 from autograder.assignments.attention.mistakes import diagnose
 from autograder.grading.worker.client import StudentError, StudentException
@@ -327,7 +327,8 @@ def test_sdpa_values(student: StudentAPI, gen):
         scores = reference().attention_scores(q, k)
         every_key_blocked = mask is not None and not mask.any()
         # every key blocked: ignoring the mask and inverting it give the same weights, so no mistake is named
-        variants = None if every_key_blocked else _sdpa_variants(scores, mask)
+        # weights that ignore the mask name that mistake only if the output does not use it either
+        variants = None if every_key_blocked else {named_by_weights(key, output, ref_out): w for key, w in _sdpa_variants(scores, mask).items()}
         said = "" if mask is None else f" with a mask of shape {tuple(mask.shape)}" + (" that blocks every key" if every_key_blocked else "")
         expect_close(weights, ref_w, f"scaled_dot_product_attention{said} (weights)", variants)
         expect_close(output, ref_out, f"scaled_dot_product_attention{said} (output)")

@@ -7,7 +7,7 @@ import torch
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, reload_student, vjp_checked,
+    Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, reload_student, vjp_checked, weights_of,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.support import B, DH, LK, backward_pair, expect_pair, expect_rule, expect_tensor, randn, random_mask, reference
@@ -61,7 +61,7 @@ def _expect_reference(student: StudentAPI, handle, state, x, mask, where: str) -
     output, weights = forward_checked(student, handle, where, (B, S, D), (B, S, S), x, mask)
     expected = build_reference("SelfAttention", (D,), state)(x, mask)
     variants = _variants(state, x, mask)
-    expect_match(weights, expected[1], f"{where} (weights)", [(k, w) for k, (_, w) in variants])
+    expect_match(weights, expected[1], f"{where} (weights)", weights_of(variants, output, expected[0]))
     expect_match(output, expected[0], f"{where} (output)", [(k, o) for k, (o, _) in variants])
 
 

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, mha, norm_eps, vjp_checked,
+    PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, mha, norm_eps, vjp_checked, weights_of,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.support import fail_with, grad_of, B, E, H, LK, backward_pair, expect_tensor, randn, random_mask, values_close
@@ -60,7 +60,7 @@ def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None, eps: float)
 def _expect_reference(output: torch.Tensor, weights: torch.Tensor, state: Params, x: torch.Tensor, mask: torch.Tensor | None, where: str, eps: float, dropout: float = 0.0) -> None:
     expected = _reference(state, eps, dropout)(x, mask)
     variants = _variants(state, x, mask, eps)
-    expect_match(weights, expected[1], f"{where} (weights)", [(k, w) for k, (_, w) in variants])
+    expect_match(weights, expected[1], f"{where} (weights)", weights_of(variants, output, expected[0]))
     expect_match(output, expected[0], f"{where} (output)", [(k, y) for k, (y, _) in variants])
 
 
