@@ -140,6 +140,13 @@ class Manifest:
         module = self.content("rules")
         return frozenset(root for rule in getattr(module, "RULES", ()) for root in rule.roots) if module else frozenset()
 
+    def banned_words(self) -> frozenset[str]:
+        """What its rules ban by name: torch functions, and the words of banned operators
+        (a trace's name is kept for a rule only when it holds one: client.other_calls)."""
+        module = self.content("rules")
+        rules = getattr(module, "RULES", ()) if module else ()
+        return frozenset(word for rule in rules for word in (*rule.banned, *rule.banned_ops))
+
     def carried_module(self) -> ModuleType | None:
         """The assignment's error-carried-forward module, or None when it has none."""
         return importlib.import_module(self.carried) if self.carried else None

@@ -111,3 +111,28 @@ def test_a_rule_reads_what_the_other_calls_of_its_function_ran():
     library = {"ops": [], "aten": ["aten._scaled_dot_product_flash_attention_for_cpu.default"]}
     verdict = judge(SDPA_OWN, {**own, "other_calls": library}, facts, "A")
     assert not verdict.passed and "_scaled_dot_product_flash_attention_for_cpu" in verdict.used
+
+
+def test_a_rule_broken_only_in_the_other_calls_is_not_graded_again_with_stand_ins():
+    """qa20 review: a rule check that fails runs again with trusted stand-ins for the earlier
+    tasks, and that run reads only the calls made with them: B.1's rule, broken only where the
+    rule's own call is not, passed then. Its own call clean and its other calls not, the file
+    told the calls apart itself: the failure is this task's, not carried."""
+    from types import SimpleNamespace
+
+    import pytest as _pytest
+
+    from autograder.assignments.attention.checks.support import expect_rule
+    from autograder.assignments.attention.rules import SELF_ATTENTION_OWN
+    from autograder.grading.checks.plugin import CheckFailure
+    from autograder.grading.integrity.rules import PROBE_FUNCTION, PROBE_OP
+
+    own = {"ops": ["matmul"], "aten": ["aten.mm.default"], "probe": {"ops": [PROBE_FUNCTION], "aten": [PROBE_OP]}}
+    source = "class SelfAttention:\n    def forward(self, x, mask=None):\n        return x, x\n"
+    for others, library_in_own, carried in ((["aten._scaled_dot_product_flash_attention_for_cpu.default"], False, False),
+                                            (["aten._scaled_dot_product_flash_attention_for_cpu.default"], True, True)):
+        traced = {**own, "aten": own["aten"] + (others if library_in_own else [])}
+        student = SimpleNamespace(chunks=[(1, source)], files={}, other_calls=lambda name, seen=others: {"ops": [], "aten": seen})
+        with _pytest.raises(CheckFailure) as raised:
+            expect_rule(student, SELF_ATTENTION_OWN, traced)
+        assert raised.value.carry == carried

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from autograder.errors import SubmissionError
-from autograder.grading.submission import MAX_CELL_NOTES, load_submission, notebook_chunks
+from autograder.grading.submission import GRADED_PUBLIC_CHECKS, MAX_CELL_NOTES, load_submission, notebook_chunks
 from autograder.grading.worker.dispatcher import split_chunks as split_chunks_for_tests
 
 REPO = Path(__file__).resolve().parents[1]
@@ -267,13 +267,15 @@ def test_a_modified_copy_of_a_kit_file_is_the_students_and_is_scanned(tmp_path):
     from autograder.grading.integrity.static import analyze
 
     folder = _release_folder(tmp_path / "erin", "x = 1\n")
-    with (folder / "public_checks.py").open("a") as file:
-        file.write("\ndef extra(x):\n    return torch.softmax(x, -1)\n")
+    for name in ("pronoun_task.py", "public_checks.py"):
+        with (folder / name).open("a") as file:
+            file.write("\ndef extra(x):\n    return torch.softmax(x, -1)\n")
     submission = load_submission(folder)
-    assert set(submission.files) == {"public_checks.py"}
-    assert "public_checks.py" not in submission.kit
+    assert set(submission.files) == {"pronoun_task.py"}
+    assert "pronoun_task.py" not in submission.kit
     facts = analyze(submission.chunks, submission.files, current().library_names())
-    assert any(f.name == "softmax" and f.scope.startswith("public_checks.py") for f in facts.findings), facts
+    assert any(f.name == "softmax" and f.scope.startswith("pronoun_task.py") for f in facts.findings), facts
+    assert submission.kit["public_checks.py"] == GRADED_PUBLIC_CHECKS  # the public checks, changed or not: checks that do nothing (qa20h h10)
 
 
 def test_a_zip_of_the_whole_release_folder_keeps_the_kits_files_out_of_the_scan(tmp_path):

@@ -408,6 +408,20 @@ def spin_with_helpers(cpu_seconds, helpers):
             while True:
                 pass
     return spin(cpu_seconds)
+
+def spin_with_reaped_helpers(helpers):
+    while True:  # its own processes take the CPU, and are gone (reaped) whenever the grader looks
+        for _ in range(helpers):
+            if os.fork() == 0:
+                spin(0.2)
+                os._exit(0)
+        spin(0.1)
+        for _ in range(helpers):
+            os.wait()
+
+def spin_niced(cpu_seconds):
+    os.nice(19)  # it waits for a CPU by its own choice
+    return spin(cpu_seconds)
 '''
 
 
@@ -465,6 +479,15 @@ def test_a_call_whose_own_processes_take_the_cpu_gets_no_time_back(factory):
         with pytest.raises(WorkerFailure, match="timed out after 1 s in spin_with_helpers"):
             student.call("spin_with_helpers", 30, 4 * (os.cpu_count() or 1))
         assert time.monotonic() - started < 10  # not the 60 s of the submission's budget
+        started = time.monotonic()
+        with pytest.raises(WorkerFailure, match="timed out after 1 s in spin_with_reaped_helpers"):
+            student.call("spin_with_reaped_helpers", 4 * (os.cpu_count() or 1))
+        assert time.monotonic() - started < 10
+        with crowded(16 * (os.cpu_count() or 1)):
+            started = time.monotonic()
+            with pytest.raises(WorkerFailure, match="timed out after 1 s in spin_niced"):
+                student.call("spin_niced", 30)
+            assert time.monotonic() - started < 10
     finally:
         student.close()
 

@@ -19,7 +19,7 @@ import torch
 from autograder.assignment import current
 from autograder.feedback.i18n import t
 from autograder.grading.chunks import SourcePlaces
-from autograder.grading.worker.client import Budget, Student
+from autograder.grading.worker.client import Budget, Deadline, Student
 from autograder.grading.worker.dispatcher import Dispatcher
 from autograder.grading.worker.protocol import decode_value, encode_value
 
@@ -48,7 +48,7 @@ class InProcessStudent(Student):
     def _ensure_worker(self) -> None:  # type: ignore[override]  # there is no worker process to start
         return None
 
-    def _exchange(self, message: dict | None, where: str, timeout: float, deadline: float | None = None) -> dict:  # no time limit in-process
+    def _exchange(self, message: dict | None, where: str, timeout: float, deadline: Deadline | None = None) -> dict:  # no time limit in-process
         request = _roundtrip(message or {"op": "ping"})
         request.setdefault("root", self._root)
         with torch.enable_grad():  # gradcheck's backward calls in here with grad mode off

@@ -646,11 +646,14 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
     for other, content in files.items():
         if other == entry or not other.endswith(".py"):
             continue
+        if other == current().public_checks:
+            # its public checks, as released, from an earlier release or changed: they hold working
+            # versions of the tasks (their oracles), so the worker gets checks that do nothing and
+            # nothing else to import (qa20h h10 took six tasks' answers from them: 95/100); not scanned
+            kit[other] = GRADED_PUBLIC_CHECKS
+            continue
         if other in kit_files and _same_text(content, kit_files[other]):
-            # the kit's, not the student's work: not scanned. Its public checks hold working versions
-            # of the tasks (their oracles): the worker gets checks that do nothing, and nothing else
-            # to import (qa20h h10 took six tasks' answers from them: 95/100)
-            kit[other] = GRADED_PUBLIC_CHECKS if other == current().public_checks else decode_python(kit_files[other], other)
+            kit[other] = decode_python(kit_files[other], other)  # the kit's, not the student's work: not scanned
             continue
         try:
             helpers[other] = decode_python(content, other)

@@ -57,6 +57,7 @@ class CheckFailure(AssertionError):
         self.key = key
         self.values = dict(values or {})
         self.flags = tuple(flags)  # autograder.grading.integrity.flags.Flag: for the instructor, never the student
+        self.carry = True  # False: this task's own doing whatever the earlier tasks did (no second run with stand-ins)
 
     @classmethod
     def keyed(cls, key: str, mistake: str = "", **args: Any) -> CheckFailure:
@@ -193,7 +194,7 @@ class AttnkitPlugin:
     # -- error carried forward ---------------------------------------------------------------
     def _may_carry(self, item: pytest.Function, error: Exception) -> bool:
         carried = current().carried_module()
-        trusted_kind = isinstance(error, (CheckFailure, StudentError, AssertionError))
+        trusted_kind = isinstance(error, (CheckFailure, StudentError, AssertionError)) and getattr(error, "carry", True)
         return carried is not None and trusted_kind and isinstance(self._student, Student) and bool(carried.earlier_tasks(check_info(item).task))
 
     def _carried(self, item: pytest.Function, function: Callable, error: Exception) -> tuple[Exception | None, tuple[str, dict] | None]:

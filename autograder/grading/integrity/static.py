@@ -117,6 +117,9 @@ class SourceFacts:
         return [f for f in self.findings if f.code in codes]
 
 
+SELF_MATCHING = frozenset({"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"})  # case int(x): x is the subject
+
+
 # ---------------------------------------------------------------------------------------------
 # reading the source
 # ---------------------------------------------------------------------------------------------
@@ -316,6 +319,8 @@ class _Scanner(ast.NodeVisitor):
         and torch.softmax reached with no name the pass read)."""
         for attr in node.kwd_attrs:
             self.visit_Attribute(ast.Attribute(value=ast.Name(id="<match>", ctx=ast.Load(), lineno=node.lineno), attr=attr, ctx=ast.Load(), lineno=node.lineno))
+        if node.patterns and dotted_name(node.cls) not in SELF_MATCHING:  # by position: the attributes its class's __match_args__ names
+            self.add(EVASION, f"case {dotted_name(node.cls)}(...) by position (a class's __match_args__ can name any attribute)", node)
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:

@@ -118,14 +118,26 @@ def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
     takes: dict[str, set[str]] = {"": set()}  # class ("" for none) -> its defs whose first parameter is self or cls
     firsts: set[int] = set()  # ids of those parameters
     nodes = [node for tree in trees for node in ast.walk(tree)]
+    parent = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
     owner = {id(item): node.name for node in nodes if isinstance(node, ast.ClassDef) for item in node.body}
-    for node in nodes:
-        positional = node.args.posonlyargs + node.args.args if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
-        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and positional and positional[0].arg in SAFE_RECEIVERS
-                and "staticmethod" not in {dotted_name(d).rsplit(".", 1)[-1] for d in node.decorator_list}):
-            firsts.add(id(positional[0]))
-            takes.setdefault(owner.get(id(node), ""), set()).add(node.name)
+    defined = {node.name for node in nodes if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     unsafe: set[str] = set()
+    for node in nodes:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        positional = node.args.posonlyargs + node.args.args
+        decorators = {dotted_name(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list}
+        if not (positional and positional[0].arg in SAFE_RECEIVERS and "staticmethod" not in {d.rsplit(".", 1)[-1] for d in decorators}):
+            continue
+        firsts.add(id(positional[0]))
+        if not {d.rsplit(".", 1)[-1] for d in decorators} & {"classmethod", "property"}:  # Python binds those itself
+            takes.setdefault(owner.get(id(node), ""), set()).add(node.name)
+        if {d.split(".", 1)[0] for d in decorators} & defined:  # a decorator of the file's own is given the function: it may call it with anything
+            unsafe.update(SAFE_RECEIVERS)
+    methods = set().union(*takes.values())
+    classes = {node.name for node in nodes if isinstance(node, ast.ClassDef)}
+    classes |= {t.id for node in nodes if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in classes
+                for t in node.targets if isinstance(t, ast.Name)}  # C = Block: C.forward(x) too
     for node in nodes:
         if isinstance(node, ast.arg) and id(node) not in firsts:
             unsafe.add(node.arg)
@@ -142,8 +154,14 @@ def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
         elif isinstance(node, ast.Call) and not (node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in SAFE_RECEIVERS):
             function = node.func
             given = (isinstance(function, ast.Name) and function.id in takes[""]
-                     or isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.attr in takes.get(function.value.id, ()))
-            if given:  # _forward(x, ...), Block.forward(x, ...): x is its self
+                     or isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id in classes and function.attr in methods)
+            if given:  # _forward(x, ...), Block.forward(x, ...), Sub.forward(x, ...): x is its self
+                unsafe.update(SAFE_RECEIVERS)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in takes[""]:
+            used = parent.get(id(node))
+            called = isinstance(used, ast.Call) and used.func is node
+            made_a_method = isinstance(used, ast.Assign) and all(isinstance(t, ast.Attribute) for t in used.targets)  # Block.forward = _forward
+            if not (called or made_a_method):  # g = _peek, partial(_peek, x), map(_peek, ...), _peek.__get__(x): any self
                 unsafe.update(SAFE_RECEIVERS)
     return frozenset(SAFE_RECEIVERS) - unsafe
 

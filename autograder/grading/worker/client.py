@@ -28,7 +28,7 @@ from autograder.assignment import current
 from autograder.feedback.i18n import t
 from autograder.grading.worker import sandbox
 from autograder.grading.chunks import Cells
-from autograder.grading.worker.cpuwait import STARVED_MIN_SECONDS, cpu_wait, runs_alone
+from autograder.grading.worker import cpuwait
 from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template, signals_deferred  # noqa: F401  (TEMPLATE_ENV: re-exported)
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
@@ -248,6 +248,16 @@ class RequestedWorker:
 
 
 @dataclass
+class Deadline:
+    """A call's limit, for the call and its stand-in callbacks together: when it is up
+    (time.monotonic()), moved on by WorkerProcess.reply_by, but never past `latest`."""
+
+    at: float
+    latest: float
+    mark: cpuwait.Mark | None  # the worker as the call began (its CPU wait then: cpuwait.py)
+
+
+@dataclass
 class WorkerProcess:
     keeper: int
     keeper_fd: int  # a pidfd of the keeper (-1: it was gone): its pid, and the uid made from it, are reused once it is reaped
@@ -288,19 +298,16 @@ class WorkerProcess:
                 return
             self._status += chunk
 
-    def reply_by(self, deadline: float, latest: float) -> float:
-        """Wait until the worker's reply starts to arrive, by `deadline` (time.monotonic()) plus
-        the time it spent waiting for a CPU meanwhile while it runs alone (cpuwait.py), but not
-        past `latest`; returns the deadline that then holds for the rest of the reply.
+    def reply_by(self, deadline: Deadline) -> None:
+        """Wait until the worker's reply starts to arrive, by `deadline`, which moves on by the
+        time the worker waited for a CPU taken by others (cpuwait.py), up to its latest.
         TimeoutError once it has passed."""
-        waited = cpu_wait(self.worker)
-        while not select.select([self.sock], [], [], max(0.0, deadline - time.monotonic()))[0]:
-            now_waited = cpu_wait(self.worker)
-            given = min(now_waited - waited, latest - deadline)
-            if given < STARVED_MIN_SECONDS or not runs_alone(self.worker):
+        while not select.select([self.sock], [], [], max(0.0, deadline.at - time.monotonic()))[0]:
+            now = cpuwait.of_pid(self.worker)
+            given = min(cpuwait.given_back(deadline.mark, now), deadline.latest - deadline.at)
+            if given < cpuwait.STARVED_MIN_SECONDS:
                 raise TimeoutError
-            deadline, waited = deadline + given, now_waited
-        return deadline
+            deadline.at, deadline.mark = deadline.at + given, now  # (given: it ran alone, as at the start)
 
     def how_it_ended(self) -> str:
         self.read_status(2.0)
@@ -394,6 +401,7 @@ class Student:
     # (what a rule covers, the stand-ins then in use) -> the names the traces of its other calls saw:
     # a rule's own call is one of many, and a file that knows its inputs is hand-written there alone (qa20h h01, h13)
     _looked: dict[tuple[str, tuple[str, ...]], dict[str, set[str]]] = field(default_factory=dict)
+    _banned_words: frozenset[str] = field(default_factory=lambda: current().banned_words())  # what of those traces is kept
 
     @property
     def worker_files(self) -> dict[str, str]:
@@ -533,18 +541,22 @@ class Student:
             raise WorkerFailure(t("note.time_budget", seconds=f"{self.budget.total_seconds:.0f}"))
 
     # -- one exchange ----------------------------------------------------------------------
-    def _exchange(self, message: dict | None, where: str, timeout: float, deadline: float | None = None) -> dict:
+    def _deadline(self, seconds: float) -> Deadline:
+        worker = self._worker
+        return Deadline(time.monotonic() + seconds, self._started + self.budget.total_seconds, cpuwait.of_pid(worker.worker if worker else None))
+
+    def _exchange(self, message: dict | None, where: str, timeout: float, deadline: Deadline | None = None) -> dict:
         """Send `message` (None: nothing) and read the reply by `deadline` (default: `timeout`
         seconds from now), however it trickles in; `timeout` names the limit in the message."""
         worker = self._worker
         assert worker is not None
-        deadline = time.monotonic() + timeout if deadline is None else deadline
+        deadline = self._deadline(timeout) if deadline is None else deadline
         try:
-            worker.sock.settimeout(max(deadline - time.monotonic(), 1e-3))
+            worker.sock.settimeout(max(deadline.at - time.monotonic(), 1e-3))
             if message is not None:
                 send_message(worker.sock, message)
-            deadline = worker.reply_by(deadline, latest=self._started + self.budget.total_seconds)
-            response = recv_message(worker.sock, deadline=deadline)
+            worker.reply_by(deadline)
+            response = recv_message(worker.sock, deadline=deadline.at)
         except TimeoutError:
             reason = self._hung[(where, self._stand_ins)] = t("note.timed_out", seconds=f"{timeout:.0f}", where=where)
             self._discard_worker(reason)
@@ -566,7 +578,7 @@ class Student:
     def _request(self, message: dict, where: str, timeout: float | None = None) -> Any:
         self._callbacks = 0
         seconds = timeout or self.budget.call_seconds
-        deadline = time.monotonic() + seconds  # one limit for the call, its stand-in callbacks included
+        deadline = self._deadline(seconds)  # one limit for the call, its stand-in callbacks included
         response = self._exchange(message, where, seconds, deadline)
         while response.get("status") == "callback":  # a stand-in asks for a trusted value
             if self._callbacks > 2 * MAX_CALLBACKS_PER_REQUEST:
@@ -576,9 +588,10 @@ class Student:
         looked = response.get("looked")
         if message.get("look") and isinstance(looked, dict) and not self.holds_private():
             seen = self._looked.setdefault((self._target_name(message), self._stand_ins), {"ops": set(), "aten": set()})
-            for kind in seen:
+            for kind in seen:  # only what some rule bans by name (junk names cannot crowd out a softmax: qa20 review)
                 names = looked.get(kind)
-                seen[kind].update(str(n)[:200] for n in (names if isinstance(names, list) else [])[:MAX_LOOKED_NAMES] if len(seen[kind]) < MAX_LOOKED_NAMES)
+                kept = {str(n)[:200] for n in (names if isinstance(names, list) else []) if any(word in str(n) for word in self._banned_words)}
+                seen[kind].update(sorted(kept)[:MAX_LOOKED_NAMES - len(seen[kind])])
         events = response.get("audit")
         if isinstance(events, list):  # a worker holding private data: the event's name only (its path or argument is the submission's to choose: qa19r)
             self.audit.extend((str(e).split(" ", 1)[0] if self.holds_private() else str(e))[:200] for e in events[:64] if len(self.audit) < 256)

@@ -4,34 +4,54 @@ A call's limits are wall clock. Where other processes keep every CPU busy (a nei
 `--jobs 2` on a kernel that does not share the CPU between sessions: autogroup off, or a
 container's CPU cgroup), an honest call could use up its limit waiting for a CPU. The kernel
 counts that time for each thread (run_delay in /proc/<pid>/schedstat); the grader's call limit
-(client.py) and the worker's cell limit (dispatcher.py) give it back while the worker is one
-thread that has started no process, so that the CPU it waited for was not taken by its own.
+(client.py) and the worker's cell limit (dispatcher.py) give it back while the worker has run
+alone since the call began: one thread, no process of its own (live, or reaped: its CPU time
+shows in the worker's), at normal priority (a worker that lowers its own, or keeps its own
+processes busy, waits by its own doing: qa20 review).
 """
 from __future__ import annotations
 
-import os
+from dataclasses import dataclass
 
 STARVED_MIN_SECONDS = 0.05  # less waiting than this is not given back (each give-back reads /proc again)
 
 
-def cpu_wait(pid: int | None) -> float:
-    """Seconds the main thread of process `pid` has spent ready to run but waiting for a CPU;
-    0.0 where the kernel does not say (or no pid is known)."""
-    if not pid:
-        return 0.0
+@dataclass(frozen=True)
+class Mark:
+    """What the kernel says of a process and its main thread at one moment."""
+
+    waited: float  # seconds the main thread has spent ready to run but waiting for a CPU
+    others: int  # clock ticks of CPU its other threads and its reaped children used
+    alone: bool  # one thread, no live child, normal priority and policy
+
+
+def mark(process: str, thread: str) -> Mark | None:
+    """The mark of a process (`/proc/<pid>`, or `/proc/self` from inside) and its main thread
+    (`/proc/<pid>/task/<pid>`, or `/proc/thread-self`); None where the kernel does not say."""
     try:
-        with open(f"/proc/{pid}/schedstat", "rb") as file:
-            return int(file.read().split()[1]) / 1e9
+        with open(f"{process}/stat", "rb") as file:  # fields after the command's ")" (it may hold spaces)
+            fields = file.read().rsplit(b")", 1)[1].split()
+        with open(f"{thread}/stat", "rb") as file:
+            own = file.read().rsplit(b")", 1)[1].split()
+        with open(f"{thread}/schedstat", "rb") as file:
+            waited = int(file.read().split()[1]) / 1e9
+        with open(f"{thread}/children", "rb") as file:
+            children = bool(file.read().strip())
+        # stat fields 14-17: utime, stime, cutime, cstime; 19: nice; 20: threads; 41: policy (here from field 3 on)
+        used, mine = sum(int(f) for f in fields[11:15]), sum(int(f) for f in own[11:13])
+        alone = not children and int(fields[17]) == 1 and int(fields[16]) <= 0 and int(fields[38]) == 0
+        return Mark(waited, used - mine, alone)
     except (OSError, ValueError, IndexError):
+        return None
+
+
+def of_pid(pid: int | None) -> Mark | None:
+    return mark(f"/proc/{pid}", f"/proc/{pid}/task/{pid}") if pid else None
+
+
+def given_back(start: Mark | None, now: Mark | None) -> float:
+    """Seconds of CPU wait to give back between two marks of one call: none unless the process
+    ran alone all along (nothing else of it used CPU since `start`)."""
+    if start is None or now is None or not now.alone or now.others != start.others:
         return 0.0
-
-
-def runs_alone(pid: int | None) -> bool:
-    """Whether process `pid` is one thread that has started no process (False where not known)."""
-    if not pid:
-        return False
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as file:
-            return len(os.listdir(f"/proc/{pid}/task")) == 1 and not file.read().strip()
-    except OSError:
-        return False
+    return max(0.0, now.waited - start.waited)

@@ -28,7 +28,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from autograder.grading.worker import standins
-from autograder.grading.worker.cpuwait import STARVED_MIN_SECONDS, cpu_wait, runs_alone
+from autograder.grading.worker import cpuwait
 from autograder.grading.worker.devicetrace import DeviceTracer  # here: a worker cannot import after isolation
 from autograder.grading.chunks import DEFINITION_RE, SourcePlaces, frame_where, line_where, split_chunks
 from autograder.grading.worker.protocol import Handle, Refused
@@ -108,15 +108,15 @@ def _time_limited(deadline: float | None) -> Iterator[None]:
         yield
         return
     limit = max(0.5, (deadline - time.monotonic()) / 2)
-    pid = os.getpid()
-    waited = cpu_wait(pid)
+    start = cpuwait.mark("/proc/self", "/proc/thread-self")
 
     def stop(signum: int, frame: object) -> None:
-        nonlocal waited
-        now_waited = cpu_wait(pid)
-        if now_waited - waited >= STARVED_MIN_SECONDS and runs_alone(pid):  # the time a CPU taken by others cost it (cpuwait.py)
-            signal.setitimer(signal.ITIMER_REAL, now_waited - waited, 0.0)
-            waited = now_waited
+        nonlocal start
+        now = cpuwait.mark("/proc/self", "/proc/thread-self")
+        given = cpuwait.given_back(start, now)  # the time a CPU taken by others cost it
+        if given >= cpuwait.STARVED_MIN_SECONDS:
+            signal.setitimer(signal.ITIMER_REAL, given, 0.0)
+            start = now
             return
         raise CellTimeLimit(f"{limit:.0f}")
 
