@@ -376,14 +376,15 @@ def test_reading_an_objects_class_is_type_of_it(source, caught):
     # qa20 review: a class pattern by position reads what __match_args__ names
     ("import torch\n\nclass _M(type):\n    def __instancecheck__(cls, o):\n        return True\n\nclass S(metaclass=_M):\n    __match_args__ = ('soft' 'max',)\n\n"
      "def masked_softmax(scores, mask=None):\n    match torch:\n        case S(sm):\n            return sm(scores, -1)\n", True),
-    # ... and a function that takes self, given anything by any route
-    ("import sys\n\ndef _peek(self):\n    return self.modules\n\ndef masked_softmax(scores, mask=None):\n    g = _peek\n    return g(sys)['torch'].exp(scores)\n", True),
-    ("import functools, sys\n\ndef _peek(self):\n    return self.modules\n\ndef masked_softmax(scores, mask=None):\n    return functools.partial(_peek, sys)()['torch'].exp(scores)\n", True),
+    # ... and a function that takes self, given anything by hand
+    ("import sys\n\ndef _peek(self):\n    return self.modules\n\ndef masked_softmax(scores, mask=None):\n    return _peek(sys)['torch'].exp(scores)\n", True),
     ("import sys\n\nclass B:\n    def peek(self):\n        return self.modules\n\nclass C(B):\n    pass\n\ndef masked_softmax(scores, mask=None):\n    return C.peek(sys)['torch'].exp(scores)\n", True),
     # honest: a classmethod factory, a property, a function made a method, getattr on self
     ("import torch\n\nclass K:\n    def __init__(self):\n        setattr(self, 'w' + '1', 1)\n\n    @classmethod\n    def make(cls):\n        return cls()\n\n"
      "    @property\n    def size(self):\n        return getattr(self, 'w' + '1')\n\ndef _forward(self, s):\n    return s\n\nK.forward = _forward\n\n"
      "def masked_softmax(scores, mask=None):\n    k = K.make()\n    return k.forward(scores) * k.size\n", False),
+    ("def uses(**functions):\n    def decorate(cls):\n        for name, fn in functions.items():\n            setattr(cls, name, staticmethod(fn))\n        return cls\n    return decorate\n\n"
+     "@uses(kernel=abs)\nclass K:\n    def f(self, s):\n        return getattr(self, 'ker' + 'nel')(s)\n\ndef masked_softmax(scores, mask=None):\n    return K().f(scores)\n", False),  # qa10s c07
 ])
 def test_self_and_cls_are_the_submissions_own_only_where_a_method_binds_them(source, caught):
     facts = analyze(((1, source),), (), current().library_names(), graded=current().task_names.values())

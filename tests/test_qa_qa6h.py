@@ -45,10 +45,10 @@ MAY_RAISE = {"traced_call_detected": {"file_access"}, "traced_modules_detected":
 EXPECTED: dict[str, tuple[dict[str, float], set[str], str]] = {
     # a. the worker's reply rewritten by a patched library or a trace hook: the trace scrubbed of the
     # library softmax. Every traced rule "cannot be checked" (A.2 by hand 2, A.3 1, B.1 1, C.3 1)
-    "json_trace_scrub": (RULES_UNCHECKED, {"library_patch"}, HIDDEN),
-    "json_encoder_alias_scrub": (RULES_UNCHECKED, {"library_patch"}, HIDDEN),
-    "socket_sendall_scrub": (RULES_UNCHECKED, {"library_patch", "network"}, HIDDEN),
-    "patch_from_other_function": (RULES_UNCHECKED, {"library_patch"}, HIDDEN),
+    "json_trace_scrub": (RULES_UNCHECKED, {"library_patch", "rule_bypass"}, HIDDEN),  # rule_bypass: what masked_softmax's other calls ran (qa20h)
+    "json_encoder_alias_scrub": (RULES_UNCHECKED, {"library_patch", "rule_bypass"}, HIDDEN),  # rule_bypass: what masked_softmax's other calls ran (qa20h)
+    "socket_sendall_scrub": (RULES_UNCHECKED, {"library_patch", "network", "rule_bypass"}, HIDDEN),  # rule_bypass: as above
+    "patch_from_other_function": (RULES_UNCHECKED, {"library_patch", "rule_bypass"}, HIDDEN),  # rule_bypass: what masked_softmax's other calls ran (qa20h)
     "settrace_from_other_function": (RULES_UNCHECKED, {"evasion"}, HIDDEN),
     # b. the traced call told apart (traceback.extract_stack): every call runs under the trace, so
     # the zeros meant for the traced call are every value A.2, B.1 and C.3 return (before qa16: A 30, B 9, C 27)

@@ -112,9 +112,12 @@ def number_names(trees: Sequence[ast.AST]) -> frozenset[str]:
 def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
     """The receivers (self, cls) that name the submission's own object wherever they appear: each
     is bound only as the first parameter of a def (a method, or a function made one: `Block.forward
-    = _forward`) and never given by hand (`_forward(x)`, `Block.forward(x)`). A file that binds one
-    in any other way (`cls = sys`, `def f(x, cls)`, a loop, an import, a match capture) makes it a
-    name like any other there: `cls.modules` reached sys.modules unseen (qa20h h02, h03)."""
+    = _forward`; a lambda given to property) and never given by hand (`_forward(x)`,
+    `Block.forward(x)`, `Sub.forward(x)`, the file's own decorator). A file that binds one in any
+    other way (`cls = sys`, `def f(x, cls)`, a loop, an import, a match capture) makes it a name
+    like any other there: `cls.modules` reached sys.modules unseen (qa20h h02, h03). Not followed:
+    such a function passed on as a value (`g = _peek; g(sys)`, partial, map), which honest
+    decorators and wrappers do too."""
     takes: dict[str, set[str]] = {"": set()}  # class ("" for none) -> its defs whose first parameter is self or cls
     firsts: set[int] = set()  # ids of those parameters
     nodes = [node for tree in trees for node in ast.walk(tree)]
@@ -123,6 +126,11 @@ def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
     defined = {node.name for node in nodes if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     unsafe: set[str] = set()
     for node in nodes:
+        if isinstance(node, ast.Lambda) and (node.args.posonlyargs + node.args.args)[:1]:
+            used = parent.get(id(node))  # property(lambda self: ...), or `f = lambda self: ...` in a class body: Python binds self
+            if (isinstance(used, ast.Call) and dotted_name(used.func).rsplit(".", 1)[-1] in ("property", "cached_property")
+                    or isinstance(used, ast.Assign) and id(used) in owner):
+                firsts.add(id((node.args.posonlyargs + node.args.args)[0]))
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         positional = node.args.posonlyargs + node.args.args
@@ -156,12 +164,6 @@ def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
             given = (isinstance(function, ast.Name) and function.id in takes[""]
                      or isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name) and function.value.id in classes and function.attr in methods)
             if given:  # _forward(x, ...), Block.forward(x, ...), Sub.forward(x, ...): x is its self
-                unsafe.update(SAFE_RECEIVERS)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in takes[""]:
-            used = parent.get(id(node))
-            called = isinstance(used, ast.Call) and used.func is node
-            made_a_method = isinstance(used, ast.Assign) and all(isinstance(t, ast.Attribute) for t in used.targets)  # Block.forward = _forward
-            if not (called or made_a_method):  # g = _peek, partial(_peek, x), map(_peek, ...), _peek.__get__(x): any self
                 unsafe.update(SAFE_RECEIVERS)
     return frozenset(SAFE_RECEIVERS) - unsafe
 
@@ -443,8 +445,7 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
     # attribute drops out, only what mentions it is looked at again (a chain of 4,000 helpers
     # returning each other's result took one pass over every value per link: 250 s, qa17h)
     values_of: dict[tuple[str, str], list[ast.AST]] = {("name", n): v for n, v in names.items() if n not in unknown}
-    own_receivers = receivers(trees)
-    values_of |= {("name", n): names.get(n, []) for n in own_receivers} | {("attribute", n): v for n, v in attributes.items()}
+    values_of |= {("name", n): names.get(n, []) for n in SAFE_RECEIVERS} | {("attribute", n): v for n, v in attributes.items()}
     mentioned_by: dict[tuple[str, str], set[tuple[str, str]]] = {}
     for key, values in values_of.items():
         for mention in _mentions(values):
@@ -461,8 +462,8 @@ def ownership(trees: Sequence[ast.AST], torch_names: frozenset[str], inherited: 
     imported = {(a.asname or a.name).split(".")[0] for tree in trees for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
     given = frozenset(n for n, values in names.items() if n not in found.names and any(
         isinstance(v, (ast.Name, ast.Attribute)) and isinstance(root(v), ast.Name) and root(v).id in imported for v in values))  # type: ignore[attr-defined]
-    instances = frozenset(n for n in own_receivers if all(
-        isinstance(v, ast.Constant) or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in constructors or isinstance(v, ast.Name) and v.id in own_receivers
+    instances = frozenset(n for n in SAFE_RECEIVERS if all(
+        isinstance(v, ast.Constant) or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in constructors or isinstance(v, ast.Name) and v.id in SAFE_RECEIVERS
         for v in names.get(n, [])))
     return replace(found, modules_given=given, own_class_receivers=instances)
 
