@@ -26,9 +26,8 @@ from typing import Any, Callable, Iterator
 
 from autograder.assignment import current
 from autograder.feedback.i18n import t
-from autograder.grading.worker import sandbox
+from autograder.grading.worker import cpuwait, sandbox
 from autograder.grading.chunks import Cells
-from autograder.grading.worker import cpuwait
 from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template, signals_deferred  # noqa: F401  (TEMPLATE_ENV: re-exported)
 from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig

@@ -27,8 +27,7 @@ from typing import Any, Callable, Iterator
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from autograder.grading.worker import standins
-from autograder.grading.worker import cpuwait
+from autograder.grading.worker import cpuwait, standins
 from autograder.grading.worker.devicetrace import DeviceTracer  # here: a worker cannot import after isolation
 from autograder.grading.chunks import DEFINITION_RE, SourcePlaces, frame_where, line_where, split_chunks
 from autograder.grading.worker.protocol import Handle, Refused

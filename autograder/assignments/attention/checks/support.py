@@ -151,13 +151,14 @@ def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:
     """The rule must hold by the trace of the call and by the source (autograder.grading.integrity.rules)."""
     others = [student.other_calls(root) for root in sorted(rule.roots)]  # every call of what it covers, not just this one
     traced = {**(traced if isinstance(traced, dict) else {}), "other_calls": {kind: sorted({n for seen in others for n in seen.get(kind, [])}) for kind in ("ops", "aten")}}
-    verdict = judge(rule, traced, source_facts(student), rule.task.split(".")[0])
+    facts, part = source_facts(student), rule.task.split(".")[0]
+    verdict = judge(rule, traced, facts, part)
     if verdict.used:  # the catalogue's message, in the page's language
         failure = CheckFailure.keyed("uses_library", where=rule.where, used=verdict.used, advice=rule.advice)
         failure.flags = verdict.flags
         # its own call clean, its other calls not: the file told the rule's call apart, its own
         # doing; a second run with stand-ins would read only the calls made with them (qa20 review)
-        failure.carry = not judge(rule, {**traced, "other_calls": {}}, source_facts(student), rule.task.split(".")[0]).passed
+        failure.carry = not judge(rule, {**traced, "other_calls": {}}, facts, part).passed
         raise failure
     if not verdict.passed:
         raise CheckFailure(verdict.message, key=verdict.key, values=verdict.values, flags=verdict.flags)
