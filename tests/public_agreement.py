@@ -53,10 +53,9 @@ def _warm_up() -> None:
     plt.close("all")
 
 
-def _check(path: Path, tasks: list[str] | None, reply) -> None:
+def _check(path: Path, tasks: list[str] | None, folder: Path, reply) -> None:
     sys.stdout = sys.stderr = open(os.devnull, "w")  # the passed lines and the submission's prints
     submission = load_submission(path)
-    folder = Path(tempfile.mkdtemp(prefix="public_agreement"))
     for name, text in submission.files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text, encoding="utf-8")
@@ -92,16 +91,17 @@ def check_files(paths: dict[Path, list[str] | None]) -> dict[str, dict[str, str 
     found: dict[str, dict[str, str | None] | str] = {}
     for path, tasks in paths.items():
         receive, send = context.Pipe(duplex=False)
-        child = context.Process(target=_check, args=(path, tasks, send))
-        child.start()
-        try:
-            found[str(path)] = receive.recv() if receive.poll(TIMEOUT_S) else "no answer"
-        except EOFError:  # the child died without answering
-            found[str(path)] = "no answer"
-        child.join(5)
-        if child.is_alive():
-            child.kill()
-            child.join()
+        with tempfile.TemporaryDirectory(prefix="public_agreement") as folder:  # removed once the child is gone
+            child = context.Process(target=_check, args=(path, tasks, Path(folder), send))
+            child.start()
+            try:
+                found[str(path)] = receive.recv() if receive.poll(TIMEOUT_S) else "no answer"
+            except EOFError:  # the child died without answering
+                found[str(path)] = "no answer"
+            child.join(5)
+            if child.is_alive():
+                child.kill()
+                child.join()
     return found
 
 

@@ -189,3 +189,26 @@ def test_a_norm_made_without_weight_and_bias_is_told_so_not_to_rename_it(grade, 
     messages = list(_failed(result).values())
     assert messages and any("norm (LayerNorm)" in m and "elementwise_affine=False" in m for m in messages), messages
     assert not any("name the layers" in m for m in messages), messages
+
+
+def test_a_result_of_the_wrong_shape_is_told_as_such_by_the_gradient_checks(grade, reference_source):
+    """qa20s D3: values from the keys ((..., Lq, d) for (..., Lq, dv)) made the gradient check say
+    "backward raised RuntimeError: Mismatch in shape", an error the student's code never raised:
+    the worker refused the grader's gradient of the expected shape. It now says the shape."""
+    result = _grade(grade, reference_source, "sdpa_values_from_keys", "A", ("output = weights @ v  # (..., Lq, dv)", "output = weights @ k"))
+    failed = _failed(result)
+    assert "sdpa_gradients" in failed, failed
+    assert "returned shape" in failed["sdpa_gradients"] and "raised" not in failed["sdpa_gradients"], failed["sdpa_gradients"]
+
+
+def test_heads_of_num_heads_features_are_named_in_every_split_check(grade, reference_source):
+    """qa20s D4: torch.split(x, num_heads) stacked gives Dh heads of H features, (B, Dh, S, H);
+    "an axis is transposed or swapped" sent the student toward the interleaved bug. Each check
+    of C.1 names the swap of count and size; a transposed result of the right heads is not named."""
+    split = "return x.reshape(B, S, num_heads, E // num_heads).transpose(1, 2)  # (B, H, S, Dh)"
+    result = _grade(grade, reference_source, "split_size_for_count", "C", (split, "return torch.stack(torch.split(x, num_heads, dim=-1), dim=1)"))
+    failed = {check: message for check, message in _failed(result).items() if check.startswith("split_heads")}
+    assert set(failed) == {"split_heads_shape", "split_heads_values", "split_heads_gradients", "split_heads_other_sizes"}, failed
+    assert all("head count and the head size are swapped" in message and "transposed or swapped" not in message for message in failed.values()), failed
+    transposed = _grade(grade, reference_source, "split_transposed", "C", (split, "return x.reshape(B, S, num_heads, E // num_heads).permute(0, 3, 1, 2)"))
+    assert not any("head count" in message for message in _failed(transposed).values()), _failed(transposed)

@@ -139,6 +139,18 @@ VARIANTS = (
         ),
     ),
     Variant(
+        "split_heads_by_size_not_count",  # qa20s b07: "an axis is transposed or swapped" pointed at the interleaved bug
+        (
+            (
+                "return x.reshape(B, S, num_heads, E // num_heads).transpose(1, 2)",
+                "return torch.stack(torch.split(x, num_heads, dim=-1), dim=1)",
+            ),
+        ),
+        "test_c1_split_heads",
+        r"^Task C\.1 \(split_heads\): you returned \(2, 7, 5, 3\) = \(B, Dh, S, H\): Dh heads of num_heads features each",
+        ("test_a1_attention_scores", "test_c2_merge_heads", "test_e1_plot_attention"),
+    ),
+    Variant(
         "heads_scaled_by_embed_dim",
         (
             (

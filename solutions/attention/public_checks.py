@@ -1087,6 +1087,14 @@ def check_split_heads(fn: Callable, lang: str | None = None) -> None:
                "你返回的是 (B, S, H, Dh) = (2, 5, 3, 7)；头维必须在 S 之前。"),
             tr("after reshaping to (B, S, H, Dh), swap the axes S and H.", "reshape 成 (B, S, H, Dh) 之后，交换 S 维和 H 维。"),
         )
+    if isinstance(got, torch.Tensor) and _close(got, x.reshape(B, LK, DH, H).transpose(1, 2)):
+        raise task.fail(
+            tr(f"you returned {tuple(got.shape)} = (B, Dh, S, H): Dh heads of num_heads features each, where num_heads heads of Dh features are meant"
+               " (torch.split(x, n) cuts pieces of size n; torch.chunk(x, n) cuts n pieces).",
+               f"你返回的是 {tuple(got.shape)} = (B, Dh, S, H)：Dh 个头、每个头 num_heads 个特征，而应是 num_heads 个头、每个头 Dh 个特征"
+               "（torch.split(x, n) 切出大小为 n 的块；torch.chunk(x, n) 才是切成 n 块）。"),
+            tr("reshape to (B, S, H, Dh), then swap the axes S and H.", "先 reshape 成 (B, S, H, Dh)，再交换 S 维和 H 维。"),
+        )
     got = _tensor(
         task,
         tr("the result", "结果"),

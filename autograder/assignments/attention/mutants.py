@@ -57,6 +57,7 @@ MUTANTS: dict[str, Mutant] = {
         # Part C
         Mutant("split_no_transpose", "C", ((SPLIT_LINE, "return x.reshape(B, num_heads, S, E // num_heads)"),)),
         Mutant("split_interleaved", "C", ((SPLIT_LINE, "return x.reshape(B, S, E // num_heads, num_heads).permute(0, 3, 1, 2)"),)),
+        Mutant("split_size_for_count", "C", ((SPLIT_LINE, "return torch.stack(torch.split(x, num_heads, dim=-1), dim=1)"),)),
         Mutant("merge_no_transpose", "C", ((MERGE_LINE, "return x.reshape(B, S, H * Dh)"),)),
         Mutant("merge_interleaved", "C", ((MERGE_LINE, "return x.permute(0, 2, 3, 1).reshape(B, S, H * Dh)"),)),
         Mutant("mha_scaled_by_embed_dim", "C", ((MHA_WEIGHTS, "weights = masked_softmax(q @ k.transpose(-2, -1) / math.sqrt(self.embed_dim), mask)"),)),

@@ -474,8 +474,10 @@ class Dispatcher:
         pairs = [(o, g) for o, g in zip(selected, request["grad_outputs"]) if g is not None]
         if not all(isinstance(o, torch.Tensor) for o, _ in pairs):
             raise TypeError("the outputs to differentiate are not tensors")
-        pairs = [(o, g) for o, g in pairs if o.requires_grad]  # a detached output: no gradient reaches anything
         inputs = [args[i] for i in wrt]
+        if any(tuple(o.shape) != tuple(g.shape) for o, g in pairs):  # a result of the wrong shape: the checks name it, not autograd
+            return {"outputs": self._export(outputs), "grads": [None] * len(inputs), "param_grads": {}}
+        pairs = [(o, g) for o, g in pairs if o.requires_grad]  # a detached output: no gradient reaches anything
         named = list(target.__self__.named_parameters(remove_duplicate=False)) if request.get("params") else []
         params = list({id(p): p for _, p in named}.values())  # each once; every name it has gets its gradient
         grads = torch.autograd.grad(

@@ -175,6 +175,8 @@ def expect_match(actual: torch.Tensor, expected: torch.Tensor, where: str, varia
         if failure.mistake or not isinstance(actual, torch.Tensor):
             raise
         key = name_mistake(actual, variants)
+        if key and failure.key == "wrong_shape_permuted":  # the mistake says why the sizes moved
+            raise CheckFailure.keyed("wrong_shape", key, **failure.values) from None
         if key:
             raise CheckFailure(f"{failure.message}: {MISTAKES[key].en}", key, MISTAKES[key].en, failure.key, failure.values) from None
         raise
@@ -206,6 +208,11 @@ def split_no_transpose(x: torch.Tensor, heads: int) -> torch.Tensor:
 def split_interleaved(x: torch.Tensor, heads: int) -> torch.Tensor:
     b, s, e = x.shape
     return x.reshape(b, s, e // heads, heads).permute(0, 3, 1, 2)  # head i = features i, i+H, ...
+
+
+def split_size_for_count(x: torch.Tensor, heads: int) -> torch.Tensor:
+    b, s, e = x.shape
+    return x.reshape(b, s, e // heads, heads).transpose(1, 2)  # (B, Dh, S, H): torch.split(x, heads) stacked
 
 
 def merge_correct(x: torch.Tensor) -> torch.Tensor:

@@ -212,6 +212,7 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
         if IN_PLACE_ON_LEAF in error.text:
             raise fail_with(f"masked_softmax raised {error.kind} on scores that require grad", "softmax_in_place") from None
         raise
+    expect_tensor(result["outputs"], "masked_softmax", (LQ, LK))
     if result["grads"][0] is None:
         raise CheckFailure.keyed("no_gradient", where="masked_softmax", name="scores")
     grad = expect_tensor(result["grads"][0], "the gradient of masked_softmax", (LQ, LK))

@@ -7,11 +7,11 @@ import torch
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_interleaved, merge_no_transpose, mha, mha_variants, reload_student, split_correct, split_interleaved, split_no_transpose, vjp_checked,
+    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_interleaved, merge_no_transpose, mha, mha_variants, reload_student, split_correct, split_interleaved, split_no_transpose, split_size_for_count, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
-from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, backward_pair, expect_gradients, expect_pair, expect_rule, expect_tensor, grad_of, randn, random_mask, reference, rounding_error, values_close
+from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, backward_pair, expect_gradients, expect_pair, expect_shape, expect_rule, expect_tensor, grad_of, randn, random_mask, reference, rounding_error, values_close
 from autograder.assignments.attention.rules import MHA_OWN
 from autograder.grading.worker.client import StudentException
 from autograder.grading.worker.protocol import Handle
@@ -22,7 +22,8 @@ MHA = "MultiHeadAttention.forward"
 
 
 def _split_variants(x: torch.Tensor, heads: int) -> list[tuple[str, torch.Tensor]]:
-    return [("split_no_transpose", split_no_transpose(x, heads)), ("split_interleaved", split_interleaved(x, heads))]
+    return [("split_no_transpose", split_no_transpose(x, heads)), ("split_interleaved", split_interleaved(x, heads)),
+            ("split_size_for_count", split_size_for_count(x, heads))]
 
 
 def _merge_variants(x: torch.Tensor) -> list[tuple[str, torch.Tensor]]:
@@ -40,7 +41,8 @@ def _mha(student: StudentAPI, gen: torch.Generator, seed: int, dropout: float = 
 # --------------------------------------------------------------------------------------------- C.1
 @check("C.1", 1, "split_heads: (B, S, H·Dh) -> (B, H, S, Dh)", kind=SHAPE)
 def test_split_heads_shape(student: StudentAPI, gen):
-    expect_tensor(student.call("split_heads", randn(gen, B, LQ, E), H), "split_heads", (B, H, LQ, DH))
+    x = randn(gen, B, LQ, E)
+    expect_shape(student.call("split_heads", x, H), "split_heads", (B, H, LQ, DH), dict(_split_variants(x, H)))
 
 
 @check("C.1", 0.5, "split_heads: head i holds the features [i·Dh, (i+1)·Dh)")
@@ -52,7 +54,7 @@ def test_split_heads_values(student: StudentAPI, gen):
 @check("C.1", 0.5, "split_heads: gradients reach x", kind=PROPERTY, gate="split_heads_values")
 def test_split_heads_gradients(student: StudentAPI, gen):
     x = randn(gen, B, LQ, E)
-    expect_gradients(student, "split_heads", [x, H], randn(gen, B, H, LQ, DH), {0: "x"}, (B, H, LQ, DH))
+    expect_gradients(student, "split_heads", [x, H], randn(gen, B, H, LQ, DH), {0: "x"}, (B, H, LQ, DH), variants=dict(_split_variants(x, H)))
 
 
 @check("C.1", 1, "split_heads: other sizes, one head, many heads")

@@ -54,6 +54,17 @@ def expect_tensor(value: Any, where: str, shape: tuple[int, ...] | None = None, 
     return value
 
 
+def expect_shape(value: Any, where: str, shape: tuple[int, ...], variants: dict[str, torch.Tensor] | None = None) -> torch.Tensor:
+    """expect_tensor, naming a mistake of `variants` whose output has the student's shape and values."""
+    try:
+        return expect_tensor(value, where, shape)
+    except CheckFailure as failure:
+        key = diagnose(value, variants) if variants and isinstance(value, torch.Tensor) else ""
+        if key:
+            raise CheckFailure.keyed("wrong_shape", key, **failure.values) from None
+        raise
+
+
 def expect_pair(value: Any, where: str) -> tuple[Any, Any]:
     if not isinstance(value, tuple) or len(value) != 2:
         kind = f"a tuple of {len(value)}" if isinstance(value, tuple) else type(value).__name__
@@ -165,16 +176,16 @@ def expect_rule(student: StudentAPI, rule: Rule, traced: Any) -> None:
 
 
 def expect_gradients(student: StudentAPI, name: str, args: list, grad_output: torch.Tensor, wrt: dict[int, str], shape: tuple[int, ...],
-                     grad_weights: torch.Tensor | None = None) -> None:
+                     grad_weights: torch.Tensor | None = None, variants: dict[str, torch.Tensor] | None = None) -> None:
     """The gradients of sum(output * grad_output) with respect to the arguments `wrt` names
     (index -> argument name) must be the reference's: later tasks train through this function.
     For a function that returns a pair, `output` is its first element, and `grad_weights` adds
     sum(weights * grad_weights): the gradient of each result must be the true one (the contract),
-    so weights returned detached lose this point."""
+    so weights returned detached lose this point. `variants`: mistakes whose output a wrong shape may be."""
     grad_outputs = [grad_output, grad_weights]
     result = student.vjp(name, args, grad_outputs, wrt=list(wrt), where=f"{name} backward")  # one forward: outputs and gradients
     value = result.get("outputs")
-    expect_tensor(value[0] if isinstance(value, (tuple, list)) else value, name, shape)
+    expect_shape(value[0] if isinstance(value, (tuple, list)) else value, name, shape, variants)
     grads = result["grads"]
     leaves = [a.detach().clone().requires_grad_(True) if i in wrt else a for i, a in enumerate(args)]
     expected = getattr(reference(), name)(*leaves)
