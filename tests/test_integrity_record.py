@@ -173,3 +173,28 @@ def test_ownership_looks_at_each_value_a_bounded_number_of_times(monkeypatch):
     found = syntax.ownership([ast.parse(chain)], frozenset({"torch"}))
     assert not {f"_h{i}()" for i in range(links)} & found.names  # a lookup may give a library's object: no link is own
     assert calls < 20 * links, calls
+
+
+def test_text_names_look_at_each_binding_a_bounded_number_of_times(monkeypatch):
+    """qa21h c06: `p24000 = p23999` ... `p0 = "run.log"` (last link first) turned text one name per
+    pass over every binding: 24,000 links kept the static pass, which runs in the grader outside the
+    worker's limits, past the batch's 330 s watchdog, and the whole batch stopped. Each binding is
+    now looked at again only when a name it mentions turns text."""
+    import ast
+
+    from autograder.grading.integrity import syntax
+
+    calls = 0
+    looks = syntax.looks_like_path
+
+    def counted(*args, **kwargs):
+        nonlocal calls
+        calls += 1
+        return looks(*args, **kwargs)
+
+    monkeypatch.setattr(syntax, "looks_like_path", counted)
+    links = 400
+    chain = "".join(f"p{i} = p{i - 1}\n" for i in range(links - 1, 0, -1)) + 'p0 = "run.log"\np_other = 3\np_other = p1\n'
+    found = syntax.text_bound_names([ast.parse(chain)], frozenset())
+    assert found == {"__file__", *(f"p{i}" for i in range(links))}  # every link is text; p_other is also a number
+    assert calls < 10 * links, calls

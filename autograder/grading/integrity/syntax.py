@@ -10,7 +10,7 @@ import importlib.machinery
 import os
 import sys
 import sysconfig
-from collections.abc import Sequence
+from collections.abc import Sequence, Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from autograder.grading.integrity.names import LOADER_WORKERS_ARGUMENT, PATH_CALLS, PATH_WORDS, SAFE_RECEIVERS, TEXT_ATTRIBUTES, TEXT_TABLES, WRITE_MODES
@@ -54,7 +54,7 @@ def definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AS
     return [*node.decorator_list, *arguments.defaults, *(d for d in arguments.kw_defaults if d is not None), *annotations, *([node.returns] if node.returns else [])]
 
 
-def looks_like_path(node: ast.AST, text_names: frozenset[str] = frozenset(), numbers: frozenset[str] = frozenset()) -> bool:
+def looks_like_path(node: ast.AST, text_names: AbstractSet[str] = frozenset(), numbers: AbstractSet[str] = frozenset()) -> bool:
     """An argument of open() that names a file rather than a descriptor number: text (a string, an
     f-string, "..." + x, one of `text_names`: the names only ever bound to such a value, and
     sys.argv, os.environ, os.devnull where the source leaves them alone), a Path(...) or os.path
@@ -574,15 +574,22 @@ def text_bound_names(trees: Sequence[ast.AST], stored: frozenset[str]) -> frozen
     assigned, other = bindings(trees)
     assigned.append(("__file__", ast.Constant("")))  # the worker sets it to the file's path
     other |= stored
+    candidates = [(name, value) for name, value in assigned if name not in other]
+    waiting: dict[str, list[tuple[str, ast.AST]]] = {}  # a name -> the bindings whose value mentions it
+    for name, value in candidates:
+        for mentioned in {dotted_name(n) for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))}:
+            waiting.setdefault(mentioned, []).append((name, value))
     text: set[str] = set()
-    while True:  # LOG = FOLDER + "/run.log": names bound to text names are text too
-        known = frozenset(text)
-        more = {name for name, value in assigned if name not in other and name not in text and looks_like_path(value, known)}
-        if not more:
-            break
-        text |= more
-    known = frozenset(text)
-    return frozenset(name for name in text if all(looks_like_path(value, known) for n, value in assigned if n == name))
+    pending = list(candidates)
+    while pending:  # LOG = FOLDER + "/run.log": names bound to text names are text too (a worklist: each binding looked at again only when a name it mentions turns text)
+        name, value = pending.pop()
+        if name not in text and looks_like_path(value, text):
+            text.add(name)
+            pending.extend(waiting.get(name, ()))
+    values: dict[str, list[ast.AST]] = {}
+    for name, value in assigned:
+        values.setdefault(name, []).append(value)
+    return frozenset(name for name in text if all(looks_like_path(value, text) for value in values[name]))
 
 
 def argv_is_text(trees: Sequence[ast.AST]) -> bool:
