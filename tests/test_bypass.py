@@ -379,6 +379,20 @@ def test_reading_an_objects_class_is_type_of_it(source, caught):
     # ... and a function that takes self, given anything by hand
     ("import sys\n\ndef _peek(self):\n    return self.modules\n\ndef masked_softmax(scores, mask=None):\n    return _peek(sys)['torch'].exp(scores)\n", True),
     ("import sys\n\nclass B:\n    def peek(self):\n        return self.modules\n\nclass C(B):\n    pass\n\ndef masked_softmax(scores, mask=None):\n    return C.peek(sys)['torch'].exp(scores)\n", True),
+    # qa21h c05: a method read off its class as a value, or bound by hand with __get__, takes sys as its self
+    ("import sys\n\nclass K:\n    def peek(self):\n        return self.modules\n\ndef masked_softmax(scores, mask=None):\n    return [*map(K.peek, [sys])][0]['torch'].exp(scores)\n", True),
+    ("import sys\n\nclass K:\n    def peek(self):\n        return self.modules\n\ndef masked_softmax(scores, mask=None):\n    return K.peek.__get__(sys)()['torch'].exp(scores)\n", True),
+    # qa21h c01, c03: a function built from a code object; a module written by numpy and imported by torch.hub
+    ("import types\n\ndef masked_softmax(scores, mask=None):\n    return types.FunctionType(types.CodeType(*range(16)), {})(scores)\n", True),
+    ("import numpy as np, torch\n\nnp.savetxt('hubconf.py', np.zeros(0), header='sm = None', comments='')\nsm = torch.hub.load('.', 'sm', source='local')\n\n"
+     "def masked_softmax(scores, mask=None):\n    return sm(scores, -1)\n", True),
+    # qa21s c24, c30: a positional pattern of the file's own dataclass or named tuple reads its fields
+    ("from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass Dims:\n    rows: int\n    cols: int\n\n"
+     "def masked_softmax(scores, mask=None):\n    match Dims(*scores.shape[-2:]):\n        case Dims(r, c) if r * c:\n            return scores\n    return scores\n", False),
+    ("from typing import NamedTuple\n\nclass Dims(NamedTuple):\n    rows: int\n    cols: int\n\n"
+     "def masked_softmax(scores, mask=None):\n    match Dims(*scores.shape[-2:]):\n        case Dims(r, c) if r * c:\n            return scores\n    return scores\n", False),
+    ("import sys\nfrom dataclasses import dataclass\n\n@dataclass\nclass Dims:\n    modules: dict\n\n"
+     "def masked_softmax(scores, mask=None):\n    match sys:\n        case Dims(t):\n            return t['torch'].exp(scores)\n    return scores\n", True),
     # honest: a classmethod factory, a property, a function made a method, getattr on self
     ("import torch\n\nclass K:\n    def __init__(self):\n        setattr(self, 'w' + '1', 1)\n\n    @classmethod\n    def make(cls):\n        return cls()\n\n"
      "    @property\n    def size(self):\n        return getattr(self, 'w' + '1')\n\ndef _forward(self, s):\n    return s\n\nK.forward = _forward\n\n"

@@ -16,6 +16,9 @@ EVASION_ATTRIBUTES = frozenset({
     "__defaults__", "__kwdefaults__", "sys",
     "__annotations__", "__annotate__",  # annotations written at run time: texts that singledispatch, get_type_hints... evaluate
     "fx",  # torch.fx writes Python from the texts a graph's nodes name (get_attr "t._C...", call_method "softmax") and runs it
+    "CodeType", "FunctionType", "LambdaType", "MethodType",  # a function built from a code object's parts, or bound to any object (qa21h c01, c05)
+    "__get__", "fget", "fset", "fdel",  # a function taking self bound by hand to another object: sys as its self (qa21h c05)
+    "hub",  # torch.hub.load(folder, source="local") imports a hubconf.py the code may have written (qa21h c03)
 })
 EVASION_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "globals", "vars", "locals", "breakpoint", "__builtins__", "__loader__", "__spec__"})
 NAME_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
@@ -64,6 +67,7 @@ LOADER_WORKERS_ARGUMENT = 5  # DataLoader(dataset, batch_size, shuffle, sampler,
 FILE_NAMES = frozenset({
     "open", "shutil", "glob", "listdir", "scandir", "walk", "iterdir", "rglob", "read_text", "read_bytes", "write_text",
     "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
+    "savetxt", "tofile",  # numpy writes any text (a header) to any path (qa21h c03)
 })
 # An import of a module that is neither installed nor one of the submission's files counts only in a
 # submission that could make one while it runs (write a file, start a process, reach the network,

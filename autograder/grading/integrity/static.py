@@ -35,7 +35,7 @@ from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFE
 from autograder.grading.chunks import Cells, line_where, split_chunks
 from autograder.grading.integrity.syntax import (
     dotted_name, constant_text, on_super, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
-    Ownership, ownership, receivers, threading_in_place, torch_bound,
+    Ownership, ownership, receivers, record_fields, threading_in_place, torch_bound,
 )
 from autograder.grading.integrity.names import (
     GRADER_NAMES, EVASION_MODULES, MODULE_ATTRIBUTES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, UNPICKLING_POSITIONS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
@@ -128,6 +128,7 @@ class _Scanner(ast.NodeVisitor):
                  main_guard: bool = False, numbers: frozenset[str] = frozenset(), own_definitions: dict[str, frozenset[str]] | None = None,
                  ownership: Ownership | None = None, receivers: frozenset[str] = frozenset(SAFE_RECEIVERS)):
         self.receivers = receivers  # self and cls where they name the submission's own object (syntax.receivers)
+        self.records: dict[str, tuple[str, ...]] = {}  # the file's dataclasses and named tuples -> their fields (syntax.record_fields)
         self.library = library  # the library functions whose uses are findings (LIBRARY_CALL)
         self.own_definitions = own_definitions or {}  # a helper file's module name -> the functions and classes it defines
         self.ownership = ownership or Ownership(frozenset(), frozenset(), frozenset(), frozenset())  # what the submission made: attributes stored on it patch nothing
@@ -319,8 +320,12 @@ class _Scanner(ast.NodeVisitor):
         and torch.softmax reached with no name the pass read)."""
         for attr in node.kwd_attrs:
             self.visit_Attribute(ast.Attribute(value=ast.Name(id="<match>", ctx=ast.Load(), lineno=node.lineno), attr=attr, ctx=ast.Load(), lineno=node.lineno))
-        if node.patterns and dotted_name(node.cls) not in SELF_MATCHING:  # by position: the attributes its class's __match_args__ names
-            self.add(EVASION, f"case {dotted_name(node.cls)}(...) by position (a class's __match_args__ can name any attribute)", node)
+        cls = dotted_name(node.cls)
+        if node.patterns and cls in self.records:  # the file's own dataclass or named tuple: its fields, read as attributes
+            for attr in self.records[cls][: len(node.patterns)]:
+                self.visit_Attribute(ast.Attribute(value=ast.Name(id="<match>", ctx=ast.Load(), lineno=node.lineno), attr=attr, ctx=ast.Load(), lineno=node.lineno))
+        elif node.patterns and cls not in SELF_MATCHING:  # by position: the attributes its class's __match_args__ names
+            self.add(EVASION, f"case {cls}(...) by position (a class's __match_args__ can name any attribute)", node)
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -567,6 +572,7 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
     scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers, own_definitions=own_definitions,
                        ownership=ownership(everything, torch_bound(everything), library_methods()), receivers=receivers(everything))
     scanner.threading_in_place = threading_in_place(everything)
+    scanner.records = record_fields(everything)
     for tree in trees:
         if isinstance(tree, ast.Module):
             scanner.visit(tree)

@@ -109,15 +109,66 @@ def number_names(trees: Sequence[ast.AST]) -> frozenset[str]:
     return frozenset(found)
 
 
+def record_fields(trees: Sequence[ast.AST]) -> dict[str, tuple[str, ...]]:
+    """The file's plain record classes and their fields: `@dataclass class Dims:` or `class
+    Dims(NamedTuple):` with annotated fields (no other base, no metaclass, no __match_args__ of its
+    own) or `Dims = namedtuple("Dims", "b s e")`, each name bound only there. A positional pattern
+    `case Dims(b, s, e)` reads those fields of a real Dims (isinstance cannot be changed for it)."""
+    found: dict[str, tuple[str, ...]] = {}
+    bound: dict[str, int] = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            for name in _bound_names(node):
+                bound[name] = bound.get(name, 0) + 1
+            if isinstance(node, ast.ClassDef) and _is_record(node):
+                found[node.name] = tuple(s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name))
+            elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)
+                  and dotted_name(node.value.func).split(".")[-1] == "namedtuple" and len(node.value.args) == 2 and not node.value.keywords):
+                fields = node.value.args[1]
+                spelled = constant_text(fields)
+                names = spelled.replace(",", " ").split() if spelled else [constant_text(e) or "" for e in getattr(fields, "elts", [])]
+                if names and all(names):
+                    found[node.targets[0].id] = tuple(names)
+    return {name: fields for name, fields in found.items() if bound.get(name) == 1}
+
+
+def _is_record(node: ast.ClassDef) -> bool:
+    own_match_args = any(isinstance(t, ast.Name) and t.id == "__match_args__" for s in node.body for t in ast.walk(s) if isinstance(t, ast.Name))
+    if node.keywords or own_match_args:
+        return False
+    bases = [dotted_name(b) for b in node.bases]
+    if bases in (["NamedTuple"], ["typing.NamedTuple"]):
+        return True
+    decorators = [dotted_name(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
+    return not bases and decorators in (["dataclass"], ["dataclasses.dataclass"])
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return [node.name]
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return [node.id]
+    if isinstance(node, ast.alias):
+        return [node.asname or node.name.split(".")[0]]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        return [node.name]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return list(node.names)
+    return []
+
+
 def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
     """The receivers (self, cls) that name the submission's own object wherever they appear: each
     is bound only as the first parameter of a def (a method, or a function made one: `Block.forward
     = _forward`; a lambda given to property) and never given by hand (`_forward(x)`,
     `Block.forward(x)`, `Sub.forward(x)`, the file's own decorator). A file that binds one in any
     other way (`cls = sys`, `def f(x, cls)`, a loop, an import, a match capture) makes it a name
-    like any other there: `cls.modules` reached sys.modules unseen (qa20h h02, h03). Not followed:
-    such a function passed on as a value (`g = _peek; g(sys)`, partial, map), which honest
-    decorators and wrappers do too."""
+    like any other there: `cls.modules` reached sys.modules unseen (qa20h h02, h03). A method read
+    off its class as a value (`map(Block.peek, [sys])`, `g = Block.peek`) counts as given by hand.
+    Not followed: a module-level function taking self passed on as a value (`g = _peek; g(sys)`),
+    which honest decorators and wrappers do too."""
     takes: dict[str, set[str]] = {"": set()}  # class ("" for none) -> its defs whose first parameter is self or cls
     firsts: set[int] = set()  # ids of those parameters
     nodes = [node for tree in trees for node in ast.walk(tree)]
@@ -159,6 +210,9 @@ def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
             unsafe.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
             unsafe.add(node.rest)
+        elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) and node.value.id in classes
+              and node.attr in methods and not _called_or_named(node, parent.get(id(node)))):
+            unsafe.update(SAFE_RECEIVERS)  # Block.forward given on as a value (map, partial, g = ...): any object may become its self (qa21h c05)
         elif isinstance(node, ast.Call) and not (node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in SAFE_RECEIVERS):
             function = node.func
             given = (isinstance(function, ast.Name) and function.id in takes[""]
@@ -166,6 +220,12 @@ def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
             if given:  # _forward(x, ...), Block.forward(x, ...), Sub.forward(x, ...): x is its self
                 unsafe.update(SAFE_RECEIVERS)
     return frozenset(SAFE_RECEIVERS) - unsafe
+
+
+def _called_or_named(node: ast.AST, parent: ast.AST | None) -> bool:
+    """`Block.forward(...)` (a call: judged as one), or only its name or text read (`Block.forward.__doc__`)."""
+    return (isinstance(parent, ast.Call) and parent.func is node
+            or isinstance(parent, ast.Attribute) and parent.attr in ("__doc__", "__name__", "__qualname__"))
 
 
 def bindings(trees: Sequence[ast.AST], known: list[tuple[str, ast.AST]] | None = None,
