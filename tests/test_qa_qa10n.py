@@ -105,7 +105,7 @@ def test_a_task_below_a_failed_import_says_why_it_never_ran(results):
 
 def test_the_copy_with_the_work_is_graded_and_the_blank_beside_it_named(results):
     events = " ".join(results["f01_gradescope_copy_of_notebook_beside_blank"].events)
-    assert "graded Copy of attention.ipynb, the notebook with your work in it" in events and "attention.ipynb was handed in beside it" in events
+    assert "graded Copy of attention.ipynb, the file with your work in it" in events and "attention.ipynb was handed in beside it" in events
 
 
 NBGRADER = ("n10_nbgrader_e_solution_cell_deleted_new_cell",)

@@ -230,6 +230,18 @@ def test_a_whole_release_folder_grades_the_file_the_student_wrote_in(tmp_path, f
     assert "NotImplementedError" not in "".join(chunk for _, chunk in submission.chunks)
 
 
+@pytest.mark.parametrize("copy", ["attention (1).py", "reference.py"])
+def test_a_finished_py_file_under_another_name_is_graded_over_the_untouched_stubs(tmp_path, copy):
+    """qa21p: `attention (1).py` (a browser's second download) beside the untouched attention.py,
+    or reference.py beside an untouched notebook, was passed over for the stub: 0/32, with no word."""
+    folder = tmp_path / "finn"
+    shutil.copytree(REPO / "assignments" / "attention", folder)
+    shutil.copy(REPO / "solutions" / "attention" / "attention.py", folder / copy)
+    submission = load_submission(folder)
+    assert "NotImplementedError" not in "".join(chunk for _, chunk in submission.chunks)
+    assert any(note.startswith(f"graded {copy}, the file with your work in it") and "attention.py" in note for note in submission.notes), submission.notes
+
+
 def _release_folder(folder: Path, student: str) -> Path:
     """The whole release folder as a student hands it in: the kit's files, their own attention.py."""
     release = REPO / "assignments" / "attention"

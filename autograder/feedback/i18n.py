@@ -390,8 +390,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "{file}：没有作答单元格（标签 attnkit:answer）写这些任务，所以定义它们的单元格被当作你的作答单元格评分，每个都整格运行：单元格 {cells}；你的其他单元格只提供作答用到的定义。请把每个任务写在它的作答单元格里",
     },
     "submission.graded_copy": {
-        "en": "graded {file}, the notebook with your work in it (fewest tasks left unwritten); {others} was handed in beside it and not graded. Hand in one file under its own name",
-        "zh": "评分的是 {file}：它是写有你的作答的笔记本（未完成的任务最少）；同时交上来的 {others} 没有评分。请只交一个文件，并保留它原来的文件名",
+        "en": "graded {file}, the file with your work in it (fewest tasks left unwritten); {others} was handed in beside it and not graded. Hand in one file under its own name",
+        "zh": "评分的是 {file}：它是写有你的作答的文件（未完成的任务最少）；同时交上来的 {others} 没有评分。请只交一个文件，并保留它原来的文件名",
     },
     "submission.task_in_text_cell": {
         "en": "{file}: cell {number} is a {kind} cell, so it never runs, but it holds the code of {names}: make it a code cell again (in Jupyter: select it, press Esc, then Y)",

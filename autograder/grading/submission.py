@@ -633,13 +633,13 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
     written: dict[str, str] = {}
     if entry.endswith(".ipynb"):
         chunks, notes, cells, written = _notebook(data, entry)
-        passed_over = sorted(f for f in files if PurePosixPath(f).name in entry_names() and f != entry)
-        if passed_over and PurePosixPath(entry).name not in entry_names():
-            notes = (t("submission.graded_copy", file=entry, others=", ".join(passed_over)), *notes)
         filename = entry_names()[0]
     else:
         chunks = ((1, decode_python(data, entry)),)
         filename = PurePosixPath(entry).name
+    passed_over = sorted(f for f in files if PurePosixPath(f).name in entry_names() and f != entry)
+    if passed_over and PurePosixPath(entry).name not in entry_names():
+        notes = (t("submission.graded_copy", file=entry, others=", ".join(passed_over)), *notes)
     helpers = {}
     kit = {}
     kit_files = current().kit_files()
@@ -682,8 +682,8 @@ def _find_entry(name: str, files: dict[str, bytes], others: Sequence[str] = ()) 
     """The file the student wrote in. A whole release folder holds attention.py and the notebooks,
     and only one of them has the answers: the one with the fewest stubs left (in entry_names()
     order when they tie), so that the untouched attention.py next to a finished notebook is not
-    graded instead of it. A notebook under another name that defines every task (Colab's "Copy of
-    attention.ipynb", a browser's "attention (1).ipynb") is one of them, after those names."""
+    graded instead of it. A notebook or .py file under another name that defines every task (Colab's
+    "Copy of attention.ipynb", a browser's "attention (1).py") is one of them, after those names."""
     found = []
     for order, wanted in enumerate(entry_names()):
         matches = [f for f in files if PurePosixPath(f).name == wanted]
@@ -695,8 +695,9 @@ def _find_entry(name: str, files: dict[str, bytes], others: Sequence[str] = ()) 
             entry = shallowest[0]
             found.append((files[entry].count(STUB_MARK), order, entry))
     named = {entry for *_, entry in found}
-    for other in sorted(files):  # a copy of the notebook under another name ("Copy of attention.ipynb", "attention (1).ipynb")
-        if other.endswith(".ipynb") and other not in named and _writes_every_task(files[other]):
+    kit = {PurePosixPath(f).name for f in current().kit_files()}
+    for other in sorted(files):  # a copy under another name ("Copy of attention.ipynb", "attention (1).py"), not the kit's own files
+        if other.endswith((".ipynb", ".py")) and other not in named and PurePosixPath(other).name not in kit and _writes_every_task(files[other]):
             found.append((files[other].count(STUB_MARK), len(entry_names()), other))
     if found:
         return min(found)[2]
