@@ -556,6 +556,7 @@ def test_empty_file_scores_zero_without_a_grader_error(grade_a):
     result = grade_a("", "empty")
     assert result.score == 0 and result.checks and not result.grader_error
     assert "attention_scores is not defined in your file" in check(result, "attention_scores_values").message
+    assert any("is empty (no code in it)" in event for event in result.events), result.events
 
 
 def test_binary_garbage_is_rejected_with_a_reason(grade_a):

@@ -153,6 +153,15 @@ def test_zip_path_escape_is_refused(tmp_path, member):
         load_submission(path)
 
 
+@pytest.mark.parametrize("text", ["", "\n\n", "# my homework\n"])
+def test_an_empty_py_file_is_graded_with_a_note_that_says_it_is_empty(tmp_path, text):
+    """qa21p: an empty attention.py was graded 0/100 with every check saying "not defined" and
+    no word on why; it is still graded (a 0 the student earned), with a note that says so."""
+    path = tmp_path / "attention.py"
+    path.write_text(text, encoding="utf-8")
+    assert any(note.startswith("attention.py is empty (no code in it), so every task scores 0") for note in load_submission(path).notes)
+
+
 def test_other_file_kinds_are_refused(tmp_path):
     path = tmp_path / "essay.docx"
     path.write_bytes(b"PK")

@@ -326,6 +326,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "refused.size": {"en": "a tensor of {count} elements ({size} bytes), over the size limit", "zh": "有 {count} 个元素（{size} 字节）的张量，超出了大小限制"},
     # why a submission could not be read (autograder/grading/submission.py: SubmissionError)
     "submission.nul": {"en": "{file} is not a text file (it contains NUL bytes); submit your {student_file}", "zh": "{file} 不是文本文件（含有 NUL 字节）；请提交你的 {student_file}"},
+    "submission.empty": {"en": "{file} is empty (no code in it), so every task scores 0: was it saved before it was handed in? Hand in the {student_file} you wrote your code in", "zh": "{file} 是空的（没有代码），所以每个任务都是 0 分：交之前保存了吗？请提交你写了代码的 {student_file}"},
     "submission.encoding": {"en": "{file} is not readable Python text ({error}); save it as UTF-8", "zh": "{file} 不是可读的 Python 文本（{error}）；请用 UTF-8 编码保存"},
     "submission.notebook": {"en": "{file} is not a valid Jupyter notebook ({error}); re-save it from Jupyter", "zh": "{file} 不是有效的 Jupyter 笔记本（{error}）；请在 Jupyter 中重新保存"},
     "submission.notebook_old": {

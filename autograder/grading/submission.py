@@ -637,6 +637,8 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
     else:
         chunks = ((1, decode_python(data, entry)),)
         filename = PurePosixPath(entry).name
+        if not any(line.strip() and not line.lstrip().startswith("#") for line in chunks[0][1].splitlines()):
+            notes = (t("submission.empty", file=entry, student_file=current().student_file),)  # graded (0), and told why
     passed_over = sorted(f for f in files if PurePosixPath(f).name in entry_names() and f != entry)
     if passed_over and PurePosixPath(entry).name not in entry_names():
         notes = (t("submission.graded_copy", file=entry, others=", ".join(passed_over)), *notes)
