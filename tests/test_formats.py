@@ -514,3 +514,15 @@ def test_a_students_text_in_markdown_feedback_holds_no_link_or_image(said):
 
     shown = inline(f"causal_mask raised ValueError: {said}")
     assert "](" not in shown and "<http" not in shown, shown
+
+
+def test_a_passed_checks_carried_forward_note_is_a_note_not_what_went_wrong(tmp_path: Path) -> None:
+    """qa21p: a Part F check that passed with trusted versions of earlier tasks showed its note
+    under "What went wrong:" (the page, the markdown), though nothing went wrong in it."""
+    carried = check("trained_maps_match", "F", message="correct given your Part D; that mistake is charged in D.1")
+    failed = check("sdpa.values", "A", "failed", message="the values differ")
+    result = replace(correct_result(), checks=(carried, failed))
+    for page in (render_markdown(result), render_html(result, tmp_path)):
+        text = re.sub(r"<[^>]+>", "", page)
+        assert "Note: correct given your Part D" in text and "What went wrong: the values differ" in text
+        assert "What went wrong: correct given" not in text

@@ -137,6 +137,8 @@ def _task_lines(task: str, checks: list, lang: str) -> list[str]:
     for check in checks:
         if check.passed:
             lines.append(f"  {t('check.pass', lang)} {words().check_name(check.check_id, check.name, lang)}")
+            if check.message:  # passed with trusted versions of earlier tasks: says which
+                lines.append(f"       {message(check, lang)}")
     failed = [c for c in checks if not c.passed]
     if failed and len(failed) == len(checks) and all(NOT_IMPLEMENTED_RE.search(c.message) for c in failed):
         lines.append(f"  {t('check.fail', lang)} {message(failed[0], lang)}")

@@ -24,6 +24,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "feedback.status": {"en": "Status", "zh": "状态"},
     "feedback.check": {"en": "Check", "zh": "检查项"},
     "feedback.details": {"en": "What went wrong", "zh": "问题说明"},
+    "feedback.note": {"en": "Note", "zh": "说明"},  # on a passed check: how its points were earned (carried forward)
     "feedback.hint": {"en": "Hint", "zh": "提示"},
     "feedback.checks_heading": {"en": "Checks", "zh": "各项检查"},
     "feedback.parts_heading": {"en": "Score by part", "zh": "各部分得分"},

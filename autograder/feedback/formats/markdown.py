@@ -76,7 +76,7 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
                 continue
             lines.append(f"- {icon} {status_word(check.status, lang)}: {name} ({points})")
             if check_view.message:  # a passed check has one when its points were carried forward
-                lines.append(f"  - {t('feedback.details', lang)}: {inline(check_view.message)}")
+                lines.append(f"  - {t('feedback.note' if check.passed else 'feedback.details', lang)}: {inline(check_view.message)}")
             if check_view.folded:
                 lines.append(f"  - {inline(check_view.folded)}")
             if check_view.hint:  # none for a passed check, or one folded under another failure
