@@ -3,6 +3,7 @@ and the two messages that were wrong (a blank source line, a float causal mask).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import re
 from pathlib import Path
 
@@ -159,6 +160,15 @@ def test_fold_keeps_an_independent_diagnosis_and_other_tasks_apart():
     assert [(e.check.check_id, [f.check_id for f in e.folded]) for e in entries] == [
         ("values", ["overflow"]), ("mask", []), ("sdpa", []),
     ]
+
+
+def test_fold_never_hides_a_broken_rule_under_another_failure():
+    """qa21p: torch.softmax with NaN on a blocked row showed "written by hand" folded under the
+    NaN failure ("probably for the same reason"); fixing the NaN only then revealed it."""
+    nan = _failed("fully_blocked", "A.2", mistake="fully_masked_nan")
+    rule = replace(_failed("masked_softmax_by_hand", "A.2", message="masked_softmax uses softmax"), message_key="uses_library")
+    entries = fold([nan, rule])
+    assert [(e.check.check_id, [f.check_id for f in e.folded]) for e in entries] == [("fully_blocked", []), ("masked_softmax_by_hand", [])]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -120,6 +120,12 @@ def _cause(check) -> str:
     return f"crash:{crash.group(1)}:{crash.group(2)}" if crash else ""
 
 
+def _is_rule(check) -> bool:
+    """A broken rule (the library called, code the grader cannot check): never explained by another failure."""
+    key = getattr(check, "message_key", "")
+    return key == "uses_library" or key.startswith("rule_")
+
+
 def fold(failed: Sequence) -> list[Entry]:
     """Failed checks (CheckResults) grouped. The first failure of a task with a known cause (a
     diagnosed mistake, or an exception at a line of the student's file) carries the other failures
@@ -136,7 +142,7 @@ def fold(failed: Sequence) -> list[Entry]:
     for index, check in enumerate(failed):
         cause = _cause(check)
         if index not in taken and cause:
-            group(index, lambda other, cause=cause: _cause(other) in ("", cause))
+            group(index, lambda other, cause=cause: _cause(other) in ("", cause) and not _is_rule(other))
     for index, check in enumerate(failed):
         if index not in taken:
             group(index, lambda other, message=check.message: other.message == message)
