@@ -266,3 +266,19 @@ def test_watch_raises_when_the_watcher_thread_dies(tmp_path, monkeypatch):
     with pytest.raises(watching.WatchError, match=r"file watcher stopped \(OSError: \[Errno 28\] inotify watch limit reached\)"):
         watching.watch([work], None, None, lambda path, step: None)
     assert checked == [1]
+
+
+def test_the_view_headlines_a_recognised_mistake_not_a_property_left_uncounted():
+    """qa21p: for a pre-norm block the view led with "not counted: this property earns points only
+    when the values are right" and never showed the mistake that `check` names."""
+    from autograder.feedback.formats.watchview import Pass, Progress, render_view
+    from autograder.feedback.results import FAILED, CheckResult
+
+    def failed(check_id: str, **fields) -> CheckResult:
+        return CheckResult(check_id=check_id, name=f"AttentionBlock: {check_id}", part="D", task="D.1", points=0.0, max_points=1.0, status=FAILED, **fields)
+
+    gated = failed("block_parameters", message="not counted: this property earns points only when the values are right", message_key="scoring_gated")
+    wrong = failed("block_values", message="the output differs: The block normalises before attention (pre-norm)", mistake="block_pre_norm",
+                   mistake_message="The block normalises before attention (pre-norm)")
+    view = render_view(Pass(Progress((gated, wrong)), "", 0.1, False), Path("attention.py"), 1, "en")
+    assert "✗ AttentionBlock: block_values" in view and "pre-norm" in view and "✗ AttentionBlock: block_parameters" not in view, view

@@ -83,7 +83,8 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
         checks = tasks[focus]
         failing = [c for c in checks if not c.passed]
         lines.append(t("watch.next", lang, task=focus, name=task_name(checks), passed=len(checks) - len(failing), total=len(checks)))
-        first = failing[0]
+        # headline a recognised mistake, else a failure of its own (not a property left uncounted by another)
+        first = next((c for c in failing if c.mistake), None) or next((c for c in failing if c.message_key != "scoring_gated"), failing[0])
         lines.append(f"  ✗ {name_text(first, lang)}")
         if lang == "en":
             message = first.message.removesuffix(f": {first.mistake_message}") if first.mistake else first.message
