@@ -282,3 +282,16 @@ def test_the_view_headlines_a_recognised_mistake_not_a_property_left_uncounted()
                    mistake_message="The block normalises before attention (pre-norm)")
     view = render_view(Pass(Progress((gated, wrong)), "", 0.1, False), Path("attention.py"), 1, "en")
     assert "✗ AttentionBlock: block_values" in view and "pre-norm" in view and "✗ AttentionBlock: block_parameters" not in view, view
+
+
+def test_the_view_of_an_unwritten_task_gives_the_tasks_idea_as_check_does():
+    """qa21p: for a stub, watch gave the first check's hint ("Only the last two axes take part in
+    the product...") where `check` gives the task's idea."""
+    from autograder.feedback.formats.view import first_hint
+    from autograder.feedback.formats.watchview import Pass, Progress, render_view
+    from autograder.feedback.results import FAILED, CheckResult
+
+    stub = CheckResult(check_id="sdpa_values", name="scaled_dot_product_attention: values", part="A", task="A.3", points=0.0, max_points=1.0,
+                       status=FAILED, message="Task A.3 (scaled_dot_product_attention) is not implemented yet: it still raises NotImplementedError")
+    view = render_view(Pass(Progress((stub,)), "", 0.1, False), Path("attention.py"), 1, "en")
+    assert first_hint("", "A.3", "en") in view, view

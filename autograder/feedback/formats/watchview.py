@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from autograder.feedback.checkview import message as check_message
+from autograder.feedback.checkview import NOT_IMPLEMENTED_RE, message as check_message
 from autograder.feedback.formats.view import first_hint, name_text, note_text
 from autograder.feedback.i18n import t
 from autograder.feedback.results import CheckResult
@@ -93,7 +93,8 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
                 lines.append(f"    {t('watch.mistake', lang)}: {first.mistake_message}")
         else:  # the check's message in lang; a diagnosed mistake is said in the catalogue's words
             lines.append(f"    {check_message(first, lang)}")
-        hint = first_hint(first.check_id, first.task, lang)  # the first tier: the idea, never code
+        unwritten = all(NOT_IMPLEMENTED_RE.search(c.message) for c in failing)  # a stub: the task's idea, as `check` gives it
+        hint = first_hint("" if unwritten else first.check_id, first.task, lang)  # the first tier: the idea, never code
         if hint:
             lines.append(f"    {t('watch.hint', lang)}: {hint}")
         if len(failing) > 1:
