@@ -517,3 +517,15 @@ def test_a_users_own_pytest_settings_do_not_reach_the_checks(grade, monkeypatch)
     assert not result.grader_error, result.grader_error
     assert [(p.part, p.score) for p in result.parts] == [("A", 32.0)]
     assert os.environ["PYTEST_ADDOPTS"] == "-v -x"  # given back
+
+
+def test_a_task_written_in_a_new_cell_below_its_check_cell_is_named_in_a_note(tmp_path):
+    """qa21p: attention_scores written in a new cell below the A.1 check cell was not run (a task
+    is graded as its check cell saw it) and the stub's "not implemented yet" was all it was told."""
+    notebook = json.loads((REPO / "assignments" / "attention" / "attention.ipynb").read_text(encoding="utf-8"))
+    check = next(i for i, cell in enumerate(notebook["cells"]) if cell["cell_type"] == "code" and "check_attention_scores" in "".join(cell["source"]))
+    notebook["cells"].insert(check + 1, _code("import math\n\ndef attention_scores(q, k):\n    return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n"))
+    path = tmp_path / "attention.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    notes = load_submission(path).notes
+    assert any(f"cell {check + 2} defines attention_scores again, after the check of that task (cell {check + 1})" in note for note in notes), notes

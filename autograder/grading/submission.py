@@ -216,6 +216,8 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
         notes.append(t("submission.untagged_answer", file=where,
                        cells=", ".join(f"{number} ({', '.join(names)})" for number, names in _task_names_in(promoted).items())))
     answers, late = _without_late_answers(answers, task_checks, sorted(checks))
+    if answers:  # a task left a stub, written in a cell of the student's below its check cell: not run either (qa21p)
+        late |= _late_in_own(own, task_checks, _stubbed(answers))
     notes.extend(t("submission.answer_after_check", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES]), check=check)
                  for number, (names, check) in sorted(late.items())[:MAX_CELL_NOTES])
     graded = answers or own  # no answer cell, no task written: graded as every cell of the student's
@@ -362,6 +364,36 @@ def _task_checks(checks: list[tuple[int, str]]) -> dict[str, int]:
     uses = [(number, _needs(tree) if (tree := _parsed(text)) else set()) for number, text in checks]
     found = {name: next((number for number, used in uses if used & set(order[i:])), None) for i, name in enumerate(order)}
     return {name: number for name, number in found.items() if number is not None}
+
+
+def _names_defined(text: str) -> set[str]:
+    tree = _parsed(text)
+    return {name for node in (tree.body if tree else []) for name in _statement_names(node)}
+
+
+def _stubbed(answers: list[tuple[int, str]]) -> set[str]:
+    """The tasks whose answer cell still holds the stub."""
+    tasks = set(current().task_names.values())
+    found = set()
+    for _, text in answers:
+        tree = _parsed(text)
+        for node in tree.body if tree else []:
+            if STUB_MARK.decode() in (ast.get_source_segment(text, node) or ""):
+                found |= _statement_names(node) & tasks
+    return found
+
+
+def _late_in_own(own: list[tuple[int, str]], task_checks: dict[str, int], stubbed: set[str]) -> dict[int, tuple[list[str], int]]:
+    """{cell number: (the stubbed tasks it defines below their check cells, the first such check
+    cell)}; a task written in its answer cell and again below (a scratch experiment) is not named."""
+    defines = {number: _names_defined(text) & stubbed for number, text in own}
+    written = {name for number, names in defines.items() for name in names if number < task_checks.get(name, 0)}  # above the check: graded
+    late = {}
+    for number, names_here in defines.items():
+        below = [name for name in sorted(names_here - written) if 0 < task_checks.get(name, 0) < number]
+        if below:
+            late[number] = (below, task_checks[below[0]])
+    return late
 
 
 def _without_late_answers(answers: list[tuple[int, str]], task_checks: dict[str, int], checks: list[int]) -> tuple[list[tuple[int, str]], dict[int, tuple[list[str], int]]]:
