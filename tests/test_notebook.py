@@ -191,6 +191,7 @@ def test_blank_notebook_fails_every_check_with_not_implemented_yet(blank_run):
         [error] = _errors(check)
         assert error.ename == "NotImplementedYet", (name, error.ename, error.evalue)
         assert "is not implemented yet" in error.evalue
+        assert error.traceback == [f"NotImplementedYet: {error.evalue}"], error.traceback  # the message, not public_checks.py's source (qa21p)
 
 
 def test_nbgrader_source_marks_solutions_hidden_tests_points_and_locks():

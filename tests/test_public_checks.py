@@ -637,3 +637,10 @@ def test_heatmap_check_gives_weights_that_require_grad(checks: ModuleType) -> No
 
     with pytest.raises(checks.CheckFailure, match=r"given weights that require grad .* raised RuntimeError: .*Hint: \.detach\(\) the weights"):
         checks.check_plot_attention(plot_attention)
+
+
+def test_jupyter_shows_a_failed_check_as_its_message_alone(checks: ModuleType) -> None:
+    """qa21p: a failed check cell showed a traceback through public_checks.py (the checker's own
+    source lines) above the message; IPython renders an exception by its _render_traceback_."""
+    failure = checks.CheckFailure("Task A.1 (attention_scores): you divided by d instead of √d.")
+    assert failure._render_traceback_() == ["CheckFailure: Task A.1 (attention_scores): you divided by d instead of √d."]

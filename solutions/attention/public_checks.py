@@ -99,6 +99,10 @@ def use_cjk_font() -> str | None:
 class CheckFailure(AssertionError):
     """A public check failed; str(failure) is the whole message for the student."""
 
+    def _render_traceback_(self) -> list[str]:
+        """What Jupyter shows for it (IPython calls this): the message, not the checker's source."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 class NotImplementedYet(CheckFailure):
     """The task (or a task it needs) still raises NotImplementedError."""
