@@ -304,3 +304,17 @@ def test_check_names_the_file_it_checked(graded):
         for lang in ("en", "zh"):
             lines, _ = render_check(result, lang)
             assert lines[-1].startswith(f"{file}{':' if lang == 'en' else '：'}"), lines[-1]
+
+
+def test_a_resumed_batch_without_a_seed_grades_with_the_seed_of_its_results(tmp_path):
+    """qa21p: after one file changed, grade-batch again without --seed graded it with a new random
+    seed: one class, two seeds. A run that resumes keeps the seed its results were graded with."""
+    inbox = tmp_path / "subs"
+    inbox.mkdir()
+    for name in ("ann", "ben"):
+        shutil.copyfile(REFERENCE, inbox / f"{name}.py")
+    options = GradeOptions(parts=frozenset({"B"}))
+    first = {r.submission: r.seed for r in grade_batch(inbox, tmp_path / "out", options=options).submissions}
+    (inbox / "ben.py").write_text(REFERENCE.read_text(encoding="utf-8") + "\n# handed in again\n", encoding="utf-8")
+    again = {r.submission: r.seed for r in grade_batch(inbox, tmp_path / "out", options=options).submissions}
+    assert len(set(first.values())) == 1 and again == first, (first, again)

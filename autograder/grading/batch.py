@@ -63,7 +63,6 @@ def grade_batch(
     names = output_names(paths)  # from the whole folder: every shard names a submission alike
     if shard is not None:
         paths = [p for p in paths if shard.holds(names[p])]
-    options = replace(options, seed=options.seed if options.seed is not None else new_seed())  # one seed for the batch
     store = ResultStore(out_dir)
     tag = ".".join(t for t in (chosen.lock_tag, "" if shard is None else f"{shard.index}-of-{shard.count}") if t)
     done: dict[Path, SubmissionResult] = {}
@@ -75,6 +74,9 @@ def grade_batch(
                 done[path] = store.load(names[path])
             else:
                 todo.append((path, names[path]))
+        if options.seed is None:  # one seed for the batch: a run that resumes keeps the one its results were graded with
+            kept = next((result.seed for result in done.values() if result.seed is not None), None)
+            options = replace(options, seed=kept if kept is not None else new_seed())
         if todo:
             job = BatchJob(Path(directory), Path(out_dir), todo, options, force, shard)
             for count, (path, result) in enumerate(chosen.run(job), start=1):
