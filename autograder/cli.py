@@ -467,6 +467,17 @@ def _cmd_docker_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seed(text: str) -> int:
+    """A run's seed: a whole number in the range every platform keeps (PrairieLearn's params, the grader's own)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if not 0 <= seed < 2**31:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 0 to {2**31 - 1}")
+    return seed
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
     from autograder.deployment.export import export_gradescope, export_prairielearn
 
@@ -474,6 +485,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
         path = export_gradescope(Path(args.out), download=not args.no_download, online=args.online)
     else:
         path = export_prairielearn(Path(args.out), image=args.image)
+        if args.image == IMAGE:  # the local name: PrairieLearn pulls from a registry
+            print(f"note: info.json names the image {IMAGE}, which PrairieLearn cannot pull; push the image to a registry"
+                  " PrairieLearn reaches and pass --image <registry>/attnkit-grader:latest", file=sys.stderr)
     print(f"wrote {path}")
     return 0
 
@@ -490,7 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--seed", type=int, default=None, help="reproduce the inputs of an earlier run")
+        p.add_argument("--seed", type=_seed, default=None, help="reproduce the inputs of an earlier run (0 to 2147483647)")
         p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG; default: zh for a *.zh.ipynb or *.zh.py file, else en)")
         p.add_argument("--integrity", choices=INTEGRITY_MODES, default="record", help="record: integrity flags only show to the instructor; strict: a flagged part scores 0")
 

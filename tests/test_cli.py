@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from autograder.cli import BatchProgress, main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -203,3 +205,12 @@ def test_a_students_command_errors_speak_the_students_language(capsys, tmp_path)
     assert "应为 .py 文件" in lines[4]
     assert main(["hint", "Z.9", "--file", str(tmp_path / "attention.py")]) == 2
     assert capsys.readouterr().err.startswith("ERROR no task Z.9: use one of A.1")
+
+
+@pytest.mark.parametrize("seed", ["-1", "2147483648", "1180591620717411303424", "seven"])
+def test_a_seed_outside_what_every_platform_keeps_is_refused_in_one_line(tmp_path, capsys, seed):
+    """qa21p: --seed -1 and --seed 2**70 were taken, though PrairieLearn's params refuse them."""
+    with pytest.raises(SystemExit) as stopped:
+        main(["grade", str(REFERENCE), "--out", str(tmp_path), "--seed", seed])
+    assert stopped.value.code == 2
+    assert f"argument --seed: {seed!r} is not a whole number from 0 to 2147483647" in capsys.readouterr().err

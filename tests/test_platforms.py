@@ -142,6 +142,14 @@ def test_prairielearn_export_carries_the_grader_source_in_tests_and_a_fresh_uuid
     assert sorted(p.name for p in outside) == ["info.json", "question.html"]
 
 
+def test_prairielearn_export_with_the_local_image_name_says_to_push_it(tmp_path, capsys):
+    """qa21p: without --image, info.json named attnkit-grader:latest, which PrairieLearn cannot pull, and nothing said so."""
+    assert main(["export", "prairielearn", "--out", str(tmp_path / "local")]) == 0
+    assert "PrairieLearn cannot pull" in capsys.readouterr().err
+    assert main(["export", "prairielearn", "--out", str(tmp_path / "pushed"), "--image", "ghcr.io/course/attnkit-grader:1"]) == 0
+    assert "cannot pull" not in capsys.readouterr().err
+
+
 # --- Gradescope's results -----------------------------------------------------------------------
 
 def test_gradescope_output_is_markdown_feedback_with_the_heatmaps(tmp_path):
