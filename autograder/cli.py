@@ -249,17 +249,21 @@ def _default_file(command: str) -> Path:
 
 def _cmd_hint(args: argparse.Namespace) -> int:
     from autograder.assignment import current
-    from autograder.feedback.hints import TIER_NAMES, next_hint, state_path
+    from autograder.feedback.hints import TIER_NAMES, next_hint, state_path, tiers_for
 
     lang = _lang(args)
+    tables = current().hint_tables()
+    tiers_for(args.task, tables)  # an unknown task is told first
     if args.file:
         student_file = Path(args.file)
+        if not student_file.is_file():  # as check and watch: a mistyped name is an error, not a new hint state
+            raise AttnkitError(t("cli.no_file", lang, path=args.file))
     else:
         try:
             student_file = _default_file("hint")
         except AttnkitError:  # no file yet: the state goes next to where it will be
             student_file = Path(_student_file())
-    tier, text = next_hint(args.task, student_file, current().hint_tables(), lang, reset=args.reset)
+    tier, text = next_hint(args.task, student_file, tables, lang, reset=args.reset)
     print(t("hint.heading", lang, task=args.task, tier=tier, kind=TIER_NAMES[lang][tier - 1]))
     print(text)
     again = args.task + (f" --file {args.file}" if args.file else "")
@@ -376,7 +380,8 @@ def _print_scores(batch) -> None:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from autograder.assignment import current
-    from autograder.paths import EXAMPLES_DIR, REPO_ROOT
+    from autograder.authoring.stubs import stub_source
+    from autograder.paths import EXAMPLES_DIR
 
     out = Path(args.out)
     inbox = out / "submissions"
@@ -385,7 +390,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     inbox.mkdir(parents=True)
     manifest = current()
     shutil.copyfile(manifest.solution, inbox / "reference.py")
-    shutil.copyfile(REPO_ROOT / "assignments" / manifest.name / manifest.student_file, inbox / "blank_release.py")
+    blank = stub_source(manifest.solution.read_text(encoding="utf-8"), str(manifest.solution))  # not the student's working copy
+    (inbox / "blank_release.py").write_text(blank, encoding="utf-8")
     for example in sorted(EXAMPLES_DIR.iterdir()):
         target = inbox / example.name
         shutil.copytree(example, target) if example.is_dir() else shutil.copyfile(example, target)
@@ -503,9 +509,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="attnkit", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p: argparse.ArgumentParser) -> None:
+    per_file = "feedback language (or ATTNKIT_LANG; default: zh for a *.zh.ipynb or *.zh.py file, else en)"
+    one_for_all = "feedback language of every submission (or ATTNKIT_LANG; default: en, whatever the file names)"
+
+    def common(p: argparse.ArgumentParser, lang_help: str = per_file) -> None:
         p.add_argument("--seed", type=_seed, default=None, help="reproduce the inputs of an earlier run (0 to 2147483647)")
-        p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG; default: zh for a *.zh.ipynb or *.zh.py file, else en)")
+        p.add_argument("--lang", choices=("en", "zh"), default=None, help=lang_help)
         p.add_argument("--integrity", choices=INTEGRITY_MODES, default="record", help="record: integrity flags only show to the instructor; strict: a flagged part scores 0")
 
     p = sub.add_parser("release", help="generate assignments/ and examples/submissions/bug_*.py from solutions/",
@@ -536,7 +545,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--roster", default=None, help="CSV mapping submissions to students (an LMS export): fills grades.csv's student_id")
     p.add_argument("--shard", default=None, metavar="K/N", help="grade only share K (0..N-1) of N, stable by submission name; needs --seed; then attnkit report OUT")
     p.add_argument("--image", default=IMAGE, help="grader image (attnkit docker build)")
-    common(p)
+    common(p, one_for_all)
     p.set_defaults(func=_cmd_grade_batch)
 
     p = sub.add_parser("check", help="the visible checks, task by task, with hints (for students)")
@@ -563,7 +572,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="grade the bundled example submissions")
     p.add_argument("--out", default="demo-out", help="folder for the copied submissions and OUT/results/ (default: demo-out)")
     p.add_argument("--jobs", type=int, default=2, help="submissions graded at once (default: 2)")
-    common(p)
+    common(p, one_for_all)
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("train-reference", help="train the assignment's reference model (its manifest's training module) and write its weights")
@@ -579,7 +588,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="class dashboard, grades.csv, summary.md and every feedback page of a graded folder")
     p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of grade-batch")
-    p.add_argument("--lang", choices=("en", "zh"), default=None, help="feedback language (or ATTNKIT_LANG; default: zh for a *.zh.ipynb or *.zh.py file, else en)")
+    p.add_argument("--lang", choices=("en", "zh"), default=None, help=one_for_all)
     p.add_argument("--show-after-due", action="store_true", help="also show checks whose visibility is after_due_date")
     p.add_argument("--roster", default=None, help="CSV mapping submissions to students (an LMS export): fills grades.csv's student_id")
     p.add_argument("--lms", choices=("canvas", "prairielearn"), default=None, help="also write grades-<lms>.csv, the layout that LMS imports (needs --roster)")

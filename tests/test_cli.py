@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
+import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -177,18 +177,71 @@ def test_a_task_id_in_lower_case_is_read_as_the_task(tmp_path, capsys):
     assert "attnkit hint A.1 --file" in capsys.readouterr().out
 
 
+def test_hint_for_a_file_that_is_not_there_is_an_error_like_check(tmp_path, capsys, monkeypatch):
+    """`attnkit hint A.2 --file nosuch.py` exited 0 and wrote ./.attnkit-hints.json (QA)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["hint", "A.2", "--file", "nosuch.py", "--lang", "en"]) == 2
+    assert capsys.readouterr().err == "ERROR no file at nosuch.py: give the .py or .ipynb you are working on\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def _help(command: str, capsys) -> str:
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_lang_help_says_which_commands_take_the_language_from_the_file_name(capsys):
+    """grade-batch's help promised zh for a *.zh.ipynb file, and wrote English feedback (QA)."""
+    for command in ("grade", "check", "watch"):
+        assert "default: zh for a *.zh.ipynb or *.zh.py file, else en" in _help(command, capsys), command
+    for command in ("grade-batch", "report", "demo"):
+        text = _help(command, capsys)
+        assert "default: en, whatever the file names" in text and "*.zh" not in text, command
+
+
+def test_demo_grades_a_fresh_blank_release_not_the_working_file(tmp_path, monkeypatch):
+    """`make demo` graded assignments/attention/attention.py, where a self-learner works, as the blank release."""
+    inboxes = []
+
+    def record(inbox, *args, **kwargs):
+        inboxes.append({p.name: p.read_bytes() for p in inbox.iterdir() if p.is_file()})
+        raise LookupError("stop before grading")
+
+    monkeypatch.setattr("autograder.grading.batch.grade_batch", record)
+    monkeypatch.setattr("autograder.assignment.REPO_ROOT", tmp_path)  # no assignments/ here: the demo does not read it
+    with pytest.raises(LookupError):
+        main(["demo", "--out", str(tmp_path / "demo-out")])
+    assert inboxes[0]["blank_release.py"] in (BLANK.read_bytes(), _committed(BLANK))
+    assert b"NotImplementedError" in inboxes[0]["blank_release.py"]
+
+
 def test_bad_language_from_environment_is_a_clear_error(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("ATTNKIT_LANG", "fr")
     assert main(["grade", str(REFERENCE), "--out", str(tmp_path)]) == 2
     assert "ATTNKIT_LANG" in capsys.readouterr().err
 
 
+def _committed(path: Path) -> bytes | None:
+    """path as committed (None without git): a self-learner may be editing assignments/ in place."""
+    shown = subprocess.run(["git", "-C", str(REPO), "show", f"HEAD:{path.relative_to(REPO).as_posix()}"], capture_output=True)
+    return shown.stdout if shown.returncode == 0 else None
+
+
 def test_release_command_regenerates_the_release(tmp_path, monkeypatch):
-    before = {p.name: p.read_bytes() for p in (REPO / "assignments" / "attention").iterdir() if p.is_file()}
+    """`attnkit release` writes into a temporary root: `make test` overwrote the student's attention.py (QA)."""
+    checked_in = REPO / "assignments" / "attention"
+    before = {p: p.stat().st_mtime_ns for p in checked_in.iterdir()}
+    monkeypatch.setattr("autograder.assignment.REPO_ROOT", tmp_path)
+    monkeypatch.setattr("autograder.paths.EXAMPLES_DIR", tmp_path / "examples" / "submissions")
     assert main(["release"]) == 0
-    after = {p.name: p.read_bytes() for p in (REPO / "assignments" / "attention").iterdir() if p.is_file()}
-    assert before == after
-    assert os.path.isfile(REPO / "assignments" / "attention" / "attention.ipynb")
+    fresh = {p.name: p.read_bytes() for p in (tmp_path / "assignments" / "attention").iterdir()}
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "assignments/attention"], capture_output=True, text=True).stdout.split()
+    assert sorted(fresh) == sorted(Path(name).name for name in listed) or not listed, "run `attnkit release`"
+    for name, data in fresh.items():
+        assert data in ((checked_in / name).read_bytes(), _committed(checked_in / name)), f"{name} is stale: run `attnkit release`"
+    assert {p: p.stat().st_mtime_ns for p in checked_in.iterdir()} == before  # the real release was left alone
+    assert sorted(p.name for p in (tmp_path / "examples" / "submissions").iterdir()) == sorted(p.name for p in (REPO / "examples" / "submissions").glob("bug_*"))
 
 
 def test_a_students_command_errors_speak_the_students_language(capsys, tmp_path):

@@ -241,3 +241,14 @@ def test_a_task_cell_naming_no_function_of_the_solution_is_refused(tmp_path):
     (tmp_path / "notebook.md").write_text("<!-- cell: task attention_weights -->\n", encoding="utf-8")
     with pytest.raises(AttnkitError, match="defines no function or class 'attention_weights'"):
         build_notebook(tmp_path, nbgrader=False, keep_solution=False)
+
+
+def test_each_notebook_says_what_its_check_cells_print():
+    """The zh notebook said check cells print "Task X.Y ... passed"; they print in Chinese."""
+    source = (SOLUTION_DIR / "public_checks.py").read_text(encoding="utf-8")
+    assert 'f"任务 {self.id}（{self.name}）通过" if self.lang == "zh" else f"Task {self.id} ({self.name}) passed"' in source
+    said = {"attention.ipynb": "prints `Task X.Y (name) passed`", "attention.zh.ipynb": "通过时打印 `任务 X.Y（函数名或类名）通过`"}
+    for name in STUDENT_NOTEBOOKS.values():
+        text = (RELEASE_DIR / name).read_text(encoding="utf-8")
+        assert said[name] in text, name
+    assert "passed`" not in (RELEASE_DIR / "attention.zh.ipynb").read_text(encoding="utf-8")

@@ -120,6 +120,43 @@ def test_first_tier_hints_never_hand_over_code():
             assert not CODE.search(text), (check_id, lang, text)
 
 
+WHOLE_BODY_TIERS = ("A.1", "A.2", "A.3", "A.4", "C.1", "C.2", "C.3", "E.1")  # third tiers that are a whole function body
+
+
+def _pasted(tier_code: dict[str, str]) -> str:
+    """The reference with each task's solution block replaced by its third-tier code."""
+    source = REFERENCE.read_text(encoding="utf-8")
+    for task, code in tier_code.items():
+        start = source.index(f"Task {task}:")
+        begin = source.index("### BEGIN SOLUTION\n", start)
+        while "return" not in source[begin:source.index("### END SOLUTION", begin)]:  # C.3: forward, not __init__
+            begin = source.index("### BEGIN SOLUTION\n", begin + 1)
+        end = source.rindex("\n", 0, source.index("### END SOLUTION", begin)) + 1
+        indent = source[source.rindex("\n", 0, begin) + 1:begin]
+        head = begin + len("### BEGIN SOLUTION\n")
+        source = source[:head] + "".join(indent + line + "\n" for line in code.splitlines()) + source[end:]
+    return source
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_third_tier_code_pasted_in_passes_every_visible_check(tmp_path, capsys, lang):
+    """QA: E.1's code hint had no .detach() and no title, and failed two visible checks when pasted."""
+    path = tmp_path / "pasted.py"
+    path.write_text(_pasted({task: TASK_TIERS[task].tier(3, lang) for task in WHOLE_BODY_TIERS}), encoding="utf-8")
+    code, lines = _check(capsys, str(path), "--all", "--lang", "en")
+    assert code == 0, "\n".join(lines)
+    assert "set_title(title)" in TASK_TIERS["E.1"].tier(3, lang)
+
+
+def test_a_syntax_error_note_quotes_its_line_in_backticks(tmp_path, capsys):
+    """The note read "(syn.py:9: scores = attention_scores(q, k; ...": the quoted line's "(" looked unclosed."""
+    path = tmp_path / "syn.py"
+    path.write_text(REFERENCE.read_text(encoding="utf-8") + "\nscores = attention_scores(q, k\n", encoding="utf-8")
+    _, lines = _check(capsys, str(path), "--task", "A.1", "--lang", "en")
+    line = len(REFERENCE.read_text(encoding="utf-8").splitlines()) + 2
+    assert any(f"(syn.py:{line}: `scores = attention_scores(q, k`); the top-level statement" in text for text in lines), lines
+
+
 def test_every_check_has_a_first_tier_hint():
     from autograder.grading.session import run_checks
     from autograder.grading.inprocess import _Absent

@@ -93,8 +93,8 @@ TASK_TIERS: dict[str, Tiers] = {
            "一列对应一个查询，一行对应一个键：从上往下读一列，就能看到这个查询在关注哪里；颜色越深，权重越高。"),
         _t("Make a figure only when ax is None. On ax, draw the weights transposed (keys as rows) with a light-to-dark colour map and the colour range 0 to 1; put the query tokens on the x ticks and the key tokens on the y ticks; add a colorbar and both axis labels; set the title when one is given; return ax.",
            "只有 ax 为 None 时才新建图。在 ax 上画转置后的权重（键作为行），用由浅到深的颜色映射，颜色范围 0 到 1；x 轴刻度标查询词元，y 轴刻度标键词元；加颜色条和两个坐标轴标签；给了 title 就设置标题；最后返回 ax。"),
-        _t("if ax is None:\n    _, ax = plt.subplots()\nimage = ax.imshow(weights.T, cmap='Blues', vmin=0, vmax=1)\nax.set_xticks(range(len(query_tokens)), labels=query_tokens)\nax.set_yticks(range(len(key_tokens)), labels=key_tokens)\nax.set_xlabel('query position'); ax.set_ylabel('key position')\nax.figure.colorbar(image, ax=ax)\nreturn ax",
-           "if ax is None:\n    _, ax = plt.subplots()\nimage = ax.imshow(weights.T, cmap='Blues', vmin=0, vmax=1)  # 行 = 键，列 = 查询\nax.set_xticks(range(len(query_tokens)), labels=query_tokens)\nax.set_yticks(range(len(key_tokens)), labels=key_tokens)\nax.set_xlabel('Query 位置'); ax.set_ylabel('Key 位置')\nax.figure.colorbar(image, ax=ax)\nreturn ax"),
+        _t("if ax is None:\n    _, ax = plt.subplots()\nimage = ax.imshow(weights.detach().cpu().numpy().T, cmap='Blues', vmin=0, vmax=1)\nax.set_xticks(range(len(query_tokens)), labels=query_tokens)\nax.set_yticks(range(len(key_tokens)), labels=key_tokens)\nax.set_xlabel('query position'); ax.set_ylabel('key position')\nax.figure.colorbar(image, ax=ax)\nif title:\n    ax.set_title(title)\nreturn ax",
+           "if ax is None:\n    _, ax = plt.subplots()\nimage = ax.imshow(weights.detach().cpu().numpy().T, cmap='Blues', vmin=0, vmax=1)  # 行 = 键，列 = 查询\nax.set_xticks(range(len(query_tokens)), labels=query_tokens)\nax.set_yticks(range(len(key_tokens)), labels=key_tokens)\nax.set_xlabel('Query 位置'); ax.set_ylabel('Key 位置')\nax.figure.colorbar(image, ax=ax)\nif title:\n    ax.set_title(title)\nreturn ax"),
     ),
     "F.1": Tiers(
         _t("With the same weights and the same input, a correct block gives exactly the reference model's maps: a difference here comes from Parts C and D.",
@@ -109,8 +109,8 @@ TASK_TIERS: dict[str, Tiers] = {
            "你的 plot_attention 画出训练好的模型的注意力图：每个格子要显示它的权重，整张图要和同一个函数画出的参考模型注意力图看起来一样。"),
         _t("Make Task E.1 pass first. Draw on the Axes you are given, one cell per (query, key) pair, with the fixed colour range, the same way for every map.",
            "先让任务 E.1 通过。画在给定的 Axes 上，每个 (查询, 键) 对一个格子，颜色范围固定，每张图都用同样的画法。"),
-        _t("image = ax.imshow(weights.T, cmap='Blues', vmin=0, vmax=1)  # on the ax you are given",
-           "image = ax.imshow(weights.T, cmap='Blues', vmin=0, vmax=1)  # 画在给定的 ax 上"),
+        _t("image = ax.imshow(weights.detach().cpu().numpy().T, cmap='Blues', vmin=0, vmax=1)  # on the ax you are given",
+           "image = ax.imshow(weights.detach().cpu().numpy().T, cmap='Blues', vmin=0, vmax=1)  # 画在给定的 ax 上"),
     ),
     "F.3": Tiers(
         _t("In a trained head a pronoun looks at the noun it refers to, and a verb at its subject or object rather than at 'the' or 'a'.",

@@ -357,10 +357,10 @@ class Dispatcher:
             ast.parse(padded, filename)
             compile(padded, filename, "exec", dont_inherit=True)
             return
-        except SyntaxError as error:
+        except SyntaxError as error:  # the line quoted in backticks: it may open a bracket it never closes
             line = error.lineno or 0
             self.load_errors.append(
-                {"type": "SyntaxError", "message": f"{line_where(line, cells)}: {error.msg}", "frames": [f"{frame_where(Path(filename).name, line, cells)}: {(error.text or '').strip()}"], "unit": unit}
+                {"type": "SyntaxError", "message": f"{line_where(line, cells)}: {error.msg}", "frames": [f"{frame_where(Path(filename).name, line, cells)}: `{(error.text or '').strip()}`"], "unit": unit}
             )
         except (ValueError, RecursionError, MemoryError) as error:  # Python cannot compile it either (too deep): said where the unit starts
             line = len(padded) - len(padded.lstrip("\n")) + 1
