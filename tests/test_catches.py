@@ -261,3 +261,11 @@ def test_a_per_head_mask_is_taken_by_the_trusted_stand_ins():
         assert all(torch.allclose(g, e) for g, e in zip(got, expected, strict=True))
     assert not torch.allclose(got_attn[1][:, 0], got_attn[1][:, 1])  # the heads' masks differ
 
+
+def test_dropout_applied_twice_is_not_told_to_apply_it(grade, reference_source):
+    """qa21s b18: self.dropout(self.dropout(a)) was told to "apply self.dropout to the attention
+    output, before adding x", which it does; the message now says it is applied once."""
+    result = _grade(grade, reference_source, "block_dropout_twice", "D", (BLOCK_RETURN, "return self.norm(x + self.dropout(self.dropout(attended))), weights"))
+    failed = _failed(result)
+    assert set(failed) == {"block_dropout"}, failed
+    assert "self.dropout must be applied once, to the attention output, before adding x" in failed["block_dropout"], failed

@@ -375,8 +375,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "AttentionBlock(E, H, dropout=0.5) 建出的 self.dropout 的 p 是 {got}：模块自己的 Dropout 要用传入的 dropout，nn.Dropout(dropout)",
     },
     "block_dropout_misplaced": {
-        "en": "{where}: the output is not norm(x + dropout(attention output)) for any dropout: apply self.dropout to the attention output, before adding x",
-        "zh": "{where}：输出不符合 norm(x + dropout(注意力输出))：请在加上 x 之前，对注意力输出使用 self.dropout",
+        "en": "{where}: the output is not norm(x + dropout(attention output)) for any dropout: self.dropout must be applied once, to the attention output, before adding x",
+        "zh": "{where}：输出不符合 norm(x + dropout(注意力输出))（无论 dropout 丢弃哪些元素）：self.dropout 必须在加上 x 之前，对注意力输出只使用一次",
     },
     # E.1
     "heatmap_values_missing": {
