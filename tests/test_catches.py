@@ -212,3 +212,60 @@ def test_heads_of_num_heads_features_are_named_in_every_split_check(grade, refer
     assert all("head count and the head size are swapped" in message and "transposed or swapped" not in message for message in failed.values()), failed
     transposed = _grade(grade, reference_source, "split_transposed", "C", (split, "return x.reshape(B, S, num_heads, E // num_heads).permute(0, 3, 1, 2)"))
     assert not any("head count" in message for message in _failed(transposed).values()), _failed(transposed)
+
+
+MHA_SOFTMAX = "weights = masked_softmax(attention_scores(q, k), mask)  # (B, H, Lq, Lk)"
+
+
+@pytest.mark.parametrize(("name", "cut"), [
+    ("mha_per_head_mask_cut_to_head_0", "mask[:, :1] if mask is not None and mask.dim() == 4 else mask"),
+    ("mha_per_head_masks_merged_with_any", "mask.any(1, keepdim=True) if mask is not None and mask.dim() == 4 else mask"),
+])
+def test_a_per_head_mask_not_kept_per_head_loses_points_in_the_c3_mask_check_only(grade, reference_source, name, cut):
+    """qa21s b15, b40: the contract's mask is broadcastable to (B, H, Lq, Lk), but C.3 tried only
+    masks with one head axis of size 1, so head 0's mask for every head, or the union of the heads'
+    masks, scored 100. The mask check now also gives one mask per head (the heads differ); D.1 and
+    F (trusted stand-ins for C.3) keep their points."""
+    result = grade(apply(reference_source, Mutant(name, "C", ((MHA_SOFTMAX, f"weights = masked_softmax(attention_scores(q, k), {cut})"),))),
+                   name=name, parts={"C", "D", "F"})
+    failed = _failed(result)
+    assert set(failed) == {"mha_mask"}, failed
+    assert "(2, 3, 4, 5) (one per head)" in failed["mha_mask"], failed
+    assert not result.mistakes, result.mistakes
+    assert _part(result, "D")[0] == _part(result, "D")[1] and _part(result, "F")[0] == _part(result, "F")[1]
+
+
+def test_a_per_head_mask_is_taken_by_the_trusted_stand_ins():
+    """A C.3 or D.1 stand-in given a (B, H, S, S) mask answers as the reference does."""
+    import torch
+
+    from autograder.assignments.attention.checks.carried import PROJECTION_PARAMS, trusted_answer
+    from autograder.assignments.attention.checks.support import reference
+
+    torch.manual_seed(0)
+    embed, heads, batch, size = 8, 2, 2, 3
+    module = reference().AttentionBlock(embed, heads).double().eval()
+    x = torch.randn(batch, size, embed, dtype=torch.float64)
+    mask = torch.rand(batch, heads, size, size) < 0.6
+    mask[..., 0] = True
+    mask[0, 0, 0] = torch.tensor([True, False, False])
+    mask[0, 1, 0] = torch.tensor([False, True, False])
+    params = [module.attn.get_parameter(name).detach() for name in PROJECTION_PARAMS]
+    options = {"num_heads": heads, "dropout": 0.0, "training": False, "seed": 0}
+    with torch.no_grad():
+        expected_attn, expected_block = module.attn(x, x, x, mask), module(x, mask)
+    got_attn = trusted_answer({"kind": "forward", "name": "MultiHeadAttention", "tensors": [x, x, x, mask, *params], "options": options})
+    got_block = trusted_answer({"kind": "forward", "name": "AttentionBlock", "options": options,
+                                "tensors": [x, mask, *params, module.norm.weight.detach(), module.norm.bias.detach()]})
+    for got, expected in ((got_attn, expected_attn), (got_block, expected_block)):
+        assert all(torch.allclose(g, e) for g, e in zip(got, expected, strict=True))
+    assert not torch.allclose(got_attn[1][:, 0], got_attn[1][:, 1])  # the heads' masks differ
+
+
+def test_dropout_applied_twice_is_not_told_to_apply_it(grade, reference_source):
+    """qa21s b18: self.dropout(self.dropout(a)) was told to "apply self.dropout to the attention
+    output, before adding x", which it does; the message now says it is applied once."""
+    result = _grade(grade, reference_source, "block_dropout_twice", "D", (BLOCK_RETURN, "return self.norm(x + self.dropout(self.dropout(attended))), weights"))
+    failed = _failed(result)
+    assert set(failed) == {"block_dropout"}, failed
+    assert "self.dropout must be applied once, to the attention output, before adding x" in failed["block_dropout"], failed

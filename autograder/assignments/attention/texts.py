@@ -85,7 +85,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "mha_shapes": _text("MultiHeadAttention：输出 (B, Lq, E)，每个头的权重 (B, H, Lq, Lk)"),
     "mha_values": _text("MultiHeadAttention：相同权重下，自注意力与参考实现相同"),
     "mha_cross_and_defaults": _text("MultiHeadAttention：交叉注意力（key/value 长度不同）；key 默认为 query，value 默认为 key"),
-    "mha_mask": _text("MultiHeadAttention：(Lq, Lk)、(B, 1, Lq, Lk) 和 (B, 1, 1, Lk) 形状的掩码在各头上广播；所有 key 都被屏蔽的 query 得到全 0"),
+    "mha_mask": _text("MultiHeadAttention：(Lq, Lk)、(B, 1, Lq, Lk) 和 (B, 1, 1, Lk) 形状的掩码在各头上广播，(B, H, Lq, Lk) 的掩码给每个头各自的掩码；所有 key 都被屏蔽的 query 得到全 0"),
     "mha_matches_torch": _text("MultiHeadAttention：相同权重下与 torch 的 nn.MultiheadAttention 一致"),
     "mha_eval_dropout_off": _text("MultiHeadAttention：eval 模式下 dropout 关闭"),
     "mha_train_dropout": _text("MultiHeadAttention：训练模式下 dropout 作用于注意力权重，返回的是 dropout 之前的权重"),
@@ -375,8 +375,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "AttentionBlock(E, H, dropout=0.5) 建出的 self.dropout 的 p 是 {got}：模块自己的 Dropout 要用传入的 dropout，nn.Dropout(dropout)",
     },
     "block_dropout_misplaced": {
-        "en": "{where}: the output is not norm(x + dropout(attention output)) for any dropout: apply self.dropout to the attention output, before adding x",
-        "zh": "{where}：输出不符合 norm(x + dropout(注意力输出))：请在加上 x 之前，对注意力输出使用 self.dropout",
+        "en": "{where}: the output is not norm(x + dropout(attention output)) for any dropout: self.dropout must be applied once, to the attention output, before adding x",
+        "zh": "{where}：输出不符合 norm(x + dropout(注意力输出))（无论 dropout 丢弃哪些元素）：self.dropout 必须在加上 x 之前，对注意力输出只使用一次",
     },
     # E.1
     "heatmap_values_missing": {

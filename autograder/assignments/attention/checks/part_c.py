@@ -174,7 +174,7 @@ def test_mha_cross_and_defaults(student: StudentAPI, gen, seed):
     expect_attention(output, weights, reference_module(query, key), f"{MHA}(query, key) without value", mha_variants(state, H, query, key))
 
 
-@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk), (B, 1, Lq, Lk) and (B, 1, 1, Lk) broadcast over heads; a query with every key blocked gets zeros")
+@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk), (B, 1, Lq, Lk) and (B, 1, 1, Lk) broadcast over heads, and a (B, H, Lq, Lk) mask gives each head its own; a query with every key blocked gets zeros")
 def test_mha_mask(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
     reference_module = build_reference("MultiHeadAttention", (E, H), state)
@@ -182,8 +182,17 @@ def test_mha_mask(student: StudentAPI, gen, seed):
     per_query = random_mask(gen, B, 1, LQ, LK)
     per_query[0, 0, 1] = False  # the contract: a query whose keys are all blocked gets all zeros, never NaN
     nothing = torch.zeros(B, 1, 1, LK, dtype=torch.bool)  # every key blocked: a shortcut such as `if mask.any():` skips the mask
-    for mask in (random_mask(gen, LQ, LK), per_query, random_mask(gen, B, 1, 1, LK), nothing):  # the third: a key-padding mask
-        where = f"{MHA} with a mask of shape {tuple(mask.shape)}" + (" that blocks every key" if mask is nothing else "")
+    masks = (random_mask(gen, LQ, LK), per_query, random_mask(gen, B, 1, 1, LK), nothing)  # the third: a key-padding mask
+    # The contract's mask is broadcastable to (B, H, Lq, Lk): one per head too. Drawn after the
+    # others (their values are as before); query 0 of batch 0 sees only key 0 in head 0, only key 1
+    # in head 1 and only key 2 in the rest, so the heads differ, and neither head 0's mask nor the
+    # union of the heads' is every head's.
+    per_head = random_mask(gen, B, H, LQ, LK)
+    per_head[0, :, 0] = False
+    per_head[0, 0, 0, 0] = per_head[0, 1, 0, 1] = True
+    per_head[0, 2:, 0, 2] = True
+    for mask in (*masks, per_head):
+        where = f"{MHA} with a mask of shape {tuple(mask.shape)}" + (" that blocks every key" if mask is nothing else " (one per head)" if mask is per_head else "")
         output, weights = forward_checked(student, handle, where, OUT, WEIGHTS, query, key, key, mask)
         # every key blocked: ignoring the mask and inverting it give the same weights, so no mistake is named
         variants = [] if mask is nothing else mha_variants(state, H, query, key, key, mask.expand(B, H, LQ, LK))
