@@ -441,6 +441,72 @@ def test_a_label_drawn_again_is_cached_and_a_forgery_with_its_box_still_fails():
     ink = figure._label_ink(Q[0], ("DejaVu Sans",), 10.0, "normal", "normal", 0.0, (0.0, 0.0, 20.0, 12.0), 100.0)
     assert not ink.ink.flags.writeable  # a shared drawing cannot be changed by its reader
 
+def test_the_label_cache_is_bounded_in_bytes_not_only_in_entries():
+    """qa21h c04: 200 pt labels, new on every call, each ~5 MB of ink: 512 entries held 2 GB in the
+    grader. The cache drops its oldest entries past LABEL_CACHE_BYTES and never keeps one larger
+    than that (drawn with a stand-in: no large canvas here)."""
+    from autograder.grading.integrity import figure
+
+    assert isinstance(figure._label_ink, figure._LabelCache) and figure._label_ink.nbytes == figure.LABEL_CACHE_BYTES <= 64 << 20
+    drawn = []
+
+    def draw(side: int, tag: int) -> figure.Drawn:
+        drawn.append((side, tag))
+        ink = np.zeros((side, side))  # side * side * 8 bytes
+        ink.setflags(write=False)
+        return figure.Drawn(ink, float(side), float(side), (0, 0))
+
+    cache = figure._LabelCache(draw, size=512, nbytes=120_000)
+    for tag in range(50):
+        cache(100, tag)  # 80 kB each: one at a time fits
+        assert cache.cache_bytes() <= 120_000 and cache.cache_info().currsize == 1
+    cache(200, 0)  # 320 kB: not kept at all
+    assert cache.cache_bytes() == 80_000 and cache.cache_info().currsize == 1
+    for tag in range(3):
+        cache(40, tag)  # 12.8 kB each: kept beside the last 80 kB one
+    assert cache.cache_bytes() == 80_000 + 3 * 12_800 and cache.cache_info().currsize == 4
+    cache(40, 0)
+    assert cache.cache_info().hits == 1 and len(drawn) == 50 + 1 + 3  # a hit is not drawn again
+    cache(40, 3)  # past the bound: the least recently used (the 80 kB one) goes
+    assert (100, 49) not in cache.entries and cache.cache_bytes() == 4 * 12_800
+    cache.cache_clear()
+    assert cache.cache_bytes() == 0 and cache.cache_info() == (0, 0, 512, 0)
+
+
+def test_correlations_taken_a_few_rows_of_shifts_at_a_time_are_the_same(monkeypatch):
+    """best_correlation and visible_correlation hold at most CORRELATION_CHUNK numbers per array
+    (a 1000-pixel template over 81 shifts was 650 MB an array); in chunks of one row of shifts
+    they give the same values as all at once."""
+    from autograder.grading.integrity import figure
+
+    rng = np.random.default_rng(1)
+    image, visible = rng.random((20, 23)), rng.random((20, 23)) > 0.2
+    template = image[5:14, 4:15] + 0.1 * rng.random((9, 11))
+    whole = figure.best_correlation(image, template), figure.visible_correlation(image, template, visible)
+    monkeypatch.setattr(figure, "CORRELATION_CHUNK", 1)
+    assert len(figure._shift_rows(image, template)) == 20 - 9 + 1
+    assert (figure.best_correlation(image, template), figure.visible_correlation(image, template, visible)) == pytest.approx(whole, abs=1e-12)
+
+
+def test_a_figure_whose_labels_take_too_much_work_cannot_be_compared(monkeypatch):
+    """The labels of one figure take at most MAX_LABEL_PIXELS pixels of work (canvases drawn,
+    template pixels compared per shift: the grader's work per submission stays bounded, qa21h c04
+    took 20-33 s); past that, like a label box too long to draw, the figure cannot be compared with
+    its picture."""
+    from autograder.grading.integrity import figure
+
+    assert 10_000_000 <= figure.MAX_LABEL_PIXELS <= 100_000_000  # the honest figures of the tests take < 4 M
+    description = extract_plot(imshow())
+    figure._label_ink.cache_clear()
+    monkeypatch.setattr(figure, "MAX_LABEL_PIXELS", 20_000)  # a few of the probe's labels
+    problem = figure_problem(description)
+    assert problem == "the figure's description cannot be compared with its image (ValueError: its tick labels take more than 20000 pixels to draw again and compare)"
+    assert figure._pixels_left[0] is None  # no figure being checked: drawing elsewhere is not counted
+    monkeypatch.undo()
+    figure._label_ink.cache_clear()
+    assert figure_problem(description) == ""
+
+
 def test_why_tick_labels_disagree_is_said_in_chinese():
     for problem in (LABEL_MISSING, LABEL_OUTSIDE, LABEL_ASIDE, LABEL_NOT_SHOWN):
         key = key_of_english(problem)

@@ -759,6 +759,36 @@ def test_closing_a_worker_whose_keeper_has_ended_spares_the_process_that_took_it
         other.wait()
 
 
+SHM_PROBE = """
+import ctypes, os
+
+def shared_memory(size):
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmget.restype = ctypes.c_int
+    libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
+    made = libc.shmget(0, size, 0o1000 | 0o600)  # IPC_PRIVATE, IPC_CREAT
+    if made < 0:
+        return os.strerror(ctypes.get_errno())
+    libc.shmctl(made, 0, None)  # IPC_RMID
+    return "made"
+"""
+
+
+@root_only
+def test_a_worker_cannot_create_sysv_shared_memory(factory):
+    """qa21h c09: SysV segments (shmget through ctypes) are memory outside RLIMIT_AS; the worker's
+    IPC namespace has its limits set to 0, so not even a small one can be made."""
+    student = make_student(factory, SHM_PROBE)
+    try:
+        made = student.call("shared_memory", 1 << 20)
+        if student.isolation != "namespaces" or not os.access("/proc/sys/kernel/shmmax", os.W_OK):
+            pytest.skip("no IPC namespace of the worker's own with writable limits here")
+        assert made in ("Invalid argument", "No space left on device"), made
+    finally:
+        student.close()
+    assert int(Path("/proc/sys/kernel/shmmni").read_text()) > 0  # the grader's own namespace is untouched
+
+
 DYNAMO_PROBE = """
 import sys, torch
 

@@ -39,6 +39,7 @@ with 22 pt labels that run into each other.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import io
 import warnings
@@ -69,6 +70,9 @@ MAX_LABEL_BOX_PX = 1000  # nor a label whose box is longer than this (its canvas
 MAX_FAMILIES = 8
 INK = 0.05  # a pixel this much darker than white is ink
 LABEL_CACHE_SIZE = 512  # labels drawn again, kept per grader process (a class's figures share most of them)
+LABEL_CACHE_BYTES = 32 << 20  # ... and their ink in bytes at most (a 200 pt label's is ~5 MB: qa21h c04 kept 512 of them, 2 GB)
+MAX_LABEL_PIXELS = 40_000_000  # work on one figure's labels: canvas pixels drawn, template pixels compared per shift (~2 s)
+CORRELATION_CHUNK = 1 << 21  # numbers per (shift, pixel) array of a label's correlation at once (16 MB)
 MIN_LINESPACING, MAX_LINESPACING = 0.1, 10.0  # a multi-line label's lines: 'normal' (the font's line height) or this many font sizes apart
 MAX_EFFECTS = 8  # path effects of a tick label drawn again
 MAX_OUTLINE = 1.0  # an outline (plt.xkcd()'s white stroke: 4 pt) drawn again is at most this times the font size wide
@@ -182,11 +186,24 @@ def smoothed_image(description: Any, problem: str) -> str:
 
 
 def figure_problem(description: Any) -> str:
-    """'' when the PNG shows the graded heatmap's cells in their colours; else what disagrees."""
+    """'' when the PNG shows the graded heatmap's cells in their colours; else what disagrees.
+
+    Its labels take at most MAX_LABEL_PIXELS pixels of work in all: the canvases of those drawn
+    again (not in the cache) and, for each comparison with the PNG, the template's pixels times the
+    shifts tried. Past that, like a label box too long to draw, the figure cannot be compared with
+    its picture (qa21h c04: 200 pt labels of solid blocks, new on every call, each on a canvas 2656
+    pixels a side and compared over 81 shifts of a 924 x 732 template: 20-33 s of the grader's CPU
+    and 1.9 GB per submission; the honest figures of the tests take < 1 M)."""
+    _pixels_left[0] = MAX_LABEL_PIXELS
     try:
         return _problem(description)
     except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError, OSError) as error:
         return f"the figure's description cannot be compared with its image ({type(error).__name__}: {error})"
+    finally:
+        _pixels_left[0] = None
+
+
+_pixels_left: list[int | None] = [None]  # pixels of work left to the figure being checked (None: no figure, unbounded)
 
 
 def _problem(description: dict) -> str:
@@ -329,7 +346,7 @@ def _drawn_label(text: str, font: dict, box: tuple[float, float, float, float], 
     from the lines'), so the canvas gets the PNG's fractional height and the text is moved until its
     box has the reported box's fractional position: then the same text comes out as the same pixels.
     The font is checked here, in this order (the error, if any, is the figure's problem); the
-    drawing itself is cached per grader process (LABEL_CACHE_SIZE): the same text in the same font
+    drawing itself is cached per grader process (LABEL_CACHE_SIZE entries, LABEL_CACHE_BYTES of ink): the same text in the same font
     at the same place comes out as the same pixels, and a class's figures share most labels.
 
     A label drawn in black on white gives the shape of its ink, whatever its colour. An outlined
@@ -399,7 +416,54 @@ def _effects(described: Any, size: float) -> tuple[Effect, ...]:
     return tuple(effects)
 
 
-@functools.lru_cache(maxsize=LABEL_CACHE_SIZE)
+class _LabelCache:
+    """functools.lru_cache's behaviour (cache_info, cache_clear) for _label_ink, bounded by its
+    entries' ink in bytes too (LABEL_CACHE_BYTES: an entry larger than that is not kept)."""
+
+    def __init__(self, draw: Callable[..., Drawn], size: int, nbytes: int) -> None:
+        self.draw, self.size, self.nbytes = draw, size, nbytes
+        self.entries: collections.OrderedDict[tuple, Drawn] = collections.OrderedDict()
+        self.held = self.hits = self.misses = 0
+        functools.update_wrapper(self, draw)
+
+    def __call__(self, *args: Any) -> Drawn:
+        found = self.entries.get(args)
+        if found is not None:
+            self.hits += 1
+            self.entries.move_to_end(args)
+            return found
+        self.misses += 1
+        drawn = self.draw(*args)
+        if drawn.ink.nbytes <= self.nbytes:
+            self.entries[args] = drawn
+            self.held += drawn.ink.nbytes
+            while len(self.entries) > self.size or self.held > self.nbytes:
+                self.held -= self.entries.popitem(last=False)[1].ink.nbytes
+        return drawn
+
+    def cache_info(self) -> Any:
+        return functools._CacheInfo(self.hits, self.misses, self.size, len(self.entries))
+
+    def cache_bytes(self) -> int:
+        """The bytes of ink the cache holds."""
+        return self.held
+
+    def cache_clear(self) -> None:
+        self.entries.clear()
+        self.held = self.hits = self.misses = 0
+
+
+def _spend_pixels(pixels: int) -> None:
+    """Count work about to be done on a label (a canvas, a comparison) against the figure's
+    MAX_LABEL_PIXELS; ValueError past it."""
+    left = _pixels_left[0]
+    if left is None:
+        return
+    if pixels > left:
+        raise ValueError(f"its tick labels take more than {MAX_LABEL_PIXELS} pixels to draw again and compare")
+    _pixels_left[0] = left - pixels
+
+
 def _label_ink(
     text: str, families: tuple[str, ...], size: float, weight: str, style: str, rotation: float,
     box: tuple[float, float, float, float], png_height: float,
@@ -414,6 +478,7 @@ def _label_ink(
 
     properties = FontProperties(family=list(families), size=size, weight=weight, style=style)
     side = round(2 * max(box[2] - box[0], box[3] - box[1]) + 4 * size * PNG_DPI / 72.0) + 8  # pixels: the box twice over (a text larger than that cannot have that box)
+    _spend_pixels(side * (side + 1))
     figure = Figure(figsize=(side / PNG_DPI, (side + png_height % 1.0) / PNG_DPI), dpi=PNG_DPI)
     canvas = FigureCanvasAgg(figure)
     middle = side / 2
@@ -437,6 +502,9 @@ def _label_ink(
     cropped.setflags(write=False)
     offset = (0, 0) if rows.size == 0 else (round(cols.min() - placed.x0), round(rows.min() - (figure.bbox.height - placed.y1)))
     return Drawn(cropped, drawn.width, drawn.height, offset)
+
+
+_label_ink = _LabelCache(_label_ink, LABEL_CACHE_SIZE, LABEL_CACHE_BYTES)
 
 
 def _path_effect(kind: str, value: float, numbers: tuple[float, ...]) -> Any:
@@ -470,6 +538,7 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
     if crop.shape[0] < template.shape[0] or crop.shape[1] < template.shape[1]:
         return 0.0
     ink = np.abs(crop - background)  # the label's colour on any background
+    _spend_pixels(_shifts(ink, template) * template.size)
     whole = best_correlation(ink, template)
     if whole >= MIN_LABEL_MATCH:
         return whole
@@ -480,6 +549,7 @@ def _label_match(gray: np.ndarray, box: tuple[float, float, float, float], text:
     under = covered[row: row + template.shape[0], col: col + template.shape[1]]
     if under.shape == template.shape and float(template[~under].sum()) < MIN_VISIBLE_INK * float(template.sum()):
         return None  # mostly covered where its box puts it: the picture cannot tell
+    _spend_pixels(_shifts(ink, template) * template.size)
     return visible_correlation(ink, template, ~covered)
 
 
@@ -548,24 +618,45 @@ def _mark(covered: np.ndarray, ink: np.ndarray, col: int, row: int) -> None:
         covered[top:bottom, left:right] |= grown[top - row: bottom - row, left - col: right - col]
 
 
+def _shifts(image: np.ndarray, template: np.ndarray) -> int:
+    """How many shifts of `template` inside `image` a correlation tries."""
+    return max(image.shape[0] - template.shape[0] + 1, 0) * max(image.shape[1] - template.shape[1] + 1, 0)
+
+
+def _shift_rows(image: np.ndarray, template: np.ndarray) -> list[slice]:
+    """The shifts of `template` over `image` in slices of rows of shifts, each holding at most
+    CORRELATION_CHUNK numbers per (shift, pixel) array: a label's template 1000 pixels a side over
+    81 shifts would be 650 MB an array at once (qa21h c04: 1.9 GB in the grader)."""
+    rows = image.shape[0] - template.shape[0] + 1
+    per_row = max((image.shape[1] - template.shape[1] + 1) * template.size, 1)
+    step = max(CORRELATION_CHUNK // per_row, 1)
+    return [slice(start, start + step) for start in range(0, rows, step)]
+
+
 def visible_correlation(image: np.ndarray, template: np.ndarray, visible: np.ndarray) -> float | None:
     """best_correlation counting only the pixels where `visible` (the image's shape) is True, over
     the shifts that leave at least MIN_VISIBLE_INK of the template's ink visible; None when none does."""
-    windows = np.lib.stride_tricks.sliding_window_view(image, template.shape)  # (H-h+1, W-w+1, h, w)
-    masks = np.lib.stride_tricks.sliding_window_view(visible.astype(np.float64), template.shape)  # (H-h+1, W-w+1, h, w)
-    count = masks.sum(axis=(-2, -1))
-    seen = masks * windows
-    sum_i, sum_t = seen.sum(axis=(-2, -1)), np.einsum("ijkl,kl->ij", masks, template)
-    shown = sum_t / float(template.sum())  # the share of the template's ink left visible
-    safe = np.maximum(count, 1.0)
-    covariance = np.einsum("ijkl,kl->ij", seen, template) - sum_i * sum_t / safe
-    spread_i = np.einsum("ijkl,ijkl->ij", seen, windows) - sum_i * sum_i / safe
-    spread_t = np.einsum("ijkl,kl->ij", masks, template * template) - sum_t * sum_t / safe
-    denominator = np.sqrt(np.maximum(spread_i * spread_t, 0.0))
-    defined = denominator > np.finfo(np.float64).eps  # a flat window (solid ink): no correlation (0)
-    correlation = np.where(defined, covariance / np.where(defined, denominator, 1.0), 0.0)
-    judged = shown >= MIN_VISIBLE_INK
-    return float(correlation[judged].max()) if judged.any() else None
+    all_windows = np.lib.stride_tricks.sliding_window_view(image, template.shape)  # (H-h+1, W-w+1, h, w)
+    all_masks = np.lib.stride_tricks.sliding_window_view(visible.astype(np.float64), template.shape)  # (H-h+1, W-w+1, h, w)
+    best: float | None = None
+    for rows in _shift_rows(image, template):
+        windows, masks = all_windows[rows], all_masks[rows]
+        count = masks.sum(axis=(-2, -1))
+        seen = masks * windows
+        sum_i, sum_t = seen.sum(axis=(-2, -1)), np.einsum("ijkl,kl->ij", masks, template)
+        shown = sum_t / float(template.sum())  # the share of the template's ink left visible
+        safe = np.maximum(count, 1.0)
+        covariance = np.einsum("ijkl,kl->ij", seen, template) - sum_i * sum_t / safe
+        spread_i = np.einsum("ijkl,ijkl->ij", seen, windows) - sum_i * sum_i / safe
+        spread_t = np.einsum("ijkl,kl->ij", masks, template * template) - sum_t * sum_t / safe
+        denominator = np.sqrt(np.maximum(spread_i * spread_t, 0.0))
+        defined = denominator > np.finfo(np.float64).eps  # a flat window (solid ink): no correlation (0)
+        correlation = np.where(defined, covariance / np.where(defined, denominator, 1.0), 0.0)
+        judged = shown >= MIN_VISIBLE_INK
+        if judged.any():
+            found = float(correlation[judged].max())
+            best = found if best is None else max(best, found)
+    return best
 
 
 def best_correlation(image: np.ndarray, template: np.ndarray) -> float:
@@ -573,10 +664,15 @@ def best_correlation(image: np.ndarray, template: np.ndarray) -> float:
     over every shift that keeps it inside: scikit-image's match_template(image, template).max(), in
     numpy (match_template imports scipy.signal: 0.8 s CPU on a cold `attnkit check`; here there
     are a few dozen shifts of a small template)."""
-    windows = np.lib.stride_tricks.sliding_window_view(image, template.shape)  # (H-h+1, W-w+1, h, w)
-    centred = windows - windows.mean(axis=(-2, -1), keepdims=True)
+    all_windows = np.lib.stride_tricks.sliding_window_view(image, template.shape)  # (H-h+1, W-w+1, h, w)
     shape = template - template.mean()  # (h, w)
-    numerator = np.einsum("ijkl,kl->ij", centred, shape)
-    denominator = np.sqrt(np.maximum(np.einsum("ijkl,ijkl->ij", centred, centred) * float(np.sum(shape * shape)), 0.0))
-    defined = denominator > np.finfo(np.float64).eps  # a flat window or template: no correlation (0)
-    return float(np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0).max())
+    norm = float(np.sum(shape * shape))
+    best = -np.inf
+    for rows in _shift_rows(image, template):
+        windows = all_windows[rows]
+        centred = windows - windows.mean(axis=(-2, -1), keepdims=True)
+        numerator = np.einsum("ijkl,kl->ij", centred, shape)
+        denominator = np.sqrt(np.maximum(np.einsum("ijkl,ijkl->ij", centred, centred) * norm, 0.0))
+        defined = denominator > np.finfo(np.float64).eps  # a flat window or template: no correlation (0)
+        best = max(best, float(np.where(defined, numerator / np.where(defined, denominator, 1.0), 0.0).max()))
+    return best

@@ -139,6 +139,7 @@ def enter_private_root(config: SandboxConfig, in_pid_namespace: bool) -> None:
     """New namespaces and a chroot into an allow-listed tmpfs (root only). Raises SandboxError."""
     paths = allowed_paths(config)
     unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+    forbid_sysv_shm()
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     os.makedirs(SANDBOX_ROOT, exist_ok=True)
     mount("tmpfs", SANDBOX_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=16m,mode=0755")
@@ -156,6 +157,25 @@ def enter_private_root(config: SandboxConfig, in_pid_namespace: bool) -> None:
         mount("proc", SANDBOX_ROOT + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     os.chroot(SANDBOX_ROOT)
     os.chdir("/tmp")
+
+
+SHM_LIMITS = ("/proc/sys/kernel/shmmni", "/proc/sys/kernel/shmall", "/proc/sys/kernel/shmmax")
+
+
+def forbid_sysv_shm() -> bool:
+    """No SysV shared memory in the worker's new IPC namespace: its limits (sysctls of that
+    namespace, writable by root in it, before the chroot hides /proc) set to 0, so shmget fails
+    (EINVAL/ENOSPC). A segment is memory outside RLIMIT_AS that outlives its maps (qa21h c09: 4
+    GiB through ctypes under a 2 GiB limit). False where /proc/sys is not writable (a read-only
+    /proc in a container): then the namespace keeps the kernel's defaults, as before. POSIX shared
+    memory needs /dev/shm, which the private root does not have."""
+    try:
+        for path in SHM_LIMITS:
+            with open(path, "w") as limit:
+                limit.write("0")
+    except OSError:
+        return False
+    return True
 
 
 def apply_limits(config: SandboxConfig, current: int) -> None:
