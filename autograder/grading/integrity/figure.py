@@ -464,7 +464,7 @@ def _spend_pixels(pixels: int) -> None:
     _pixels_left[0] = left - pixels
 
 
-def _label_ink(
+def _draw_label_ink(
     text: str, families: tuple[str, ...], size: float, weight: str, style: str, rotation: float,
     box: tuple[float, float, float, float], png_height: float,
     align: str = "left", spacing: str | float = "normal", effects: tuple[Effect, ...] = (), tones: tuple[float, float] | None = None,
@@ -504,7 +504,7 @@ def _label_ink(
     return Drawn(cropped, drawn.width, drawn.height, offset)
 
 
-_label_ink = _LabelCache(_label_ink, LABEL_CACHE_SIZE, LABEL_CACHE_BYTES)
+_label_ink = _LabelCache(_draw_label_ink, LABEL_CACHE_SIZE, LABEL_CACHE_BYTES)
 
 
 def _path_effect(kind: str, value: float, numbers: tuple[float, ...]) -> Any:
