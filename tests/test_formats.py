@@ -489,6 +489,9 @@ def test_report_of_an_empty_folder_says_what_to_do(tmp_path: Path) -> None:
         write_report(tmp_path)
     with pytest.raises(AttnkitError, match="is not a folder"):
         write_report(tmp_path / "missing")
+    (tmp_path / "alice.py").write_text("x = 1\n", encoding="utf-8")  # qa21p: the folder of submissions, given by mistake
+    with pytest.raises(AttnkitError, match=r"it holds submissions: give `attnkit report` the --out folder that `attnkit grade-batch .* --out OUT` wrote"):
+        write_report(tmp_path)
 
 
 def test_report_rejects_an_unknown_language(tmp_path: Path) -> None:

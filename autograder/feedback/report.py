@@ -43,10 +43,10 @@ def load_results(out_dir: Path) -> list[tuple[str, SubmissionResult]]:
         raise AttnkitError(f"{out_dir} is not a folder: give the --out folder of `attnkit grade-batch`")
     files = sorted(p for p in out_dir.glob(f"*/{RESULT_FILE}") if p.is_file())
     if not files:
-        raise AttnkitError(
-            f"no graded submissions in {out_dir} (no */{RESULT_FILE}): "
-            f"run `attnkit grade-batch DIR --out {out_dir}` first"
-        )
+        holds_submissions = any(p.suffix in (".py", ".ipynb", ".zip") for p in out_dir.iterdir())
+        advice = (f"it holds submissions: give `attnkit report` the --out folder that `attnkit grade-batch {out_dir} --out OUT` wrote"
+                  if holds_submissions else f"run `attnkit grade-batch DIR --out {out_dir}` first")
+        raise AttnkitError(f"no graded submissions in {out_dir} (no */{RESULT_FILE}): {advice}")
     return [(path.parent.name, load_result(path)) for path in files]
 
 
