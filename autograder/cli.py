@@ -617,8 +617,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; an unknown option is said with its command's usage, not attnkit's."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        commands.choices[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
-    return _run(build_parser().parse_args(argv))
+    return _run(parse(argv))
 
 
 INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
@@ -652,7 +662,7 @@ def entry() -> None:
     teardown, which with torch, sympy and matplotlib loaded costs 0.5-1 s CPU (as much as
     a third of `import torch`) and frees nothing the ended process needs. Their grader is closed
     by then (template and workers reaped); exit handlers and the streams' flush still run."""
-    args = build_parser().parse_args()
+    args = parse()
     code = _run(args)
     if args.command in QUICK_EXIT_COMMANDS:
         import atexit

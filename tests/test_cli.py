@@ -267,3 +267,11 @@ def test_a_seed_outside_what_every_platform_keeps_is_refused_in_one_line(tmp_pat
         main(["grade", str(REFERENCE), "--out", str(tmp_path), "--seed", seed])
     assert stopped.value.code == 2
     assert f"argument --seed: {seed!r} is not a whole number from 0 to 2147483647" in capsys.readouterr().err
+
+
+def test_an_unknown_option_is_said_with_its_commands_usage(tmp_path, capsys):
+    """qa21p: `grade-batch ... --frobnicate` printed attnkit's top-level usage, not grade-batch's."""
+    with pytest.raises(SystemExit) as stopped:
+        main(["grade-batch", str(tmp_path), "--out", str(tmp_path / "out"), "--frobnicate"])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "usage: attnkit grade-batch" in err and "attnkit grade-batch: error: unrecognized arguments: --frobnicate" in err
