@@ -296,14 +296,20 @@ def test_results_inside_the_folder_of_submissions_are_refused(tmp_path, inside):
     assert sorted(p.name for p in (tmp_path / "subs").iterdir()) == ["alice.py"]
 
 
-def test_check_names_the_file_it_checked(graded):
+def test_check_names_the_file_it_checked(graded, monkeypatch):
     """`attnkit check` without a path takes the file saved last (attention.py or a notebook, here
-    or in the release folder) and never said which one it had checked."""
+    or in the release folder) and never said which one it had checked: by its name in the current
+    folder, by its path elsewhere (qa21p: the kit's own attention.py, checked from another folder)."""
     for name, file in (("notebook_style", "notebook_style.ipynb"), ("alice", "alice.py")):
         result = load_submission_result(graded / name / "attnkit.json")
         for lang in ("en", "zh"):
+            colon = ":" if lang == "en" else "："
             lines, _ = render_check(result, lang)
-            assert lines[-1].startswith(f"{file}{':' if lang == 'en' else '：'}"), lines[-1]
+            assert lines[-1].startswith(f"{result.source}{colon}") and result.source.endswith(f"/{file}"), lines[-1]
+            monkeypatch.chdir(Path(result.source).parent)
+            lines, _ = render_check(result, lang)
+            assert lines[-1].startswith(f"{file}{colon}"), lines[-1]
+            monkeypatch.undo()
 
 
 def test_a_resumed_batch_without_a_seed_grades_with_the_seed_of_its_results(tmp_path):

@@ -117,7 +117,9 @@ def render_check(result, lang: str, selection: Selection = Selection()) -> tuple
     passed = sum(c.passed for task in tasks for c in by_task[task])
     total = sum(len(by_task[task]) for task in tasks)
     # the file checked, by name (shown safely by the caller): `check` alone takes the file saved last
-    lines.append(t("check.totals", lang, file=Path(result.source).name, passed=passed, total=total, seed=result.seed))
+    source = Path(result.source)
+    shown = source.name if source.parent.resolve() == Path.cwd().resolve() else str(source)  # another folder's (the kit's own): say which
+    lines.append(t("check.totals", lang, file=shown, passed=passed, total=total, seed=result.seed))
     return lines, not unfinished
 
 
