@@ -289,6 +289,7 @@ def _print_result(result, lang: str = "en") -> None:
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
     roster = _roster(args)  # read first: a bad roster fails before any grading
     from autograder.grading.batch import grade_batch
+    from autograder.grading.integrity.similarity import BatchFingerprints
     from autograder.grading.shard import Shard
 
     shard = Shard.parse(args.shard) if args.shard else None
@@ -299,9 +300,16 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
         from autograder.deployment.docker import DockerRunner
 
         runner = DockerRunner(image=args.image, jobs=args.jobs, per_submission=args.container_per_submission)
+    prints = None if shard else BatchFingerprints()  # a shard writes no class report
+
+    def on_result(count: int, total: int, result) -> None:
+        progress(count, total, result)
+        if prints is not None:  # taken now, while the pool grades the rest, rather than all in the report
+            prints.add(result.submission, result.source)
+
     with BatchProgress() as progress:
         result = grade_batch(Path(args.directory), Path(args.out), jobs=args.jobs, force=args.force, options=_options(args, _parts(args)),
-                             progress=progress, shard=shard, runner=runner)
+                             progress=on_result, shard=shard, runner=runner)
     skipped = len(result.submissions) - progress.graded
     if skipped:  # resumed: the unchanged ones kept their results
         print(f"{skipped} submission(s) already graded in {args.out}, unchanged since, were not graded again (--force regrades them)",
@@ -310,7 +318,7 @@ def _cmd_grade_batch(args: argparse.Namespace) -> int:
         _print_scores(result)
         print(f"shard {shard}: {len(result.submissions)} submissions graded into {args.out}; when every shard is done: attnkit report {args.out}")
         return 0
-    _finish_batch(result, Path(args.out), _lang(args), roster)
+    _finish_batch(result, Path(args.out), _lang(args), roster, prints)
     return 0
 
 
@@ -351,10 +359,12 @@ class BatchProgress:
             self._bar.close()
 
 
-def _finish_batch(batch, out_dir: Path, lang: str, roster=None) -> None:
+def _finish_batch(batch, out_dir: Path, lang: str, roster=None, prints=None) -> None:
+    """The class report after a batch; prints: the BatchFingerprints of the submissions it graded."""
     from autograder.feedback.report import write_report
 
-    index = write_report(out_dir, lang, roster=roster)
+    taken = prints.prints if prints is not None else {}
+    index = write_report(out_dir, lang, roster=roster, fresh=set(taken), prints=taken)
     _print_scores(batch)
     if roster is not None:
         _warn_unmatched([r.submission for r in batch.submissions], roster, f"no student_id in {GRADES_CSV}")

@@ -275,3 +275,26 @@ def test_an_unknown_option_is_said_with_its_commands_usage(tmp_path, capsys):
         main(["grade-batch", str(tmp_path), "--out", str(tmp_path / "out"), "--frobnicate"])
     err = capsys.readouterr().err
     assert stopped.value.code == 2 and "usage: attnkit grade-batch" in err and "attnkit grade-batch: error: unrecognized arguments: --frobnicate" in err
+
+
+def test_a_batch_writes_the_report_that_attnkit_report_would(tmp_path):
+    """grade-batch keeps the pages its pool wrote and fingerprints each answer as it comes in
+    (similarity.BatchFingerprints): the class report must come out byte for byte as `attnkit
+    report` writes it from scratch, for fresh and resumed results alike."""
+    inbox, out, again = tmp_path / "inbox", tmp_path / "out", tmp_path / "again"
+    inbox.mkdir()
+    shutil.copy(REFERENCE, inbox / "ref.py")
+    (inbox / "copy.py").write_text(REFERENCE.read_text(encoding="utf-8").replace("scores", "s"), encoding="utf-8")
+    assert main(["grade-batch", str(inbox), "--out", str(out), "--seed", "1"]) == 0
+    shutil.copy(BLANK, inbox / "blank.py")  # resumed: two results kept, one graded now
+    assert main(["grade-batch", str(inbox), "--out", str(out)]) == 0
+    shutil.copytree(out, again)
+    for page in [*again.glob("*/feedback.*"), again / "similarity.json", again / "index.html"]:
+        page.unlink()
+    assert main(["report", str(again)]) == 0
+    pairs = json.loads((out / "similarity.json").read_text())["pairs"]
+    assert pairs[0]["a"] == "copy" and pairs[0]["b"] == "ref" and pairs[0]["passages_a"]
+    written = sorted(p.relative_to(out) for p in [*out.glob("*/feedback.*"), out / "similarity.json", out / "index.html"])
+    assert len(written) == 8
+    for relative in written:
+        assert (out / relative).read_bytes() == (again / relative).read_bytes(), relative

@@ -935,3 +935,26 @@ def test_a_named_tuple_result_comes_back_as_the_tuple_it_is():
     exported = Dispatcher()._export(AttentionResult(torch.ones(2), torch.zeros(3)))  # noqa: SLF001
     assert type(exported) is tuple and [t.tolist() for t in exported] == [[1.0, 1.0], [0.0, 0.0, 0.0]]
 
+
+
+@pytest.mark.root
+def test_a_machine_without_libseccomp_stops_the_batch_instead_of_grading_zeros(tmp_path):
+    """Issue 15's device run: where libseccomp.so.2 could not be loaded, every worker failed to set
+    up its sandbox (as root it fails closed) and all 400 submissions got 0 with "the worker exited
+    with code 70 in starting the worker". No student code runs before the sandbox is up, so that
+    is the machine's fault: the batch now stops at once, says what to install, and writes nothing."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.fail("needs root and util-linux's unshare (the CI machine has both)")
+    import pyseccomp  # noqa: F401 - loads the library, whose file /proc/self/maps then names
+
+    library = next(line.split()[-1] for line in Path("/proc/self/maps").read_text().splitlines() if "libseccomp.so" in line)
+    inbox, out = tmp_path / "inbox", tmp_path / "out"
+    inbox.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[1] / "solutions" / "attention" / "attention.py", inbox / "ref.py")
+    shutil.copy(inbox / "ref.py", inbox / "ref2.py")
+    hide = f'mount --bind /dev/null {library} && exec "$0" -m autograder.cli grade-batch {inbox} --out {out} --seed 1 --jobs 2'
+    done = subprocess.run(["unshare", "--mount", "sh", "-c", hide, sys.executable], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "cannot grade safely on this machine" in done.stderr and "apt-get install libseccomp2" in done.stderr
+    assert "internal error" not in done.stderr and not list(out.glob("*/attnkit.json"))

@@ -5,6 +5,7 @@ is written atomically, so a dashboard being regenerated is never seen half-writt
 """
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from autograder.errors import AttnkitError, OutputError
@@ -56,24 +57,27 @@ def write_feedback(result_dir: Path, result: SubmissionResult, lang: str, *, sho
     write_atomic(result_dir / FEEDBACK_MD, render_markdown(result, lang, show_after_due=show_after_due))
 
 
-def refresh_similarity(out_dir: Path, batch: BatchResult) -> list:
+def refresh_similarity(out_dir: Path, batch: BatchResult, prints: dict | None = None) -> list:
     """Rank the batch's answers by similarity (out/similarity.json); the saved ranking when the
-    submissions are no longer where they were graded from."""
+    submissions are no longer where they were graded from. prints: fingerprints already taken
+    (similarity.BatchFingerprints)."""
     from autograder.grading.integrity.similarity import SIMILARITY_FILE, batch_similarity, read_similarity, write_similarity
 
     sources = {r.submission: Path(r.source) for r in batch.submissions if r.source and Path(r.source).exists()}
     if len(sources) < 2:
         return read_similarity(out_dir / SIMILARITY_FILE)
-    pairs = batch_similarity(sources)
+    pairs = batch_similarity(sources, prints)
     write_similarity(out_dir / SIMILARITY_FILE, pairs)
     return pairs
 
 
 def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = False,
-                 roster: Roster | None = None) -> Path:
+                 roster: Roster | None = None, fresh: Collection[str] = (), prints: dict | None = None) -> Path:
     """Regenerate every feedback page, then grades.csv, summary.md and index.html; returns index.html.
 
-    With a roster, grades.csv carries each submission's student id.
+    With a roster, grades.csv carries each submission's student id. fresh: the submissions the
+    batch has just graded, whose pages it wrote in their own language (kept when it is `lang`);
+    prints: their fingerprints, taken as they came in (refresh_similarity).
     """
     check_lang(lang)
     out_dir = Path(out_dir)
@@ -86,10 +90,11 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
     index = out_dir / dashboard
     try:
         for folder, result in entries:
-            write_feedback(out_dir / folder, result, lang, show_after_due=show_after_due)
+            if not (result.submission in fresh and result.lang == lang and not show_after_due):
+                write_feedback(out_dir / folder, result, lang, show_after_due=show_after_due)
         write_atomic(out_dir / grades, grades_csv(batch, ids))
         write_atomic(out_dir / summary, render_summary(batch, lang))
-        similar = refresh_similarity(out_dir, batch)
+        similar = refresh_similarity(out_dir, batch, prints)
         write_atomic(index, render_dashboard(batch, lang, folders=[folder for folder, _ in entries], similar=similar))
     except OSError as error:
         raise OutputError(cannot_write(out_dir, error)) from None

@@ -131,6 +131,24 @@ def warm_grader(render: bool = True) -> None:
         render_heatmap(torch.eye(2), ["a", "b"], ["c", "d"], "warm-up")
         flat = torch.zeros(SSIM_WINDOW, SSIM_WINDOW, dtype=torch.float64).numpy()
         ssim(flat, flat)  # scikit-image's SSIM imports scipy.ndimage (~1 s): once, not in a student's wrong map
+        warm_checks()
+
+
+def warm_checks() -> None:
+    """What every grader process would otherwise work out on its first submission, done once here,
+    before a pool forks its processes from this one: the static pass's library names, and each
+    check module's `warm_up()` where it has one (the kit's renders of the reference maps: ~0.6 s
+    a process)."""
+    from autograder.assignment import content_module
+    from autograder.grading.integrity.static import library_methods
+
+    library_methods()
+    manifest = current()
+    for part in manifest.parts:
+        path = manifest.check_file(part.letter)
+        warm_up = getattr(content_module(path), "warm_up", None) if path.is_file() else None
+        if callable(warm_up):
+            warm_up()
 
 
 UNUSED_PYTEST_PLUGINS = (
@@ -186,6 +204,8 @@ def run_checks(
     args = [*check_files(parts, tasks), *quiet, *fast, *collect, "--rootdir", str(current().checks_dir), "-c", str(Path(__file__).parent / "checks" / "pytest.ini")]
     with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(record=True), _without_host_pytest_settings():  # shown nowhere
         code = pytest.main(args, plugins=[plugin])
+    if plugin.cannot_grade is not None:
+        raise plugin.cannot_grade
     if code == pytest.ExitCode.NO_TESTS_COLLECTED and (parts or tasks is not None or visible_only):
         return []  # a part without checks
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not plugin.results:

@@ -31,7 +31,7 @@ from autograder.feedback.hints import first_tier
 from autograder.assignment import current, words
 from autograder.feedback.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
 from autograder.grading.worker.api import StudentAPI
-from autograder.grading.worker.client import NotImplementedYet, Student, StudentError, StudentException
+from autograder.grading.worker.client import NotImplementedYet, SandboxUnavailable, Student, StudentError, StudentException
 from autograder.grading.worker.standins import StandInError
 
 MARKER = "attnkit_check"
@@ -118,6 +118,7 @@ class AttnkitPlugin:
         self.visible_only = visible_only
         self._sink = sink
         self.results: list[CheckResult] = []
+        self.cannot_grade: SandboxUnavailable | None = None  # this machine cannot run student code safely: nothing is graded
         self._started: dict[str, float] = {}
         self._infos: dict[str, CheckInfo] = {}
 
@@ -179,6 +180,10 @@ class AttnkitPlugin:
         function = pyfuncitem.obj
         kwargs = {name: pyfuncitem.funcargs[name] for name in inspect.signature(function).parameters}
         error = _outcome(function, kwargs)
+        if isinstance(error, SandboxUnavailable):  # no check can run: the run stops, run_checks raises it
+            self.cannot_grade = error
+            pyfuncitem.session.shouldstop = str(error)
+            return True
         note: tuple[str, dict] | None = None
         if error is not None and self._may_carry(pyfuncitem, error):
             error, note = self._carried(pyfuncitem, function, error)

@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
 from autograder.assignment import current
+from autograder.errors import AttnkitError
 from autograder.feedback.i18n import t
 from autograder.grading.worker import cpuwait, sandbox
 from autograder.grading.chunks import Cells
@@ -66,6 +67,10 @@ class WorkerFailure(StudentError):
 
 class BadReturn(StudentError):
     """The student's code returned something that may not cross the boundary."""
+
+
+class SandboxUnavailable(AttnkitError):
+    """The worker's sandbox cannot be built on this machine: nothing can be graded safely."""
 
 
 class TemplateError(RuntimeError):
@@ -437,6 +442,11 @@ class Student:
                     self._next = self._request_worker()
         try:
             ready = self._exchange(None, "starting the worker", self.budget.import_seconds)
+            if ready.get("status") == "no_sandbox":  # said before any student code ran: this machine cannot grade safely
+                reason = (f"cannot grade safely on this machine: the worker's sandbox could not be set up ({str(ready.get('error', ''))[:500]}). "
+                          "Nothing was graded; fix this, then run the same command again")
+                self._discard_worker(reason)
+                raise SandboxUnavailable(reason)
             worker.isolation = str(ready.get("isolation", ""))[:40]
             loaded = self._request({"op": "load", "chunks": self.chunks, "cells": self.cells, "files": self.worker_files, "filename": self.filename, "module": self.module, "seconds": self.budget.import_seconds}, "importing your file", self.budget.import_seconds)
         except WorkerFailure as failure:

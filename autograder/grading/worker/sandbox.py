@@ -215,7 +215,7 @@ def refuse_network() -> None:
     filter cannot be installed.
     """
     if pyseccomp is None:
-        raise SandboxError(0, "seccomp filter: the pyseccomp package or libseccomp.so.2 is missing")
+        raise SandboxError(0, "seccomp filter: the pyseccomp package or libseccomp.so.2 is missing (pip install pyseccomp==0.1.2; apt-get install libseccomp2)")
     try:
         refusal = pyseccomp.ERRNO(errno.EACCES)
         rules = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)  # sets no_new_privs on load

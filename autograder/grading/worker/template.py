@@ -337,12 +337,16 @@ def _worker_main(config, data_fd: int, output_fd: int, uid: int | None, pid_name
     torch.set_num_threads(1)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails instead of killing
     _close_other_fds(data_fd)  # before the limits: RLIMIT_NOFILE would hide descriptors above it
-    sandbox.apply_limits(config, address_space)
-    if uid is not None:
-        sandbox.drop_privileges(uid)
-    if uid is not None or sandbox.pyseccomp is not None:  # fails closed when grading as root
-        sandbox.refuse_network()  # no network even where the kernel refused a network namespace
     sock = socket.socket(fileno=data_fd)
+    try:  # no student code has run yet: a failure here is this machine's, and the grader is told so
+        sandbox.apply_limits(config, address_space)
+        if uid is not None:
+            sandbox.drop_privileges(uid)
+        if uid is not None or sandbox.pyseccomp is not None:  # fails closed when grading as root
+            sandbox.refuse_network()  # no network even where the kernel refused a network namespace
+    except OSError as error:
+        send_message(sock, {"status": "no_sandbox", "error": str(error)[:500]})
+        return 70
     dispatcher = Dispatcher(stand_ins=standins.load(str(request.get("stand_ins", ""))))  # imported before the fork
 
     def channel(message: dict) -> dict:  # a stand-in's callback to the grader, during a request

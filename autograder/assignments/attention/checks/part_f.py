@@ -371,6 +371,13 @@ def add_artifacts(artifacts: Any, drawn: list[Drawn]) -> None:
         )
 
 
+def warm_up() -> None:
+    """The kit's renders of the reference maps, made before a grading pool forks (session.warm_checks)."""
+    for sentence, head in reference().drawn:
+        reference_render(sentence, head)
+        zero_difference_render(sentence, head)
+
+
 @functools.cache
 def reference_render(sentence: int, head: int) -> Render:
     """The reference model's map, rendered once per grader process (the renderer is pinned)."""
