@@ -318,13 +318,11 @@ class _Scanner(ast.NodeVisitor):
         """`case object(modules=table)` reads the subject's attribute `modules`: each keyword is an
         attribute of what is matched, read as `<match>.modules` (qa20h h08: sys.modules, setattr
         and torch.softmax reached with no name the pass read)."""
-        for attr in node.kwd_attrs:
-            self.visit_Attribute(ast.Attribute(value=ast.Name(id="<match>", ctx=ast.Load(), lineno=node.lineno), attr=attr, ctx=ast.Load(), lineno=node.lineno))
         cls = dotted_name(node.cls)
-        if node.patterns and cls in self.records:  # the file's own dataclass or named tuple: its fields, read as attributes
-            for attr in self.records[cls][: len(node.patterns)]:
-                self.visit_Attribute(ast.Attribute(value=ast.Name(id="<match>", ctx=ast.Load(), lineno=node.lineno), attr=attr, ctx=ast.Load(), lineno=node.lineno))
-        elif node.patterns and cls not in SELF_MATCHING:  # by position: the attributes its class's __match_args__ names
+        fields = self.records[cls][: len(node.patterns)] if node.patterns and cls in self.records else []  # the file's own dataclass or named tuple
+        for attr in [*node.kwd_attrs, *fields]:
+            self.visit_Attribute(ast.Attribute(value=ast.Name(id="<match>", ctx=ast.Load(), lineno=node.lineno), attr=attr, ctx=ast.Load(), lineno=node.lineno))
+        if node.patterns and cls not in self.records and cls not in SELF_MATCHING:  # by position: the attributes its class's __match_args__ names
             self.add(EVASION, f"case {cls}(...) by position (a class's __match_args__ can name any attribute)", node)
         self.generic_visit(node)
 

@@ -144,6 +144,8 @@ def _is_record(node: ast.ClassDef) -> bool:
 
 
 def _bound_names(node: ast.AST) -> list[str]:
+    """The names one node binds: a def or class, a stored or deleted name, an import, a parameter,
+    a match capture, `except ... as`, global and nonlocal."""
     if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
         return [node.name]
     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
@@ -152,8 +154,10 @@ def _bound_names(node: ast.AST) -> list[str]:
         return [node.asname or node.name.split(".")[0]]
     if isinstance(node, ast.arg):
         return [node.arg]
-    if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+    if isinstance(node, (ast.MatchAs, ast.MatchStar, ast.ExceptHandler)) and node.name:
         return [node.name]
+    if isinstance(node, ast.MatchMapping) and node.rest:
+        return [node.rest]
     if isinstance(node, (ast.Global, ast.Nonlocal)):
         return list(node.names)
     return []
@@ -198,20 +202,10 @@ def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
     classes |= {t.id for node in nodes if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in classes
                 for t in node.targets if isinstance(t, ast.Name)}  # C = Block: C.forward(x) too
     for node in nodes:
-        if isinstance(node, ast.arg) and id(node) not in firsts:
-            unsafe.add(node.arg)
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            unsafe.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            unsafe.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            unsafe.update(node.names)
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            unsafe.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            unsafe.add(node.rest)
-        elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) and node.value.id in classes
-              and node.attr in methods and not _called_or_named(node, parent.get(id(node)))):
+        if id(node) not in firsts and not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            unsafe.update(_bound_names(node))  # bound some other way than as a method's receiver
+        if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) and node.value.id in classes
+                and node.attr in methods and not _called_or_named(node, parent.get(id(node)))):
             unsafe.update(SAFE_RECEIVERS)  # Block.forward given on as a value (map, partial, g = ...): any object may become its self (qa21h c05)
         elif isinstance(node, ast.Call) and not (node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in SAFE_RECEIVERS):
             function = node.func
