@@ -958,3 +958,27 @@ def test_a_machine_without_libseccomp_stops_the_batch_instead_of_grading_zeros(t
     assert done.returncode == 2, done.stderr[-2000:]
     assert "cannot grade safely on this machine" in done.stderr and "apt-get install libseccomp2" in done.stderr
     assert "internal error" not in done.stderr and not list(out.glob("*/attnkit.json"))
+
+
+_WARMED = """
+import json
+from autograder.grading.grader import Grader
+from autograder.assignments.attention.checks import part_e, part_f
+sizes = []
+for clients in (1, 2):
+    part_e.reference_render.cache_clear()
+    part_f.reference_render.cache_clear()
+    with Grader(clients=clients):
+        sizes.append((part_e.reference_render.cache_info().currsize, part_f.reference_render.cache_info().currsize))
+print(json.dumps({"sizes": sizes, "drawn": len(part_f.reference().drawn)}))
+"""
+
+
+def test_a_pool_grader_makes_the_reference_renders_once_before_its_processes_fork():
+    """session.warm_checks: each pool process drew the kit's reference maps on its first
+    submission (0.4 s CPU, 16 times at --jobs 16); the pool's parent draws them once. A lone
+    grader does not: it would only move that work earlier."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    out = subprocess.run([sys.executable, "-c", _WARMED], capture_output=True, text=True, env=env, timeout=300, check=True)
+    found = json.loads(out.stdout.splitlines()[-1])
+    assert found["drawn"] > 0 and found["sizes"] == [[0, 0], [1, found["drawn"]]], found

@@ -50,9 +50,11 @@ class Grader:
                 from autograder.assignment import current
 
                 self.factory.prepare(SandboxConfig(hidden=hidden_paths()), stand_ins=current().stand_ins_file)  # a default GradeOptions' worker
-            from autograder.grading.session import warm_grader
+            from autograder.grading.session import warm_checks, warm_grader
 
             warm_grader(render)  # loads the reference: only now
+            if clients > 1:
+                warm_checks()  # shared by the pool's processes, forked after this
             from autograder.grading.integrity import figure
 
             figure.warm_up()  # the figure evidence's first label (matplotlib's Agg canvas, a font)

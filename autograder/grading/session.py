@@ -131,14 +131,13 @@ def warm_grader(render: bool = True) -> None:
         render_heatmap(torch.eye(2), ["a", "b"], ["c", "d"], "warm-up")
         flat = torch.zeros(SSIM_WINDOW, SSIM_WINDOW, dtype=torch.float64).numpy()
         ssim(flat, flat)  # scikit-image's SSIM imports scipy.ndimage (~1 s): once, not in a student's wrong map
-        warm_checks()
 
 
 def warm_checks() -> None:
-    """What every grader process would otherwise work out on its first submission, done once here,
-    before a pool forks its processes from this one: the static pass's library names, and each
-    check module's `warm_up()` where it has one (the kit's renders of the reference maps: ~0.6 s
-    a process)."""
+    """What every grader process of a pool would otherwise work out on its first submission, done
+    once before the pool forks them (a lone grader gains nothing): the static pass's library
+    names, and each check module's `warm_up()` where it has one (the kit's renders of the
+    reference maps: ~0.4 s CPU a process)."""
     from autograder.assignment import content_module
     from autograder.grading.integrity.static import library_methods
 
