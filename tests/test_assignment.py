@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -190,3 +194,24 @@ def test_the_engine_names_nothing_of_the_attention_assignment():
         if not relative.startswith("autograder/assignments/") and (found := _names_in(path, words)):
             naming[relative] = found
     assert naming == {}
+
+
+def test_an_assignment_outside_the_package_is_graded_by_a_pool_whose_checks_import_relatively(tmp_path):
+    """The pool's warm-up (session.warm_checks) imported each check file on its own, and one that
+    pytest imports fine (`from .helpers import ...`) stopped the grader before any grading
+    (round 22 review). The pool grades such an assignment as a lone grader does."""
+    folder = tmp_path / "dot"
+    shutil.copytree(DOT, folder)
+    (folder / "checks" / "helpers.py").write_text("TOLERANCE = 1e-9\n", encoding="utf-8")
+    checks = folder / "checks" / "part_a.py"
+    checks.write_text(checks.read_text(encoding="utf-8").replace("import torch\n", "import torch\n\nfrom .helpers import TOLERANCE  # noqa: F401\n", 1), encoding="utf-8")
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    for name, source in (("alice", CORRECT), ("bob", ONLY_VECTORS), ("carol", SUMS_ALL)):
+        (inbox / f"{name}.py").write_text(source, encoding="utf-8")
+    env = {**os.environ, ENV_VAR: str(folder), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-m", "autograder.cli", "grade-batch", str(inbox), "--out", str(tmp_path / "out"), "--jobs", "2", "--seed", "3"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    scores = {name: json.loads((tmp_path / "out" / name / "attnkit.json").read_text())["checks"] for name in ("alice", "bob", "carol")}
+    assert {name: [c["points"] for c in checks] for name, checks in scores.items()} == {"alice": [2.0, 1.0], "bob": [2.0, 0.0], "carol": [2.0, 0.0]}

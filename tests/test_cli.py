@@ -286,7 +286,11 @@ def test_a_batch_writes_the_report_that_attnkit_report_would(tmp_path):
     shutil.copy(REFERENCE, inbox / "ref.py")
     (inbox / "copy.py").write_text(REFERENCE.read_text(encoding="utf-8").replace("scores", "s"), encoding="utf-8")
     assert main(["grade-batch", str(inbox), "--out", str(out), "--seed", "1"]) == 0
-    shutil.copy(BLANK, inbox / "blank.py")  # resumed: two results kept, one graded now
+    shutil.copytree(out / "ref", out / "ref-old")  # a folder kept by hand: its result is still "ref"'s
+    assert main(["report", str(out), "--lang", "zh"]) == 0  # every page in Chinese now
+    shutil.copy(BLANK, inbox / "blank.py")  # resumed: one result kept, two graded now
+    with open(inbox / "ref.py", "a", encoding="utf-8") as handed_in_again:
+        handed_in_again.write("# handed in again\n")
     assert main(["grade-batch", str(inbox), "--out", str(out)]) == 0
     shutil.copytree(out, again)
     for page in [*again.glob("*/feedback.*"), again / "similarity.json", again / "index.html"]:
@@ -295,6 +299,6 @@ def test_a_batch_writes_the_report_that_attnkit_report_would(tmp_path):
     pairs = json.loads((out / "similarity.json").read_text())["pairs"]
     assert pairs[0]["a"] == "copy" and pairs[0]["b"] == "ref" and pairs[0]["passages_a"]
     written = sorted(p.relative_to(out) for p in [*out.glob("*/feedback.*"), out / "similarity.json", out / "index.html"])
-    assert len(written) == 8
+    assert len(written) == 10
     for relative in written:
         assert (out / relative).read_bytes() == (again / relative).read_bytes(), relative

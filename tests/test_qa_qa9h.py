@@ -345,3 +345,36 @@ def test_a_thread_a_notebook_cell_started_before_grading_is_not_the_kernels():
     finally:
         listener.stop()
     assert not ran_elsewhere(threads_seen(), threads_seen(), Dispatcher({})._ambient | earlier)
+
+
+def test_a_notebooks_progress_bar_costs_no_point_in_process():
+    """A tqdm bar in a cell starts tqdm's monitor thread, which lives on: in-process (nbgrader) the
+    "built from your functions" rule then said "code ran in another thread" and a correct notebook
+    lost B.1's point (found through test order: tests/test_cli.py draws a bar first). That thread,
+    as tqdm made it, is ambient; a thread of a subclass of it, or with its own target, is not."""
+    import io
+    import threading
+
+    from tqdm import tqdm
+    from tqdm._monitor import TMonitor
+
+    from autograder.grading.inprocess import grade_part
+    from autograder.grading.worker.dispatcher import kernel_threads
+
+    with tqdm(total=2, file=io.StringIO(), mininterval=0) as bar:
+        bar.update(2)
+    monitor = next((t for t in threading.enumerate() if type(t) is TMonitor), None)
+    assert monitor is not None and monitor.ident in kernel_threads()
+
+    class Mine(TMonitor):
+        def run(self):  # the student's code, in a thread that looks like tqdm's
+            self.was_killed.wait()
+
+    mine = Mine(tqdm, 1000)  # TMonitor starts itself
+    try:
+        assert mine.ident not in kernel_threads()
+    finally:
+        mine.exit()
+    namespace: dict = {"__name__": "attention"}
+    exec(compile(REFERENCE.read_text(encoding="utf-8"), "attention.py", "exec"), namespace)  # noqa: S102 - the student's side, in process
+    assert grade_part("B", namespace, verbose=False) == 10

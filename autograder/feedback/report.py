@@ -76,8 +76,8 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
     """Regenerate every feedback page, then grades.csv, summary.md and index.html; returns index.html.
 
     With a roster, grades.csv carries each submission's student id. fresh: the submissions the
-    batch has just graded, whose pages it wrote in their own language (kept when it is `lang`);
-    prints: their fingerprints, taken as they came in (refresh_similarity).
+    batch has just graded, whose pages it wrote in their own language into their own folders
+    (kept when it is `lang`); prints: their fingerprints, taken as they came in (refresh_similarity).
     """
     check_lang(lang)
     out_dir = Path(out_dir)
@@ -90,7 +90,7 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
     index = out_dir / dashboard
     try:
         for folder, result in entries:
-            if not (result.submission in fresh and result.lang == lang and not show_after_due):
+            if not (folder == result.submission and folder in fresh and result.lang == lang and not show_after_due):
                 write_feedback(out_dir / folder, result, lang, show_after_due=show_after_due)
         write_atomic(out_dir / grades, grades_csv(batch, ids))
         write_atomic(out_dir / summary, render_summary(batch, lang))

@@ -137,17 +137,26 @@ def warm_checks() -> None:
     """What every grader process of a pool would otherwise work out on its first submission, done
     once before the pool forks them (a lone grader gains nothing): the static pass's library
     names, and each check module's `warm_up()` where it has one (the kit's renders of the
-    reference maps: ~0.4 s CPU a process)."""
+    reference maps: ~0.4 s CPU a process). Only check files inside the kit's package: pytest
+    imports those under the name content_module gives them; one of another folder would be a
+    second copy, or not importable alone (a relative import). A warm-up that fails is skipped:
+    the checks that need what it makes meet the error themselves, as they did without it."""
     from autograder.assignment import content_module
     from autograder.grading.integrity.static import library_methods
+    from autograder.paths import PACKAGE_DIR
 
     library_methods()
     manifest = current()
     for part in manifest.parts:
         path = manifest.check_file(part.letter)
-        warm_up = getattr(content_module(path), "warm_up", None) if path.is_file() else None
-        if callable(warm_up):
-            warm_up()
+        if not path.is_file() or PACKAGE_DIR not in path.resolve().parents:
+            continue
+        try:
+            warm_up = getattr(content_module(path), "warm_up", None)
+            if callable(warm_up):
+                warm_up()
+        except Exception:  # noqa: BLE001 - an optimisation never stops the grader
+            continue
 
 
 UNUSED_PYTEST_PLUGINS = (

@@ -180,13 +180,13 @@ class AttnkitPlugin:
         function = pyfuncitem.obj
         kwargs = {name: pyfuncitem.funcargs[name] for name in inspect.signature(function).parameters}
         error = _outcome(function, kwargs)
+        note: tuple[str, dict] | None = None
+        if error is not None and self._may_carry(pyfuncitem, error):
+            error, note = self._carried(pyfuncitem, function, error)
         if isinstance(error, SandboxUnavailable):  # no check can run: the run stops, run_checks raises it
             self.cannot_grade = error
             pyfuncitem.session.shouldstop = str(error)
             return True
-        note: tuple[str, dict] | None = None
-        if error is not None and self._may_carry(pyfuncitem, error):
-            error, note = self._carried(pyfuncitem, function, error)
         result = self._result(pyfuncitem, error)
         if error is None and note is not None:  # passed with trusted stand-ins: say where the mistake is charged
             key, args = note
@@ -223,6 +223,8 @@ class AttnkitPlugin:
             kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
             with self._student.stand_ins(list(how.names), carried.trusted_answer):
                 outcome = _outcome(function, kwargs)
+            if isinstance(outcome, SandboxUnavailable):
+                return outcome, None
             if outcome is None:
                 return None, carried.carried_note(sorted(failed & set(how.replaced)), how.replaced)
             second = outcome if number == 0 else second

@@ -153,9 +153,10 @@ def source_fingerprint(name: str, path: Path, boilerplate: np.ndarray):
 
 
 def batch_similarity(sources: dict[str, Path], taken: dict | None = None) -> list[Pair]:
-    """Rank the submissions of a batch (name -> path); unreadable ones are left out. taken: the
-    fingerprints a BatchFingerprints took while the batch was graded (None: left out)."""
-    taken = taken or {}
+    """Rank the submissions of a batch (name -> path); unreadable ones are left out. taken: what a
+    BatchFingerprints took while the batch was graded (name -> (path, fingerprint or None)), used
+    where it is of the same file."""
+    taken = {name: fp for name, (path, fp) in (taken or {}).items() if name in sources and Path(path) == Path(sources[name])}
     boilerplate = None if set(sources) <= set(taken) else release_boilerplate()
     prints = {name: taken[name] if name in taken else source_fingerprint(name, path, boilerplate) for name, path in sources.items()}
     return rank_prints({name: fp for name, fp in prints.items() if fp is not None})
@@ -167,7 +168,7 @@ class BatchFingerprints:
     submission: 6 s of a 400-submission batch's wall time at --jobs 16 otherwise)."""
 
     def __init__(self) -> None:
-        self.prints: dict = {}
+        self.prints: dict = {}  # name -> (its source, its fingerprint or None: left out)
         self._boilerplate: np.ndarray | None = None
 
     def add(self, name: str, source: str) -> None:
@@ -175,7 +176,7 @@ class BatchFingerprints:
             return
         if self._boilerplate is None:
             self._boilerplate = release_boilerplate()
-        self.prints[name] = source_fingerprint(name, Path(source), self._boilerplate)
+        self.prints[name] = (source, source_fingerprint(name, Path(source), self._boilerplate))
 
 
 def write_similarity(path: Path, pairs: list[Pair]) -> None:

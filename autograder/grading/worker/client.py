@@ -445,8 +445,10 @@ class Student:
             if ready.get("status") == "no_sandbox":  # said before any student code ran: this machine cannot grade safely
                 reason = (f"cannot grade safely on this machine: the worker's sandbox could not be set up ({str(ready.get('error', ''))[:500]}). "
                           "Nothing was graded; fix this, then run the same command again")
-                self._discard_worker(reason)
-                raise SandboxUnavailable(reason)
+                try:
+                    self._discard_worker(reason)
+                finally:
+                    raise SandboxUnavailable(reason)  # noqa: B012 - this, not a failure to end the worker, is the news
             worker.isolation = str(ready.get("isolation", ""))[:40]
             loaded = self._request({"op": "load", "chunks": self.chunks, "cells": self.cells, "files": self.worker_files, "filename": self.filename, "module": self.module, "seconds": self.budget.import_seconds}, "importing your file", self.budget.import_seconds)
         except WorkerFailure as failure:

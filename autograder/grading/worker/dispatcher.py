@@ -750,9 +750,20 @@ def kernel_threads() -> frozenset[int]:
     for thread in threading.enumerate():
         runner = getattr(thread, "_target", None) or type(thread).run
         places = (str(getattr(runner, "__module__", "") or ""), type(thread).__module__)
-        if thread.ident is not None and any(place.split(".")[0] in KERNEL_PACKAGES for place in places):
+        if thread.ident is not None and (any(place.split(".")[0] in KERNEL_PACKAGES for place in places) or _progress_monitor(thread)):
             found.add(thread.ident)
     return frozenset(found)
+
+
+def _progress_monitor(thread: threading.Thread) -> bool:
+    """tqdm's monitor thread, as tqdm made it: a progress bar in a notebook cell starts it, and it
+    lives on (it only sleeps and refreshes bars); it cost a correct notebook B.1's point in
+    nbgrader. Its class and its run's code must be tqdm's own file's, unchanged."""
+    monitor = sys.modules.get("tqdm._monitor")
+    cls = getattr(monitor, "TMonitor", None)
+    run = getattr(cls, "run", None)
+    return (cls is not None and type(thread) is cls and getattr(thread, "_target", None) is None and run is not None
+            and os.path.realpath(run.__code__.co_filename) == os.path.realpath(str(getattr(monitor, "__file__", ""))))
 
 
 def ran_elsewhere(before: tuple[frozenset[int], int | None], after: tuple[frozenset[int], int | None], ambient: frozenset[int]) -> bool:
