@@ -16,7 +16,7 @@ from autograder.errors import AttnkitError
 from autograder.feedback.i18n import LANGS, t
 from autograder.feedback.shown import shown
 from autograder.grading.integrity.flags import INTEGRITY_MODES
-from autograder.settings import DEFAULT_BASE_IMAGE, GRADES_CSV, IMAGE, LOCAL_BASE_IMAGE
+from autograder.settings import DEFAULT_BASE_IMAGE, GRADES_CSV, IMAGE, LMS_LAYOUTS, LOCAL_BASE_IMAGE
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -288,14 +288,29 @@ def _print_result(result, lang: str = "en") -> None:
 
 def _cmd_grade_batch(args: argparse.Namespace) -> int:
     roster = _roster(args)  # read first: a bad roster fails before any grading
-    from autograder.grading.batch import grade_batch
+    template = None
+    if not (args.docker or args.container_per_submission) and args.jobs >= 1:
+        from autograder.grading.worker.launch import launch_template, signals_deferred
+
+        with signals_deferred():  # before this process imports torch, as Grader does: the two start at once
+            template = launch_template(clients=args.jobs)
+    try:
+        return _grade_batch(args, roster, template)
+    finally:
+        if template is not None:  # nothing to grade, or an error: the pool's Grader never took it over
+            template.discard()
+
+
+def _grade_batch(args: argparse.Namespace, roster, template) -> int:
+    from autograder.grading.batch import PoolRunner, grade_batch
+    from autograder.grading.session import Runner
     from autograder.grading.integrity.similarity import BatchFingerprints
     from autograder.grading.shard import Shard
 
     shard = Shard.parse(args.shard) if args.shard else None
     if shard and args.seed is None:
         raise AttnkitError("--shard needs --seed N: every shard must draw the same random inputs (e.g. --seed 2024)")
-    runner = None
+    runner: Runner = PoolRunner(args.jobs, template=template)
     if args.docker or args.container_per_submission:
         from autograder.deployment.docker import DockerRunner
 
@@ -601,7 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=("en", "zh"), default=None, help=one_for_all)
     p.add_argument("--show-after-due", action="store_true", help="also show checks whose visibility is after_due_date")
     p.add_argument("--roster", default=None, help="CSV mapping submissions to students (an LMS export): fills grades.csv's student_id")
-    p.add_argument("--lms", choices=("canvas", "prairielearn"), default=None, help="also write grades-<lms>.csv, the layout that LMS imports (needs --roster)")
+    p.add_argument("--lms", choices=LMS_LAYOUTS, default=None, help="also write grades-<lms>.csv, the layout that LMS imports (needs --roster)")
     p.add_argument("--assignment", default="", help="canvas: the assignment's column name, as in Canvas (e.g. 'Homework 3 (4567)'; default: the manifest's lms_name)")
     p.set_defaults(func=_cmd_report)
 

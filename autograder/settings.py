@@ -40,6 +40,7 @@ SUBMISSION_MAX_TOTAL_BYTES = 8 << 20  # a folder, every file together
 SUBMISSION_MAX_FILES = 200
 SUBMISSION_MAX_ZIP_BYTES = 32 << 20  # a zip, unpacked
 SUBMISSION_MAX_ZIP_ENTRIES = 10 * SUBMISSION_MAX_FILES  # entries of a zip, whatever they are
+STATIC_PASS_CPU_SECONDS = 30.0  # the grader's reading of the source (integrity/static.py): the reference takes ~0.03 s
 
 # --- feedback files (feedback/formats/) ----------------------------------------------------------
 GRADESCOPE_MAX_IMAGE_BYTES = 400_000  # embedded images together (base64): results.json stays well under 1 MB
@@ -75,6 +76,12 @@ GRADES_CSV = "grades.csv"  # OUT/: one row per submission
 SUMMARY_MD = "summary.md"  # OUT/: the class summary
 DASHBOARD_HTML = "index.html"  # OUT/: the class dashboard
 BATCH_FILES = (GRADES_CSV, SUMMARY_MD, DASHBOARD_HTML)
+SIMILARITY_JSON = "similarity.json"  # OUT/: the class's ranking of similar answers
+LMS_LAYOUTS = ("canvas", "prairielearn")
+LMS_CSV = "grades-{layout}.csv"  # OUT/: the gradebook in the layout an LMS imports (`report --lms`)
+# every name the class report writes into OUT: no submission's folder takes one (a student's
+# similarity.json.py or grades-canvas.csv.py stopped the report: qa23h)
+OUT_FILES = (*BATCH_FILES, SIMILARITY_JSON, *(LMS_CSV.format(layout=layout) for layout in LMS_LAYOUTS))
 BATCH_LOCK_FILE = ".attnkit-batch.lock"  # OUT/: one grade-batch at a time (one per shard)
 PARTIAL_SUFFIX = ".attnkit-partial"  # a file being written atomically (left only by a killed writer)
 
@@ -112,6 +119,8 @@ LIMITS: tuple[tuple[str, str], ...] = (
     ("submission", f"{_size(SUBMISSION_MAX_FILE_BYTES)} a .py file, {_size(SUBMISSION_MAX_TOTAL_BYTES)} a notebook (its outputs are not graded) or a folder, "
                    f"{SUBMISSION_MAX_FILES} files; "
                    f"zip: {_size(SUBMISSION_MAX_ZIP_BYTES)} unpacked, {SUBMISSION_MAX_ZIP_ENTRIES} entries"),
+    ("the grader's reading of your source (for the rules)", f"{_seconds(STATIC_PASS_CPU_SECONDS)} of CPU: a file it cannot read in that time "
+                                                           "cannot be checked for the rules, and their points are not given"),
     ("embedded images: Gradescope / PrairieLearn JSON, HTML page", f"{GRADESCOPE_MAX_IMAGE_BYTES:,} B / {PRAIRIELEARN_MAX_IMAGE_BYTES:,} B "
                                                                   f"(all together), {_size(HTML_MAX_IMAGE_BYTES)} (one)"),
     ("grading container (`--docker`)", f"{_docker_size(CONTAINER_MEMORY)} memory, {CONTAINER_CPUS:g} CPUs, {CONTAINER_PIDS} pids, "

@@ -302,3 +302,56 @@ def test_a_batch_writes_the_report_that_attnkit_report_would(tmp_path):
     assert len(written) == 10
     for relative in written:
         assert (out / relative).read_bytes() == (again / relative).read_bytes(), relative
+
+
+LAUNCH_SPY = """
+import sys
+from autograder.grading.worker import launch
+
+torch_at_launch = []
+real = launch.launch_template
+
+
+def spy(*args, **kwargs):
+    torch_at_launch.append("torch" in sys.modules)
+    return real(*args, **kwargs)
+
+
+launch.launch_template = spy
+from autograder.cli import main
+
+code = main(sys.argv[1:])
+print("LAUNCHES", torch_at_launch)
+sys.exit(code)
+"""
+
+
+def test_a_batch_starts_its_template_before_it_imports_torch_and_leaves_none(tmp_path):
+    """grade-batch launches the pool's worker template first, so that the template's own start
+    (torch, matplotlib, its warm-up) runs beside this process's `import torch` rather than after
+    it; the pool's Grader takes it over. A run with nothing left to grade, or one that stops on a
+    bad argument after the launch, kills it: no process of theirs outlives them (tests/subreaper.py)."""
+    import os
+    import sys
+
+    inbox, out = tmp_path / "inbox", tmp_path / "out"
+    inbox.mkdir()
+    shutil.copy(REFERENCE, inbox / "ref.py")
+    shutil.copy(BLANK, inbox / "blank.py")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "ATTNKIT_LANG": "en"}
+
+    def run(*args: str) -> tuple[subprocess.CompletedProcess, dict]:
+        report = tmp_path / "left.json"
+        command = [sys.executable, str(REPO / "tests" / "subreaper.py"), str(report), sys.executable, "-c", LAUNCH_SPY, *args]
+        done = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        return done, json.loads(report.read_text())
+
+    done, left = run("grade-batch", str(inbox), "--out", str(out), "--jobs", "2", "--seed", "1")
+    assert left["exit"] == 0, done.stderr[-2000:]
+    assert "LAUNCHES [False]" in done.stdout  # one template, launched before torch was imported
+    assert "ref" in done.stdout and "100/100" in done.stdout and left["left"] == []
+    done, left = run("grade-batch", str(inbox), "--out", str(out), "--jobs", "2", "--seed", "1")  # all graded: nothing to do
+    assert left["exit"] == 0 and "LAUNCHES [False]" in done.stdout and left["left"] == [], (done.stderr[-2000:], left)
+    assert "2 submission(s) already graded" in done.stderr
+    done, left = run("grade-batch", str(inbox), "--out", str(inbox / "inside"), "--jobs", "2")  # refused after the launch
+    assert left["exit"] == 2 and "inside the folder of submissions" in done.stderr and left["left"] == [], (done.stderr[-2000:], left)

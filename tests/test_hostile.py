@@ -674,13 +674,16 @@ def test_submission_names_never_collide_with_batch_files_or_each_other(tmp_path)
     with zipfile.ZipFile(inbox / "alice.zip", "w") as zipped:
         zipped.writestr("attention.py", "def attention_scores(q, k):\n    return q\n")
     shutil.copyfile(REFERENCE, inbox / "bob.py")
+    shutil.copyfile(REFERENCE, inbox / "similarity.json.py")  # the class report's ranking (qa23h: its write stopped the report)
+    shutil.copyfile(REFERENCE, inbox / "grades-canvas.csv.py")  # `report --lms canvas`'s file
     assert main(["grade-batch", str(inbox), "--out", str(out), "--parts", "A", "--seed", "3"]) == 0
-    folders = {"grades.csv.py": "grades.csv.py", "alice.py": "alice.py", "alice.zip": "alice.zip", "bob": "bob.py"}
+    folders = {"grades.csv.py": "grades.csv.py", "alice.py": "alice.py", "alice.zip": "alice.zip", "bob": "bob.py",
+               "similarity.json.py": "similarity.json.py", "grades-canvas.csv.py": "grades-canvas.csv.py"}
     results = {}
     for folder, entry in folders.items():
         results[folder] = json.loads((out / folder / "attnkit.json").read_text(encoding="utf-8"))
         assert Path(results[folder]["source"]).name == entry
-    assert (out / "grades.csv").is_file() and (out / "index.html").is_file() and (out / "summary.md").is_file()
+    assert (out / "grades.csv").is_file() and (out / "index.html").is_file() and (out / "summary.md").is_file() and (out / "similarity.json").is_file()
     rows = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
     assert len(rows) == 1 + len(folders)
     assert all(any(row.startswith(name) for row in rows) for name in folders)

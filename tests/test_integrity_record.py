@@ -198,3 +198,104 @@ def test_text_names_look_at_each_binding_a_bounded_number_of_times(monkeypatch):
     found = syntax.text_bound_names([ast.parse(chain)], frozenset())
     assert found == {"__file__", *(f"p{i}" for i in range(links))}  # every link is text; p_other is also a number
     assert calls < 10 * links, calls
+
+
+def test_ownership_is_not_copied_for_each_link(monkeypatch):
+    """A chain of helpers drops out of the own names one link per round: one Ownership copied per
+    round cost O(names) a link (8,000 links: 44 s of static pass, 10 s with the one Ownership)."""
+    import ast
+
+    from autograder.grading.integrity import syntax
+
+    made = 0
+
+    class Counted(syntax.Ownership):
+        def __post_init__(self):
+            nonlocal made
+            made += 1
+
+    monkeypatch.setattr(syntax, "Ownership", Counted)
+    links = 400
+    chain = "".join(f"def _h{i}(x):\n    return _h{i - 1}(x)\n" if i else "def _h0(x):\n    return getattr(x, 'y')\n" for i in range(links))
+    found = syntax.ownership([ast.parse(chain)], frozenset({"torch"}))
+    assert not {f"_h{i}()" for i in range(links)} & found.names
+    assert isinstance(found.names, frozenset) and made <= 3, made
+
+
+def _chain_source(reference: str, links: int, tag: str) -> str:
+    chain = "".join(f"def _{tag}{i}(x):\n    return _{tag}{i - 1}(x)\n" if i else f"def _{tag}0(x):\n    return x\n" for i in range(links))
+    return reference.replace("\ndef causal_mask", "\n" + chain + "\n\ndef causal_mask")
+
+
+def test_the_static_pass_stops_at_its_cpu_limit_and_says_so(monkeypatch, reference_source):
+    """The static pass runs in the grader, outside the worker's limits: a 2 MiB file of tangled
+    helpers held it for many minutes, a batch's pool with it. Past STATIC_PASS_CPU_SECONDS of CPU
+    it stops; its facts say they are unread, the record gets a resource-limit flag, and the rules
+    (and Part E's figure) cannot be checked. The timer and its handler are put back."""
+    import signal
+
+    from autograder.assignments.attention.rules import LIBRARY_NAMES, SOFTMAX_BY_HAND
+    from autograder.grading.integrity import static
+    from autograder.grading.integrity.flags import RESOURCE_LIMIT
+    from autograder.grading.integrity.rules import figure_verdict, judge
+
+    handler = signal.getsignal(signal.SIGPROF)
+    monkeypatch.setattr(static, "STATIC_PASS_CPU_SECONDS", 0.2)
+    facts = analyze([(1, _chain_source(reference_source, 3000, "slow"))], {}, LIBRARY_NAMES)
+    assert facts.unread and not facts.findings
+    assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0) and signal.getsignal(signal.SIGPROF) == handler
+    assert [flag.code for flag in source_flags(facts)] == [RESOURCE_LIMIT]
+    traced = {"probe": {"ops": ["softmax"], "aten": ["aten._softmax.default"]}}
+    verdict = judge(SOFTMAX_BY_HAND, traced, facts, "A")
+    assert not verdict.passed and verdict.key == "rule_unread" and "0.2 s of CPU" in verdict.message
+    assert figure_verdict(facts, "plot_attention", "E").key == "figure_unread"
+    for step in range(12):  # wherever the timer lands (in ast.parse's C code too: it raised SystemError there), the same
+        monkeypatch.setattr(static, "STATIC_PASS_CPU_SECONDS", 0.005 + 0.025 * step)
+        static._bounded.cache_clear()
+        assert analyze([(1, _chain_source(reference_source, 3000, "slow"))], {}, LIBRARY_NAMES).unread
+        assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0) and signal.getsignal(signal.SIGPROF) == handler
+    monkeypatch.setattr(static, "STATIC_PASS_CPU_SECONDS", 30.0)
+    whole = analyze([(1, reference_source)], {}, LIBRARY_NAMES)
+    assert not whole.unread and whole.references and judge(SOFTMAX_BY_HAND, traced, whole, "A").passed
+    assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0) and signal.getsignal(signal.SIGPROF) == handler
+
+
+def test_a_file_past_the_static_limit_loses_the_rules_only(grade, monkeypatch, reference_source):
+    """Graded whole: the values are right, so every value check pays; each rule's check and Part
+    E's figure check say the file could not be read in time (en and zh texts exist for both)."""
+    from autograder.assignments.attention.texts import MESSAGES
+    from autograder.grading.integrity import static
+    from autograder.grading.integrity.flags import RESOURCE_LIMIT
+
+    monkeypatch.setattr(static, "STATIC_PASS_CPU_SECONDS", 0.2)
+    result = grade(_chain_source(reference_source, 3000, "graded"), seed=3)
+    failed = {c.check_id: c.message for c in result.checks if c.points < c.max_points}
+    assert all("could not read your file within 0.2 s of CPU" in message for message in failed.values()), failed
+    rules = {c.check_id for c in result.checks if c.check_id.endswith(("_by_hand", "_no_library"))}
+    figure = {c.check_id for c in result.checks if c.part == "E" and c.check_id.startswith("plot_attention_")}
+    assert {"masked_softmax_by_hand", "sdpa_no_library", "self_attention_no_library", "mha_no_library"} <= rules
+    assert set(failed) == rules | figure, set(failed) ^ (rules | figure)
+    assert RESOURCE_LIMIT in [flag.code for flag in result.flags]
+    assert {"en", "zh"} <= set(MESSAGES["rule_unread"]) and {"en", "zh"} <= set(MESSAGES["figure_unread"])
+    from autograder.settings import STATIC_PASS_CPU_SECONDS
+
+    readme = (Path(__file__).resolve().parents[1] / "solutions" / "attention" / "README.md").read_text(encoding="utf-8")
+    assert f"({STATIC_PASS_CPU_SECONDS:g} s of CPU" in readme  # the contract states the limit the grader applies
+
+
+def test_a_submission_is_read_once(grade, monkeypatch, reference_source):
+    """The checks ask for the facts with the names the grader calls, the record without: one pass
+    serves both (two cost a second static pass a submission, and twice the limit on a hostile file)."""
+    from autograder.grading.integrity import static
+
+    passes = 0
+    read = static._analyze
+
+    def counted(*args):
+        nonlocal passes
+        passes += 1
+        return read(*args)
+
+    monkeypatch.setattr(static, "_analyze", counted)
+    result = grade("# read once\n" + reference_source, seed=1)
+    assert result.score == result.max_score and passes == 1, passes

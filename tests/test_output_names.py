@@ -15,7 +15,7 @@ from autograder.feedback.report import write_report
 from autograder.feedback.shown import UNSAFE_CATEGORIES, name_key
 from autograder.grading.session import GradeOptions, grade_submission
 from autograder.grading.submission import output_names
-from autograder.settings import BATCH_FILES
+from autograder.settings import OUT_FILES
 
 HOSTILE_NAMES = (
     "evil\x1b]0;pwned\x07.py", "evil_]0;pwned_.py",  # alike once cleaned
@@ -25,6 +25,7 @@ HOSTILE_NAMES = (
     "caf\u00e9.py", "cafe\u0301.py",  # alike but for Unicode normalization (macOS)
     "x" * 240 + ".py", "x" * 240 + ".zip", "长" * 80 + ".py",
     "grades.csv.py", "grades.csv", "plain.py", "folder",
+    "similarity.json.py", "grades-canvas.csv.py", "grades-prairielearn.csv.ipynb",  # the report's other files (qa23h)
 )
 
 
@@ -41,7 +42,8 @@ def test_output_names_are_clean_unique_and_the_same_on_every_run():
         assert len(name.encode("utf-8")) <= 120, (path.name, name)
     keys = [name_key(name) for name in names.values()]
     assert len(set(keys)) == len(paths)  # unique even on a file system blind to case and normalization
-    assert not set(keys) & {name_key(f) for f in BATCH_FILES}
+    assert not set(keys) & {name_key(f) for f in OUT_FILES}
+    assert {"similarity.json", "grades-canvas.csv", "grades-prairielearn.csv"} <= set(OUT_FILES)
     assert names[Path("/inbox/plain.py")] == "plain" and names[Path("/inbox/folder")] == "folder"  # ordinary names stay
     assert names[Path("/inbox/bidi\u202egnp.py")] == "bidi_gnp"
     assert names[Path("/inbox/-rf.py")] == "_rf.py" and names[Path("/inbox/_rf.py")] == "_rf.py~2"

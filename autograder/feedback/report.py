@@ -18,7 +18,7 @@ from autograder.feedback.formats.markdown import render_markdown
 from autograder.feedback.i18n import check_lang
 from autograder.feedback.output import cannot_write
 from autograder.feedback.results import RESULT_SCHEMA, BatchResult, SubmissionResult, load_submission_result, write_atomic
-from autograder.settings import BATCH_FILES, FEEDBACK_HTML, FEEDBACK_MD, RESULT_FILE
+from autograder.settings import BATCH_FILES, FEEDBACK_HTML, FEEDBACK_MD, LMS_CSV, RESULT_FILE
 from autograder.deployment.roster import Roster
 
 
@@ -111,6 +111,6 @@ def write_gradebook(out_dir: Path, roster: Roster, layout: str, assignment: str 
         book = prairielearn_csv(batch, roster)
     else:
         raise AttnkitError(f"--lms {layout}: use canvas or prairielearn")
-    path = Path(out_dir) / f"grades-{layout}.csv"
+    path = Path(out_dir) / LMS_CSV.format(layout=layout)
     write_atomic(path, book.text)
     return path, book

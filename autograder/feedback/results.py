@@ -163,7 +163,13 @@ def write_atomic(path: Path, text: str | bytes) -> None:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: a file name that is not UTF-8 (GBK from a Windows zip), as os.fsdecode gives it
+            text = json.dumps(data, indent=2)  # written \udcd5: read back, the same path (qa23h)
+    write_atomic(path, text + "\n")
 
 
 def load_submission_result(path: Path) -> SubmissionResult:

@@ -18,7 +18,7 @@ from typing import TypeVar, cast
 Tree = TypeVar("Tree")
 
 UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})  # controls, format (bidi, zero-width), surrogates, line breaks
-_ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_MAYBE_UNSAFE = re.compile(r"[^\x20-\x7e]")  # printable ASCII is always safe: only the rest is looked up, one by one
 SPECIAL_STARTS = ("-", "=", "+", "@", ".")  # an option to a shell command; a formula in a spreadsheet; a hidden folder
 NAME_MAX_BYTES = 100  # a longer name is cut and given a digest of the whole: unique, and a folder name fits
 
@@ -34,9 +34,7 @@ def _escape(ch: str) -> str:
 def shown(text: str, keep: str = "") -> str:
     """`text` with each control or format character, but those in `keep` (e.g. "\\n\\t" for a
     block of printed output), written as its escape: `\\x1b`, `\\u202e`."""
-    if text.isascii():
-        return _ASCII_CONTROL.sub(lambda m: m.group() if m.group() in keep else _escape(m.group()), text)
-    return "".join(_escape(ch) if ch not in keep and unsafe(ch) else ch for ch in text)
+    return _MAYBE_UNSAFE.sub(lambda m: _escape(m.group()) if m.group() not in keep and unsafe(m.group()) else m.group(), text)
 
 
 def clean_name(name: str) -> str:

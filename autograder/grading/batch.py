@@ -26,6 +26,7 @@ from autograder.grading.session import BatchJob, GradeOptions, Runner, new_seed
 from autograder.grading.shard import Shard
 from autograder.grading.submission import output_names
 from autograder.grading.worker.client import Budget, WorkerFactory, remove_stale_scratch
+from autograder.grading.worker.launch import LaunchedTemplate
 
 STALL_MARGIN_SECONDS = 120.0  # start-up (import torch, the template) and the grader's own work
 
@@ -99,11 +100,12 @@ class PoolRunner:
 
     jobs: int = 1
     lock_tag: str = ""
+    template: LaunchedTemplate | None = None  # launched for `jobs` clients before the caller imported torch (cli grade-batch)
 
     def run(self, job: BatchJob) -> Iterator[tuple[Path, SubmissionResult]]:
         processes = max(1, min(self.jobs, len(job.todo)))
         tasks = [(str(path), name, str(job.out_dir), job.options) for path, name in job.todo]
-        with Grader(clients=processes) as grader:
+        with Grader(clients=processes, template=self.template) as grader:
             context = multiprocessing.get_context("fork")  # children share the parent's imported torch
             clients = context.SimpleQueue()
             for client in range(processes):

@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # torch comes with these: imported after the template started
 class Grader:
     """A started grader: the worker template, then the warmed-up grader process.
 
-    clients: how many processes share the template (a grading pool forks its processes from this
+    template: a template launched earlier (`launch_template`, warm), before the caller's own
+    `import torch` (grade-batch); this Grader then owns it. clients: how many processes share the template (a grading pool forks its processes from this
     one after the warm-up; each takes a factory with `factory_for(client)`). With one client the
     grader holds its own factory (`grader.factory`). render: warm the renderer up too (`check`
     renders only what a wrong map needs, so it does not). first_worker: ask for the first
@@ -33,12 +34,12 @@ class Grader:
     this process warms up; a submission that needs another is given another.
     """
 
-    def __init__(self, *, clients: int = 1, render: bool = True, first_worker: bool = False) -> None:
+    def __init__(self, *, clients: int = 1, render: bool = True, first_worker: bool = False, template: LaunchedTemplate | None = None) -> None:
         self.template: LaunchedTemplate | None = None
         self.factory: WorkerFactory | None = None
         try:
-            with signals_deferred():
-                self.template = launch_template(clients=clients, warm=render)  # first: nothing secret is loaded yet
+            with signals_deferred():  # first: nothing secret is loaded yet; `template`: one launched earlier for at least `clients`
+                self.template = template.serving(clients) if template is not None else launch_template(clients=clients, warm=render)
             if clients == 1:
                 from autograder.grading.worker.client import WorkerFactory
 

@@ -122,8 +122,11 @@ def warm_grader(render: bool = True) -> None:
 
     torch.set_num_threads(1)  # tiny tensors: extra threads only spin against the worker (~10x slower on a busy machine)
     reference()
-    x = torch.ones(2, requires_grad=True)
-    torch.autograd.grad([x * 2], [x], [torch.ones(2)])  # grad_outputs: imports sympy once
+    # what autograd.grad with grad_outputs imports (symbolic shapes, sympy), without running autograd's engine:
+    # on a machine with a GPU its first run starts device threads, and a process forked after that (a
+    # batch's pool) cannot use autograd ("autograd's threading in combination with fork"): every
+    # gradient check of every submission failed on an H200 (the reference 90.5/100)
+    from torch.fx.experimental import symbolic_shapes  # noqa: F401
     if render:  # matplotlib and SSIM are imported only here, or when a check renders or compares
         from autograder.grading.heatmap import SSIM_WINDOW, ssim
         from autograder.grading.plotting import render_heatmap

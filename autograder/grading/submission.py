@@ -6,6 +6,7 @@ never extracted; symlinks are never followed; sizes are bounded even when an arc
 from __future__ import annotations
 
 import ast
+import bisect
 import builtins
 import collections
 import functools
@@ -13,6 +14,7 @@ import hashlib
 import io
 import json
 import lzma
+import os
 import re
 import stat
 import tokenize
@@ -28,7 +30,7 @@ from autograder.grading.chunks import DEFINITION_RE, Cells
 from autograder.grading.integrity.syntax import bindings
 from autograder.feedback.i18n import LANGS, t
 from autograder.feedback.shown import clean_name, name_key
-from autograder.settings import BATCH_FILES  # noqa: F401  (names a submission folder may not take)
+from autograder.settings import OUT_FILES  # names a submission folder may not take
 from autograder.settings import SUBMISSION_MAX_FILE_BYTES as MAX_FILE_BYTES
 from autograder.settings import SUBMISSION_MAX_FILES as MAX_FILES
 from autograder.settings import SUBMISSION_MAX_TOTAL_BYTES as MAX_TOTAL_BYTES
@@ -89,7 +91,7 @@ def output_names(paths: list[Path]) -> dict[Path, str]:
     """The results folder of each submission under a batch's output folder, which is also its id in
     every output (grades.csv, the dashboard, feedback): deterministic, made of the names in the
     folder alone, shown safely (shown.clean_name), and no two submissions and no batch file
-    (BATCH_FILES) ever share one, not even in case only (name_key: a copy on macOS or Windows).
+    (OUT_FILES) ever share one, not even in case only (name_key: a copy on macOS or Windows).
 
     A submission's folder is its cleaned name without .py/.ipynb/.zip (alice.py -> alice/) unless
     that name is also another submission's, another entry's full name or a batch file; then it is
@@ -100,7 +102,7 @@ def output_names(paths: list[Path]) -> dict[Path, str]:
     fulls = {path: clean_name(path.name) for path in paths}
     stem_counts = collections.Counter(name_key(stem) for stem in stems.values())
     full_keys = collections.Counter(name_key(full) for full in fulls.values())
-    batch_keys = {name_key(name) for name in BATCH_FILES}
+    batch_keys = {name_key(name) for name in OUT_FILES}
     names: dict[Path, str] = {}
     for path, stem in stems.items():
         key = name_key(stem)
@@ -134,7 +136,7 @@ def submission_digest(path: Path) -> str:
             total += len(data)
             if total > 2 * MAX_ZIP_BYTES + MAX_TOTAL_BYTES:
                 return ""
-            name = file.relative_to(path).as_posix().encode() if file != path else b""
+            name = os.fsencode(file.relative_to(path).as_posix()) if file != path else b""  # its bytes, UTF-8 or not
             digest.update(len(name).to_bytes(8, "big") + name + len(data).to_bytes(8, "big") + data)
     except OSError:
         return ""
@@ -191,8 +193,9 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
     own = []  # the student's cells: neither an answer cell nor one of the kit's, unchanged
     checks = [number for number, cell in code if _is_grade_cell(cell)]  # where nbgrader grades: after them, a definition changes nothing
     nbgrader_graded = bool(checks)
+    not_own = {number for number, _ in tagged} | set(checks)  # sets: 110,000 tagged cells compared pairwise held the grader (qa23h)
     for number, cell in code:
-        if all(number != m for m, _ in tagged) and number not in checks:
+        if number not in not_own:
             try:
                 text = _cell_code(cell, where, number)
             except SubmissionError:
@@ -326,7 +329,8 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]],
     for number, text in answers:
         tree = _parsed(text)
         if tree:
-            until = next((check for check in checks if check > number), ANYWHERE[1])
+            later = bisect.bisect_right(checks, number)  # checks is sorted: not a scan per answer cell
+            until = checks[later] if later < len(checks) else ANYWHERE[1]
             defined.update((node.name, (number, max(until, task_checks.get(node.name, 0))))  # a task: up to its own check
                            for node in tree.body if isinstance(node, _DEFINITIONS))
             used.update((name, max(until, used.get(name, 0))) for name in _needs(tree))
@@ -464,7 +468,9 @@ def _tasks_outside_code(notebook_cells: list, graded: list[tuple[int, str]], whe
         if not missing or not isinstance(cell, dict) or cell.get("cell_type") not in ("markdown", "raw"):
             continue
         text = _source_text(cell) or ""
-        found = sorted(name for name in missing if re.search(rf"^\s*(?:def|class)\s+{re.escape(name)}\b", text, re.MULTILINE))
+        # [ \t\f], not \s: a \s* at each line start ran over every newline after it (a markdown cell of
+        # 48,000 newlines took 80 s of the grader's CPU, a batch's stall watchdog stopped the batch: qa23h)
+        found = sorted(name for name in missing if re.search(rf"^[ \t\f]*(?:def|class)[ \t\f]+{re.escape(name)}\b", text, re.MULTILINE))
         if found:
             notes.append(t("submission.task_in_text_cell", file=where, number=number, kind=cell["cell_type"], names=", ".join(found)))
             missing -= set(found)

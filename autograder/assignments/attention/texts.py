@@ -159,6 +159,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{where} cannot be checked for this rule: your file uses {found}, which can hide library calls (see the rules in the README)",
         "zh": "无法检查 {where} 是否遵守这条规则：你的文件用到了 {found}，这类写法会隐藏库函数调用（见 README 中的规则）",
     },
+    "rule_unread": {
+        "en": "{where} cannot be checked for this rule: the grader could not read your file within {seconds} s of CPU, so it cannot tell what the code calls (see the limits in the README)",
+        "zh": "无法检查 {where} 是否遵守这条规则：评分器没能在 {seconds} 秒 CPU 时间内读完你的文件，无法判断代码调用了什么（见 README 中的限制）",
+    },
     "rule_elsewhere": {
         "en": "{where} cannot be checked for this rule: code ran in another thread or process during the call, where the grader cannot trace it (see the rules in the README)",
         "zh": "无法检查 {where} 是否遵守这条规则：调用期间有代码在另一个线程或进程中运行，评分器无法追踪（见 README 中的规则）",
@@ -171,6 +175,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "figure_untrusted": {
         "en": "the figure cannot be graded: your file uses {found}, which can change what the grader reads from it",
         "zh": "无法评这张图：你的文件用到了 {found}，这类写法会改变评分器从图中读到的内容",
+    },
+    "figure_unread": {
+        "en": "the figure cannot be graded: the grader could not read your file within {seconds} s of CPU, so it cannot tell whether the code changes what the grader reads from the figure",
+        "zh": "无法评这张图：评分器没能在 {seconds} 秒 CPU 时间内读完你的文件，无法判断代码是否改变了评分器从图中读到的内容",
     },
     "figure_disagrees": {"en": "your figure could not be read reliably: {problem}", "zh": "无法可靠地读取你的图：图的描述与图像不一致（{problem}）"},
     "heatmap_smoothed_mesh": {

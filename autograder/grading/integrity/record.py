@@ -32,7 +32,7 @@ def source_flags(facts: SourceFacts) -> list[Flag]:
             grouped.setdefault((finding.code, finding.scope), []).append(finding.describe())
         if finding.code == FILE_ACCESS and any(name in finding.what for name in RESULT_FILE_NAMES):
             grouped.setdefault((FAKE_RESULTS, finding.scope), []).append(finding.describe())
-    flags = []
+    flags = [Flag(RESOURCE_LIMIT, f"the grader's reading of the source ran out of its {facts.unread:g} s of CPU: the rules could not be checked")] if facts.unread else []
     for (code, scope), found in grouped.items():
         where = f"in {scope}: " if scope else "at module level: "
         shown = ", ".join(dict.fromkeys(found[:4])) + (f" and {len(found) - 4} more" if len(found) > 4 else "")

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.settings import SIMILARITY_JSON
+
 K_GRAM = 25  # tokens per fingerprinted k-gram (copydetect's default)
 WINDOW = 1  # winnowing window (1 = every k-gram)
 THRESHOLD = 0.60  # pairs at or above this are shown as suspicious (calibrated in tests/test_similarity.py)
@@ -27,7 +29,7 @@ PASSAGE_PAIRS = 100  # the best pairs whose matching passages are found (copydet
 MAX_PAIRS = 2000  # pairs kept at most: every pair at or above THRESHOLD, up to this many
 MAX_PASSAGES = 3
 PASSAGE_CHARS = 600
-SIMILARITY_FILE = "similarity.json"
+SIMILARITY_FILE = SIMILARITY_JSON
 
 
 @dataclass(frozen=True)

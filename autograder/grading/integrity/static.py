@@ -22,21 +22,26 @@ The names it looks for are in integrity/names.py; what an expression says by its
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import importlib
 import inspect
 import io
 import keyword
+import signal
+import threading
 import tokenize
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
 from autograder.grading.chunks import Cells, line_where, split_chunks
+from autograder.grading.integrity import syntax
 from autograder.grading.integrity.syntax import (
     dotted_name, constant_text, on_super, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
     Ownership, ownership, receivers, record_fields, threading_in_place, torch_bound,
 )
+from autograder.settings import STATIC_PASS_CPU_SECONDS
 from autograder.grading.integrity.names import (
     GRADER_NAMES, EVASION_MODULES, MODULE_ATTRIBUTES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, UNPICKLING_POSITIONS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
 )
@@ -76,6 +81,7 @@ class SourceFacts:
     defined: frozenset[str]  # names the submission defines at top level (functions, classes)
     aliases: dict[str, str]  # a name bound to a library function anywhere -> that function's name
     graded: frozenset[str] = frozenset()  # what the grader calls (the assignment's tasks); empty: every definition
+    unread: float = 0.0  # the CPU seconds the pass ran out of (STATIC_PASS_CPU_SECONDS); then nothing above is known
 
     def reachable(self, roots: set[str], stop: frozenset[str] = frozenset()) -> set[str]:
         """The top-level definitions `roots` reach through the names their bodies load (not through `stop`)."""
@@ -595,9 +601,57 @@ def _resolve_aliases(scanner: _Scanner) -> None:
             scanner.findings.append(Finding(LIBRARY_CALL, f"{target} (an alias of {library})", line, scope, library))
 
 
+class _OutOfTime(BaseException):
+    """The static pass used up its CPU time (not an Exception: no `except Exception` swallows it)."""
+
+
+@contextlib.contextmanager
+def _cpu_bound(seconds: float) -> Iterator[list[bool]]:
+    """Raise _OutOfTime in what runs inside once this process has used `seconds` more CPU
+    (ITIMER_PROF: a busy machine does not cut it short), and again every 50 ms of CPU after that
+    until it is left; the list it gives says whether it fired. Unbounded off the main thread, where
+    no signal arrives, and where a profiling timer is already running (it is left alone)."""
+    fired = [False]
+    if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_PROF) != (0.0, 0.0):
+        yield fired
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        fired[0] = True
+        raise _OutOfTime
+
+    previous = signal.signal(signal.SIGPROF, stop)
+    signal.setitimer(signal.ITIMER_PROF, seconds, 0.05)
+    try:
+        yield fired
+    finally:
+        while True:  # a signal already on its way may raise here once more: the timer is stopped all the same
+            try:
+                signal.setitimer(signal.ITIMER_PROF, 0.0)
+                signal.signal(signal.SIGPROF, previous)
+                break
+            except _OutOfTime:
+                continue
+
+
 @functools.lru_cache(maxsize=8)
-def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], own: frozenset[str], cells: Cells,
-             graded: frozenset[str] = frozenset()) -> SourceFacts:
+def _bounded(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], own: frozenset[str], cells: Cells) -> SourceFacts:
+    """_analyze within STATIC_PASS_CPU_SECONDS (a 2 MiB file of tangled helpers could hold the
+    grader for many minutes, and a batch's pool with it); past it, facts that say so."""
+    limit = STATIC_PASS_CPU_SECONDS
+    try:
+        with _cpu_bound(limit) as fired:
+            try:
+                return _analyze(chunks, files, library, own, cells)
+            except Exception:
+                if fired[0]:  # what C code made of the timer's exception (ast.parse: "AST constructor recursion depth mismatch")
+                    raise _OutOfTime from None
+                raise
+    except _OutOfTime:
+        return SourceFacts(findings=(), references={}, defined=frozenset(), aliases={}, unread=limit)
+
+
+def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], own: frozenset[str], cells: Cells) -> SourceFacts:
     local = own | {name.split("/", 1)[0].removesuffix(".py") for name, _ in files}
     entry = [tree for first_line, text in chunks for tree in _trees(text, first_line)]
     helpers = {name: _trees(text, 1) for name, text in files if name.endswith(".py")}
@@ -612,9 +666,13 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
     for name, loads in scanner.links.items():
         scanner.references.setdefault(name, set()).update(loads)
     _resolve_aliases(scanner)
+    starred = _starred_library(everything, local)
+    unbound = library - {name for tree in everything for node in ast.walk(tree) for name in syntax._bound_names(node)} if starred else frozenset()
+    _star_uses(scanner, starred, unbound)
     findings = [replace(finding, cells=cells) for finding in scanner.findings]
     for name, trees in helpers.items():
         helper = _scan(library, local, trees, everything, prefix=f"{name}:", own_definitions=own_definitions)
+        _star_uses(helper, starred, unbound)
         findings += helper.findings
         scanner.makes_modules |= helper.makes_modules
     unique = tuple(dict.fromkeys(findings))
@@ -625,8 +683,24 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
         references={k: frozenset(v) for k, v in scanner.references.items()},
         defined=frozenset(scanner.defined),
         aliases=dict(scanner.aliases),
-        graded=graded,
     )
+
+
+def _starred_library(everything: Sequence[ast.Module], local: frozenset[str]) -> str:
+    """The module of the first `from M import *` that is not one of the submission's own files, or ""."""
+    for tree in everything:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and not node.level and any(a.name == "*" for a in node.names) and (node.module or "").split(".")[0] not in local:
+                return node.module or ""
+    return ""
+
+
+def _star_uses(scanner: _Scanner, starred: str, unbound: frozenset[str]) -> None:
+    """A banned name that the submission never binds, loaded where a library's `*` import is in
+    force, is that library's (`from scipy.special import *` then `softmax(x)`: qa23h)."""
+    for scope, names in scanner.references.items():
+        for name in sorted(names & unbound):
+            scanner.findings.append(Finding(LIBRARY_CALL, f"{name} (from {starred} import *)", scanner.first_loads.get((scope, name), 0), scope, name))
 
 
 def _can_make_modules(findings: tuple[Finding, ...], paths_or_temporary_files: bool) -> bool:
@@ -640,5 +714,6 @@ def analyze(chunks: list[tuple[int, str]] | tuple[tuple[int, str], ...], files: 
     `own`: the worker's other module names for it (the entry file's module, the kit's files);
     `cells`: where the chunks are in a notebook, for the places its findings name; `graded`: the
     names the grader calls (the assignment's tasks; empty: every top-level definition)."""
-    return _analyze(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())), frozenset(library), frozenset(own),
-                    tuple((int(first), int(number)) for first, number in cells), frozenset(graded))
+    facts = _bounded(tuple((int(line), str(text)) for line, text in chunks), tuple(sorted((files or {}).items())), frozenset(library), frozenset(own),
+                     tuple((int(first), int(number)) for first, number in cells))
+    return replace(facts, graded=frozenset(graded))  # one pass for every `graded`: the checks' and the record's

@@ -51,6 +51,22 @@ class LaunchedTemplate:
     process: subprocess.Popen
     controls: list[socket.socket]
 
+    def serving(self, clients: int) -> LaunchedTemplate:
+        """This template for the first `clients` of its control sockets: the others are closed (the
+        template drops a client whose socket closes), e.g. a batch launched for --jobs 8 on 3 left."""
+        for control in self.controls[clients:]:
+            control.close()
+        del self.controls[clients:]
+        return self
+
+    def discard(self) -> None:
+        """Stop a template nothing used (killed: it has no keeper to wait for); nothing if it ended."""
+        for control in self.controls:
+            control.close()
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
     def close(self, timeout: float = 10.0) -> None:
         """Close every control socket; the template then exits once its keepers have."""
         for control in self.controls:
