@@ -28,7 +28,7 @@ import pytest
 
 from autograder.feedback.formats.view import number
 from autograder.feedback.results import PARTIAL_SUFFIX
-from autograder.grading.submission import BATCH_FILES
+from autograder.settings import BATCH_FILES
 from autograder.grading.worker.client import SCRATCH_PREFIX
 from autograder.grading.worker.sandbox import is_root
 

@@ -218,12 +218,13 @@ class Dispatcher:
             self._stand_in_sets[key] = standins.build(self.stand_ins, list(key), self._stand_in_call, lambda name: self.namespace.get(name))
         missing = object()
         replaced = self._stand_in_sets[key]  # the submission's name -> its stand-in
-        by_identity = standins.identities([(self.namespace[name], stand_in) for name, stand_in in replaced.items() if callable(self.namespace.get(name))])
+        modules = self._student_globals()
+        by_identity = standins.identities([(self.namespace[name], stand_in) for name, stand_in in replaced.items() if callable(self.namespace.get(name))],
+                                          lambda obj: _owned(obj, modules))
         saved = {name: self.namespace.get(name, missing) for name in replaced}
         self.namespace.update(replaced)
         restore: Callable[[], None] = lambda: None  # noqa: E731
         try:
-            modules = self._student_globals()
             number = handle.number if isinstance(handle, Handle) else handle
             called = [self.objects[number]] if type(number) is int and number in self.objects else []
             restore = standins.rebind([*modules, *called], by_identity, lambda obj: _owned(obj, modules))  # aliases, defaults, closures...

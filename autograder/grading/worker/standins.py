@@ -17,6 +17,7 @@ file (`load`) before it forks the worker that needs it, as the spawn request nam
 from __future__ import annotations
 
 import collections
+import dis
 import functools
 import gc
 import importlib.util
@@ -353,17 +354,47 @@ def _size(item: tuple[Any, Any]) -> int:
     return 1 + len(value) if type(value) in (dict, list, tuple) else 0
 
 
-def identities(replaced: list[tuple[Any, Any]]) -> dict[int, Any]:
+def identities(replaced: list[tuple[Any, Any]], owned: Callable[[Any], bool] = lambda obj: False) -> dict[int, Any]:
     """rebind's map from (the submission's object, its stand-in) pairs: the id of each object to
     its stand-in; for a bound method of the submission's object (`masked_softmax = _ops.softmax`),
     which the later code may call through the object (`_ops.softmax(s, m)`), its class's function
-    too, standing in with its first argument (the object) dropped."""
+    too, standing in with its first argument (the object) dropped; and for a function that only
+    hands its parameters on to another of the submission's (`def attention_scores(q, k): return
+    _scores(q, k)`), that one too, which a later task may call directly: the same bug, charged
+    once (qa23s: A.1's wrong scale charged again in C.3)."""
     found: dict[int, Any] = {}
     for own, stand_in in replaced:
         found[id(own)] = stand_in
         if isinstance(own, types.MethodType) and isinstance(own.__func__, types.FunctionType):
             found.setdefault(id(own.__func__), _dropping_self(stand_in))
+    for own, stand_in in replaced:
+        inner = passed_through(own) if isinstance(own, types.FunctionType) else None
+        if isinstance(inner, types.FunctionType) and owned(inner):
+            found.setdefault(id(inner), stand_in)
     return found
+
+
+PLUMBING = frozenset({"RESUME", "PRECALL", "CACHE", "NOP", "PUSH_NULL", "COPY_FREE_VARS", "MAKE_CELL"})  # no work of the function's
+
+
+def passed_through(function: types.FunctionType) -> Any:
+    """What `function` is a plain wrapper of: the global it calls with its own parameters, in
+    order, and whose value it returns (`return _scores(q, k)`, a docstring and annotations
+    aside), or None. Read from its bytecode: every Python it runs on (3.11 to 3.13)."""
+    code = function.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
+        return None
+    steps = [step for step in dis.get_instructions(function) if step.opname not in PLUMBING]
+    if len(steps) < 3 or steps[0].opname != "LOAD_GLOBAL" or steps[-2].opname != "CALL" or steps[-1].opname != "RETURN_VALUE":
+        return None
+    handed: list[str] = []
+    for step in steps[1:-2]:
+        if step.opname not in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST"):
+            return None
+        handed.extend(step.argval if isinstance(step.argval, tuple) else [step.argval])
+    if tuple(handed) != code.co_varnames[:code.co_argcount]:
+        return None
+    return function.__globals__.get(steps[0].argval)
 
 
 def _dropping_self(stand_in: Callable[..., Any]) -> Callable[..., Any]:
