@@ -1,18 +1,20 @@
 """qa23s's files (tests/qa/qa23s/, headers as in qa16): a task function that only hands its
 parameters on to a helper of the submission's (`def attention_scores(q, k): return scaled_dot(q,
-k)`), while a later task calls that helper directly. The later task's check, graded again with a
-stand-in for the earlier task, still ran the helper, and so the same bug again.
+k)`), or to an object of its own class (`return _softmax(scores, mask)`), while a later task calls
+that helper directly. The later task's check, graded again with a stand-in for the earlier task,
+still ran the helper, and so the same bug again.
 What was wrong before (main at f42378c), and is fixed:
 - b01 (A.1 divides by d): A 27 and C 8/28 (75); b02 (A.2 inverts the mask): C 24/28; b03 (A.3
   drops the mask): B 8/10, told selfattn_mask_ignored ("pass it on to the attention", which it
-  does). The helper a task function is a plain wrapper of now stands in with it
-  (worker/standins.py passed_through): each is charged in its own task only.
+  does); b04 (an nn.Module softmax object shared with C.3): C 8/28. The helper or object a task
+  function is a plain wrapper of now stands in with it (worker/standins.py passed_through): each
+  is charged in its own task only.
 - n01, the notebook of b01 (the helper in A.1's answer cell, where the notebook's rules put
   helpers): 75 -> 95.
+- b05 (A.2's row max taken over the blocked keys too): 100 before. A.2's large-scores check now
+  also blocks each row's largest key, far above the rest, where the same mask is right at a plain
+  scale (b02's inverted mask is charged by the mask checks, not again there).
 - c01, the same helper without the bug: 100 before and after.
-Not fixed (qa23s b43, noted on the issue): a task function that hands its parameters to an
-object (`return _softmax(scores, mask)`, an nn.Module instance) while a later task makes its own
-instance of that class: nothing ties the later task's object to the earlier task.
 This test grades seed 1, these files in one batch run.
 """
 from __future__ import annotations
@@ -36,7 +38,7 @@ def graded(tmp_path_factory) -> dict[str, SubmissionResult]:
 
 
 def test_each_bug_loses_points_in_its_own_part_only():
-    assert len(FILES) == 4
+    assert len(FILES) == 6
     assert_each_bug_in_its_own_part(FILES)
 
 

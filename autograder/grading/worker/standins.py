@@ -360,8 +360,9 @@ def identities(replaced: list[tuple[Any, Any]], owned: Callable[[Any], bool] = l
     which the later code may call through the object (`_ops.softmax(s, m)`), its class's function
     too, standing in with its first argument (the object) dropped; and for a function that only
     hands its parameters on to another of the submission's (`def attention_scores(q, k): return
-    _scores(q, k)`), that one too, which a later task may call directly: the same bug, charged
-    once (qa23s: A.1's wrong scale charged again in C.3)."""
+    _scores(q, k)`), or to an object of its own class (`return _softmax(scores, mask)`, an
+    nn.Module), that one too, which a later task may call directly: the same bug, charged once
+    (qa23s: A.1's wrong scale charged again in C.3)."""
     found: dict[int, Any] = {}
     for own, stand_in in replaced:
         found[id(own)] = stand_in
@@ -369,7 +370,7 @@ def identities(replaced: list[tuple[Any, Any]], owned: Callable[[Any], bool] = l
             found.setdefault(id(own.__func__), _dropping_self(stand_in))
     for own, stand_in in replaced:
         inner = passed_through(own) if isinstance(own, types.FunctionType) else None
-        if isinstance(inner, types.FunctionType) and owned(inner):
+        if owned(inner) or (callable(inner) and not isinstance(inner, type) and owned(type(inner))):
             found.setdefault(id(inner), stand_in)
     return found
 
