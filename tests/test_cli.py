@@ -147,6 +147,17 @@ def test_an_out_that_is_a_file_is_named_as_the_problem(tmp_path, capsys):
     assert "a file is in the way. Give --out a folder" in err and "free some space" not in err
 
 
+def test_a_folder_where_a_result_file_goes_is_named_as_the_problem(tmp_path, capsys):
+    """qa23h: a folder named as a file the report writes (here index.html) was told as a full disk."""
+    out = tmp_path / "out"
+    assert main(["grade", str(BLANK), "--out", str(out), "--parts", "A"]) == 0
+    (out / "index.html").mkdir()
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "index.html is a folder where a file goes. Move that folder away" in err and "free some space" not in err, err
+
+
 def test_check_without_a_path_finds_the_file_here_like_watch(tmp_path, capsys, monkeypatch):
     shutil.copyfile(REFERENCE, tmp_path / "attention.py")
     monkeypatch.chdir(tmp_path)

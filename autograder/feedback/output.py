@@ -115,6 +115,9 @@ def cannot_write(folder: Path, error: OSError) -> str:
     if error.errno in (errno.ENOTDIR, errno.EEXIST):  # --out, or a folder in it, is a file
         return (f"cannot write the results into {folder}: {error.strerror or error}; a file is in the way. "
                 f"Give --out a folder (a new one is made), or move that file away")
+    if error.errno == errno.EISDIR:  # a folder where a file goes: space is not the cause (qa23h)
+        return (f"cannot write the results into {folder}: {error.filename2 or error.filename or error} is a folder where a file goes. "
+                f"Move that folder away (or choose another --out) and run the same command again: what was graded is kept")
     reason = "the disk is full" if error.errno == errno.ENOSPC else (error.strerror or str(error))
     return (f"cannot write the results into {folder}: {reason}. Nothing half-written was left; free some space "
             f"(or choose another --out) and run the same command again: what was graded is kept")
