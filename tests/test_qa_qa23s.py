@@ -11,9 +11,11 @@ What was wrong before (main at f42378c), and is fixed:
   is charged in its own task only.
 - n01, the notebook of b01 (the helper in A.1's answer cell, where the notebook's rules put
   helpers): 75 -> 95.
-- b05 (A.2's row max taken over the blocked keys too): 100 before. A.2's large-scores check now
-  also blocks each row's largest key, far above the rest, where the same mask is right at a plain
-  scale (b02's inverted mask is charged by the mask checks, not again there).
+Not fixed (noted on the issue): b05 of qa23s (A.2's row max taken over the blocked keys too, so
+a blocked key far above the allowed ones makes every allowed weight underflow) gets 100. A check
+that blocks each row's largest key, far above the rest, also charged two files earlier QA rounds
+judged correct (qa4s c11, qa7s c17: the softmax over every key, then the blocked ones zeroed and
+the row renormalised): which one the contract means is a decision for its authors.
 - c01, the same helper without the bug: 100 before and after.
 This test grades seed 1, these files in one batch run.
 """
@@ -38,7 +40,7 @@ def graded(tmp_path_factory) -> dict[str, SubmissionResult]:
 
 
 def test_each_bug_loses_points_in_its_own_part_only():
-    assert len(FILES) == 6
+    assert len(FILES) == 5
     assert_each_bug_in_its_own_part(FILES)
 
 

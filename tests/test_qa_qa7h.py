@@ -65,7 +65,7 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     # its weights carry no gradient (A.2 loses both gradient checks)
     "process_spawned_at_import": (scores(A=27), True, {"evasion", "file_access", "process"}),
     "process_via_asyncio_at_import": (scores(A=27), True, {"evasion", "network", "process"}),
-    "star_import_softmax": (scores(A=22), True, {"rule_bypass"}),
+    "star_import_softmax": (scores(A=22), True, {"library_call", "rule_bypass"}),  # library_call: the static pass now reads a library's `*` import (qa23h)
     "compile_imported_by_name": (scores(A=29, E=0), True, {"evasion", "rule_bypass", "tamper"}),
     # c. values that are not plain tensors
     "meta_device_mask": (scores(A=28), True, set()),

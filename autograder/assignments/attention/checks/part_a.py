@@ -226,7 +226,7 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
     expect_close(grad, grad_of(leaf), "the gradient of masked_softmax", what="gradients")
 
 
-@check("A.2", 1, "masked_softmax: large scores (×300) stay finite and correct, also when a blocked key holds a row's largest")
+@check("A.2", 1, "masked_softmax: large scores (×300) stay finite and correct")
 def test_masked_softmax_large_logits(student: StudentAPI, gen):
     scores = randn(gen, B, LQ, LK, scale=300.0)
     weights = student.call("masked_softmax", scores.float())
@@ -234,17 +234,6 @@ def test_masked_softmax_large_logits(student: StudentAPI, gen):
     if not torch.isfinite(expect_tensor(weights, "masked_softmax", (B, LQ, LK))).all() and _no_max_subtraction(weights, scores.float(), None):
         raise fail_with("masked_softmax: large scores give NaN or inf", "softmax_no_max_subtraction")
     expect_close(weights, expected, "masked_softmax on large scores", rtol=1e-4, atol=1e-6)
-    # the allowed keys' weights may not depend on a blocked score: a row's max taken over every key
-    # (qa23s b50) made each allowed key underflow to 0 when a blocked one was far above them. Only
-    # where the same mask is right at a plain scale: a wrong mask is masked_softmax_mask's to charge
-    top = scores.argmax(-1, keepdim=True)
-    mask = torch.ones(B, LQ, LK, dtype=torch.bool).scatter(-1, top, False)
-    plain = (scores / 300.0).float()
-    plain = plain.scatter(-1, top, plain.amax(-1, keepdim=True) + 1.0)
-    if values_close(expect_tensor(student.call("masked_softmax", plain, mask), "masked_softmax", (B, LQ, LK)), reference().masked_softmax(plain, mask), rtol=1e-4, atol=1e-6):
-        raised = scores.scatter(-1, top, scores.amax(-1, keepdim=True) + 3000.0).float()
-        weights = expect_tensor(student.call("masked_softmax", raised, mask), "masked_softmax", (B, LQ, LK))
-        expect_close(weights, reference().masked_softmax(raised, mask), "masked_softmax on large scores whose largest key is blocked", rtol=1e-4, atol=1e-6)
 
 
 @check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32 without overflow")
