@@ -10,6 +10,7 @@ from __future__ import annotations
 CALL_SECONDS = 10.0  # wall clock of one call into student code
 IMPORT_SECONDS = 20.0  # wall clock of importing the submission
 SUBMISSION_SECONDS = 180.0  # wall clock of one submission, every call together
+GRADER_MARGIN_SECONDS = 120.0  # a batch's grader process on one submission: its budget, one import and one call, and this
 WORKER_CPU_SECONDS = 120  # CPU time (rlimit)
 WORKER_MEMORY_BYTES = 2 << 30  # address space above the size the worker was forked at
 WORKER_PROCESSES = 64  # processes (a fresh uid per worker)
@@ -119,6 +120,9 @@ LIMITS: tuple[tuple[str, str], ...] = (
     ("submission", f"{_size(SUBMISSION_MAX_FILE_BYTES)} a .py file, {_size(SUBMISSION_MAX_TOTAL_BYTES)} a notebook (its outputs are not graded) or a folder, "
                    f"{SUBMISSION_MAX_FILES} files; "
                    f"zip: {_size(SUBMISSION_MAX_ZIP_BYTES)} unpacked, {SUBMISSION_MAX_ZIP_ENTRIES} entries"),
+    ("the grader's own work on one submission, in a batch", f"{_seconds(SUBMISSION_SECONDS + IMPORT_SECONDS + CALL_SECONDS + GRADER_MARGIN_SECONDS)} "
+                                                           "wall clock: past it the grader's process is stopped, the submission is reported "
+                                                           "as not graded, and the batch goes on (a re-run grades it again)"),
     ("the grader's reading of your source (for the rules)", f"{_seconds(STATIC_PASS_CPU_SECONDS)} of CPU: a file it cannot read in that time "
                                                            "cannot be checked for the rules, and their points are not given"),
     ("embedded images: Gradescope / PrairieLearn JSON, HTML page", f"{GRADESCOPE_MAX_IMAGE_BYTES:,} B / {PRAIRIELEARN_MAX_IMAGE_BYTES:,} B "

@@ -285,6 +285,14 @@ STRINGS: dict[str, dict[str, str]] = {
     "note.not_a_module": {"en": "expected an nn.Module, got {kind}", "zh": "应为 nn.Module，实际是 {kind}"},
     "note.nothing_to_grade": {"en": "nothing to grade", "zh": "没有可以评分的内容"},
     "note.internal_error": {"en": "internal grader error: {kind}: {text}", "zh": "评分程序内部出错：{kind}：{text}"},
+    "note.grader_stopped": {
+        "en": "internal grader error: the grader's own work on this submission ran past {seconds} s and was stopped; the rest of the batch went on, and a re-run grades it again",
+        "zh": "评分程序内部出错：评分程序处理这份提交超过了 {seconds} 秒，已被停止；同一批的其他提交照常评分，重新运行会再评这一份",
+    },
+    "note.grader_died": {
+        "en": "internal grader error: the grader process grading this submission ended ({ended}); the rest of the batch went on, and a re-run grades it again",
+        "zh": "评分程序内部出错：评这份提交的评分进程结束了（{ended}）；同一批的其他提交照常评分，重新运行会再评这一份",
+    },
     "note.load_error": {"en": "{kind}: {message}; {consequence}", "zh": "导入时出错，{kind}：{message}；{consequence}"},
     "note.load_error_bare": {"en": "{kind}: {message}", "zh": "导入时出错，{kind}：{message}"},
     # how the worker ended ({ended} above)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from autograder.errors import AttnkitError, OutputError
@@ -96,10 +96,14 @@ class ResultStore:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 raise AttnkitError(f"another grade-batch is writing into {self.out_dir}: wait for it to finish, or give another --out") from None
-            roots = [self.out_dir] if not tag else [self.folder(name) for name in folders or ()]
-            for partial in (p for root in roots for p in root.rglob(f"*{PARTIAL_SUFFIX}")):
-                partial.unlink(missing_ok=True)
+            self.remove_partials(None if not tag else folders or ())
             yield
+
+    def remove_partials(self, names: Iterable[str] | None = None) -> None:
+        """Remove write_atomic's temporaries left by a killed writer: all under OUT, or in the folders of `names`."""
+        roots = [self.out_dir] if names is None else [self.folder(name) for name in names]
+        for partial in (p for root in roots for p in root.rglob(f"*{PARTIAL_SUFFIX}")):
+            partial.unlink(missing_ok=True)
 
 
 def result_dir(out_dir: Path, result: SubmissionResult) -> Path:

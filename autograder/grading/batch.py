@@ -9,15 +9,21 @@ A runner gets the same GradeOptions whichever it is, so every option works on ev
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
-import multiprocessing.queues
+import signal
+import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import torch
 
 from autograder.errors import AttnkitError
+from autograder.feedback.i18n import t
 from autograder.feedback.output import ResultStore
 from autograder.feedback.results import BatchResult, SubmissionResult
 from autograder.grading import session
@@ -25,10 +31,12 @@ from autograder.grading.grader import Grader
 from autograder.grading.session import BatchJob, GradeOptions, Runner, new_seed
 from autograder.grading.shard import Shard
 from autograder.grading.submission import output_names
-from autograder.grading.worker.client import Budget, WorkerFactory, remove_stale_scratch
+from autograder.grading.worker.client import Budget, ended_text, remove_stale_scratch
 from autograder.grading.worker.launch import LaunchedTemplate
+from autograder.grading.worker.sandbox import set_parent_death_signal
+from autograder.settings import GRADER_MARGIN_SECONDS
 
-STALL_MARGIN_SECONDS = 120.0  # start-up (import torch, the template) and the grader's own work
+POOL_EXIT_SECONDS = 10.0  # an idle pool process asked to end: it has nothing left to do
 
 
 def list_submissions(directory: Path) -> list[Path]:
@@ -87,16 +95,18 @@ def grade_batch(
     return BatchResult(tuple(done[p] for p in paths if p in done))
 
 
-def stall_seconds(budget: Budget) -> float:
-    """How long a batch waits for the next result before it calls a grader process stuck: a
-    submission ends within its total budget plus one import and one call that were under way."""
-    return budget.total_seconds + budget.import_seconds + budget.call_seconds + STALL_MARGIN_SECONDS
+def grader_seconds(budget: Budget) -> float:
+    """How long the grader may work on one submission before its process is stopped: a submission
+    ends within its total budget plus one import and one call that were under way."""
+    return budget.total_seconds + budget.import_seconds + budget.call_seconds + GRADER_MARGIN_SECONDS
 
 
 @dataclass(frozen=True)
 class PoolRunner:
     """Grading on this machine: `jobs` grader processes forked from one warm Grader, sharing its
-    worker template, each through a control socket of its own."""
+    worker template, each through a control socket of its own. A process that works on one
+    submission past `grader_seconds` is stopped, and one that dies is replaced: that submission
+    gets a result that says so, and the batch goes on."""
 
     jobs: int = 1
     lock_tag: str = ""
@@ -104,40 +114,136 @@ class PoolRunner:
 
     def run(self, job: BatchJob) -> Iterator[tuple[Path, SubmissionResult]]:
         processes = max(1, min(self.jobs, len(job.todo)))
-        tasks = [(str(path), name, str(job.out_dir), job.options) for path, name in job.todo]
         with Grader(clients=processes, template=self.template) as grader:
-            context = multiprocessing.get_context("fork")  # children share the parent's imported torch
-            clients = context.SimpleQueue()
-            for client in range(processes):
-                clients.put(client)
-            stalled = stall_seconds(job.options.budget)
-            with context.Pool(processes, initializer=_pool_init, initargs=(grader, clients)) as pool:
-                results = pool.imap_unordered(_pool_grade, tasks)
-                for count in range(len(tasks)):
-                    try:
-                        data = results.next(timeout=stalled)
-                    except multiprocessing.TimeoutError:
-                        raise AttnkitError(
-                            f"no submission finished in {stalled:.0f} s: a grader process is stuck or died. "
-                            f"Run the same command again: the {count} results written are kept and the rest are graded"
-                        ) from None
-                    path, result = Path(data["path"]), SubmissionResult.from_dict(data["result"])
-                    yield path, result
+            pool = _Pool(grader, processes)
+            try:
+                yield from pool.grade(deque(job.todo), job)
+            finally:
+                pool.stop()
 
 
-_FACTORY: WorkerFactory | None = None
+_Task = tuple[str, str, str, GradeOptions]  # (path, name, out_dir, options)
 
 
-def _pool_init(grader: Grader, clients: multiprocessing.queues.SimpleQueue) -> None:
-    """A pool process: forked from the warm parent, it talks to the shared template through a
-    control socket of its own."""
-    global _FACTORY
+@dataclass
+class _Slot:
+    """One grader process of the pool, and the submission it is grading (None: idle)."""
+
+    client: int  # its control socket of the template
+    process: BaseProcess
+    conn: Connection
+    task: _Task | None = None
+    since: float = 0.0
+
+
+class _Pool:
+    """Grader processes forked from the warm parent (multiprocessing.Pool cannot stop one process
+    and say which task it held: a stuck or dead process lost its task and the batch waited forever)."""
+
+    def __init__(self, grader: Grader, processes: int) -> None:
+        self.grader = grader
+        self.context = multiprocessing.get_context("fork")  # children share the parent's imported torch
+        self.slots: list[_Slot] = []
+        for client in range(processes):
+            self.slots.append(self._start(client))
+
+    def _start(self, client: int) -> _Slot:
+        ours, theirs = self.context.Pipe()
+        process = self.context.Process(target=_serve, args=(self.grader, client, theirs), daemon=True)
+        process.start()
+        theirs.close()
+        return _Slot(client, process, ours)
+
+    def grade(self, todo: deque[tuple[Path, str]], job: BatchJob) -> Iterator[tuple[Path, SubmissionResult]]:
+        limit = grader_seconds(job.options.budget)
+        while todo or any(slot.task for slot in self.slots):
+            for slot in self.slots:
+                if slot.task is None and todo:
+                    path, name = todo.popleft()
+                    slot.task, slot.since = (str(path), name, str(job.out_dir), job.options), time.monotonic()
+                    with contextlib.suppress(OSError):  # it died: its sentinel says so below
+                        slot.conn.send(slot.task)
+            busy = [slot for slot in self.slots if slot.task]
+            due = min(slot.since for slot in busy) + limit
+            wait([slot.conn for slot in busy] + [slot.process.sentinel for slot in busy], timeout=max(0.0, due - time.monotonic()))
+            for slot in busy:
+                done = self._settle(slot, limit)
+                if done is not None:
+                    yield done
+
+    def _settle(self, slot: _Slot, limit: float) -> tuple[Path, SubmissionResult] | None:
+        """The result of `slot`'s submission once it has one: the process's, or, when the process
+        died or ran past `limit`, one that says so (the process is then replaced)."""
+        assert slot.task is not None
+        path, name, out_dir, options = slot.task
+        reply = _reply(slot.conn)
+        if reply is not None:
+            if "error" in reply:  # the grader cannot grade at all here (a full disk): the batch stops
+                raise reply["error"]
+            slot.task = None
+            return Path(path), SubmissionResult.from_dict(reply["result"])
+        alive = slot.process.is_alive()
+        if alive and time.monotonic() < slot.since + limit:
+            return None
+        slot.process.kill()
+        slot.process.join()
+        if alive:
+            reason = t("note.grader_stopped", seconds=f"{limit:g}")
+        else:
+            reason = t("note.grader_died", ended=ended_text(slot.process.exitcode or 0))
+        result = session.failed_result(Path(path), name, options, reason)
+        self._replace(slot)
+        store = ResultStore(Path(out_dir))
+        store.remove_partials([name])  # it may have been writing that submission's files
+        store.write(result, {}, prairielearn=options.prairielearn)
+        return Path(path), result
+
+    def _replace(self, slot: _Slot) -> None:
+        slot.conn.close()
+        assert self.grader.template is not None
+        try:
+            self.grader.template.renew(slot.client)
+        except OSError as error:
+            raise AttnkitError(f"the worker template is not answering ({error}): the results written are kept; run the same command again") from None
+        fresh = self._start(slot.client)
+        slot.process, slot.conn, slot.task = fresh.process, fresh.conn, None
+
+    def stop(self) -> None:
+        """Every process ends: asked to when idle, killed when still grading (an error stopped the batch)."""
+        for slot in self.slots:
+            if slot.task is None:
+                with contextlib.suppress(OSError):
+                    slot.conn.send(None)
+            else:
+                slot.process.kill()
+        for slot in self.slots:
+            slot.process.join(POOL_EXIT_SECONDS)
+            if slot.process.is_alive():
+                slot.process.kill()
+                slot.process.join()
+            slot.conn.close()
+
+
+def _reply(conn: Connection) -> dict | None:
+    """What a pool process sent, if it has; None while it works, or when it died (end of file)."""
+    try:
+        return conn.recv() if conn.poll() else None
+    except (EOFError, OSError):
+        return None
+
+
+def _serve(grader: Grader, client: int, conn: Connection) -> None:
+    """A pool process: forked from the warm parent, it grades what the parent sends, through a
+    control socket of its own to the shared template, until it is sent None."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the batch's: it stops this process
+    set_parent_death_signal()  # the batch killed: this process goes too
     torch.set_num_threads(1)
-    _FACTORY = grader.factory_for(clients.get())
-
-
-def _pool_grade(task: tuple[str, str, str, GradeOptions]) -> dict:
-    path, name, out_dir, options = task
-    result, images = session.grade_safely(Path(path), _FACTORY, options, name)
-    ResultStore(Path(out_dir)).write(result, images, prairielearn=options.prairielearn)
-    return {"path": path, "result": result.to_dict()}
+    factory = grader.factory_for(client)
+    while (task := conn.recv()) is not None:
+        path, name, out_dir, options = task
+        try:
+            result, images = session.grade_safely(Path(path), factory, options, name)
+            ResultStore(Path(out_dir)).write(result, images, prairielearn=options.prairielearn)
+            conn.send({"path": path, "result": result.to_dict()})
+        except AttnkitError as error:
+            conn.send({"error": error})

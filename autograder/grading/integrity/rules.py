@@ -135,7 +135,7 @@ def judge(rule: Rule, traced: dict, facts: SourceFacts, part: str) -> Verdict:
         flag = Flag(TAMPER, f"{rule.where}: the tracer's tripwire did not see a known softmax (the worker's tracing was patched or switched off)", part)
         return Verdict(False, f"the grader could not trace {rule.where}: code in your file switched its tracing off", (flag,), key="rule_untraced", values={"where": rule.where})
     if facts.unread:
-        unread = f"the grader could not read your file within {facts.unread:g} s of CPU"
+        unread = _unread(facts)
         flag = Flag(RESOURCE_LIMIT, f"{rule.where}: {unread}", part)
         return Verdict(False, f"{rule.where} cannot be checked for this rule: {unread}, so it cannot tell what the code calls (see the limits in the README)",
                        (flag,), key="rule_unread", values={"where": rule.where, "seconds": f"{facts.unread:g}"})
@@ -152,11 +152,15 @@ def _list(findings: list) -> str:
     return ", ".join(shown) + more
 
 
+def _unread(facts: SourceFacts) -> str:
+    return f"the grader could not read your file within {facts.unread:g} s of CPU"
+
+
 def figure_verdict(facts: SourceFacts, where: str, part: str) -> Verdict:
     """The worker's description of a figure drawn by `where` (the student's function) is evidence
     only when nothing could have forged it."""
     if facts.unread:
-        unread = f"the grader could not read your file within {facts.unread:g} s of CPU"
+        unread = _unread(facts)
         flag = Flag(RESOURCE_LIMIT, f"{where}: the figure's description cannot be trusted: {unread}", part)
         return Verdict(False, f"the figure cannot be graded: {unread}, so it cannot tell whether the code changes what the grader reads from the figure",
                        (flag,), key="figure_unread", values={"seconds": f"{facts.unread:g}"})

@@ -36,7 +36,7 @@ from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, StandI
 from autograder.paths import PACKAGE_DIR
 from autograder.settings import CALL_SECONDS, IMPORT_SECONDS, SUBMISSION_SECONDS
 
-SIGNAL_NAMES = {  # how a worker killed by a signal ended, in words (autograder.feedback.i18n "ended.*")
+SIGNAL_NAMES: dict[int, str] = {  # how a worker killed by a signal ended, in words (autograder.feedback.i18n "ended.*")
     signal.SIGKILL: t("ended.killed"), signal.SIGSEGV: t("ended.segfault"), signal.SIGXCPU: t("ended.cpu_limit"),
     signal.SIGABRT: t("ended.aborted"), signal.SIGBUS: t("ended.bus_error"), signal.SIGFPE: t("ended.arithmetic"),
     signal.SIGILL: t("ended.illegal"), signal.SIGXFSZ: t("ended.file_size"),
@@ -194,6 +194,13 @@ class WorkerFactory:
             self.process.wait()
 
 
+def ended_text(code: int) -> str:
+    """How a process ended, in words, from its exit code (negative: the signal that killed it)."""
+    if code < 0:
+        return SIGNAL_NAMES.get(-code) or t("ended.signal", signal=-code)
+    return t("ended.exit", code=code)
+
+
 def _kill(pid: int) -> None:
     try:
         os.kill(pid, signal.SIGKILL)
@@ -317,9 +324,7 @@ class WorkerProcess:
         self.read_status(2.0)
         if self.ended is None:
             return t("ended.stopped")
-        if "signal" in self.ended:
-            return SIGNAL_NAMES.get(self.ended["signal"]) or t("ended.signal", signal=self.ended["signal"])
-        return t("ended.exit", code=self.ended["exit"])
+        return ended_text(-self.ended["signal"] if "signal" in self.ended else self.ended["exit"])
 
     @property
     def output(self) -> tuple[str, int]:

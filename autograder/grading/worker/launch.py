@@ -21,6 +21,7 @@ TEMPLATE_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LD_LIBRARY_PATH",
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+RENEW = b'{"renew": true}'  # on a client's control socket, with a new socket: the template serves that client on it from now on
 
 
 @contextmanager
@@ -58,6 +59,17 @@ class LaunchedTemplate:
             control.close()
         del self.controls[clients:]
         return self
+
+    def renew(self, client: int) -> None:
+        """A new control socket for `client`, whose process was stopped mid-request: replies owed to
+        that process may still be on the old one. The template takes the new one in its place."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            socket.send_fds(self.controls[client], [RENEW], [theirs.fileno()])
+        finally:
+            theirs.close()
+        self.controls[client].close()
+        self.controls[client] = ours
 
     def discard(self) -> None:
         """Stop a template nothing used (killed: it has no keeper to wait for); nothing if it ended."""

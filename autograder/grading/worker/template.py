@@ -43,6 +43,7 @@ import torch  # noqa: E402
 from autograder.grading.worker import sandbox, standins  # noqa: E402
 from autograder.grading.worker.deferdynamo import defer_dynamo  # noqa: E402
 from autograder.grading.worker.dispatcher import Dispatcher, OpTracer  # noqa: E402
+from autograder.grading.worker.launch import RENEW  # noqa: E402
 from autograder.grading.worker.plotdata import extract_plot  # noqa: E402,F401
 from autograder.grading.worker.protocol import ProtocolError, recv_message, send_message  # noqa: E402
 
@@ -167,6 +168,12 @@ def _serve_one(control: socket.socket, controls: list[socket.socket], waiting: l
         control.close()
         for fd in fds:
             os.close(fd)
+        return
+    if message == RENEW and len(fds) == 1:  # the grader stopped this client's process: its replacement talks on the new socket
+        renewed = socket.socket(fileno=fds[0])
+        controls[controls.index(control)] = renewed
+        waiting[waiting.index(control)] = renewed
+        control.close()
         return
     try:
         spawn = json.loads(message)
