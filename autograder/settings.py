@@ -36,6 +36,7 @@ PLOT_MAX_PNG_BYTES = 4 << 20  # the student's own figure, stored with the feedba
 PLOT_MAX_PNG_PIXELS = 1 << 22  # its picture's width x height (2048 x 2048, a figure of 28 x 28 inches: ~0.1 GB decoded to float64)
 
 # --- a submission as read from disk (grading/submission.py) ------------------------------------
+SIMILARITY_MAX_CHARS = 100_000  # of a submission's answer (entry first, then its helpers), fingerprinted for the class's similarity ranking
 SUBMISSION_MAX_FILE_BYTES = 2 << 20  # one .py file (a notebook, with its outputs, may take SUBMISSION_MAX_TOTAL_BYTES)
 SUBMISSION_MAX_TOTAL_BYTES = 8 << 20  # a folder, every file together
 SUBMISSION_MAX_FILES = 200
@@ -120,6 +121,7 @@ LIMITS: tuple[tuple[str, str], ...] = (
     ("submission", f"{_size(SUBMISSION_MAX_FILE_BYTES)} a .py file, {_size(SUBMISSION_MAX_TOTAL_BYTES)} a notebook (its outputs are not graded) or a folder, "
                    f"{SUBMISSION_MAX_FILES} files; "
                    f"zip: {_size(SUBMISSION_MAX_ZIP_BYTES)} unpacked, {SUBMISSION_MAX_ZIP_ENTRIES} entries"),
+    ("similarity ranking (copied work)", f"the first {SIMILARITY_MAX_CHARS:,} characters of a submission's code (the answer first, then its helper files)"),
     ("the grader's own work on one submission, in a batch", f"{_seconds(SUBMISSION_SECONDS + IMPORT_SECONDS + CALL_SECONDS + GRADER_MARGIN_SECONDS)} "
                                                            "wall clock: past it the grader's process is stopped, the submission is reported "
                                                            "as not graded, and the batch goes on (a re-run grades it again)"),

@@ -80,3 +80,31 @@ def test_a_plain_wrapper_is_told_apart_from_a_function_that_does_work():
     assert passed_through(_wrapper) is _scores and passed_through(_default) is _scores
     assert passed_through(_reordered) is None and passed_through(_more) is None and passed_through(_scores) is None
     assert passed_through(lambda q, k: _scores(q, k)) is _scores
+
+
+def _checked(q, k):
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError("q and k differ in size")
+    assert q.dtype.is_floating_point
+    return _scores(q, k)
+
+
+def _rebound(q, k):
+    q = q.float()
+    return _scores(q, k)
+
+
+def _two_ways_out(q, k):
+    if q is None:
+        return k
+    return _scores(q, k)
+
+
+def _swapped(q, k):
+    q, k = k, q
+    return _scores(q, k)
+
+
+def test_checks_before_the_call_are_no_work_but_a_rebound_parameter_or_a_second_way_out_is():
+    assert passed_through(_checked) is _scores  # qa24s b24, b32-b35: a shape check, then the helper
+    assert passed_through(_rebound) is None and passed_through(_two_ways_out) is None and passed_through(_swapped) is None

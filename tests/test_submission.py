@@ -287,7 +287,7 @@ def test_a_modified_copy_of_a_kit_file_is_the_students_and_is_scanned(tmp_path):
     from autograder.assignment import current
     from autograder.grading.integrity.static import analyze
 
-    folder = _release_folder(tmp_path / "erin", "x = 1\n")
+    folder = _release_folder(tmp_path / "erin", "import pronoun_task\nx = 1\n")  # imported: it runs (one nothing imports never runs, and is not read: qa24h)
     for name in ("pronoun_task.py", "public_checks.py"):
         with (folder / name).open("a") as file:
             file.write("\ndef extra(x):\n    return torch.softmax(x, -1)\n")

@@ -485,15 +485,24 @@ def _token_names(text: str) -> list[tuple[str, int]]:
     return names
 
 
+class _Unparsed(str):
+    """A piece of a source that does not parse, and the line of the file it starts on."""
+
+    first_line = 1
+
+
 def _trees(text: str, first_line: int) -> list[ast.Module | str]:
-    """The pieces of a text parsed, each padded to its first line; the padded text of one that does not parse."""
+    """The pieces of a text parsed, their lines those of the file; an _Unparsed for one that does
+    not parse. (Each piece padded with newlines to its first line made a file of many broken
+    pieces quadratic: 2 MB took the static pass past its bound, qa24h.)"""
     trees: list[ast.Module | str] = []
     for line, piece in _pieces(text, first_line):
-        padded = "\n" * (line - 1) + piece
         try:
-            trees.append(_AnnotationsAsCode().visit(ast.parse(padded)))
+            trees.append(_AnnotationsAsCode().visit(ast.increment_lineno(ast.parse(piece), line - 1)))
         except UNPARSABLE:
-            trees.append(padded)
+            unparsed = _Unparsed(piece)
+            unparsed.first_line = line
+            trees.append(unparsed)
     return trees
 
 
@@ -583,7 +592,7 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
             continue
         for name, lineno in _token_names(tree):  # it never ran, but say what it holds
             if name in GRADER_NAMES:
-                scanner.findings.append(Finding(GRADER_REFERENCE, f"the name {name}", lineno, scanner.prefix))
+                scanner.findings.append(Finding(GRADER_REFERENCE, f"the name {name}", lineno + getattr(tree, "first_line", 1) - 1, scanner.prefix))
     return scanner
 
 
@@ -654,7 +663,7 @@ def _bounded(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
 def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], ...], library: frozenset[str], own: frozenset[str], cells: Cells) -> SourceFacts:
     local = own | {name.split("/", 1)[0].removesuffix(".py") for name, _ in files}
     entry = [tree for first_line, text in chunks for tree in _trees(text, first_line)]
-    helpers = {name: _trees(text, 1) for name, text in files if name.endswith(".py")}
+    helpers = _reachable(entry, {name: text for name, text in files if name.endswith(".py")}, own)
     everything = [t for t in [*entry, *(t for trees in helpers.values() for t in trees)] if isinstance(t, ast.Module)]
     own_definitions = {
         name.removesuffix(".py").replace("/", "."): frozenset(
@@ -684,6 +693,75 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
         defined=frozenset(scanner.defined),
         aliases=dict(scanner.aliases),
     )
+
+
+# What may load a module that no import statement names: a module imported (its top name), a
+# builtin called by name, an attribute. With one in any file the entry loads, every file is read.
+DYNAMIC_MODULES = frozenset({"importlib", "runpy", "pkgutil", "zipimport", "imp", "sys", "os", "builtins", "pickle", "marshal", "ctypes", "subprocess",
+                             "shelve", "dill", "joblib", "types", "code", "codeop"})
+DYNAMIC_NAMES = frozenset({"__import__", "exec", "eval", "compile", "getattr", "setattr", "globals", "locals", "vars", "open", "__builtins__", "__loader__",
+                           "__spec__", "breakpoint", "input"})
+DYNAMIC_ATTRIBUTES = frozenset({"import_module", "__import__", "exec_module", "load_module", "find_spec", "module_from_spec", "spec_from_file_location",
+                                "spec_from_loader", "__dict__", "__loader__", "__spec__", "__globals__", "__builtins__", "modules", "load", "loads", "hub"})
+
+
+def _reachable(entry: list[ast.Module | str], texts: dict[str, str], own: frozenset[str]) -> dict[str, list[ast.Module | str]]:
+    """The helper files the entry can load: those its import statements name, theirs, and so on,
+    any named like a library (library code may import it) and any the grader loads (`own`: the
+    kit's files, such as pronoun_task.py). Every one when a file read so far
+    could load a module by other means (DYNAMIC_*) or does not parse. A file nothing loads never
+    runs: a 1.7 MB data file beside a correct answer took the static pass past its bound, and the
+    rules' points with it (qa24h)."""
+    modules = {name.removesuffix(".py").removesuffix("/__init__").replace("/", "."): name for name in texts}
+    helpers = {name: _trees(texts[name], 1) for module, name in modules.items() if module in own or installed(module.split(".")[0])}
+    todo: list[tuple[ast.Module | str, str]] = [(tree, "") for tree in entry] + [(t, _package(n)) for n, trees in helpers.items() for t in trees]
+    while todo:
+        tree, package = todo.pop()
+        if isinstance(tree, str) or _loads_by_other_means(tree):
+            return {name: helpers[name] if name in helpers else _trees(text, 1) for name, text in texts.items()}
+        for module in _imported(tree, package):
+            name = modules.get(module)
+            if name is not None and name not in helpers:
+                helpers[name] = _trees(texts[name], 1)
+                todo += [(t, _package(name)) for t in helpers[name]]
+    return dict(sorted(helpers.items()))
+
+
+def _loads_by_other_means(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES or isinstance(node, ast.Attribute) and node.attr in DYNAMIC_ATTRIBUTES:
+            return True
+        if isinstance(node, ast.Import | ast.ImportFrom) and any(name.split(".")[0] in DYNAMIC_MODULES for name in _imported_tops(node)):
+            return True
+    return False
+
+
+def _imported_tops(node: ast.Import | ast.ImportFrom) -> list[str]:
+    return [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""] if not node.level else []
+
+
+def _package(name: str) -> str:
+    """The package a helper file's relative imports start from ("pkg/mod.py", "pkg/__init__.py": pkg)."""
+    return name.removesuffix(".py").removesuffix("/__init__").replace("/", ".") if name.endswith("/__init__.py") else name.rpartition("/")[0].replace("/", ".")
+
+
+def _imported(tree: ast.Module, package: str) -> set[str]:
+    """Every module an import statement of `tree` may load (`import a.b`: a and a.b; `from a import
+    b`: a and a.b), relative ones from `package`."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            dotted = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[:max(0, len(package.split(".")) - node.level + 1)] if node.level and package else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            dotted = [module, *(f"{module}.{alias.name}" if module else alias.name for alias in node.names)]
+        else:
+            continue
+        for name in dotted:
+            parts = name.split(".")
+            found.update(".".join(parts[:count]) for count in range(1, len(parts) + 1))
+    return found
 
 
 def _starred_library(everything: Sequence[ast.Module], local: frozenset[str]) -> str:

@@ -376,26 +376,38 @@ def identities(replaced: list[tuple[Any, Any]], owned: Callable[[Any], bool] = l
 
 
 PLUMBING = frozenset({"RESUME", "PRECALL", "CACHE", "NOP", "PUSH_NULL", "COPY_FREE_VARS", "MAKE_CELL"})  # no work of the function's
+RETURNS = frozenset({"RETURN_VALUE", "RETURN_CONST"})
+REBINDS = frozenset({"STORE_FAST", "DELETE_FAST", "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST", "LOAD_FAST_AND_CLEAR"})
+NOT_PLAIN = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def passed_through(function: types.FunctionType) -> Any:
-    """What `function` is a plain wrapper of: the global it calls with its own parameters, in
-    order, and whose value it returns (`return _scores(q, k)`, a docstring and annotations
-    aside), or None. Read from its bytecode: every Python it runs on (3.11 to 3.13)."""
+    """What `function` hands its work to: the global whose value it returns, called with its own
+    parameters in order (`return _scores(q, k)`), when that is its one way out and nothing in it
+    rebinds a parameter, so that the global gets the very arguments `function` got (checks before it
+    that raise, `if E % h: raise ValueError(...)` or an assert, are no work: qa24s). None otherwise. Read
+    from its bytecode: every Python it runs on (3.11 to 3.13)."""
     code = function.__code__
-    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
+    if code.co_flags & NOT_PLAIN or code.co_kwonlyargcount:
         return None
+    params = code.co_varnames[:code.co_argcount]
     steps = [step for step in dis.get_instructions(function) if step.opname not in PLUMBING]
-    if len(steps) < 3 or steps[0].opname != "LOAD_GLOBAL" or steps[-2].opname != "CALL" or steps[-1].opname != "RETURN_VALUE":
+    exits = [at for at, step in enumerate(steps) if step.opname in RETURNS]
+    if len(exits) != 1 or steps[exits[0]].opname != "RETURN_VALUE" or exits[0] < 2 or steps[exits[0] - 1].opname != "CALL":
         return None
-    handed: list[str] = []
-    for step in steps[1:-2]:
-        if step.opname not in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST"):
-            return None
-        handed.extend(step.argval if isinstance(step.argval, tuple) else [step.argval])
-    if tuple(handed) != code.co_varnames[:code.co_argcount]:
+    start, handed = exits[0] - 2, list[str]()  # walk back over the arguments to the called global
+    while start > 0 and steps[start].opname in ("LOAD_FAST", "LOAD_FAST_LOAD_FAST"):
+        handed[:0] = steps[start].argval if isinstance(steps[start].argval, tuple) else [steps[start].argval]
+        start -= 1
+    if steps[start].opname != "LOAD_GLOBAL" or tuple(handed) != params or steps[exits[0] - 1].arg != len(handed):
         return None
-    return function.__globals__.get(steps[0].argval)
+    tail = {step.offset for step in steps[start + 1:exits[0] + 1]}
+    for step in steps:
+        if step.opname in REBINDS and set(step.argval if isinstance(step.argval, tuple) else [step.argval]) & set(params):
+            return None  # a parameter rebound: the global may get something else
+        if step.opcode in dis.hasjrel + dis.hasjabs and step.argval in tail:
+            return None  # a jump into the call: not one straight way out
+    return function.__globals__.get(steps[start].argval)
 
 
 def _dropping_self(stand_in: Callable[..., Any]) -> Callable[..., Any]:
