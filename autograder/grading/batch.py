@@ -30,7 +30,7 @@ from autograder.grading import session
 from autograder.grading.grader import Grader
 from autograder.grading.session import BatchJob, GradeOptions, Runner, new_seed
 from autograder.grading.shard import Shard
-from autograder.grading.submission import output_names
+from autograder.grading.submission import output_names, submission_digest
 from autograder.grading.worker.client import Budget, ended_text, remove_stale_scratch
 from autograder.grading.worker.launch import LaunchedTemplate
 from autograder.grading.worker.sandbox import set_parent_death_signal
@@ -191,7 +191,7 @@ class _Pool:
             reason = t("note.grader_stopped", seconds=f"{limit:g}")
         else:
             reason = t("note.grader_died", ended=ended_text(slot.process.exitcode or 0))
-        result = session.failed_result(Path(path), name, options, reason)
+        result = session.failed_result(Path(path), name, options, reason, submission_digest(Path(path)))
         self._replace(slot)
         store = ResultStore(Path(out_dir))
         store.remove_partials([name])  # it may have been writing that submission's files

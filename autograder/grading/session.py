@@ -332,11 +332,11 @@ def grade_safely(path: Path, factory: WorkerFactory | None, options: GradeOption
     except AttnkitError:
         raise  # the grader cannot grade at all (not installed right): say so, do not blame a submission
     except Exception as error:  # noqa: BLE001 - whatever it was, it is reported, not raised
-        result, images = failed_result(path, name, options, t("note.internal_error", kind=type(error).__name__, text=str(error)[:500])), {}
+        return failed_result(path, name, options, t("note.internal_error", kind=type(error).__name__, text=str(error)[:500]), digest), {}
     return replace(result, digest=digest), images
 
 
-def failed_result(path: Path, name: str, options: GradeOptions, reason: str) -> SubmissionResult:
-    """The result of a submission the grader could not grade: `reason` says why."""
+def failed_result(path: Path, name: str, options: GradeOptions, reason: str, digest: str) -> SubmissionResult:
+    """The result of a submission the grader could not grade: `reason` says why; `digest`: of what was graded."""
     return SubmissionResult(submission=name, source=str(path), seed=options.seed or 0, grader_error=reason, lang=options.lang,
-                            assignment=current().name, digest=submission_digest(path))
+                            assignment=current().name, digest=digest)

@@ -702,7 +702,8 @@ DYNAMIC_MODULES = frozenset({"importlib", "runpy", "pkgutil", "zipimport", "imp"
 DYNAMIC_NAMES = frozenset({"__import__", "exec", "eval", "compile", "getattr", "setattr", "globals", "locals", "vars", "open", "__builtins__", "__loader__",
                            "__spec__", "breakpoint", "input"})
 DYNAMIC_ATTRIBUTES = frozenset({"import_module", "__import__", "exec_module", "load_module", "find_spec", "module_from_spec", "spec_from_file_location",
-                                "spec_from_loader", "__dict__", "__loader__", "__spec__", "__globals__", "__builtins__", "modules", "load", "loads", "hub"})
+                                "spec_from_loader", "__dict__", "__loader__", "__spec__", "__globals__", "__builtins__", "modules", "load", "loads", "hub",
+                                "__subclasses__", "__bases__", "__base__", "__mro__"})
 
 
 def _reachable(entry: list[ast.Module | str], texts: dict[str, str], own: frozenset[str]) -> dict[str, list[ast.Module | str]]:
