@@ -370,6 +370,42 @@ def _deferred(name: str) -> Iterator[None]:
             del sys.modules[name]
 
 
+_REFERENCE_IN_USE: list[ModuleType] = []  # reference_as's module while its block runs
+
+
 def reference() -> ModuleType:
-    """The current assignment's reference solution."""
-    return reference_module(current().solution)
+    """The current assignment's reference solution (inside `reference_as`, the module it gives)."""
+    return _REFERENCE_IN_USE[-1] if _REFERENCE_IN_USE else reference_module(current().solution)
+
+
+@contextmanager
+def reference_as(module: ModuleType) -> Iterator[None]:
+    """Within the block, `reference()` is `module` (a variant of the reference: one with a
+    catalogue mistake planted, to tell whether a later task's wrong values are an earlier one's)."""
+    _REFERENCE_IN_USE.append(module)
+    try:
+        yield
+    finally:
+        _REFERENCE_IN_USE.pop()
+
+
+def reference_planted() -> bool:
+    """Whether `reference()` is now a variant given by `reference_as`."""
+    return bool(_REFERENCE_IN_USE)
+
+
+def reference_variant(path: Path, label: str, source: str) -> ModuleType:
+    """The reference solution file `path` run from `source` (its text, changed), once per label."""
+    name = f"attnkit_reference_{path.stem}_{label}"
+    if name in sys.modules:
+        return sys.modules[name]
+    module = ModuleType(name)
+    module.__file__ = str(path)
+    sys.modules[name] = module  # dataclasses look their module up while the file runs
+    try:
+        with _deferred("matplotlib.pyplot"):
+            exec(compile(source, f"{path} ({label})", "exec"), module.__dict__)  # noqa: S102 - the kit's own reference, changed by the kit
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module

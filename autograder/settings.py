@@ -42,6 +42,7 @@ SUBMISSION_MAX_TOTAL_BYTES = 8 << 20  # a folder, every file together
 SUBMISSION_MAX_FILES = 200
 SUBMISSION_MAX_ZIP_BYTES = 32 << 20  # a zip, unpacked
 SUBMISSION_MAX_ZIP_ENTRIES = 10 * SUBMISSION_MAX_FILES  # entries of a zip, whatever they are
+NOTEBOOK_MAX_OWN_STATEMENTS = 10_000  # top-level statements of a notebook's own cells (not answer cells) read for what they give the answers
 STATIC_PASS_CPU_SECONDS = 30.0  # the grader's reading of the source (integrity/static.py): the reference takes ~0.03 s
 
 # --- feedback files (feedback/formats/) ----------------------------------------------------------
@@ -121,6 +122,8 @@ LIMITS: tuple[tuple[str, str], ...] = (
     ("submission", f"{_size(SUBMISSION_MAX_FILE_BYTES)} a .py file, {_size(SUBMISSION_MAX_TOTAL_BYTES)} a notebook (its outputs are not graded) or a folder, "
                    f"{SUBMISSION_MAX_FILES} files; "
                    f"zip: {_size(SUBMISSION_MAX_ZIP_BYTES)} unpacked, {SUBMISSION_MAX_ZIP_ENTRIES} entries"),
+    ("a notebook's own cells (not answer cells)", f"{NOTEBOOK_MAX_OWN_STATEMENTS:,} top-level statements together: past it none of them "
+                                                   "runs, and the feedback says so"),
     ("similarity ranking (copied work)", f"the first {SIMILARITY_MAX_CHARS:,} characters of a submission's code (the answer first, then its helper files)"),
     ("the grader's own work on one submission, in a batch", f"{_seconds(SUBMISSION_SECONDS + IMPORT_SECONDS + CALL_SECONDS + GRADER_MARGIN_SECONDS)} "
                                                            "wall clock: past it the grader's process is stopped, the submission is reported "

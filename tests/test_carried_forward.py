@@ -904,3 +904,75 @@ def test_a_module_stand_in_keeps_only_narrow_layers_for_reuse():
     assert _mha_module.cache_info().currsize == held
     trusted_answer(_module_callback("MultiHeadAttention", 21, 21, heads=3))
     assert _mha_module(21, 3, 0.0, True) is _mha_module(21, 3, 0.0, True)  # a narrow one is kept
+
+
+SHARED_CODE = '''
+import functools
+
+class Heads:
+    def __init__(self, n):
+        self.n = n
+
+    def split(self, x):
+        return _reshape(x, self.n)
+
+    @staticmethod
+    def merge(x):
+        return x
+
+def _reshape(x, n):
+    return x
+
+def split_heads(x, n):
+    return Heads(n).split(x)
+
+def alone(x):
+    return x.split(2)  # an attribute named like no global of the file
+
+class Attention:
+    def forward(self, x):
+        return _two(x)
+
+_two = functools.partial(_reshape, n=2)
+
+def by_default(x, f=_reshape):
+    return f(x, 2)
+
+def _closure():
+    heads = Heads(2)
+    def inner(x):
+        return heads.split(x)
+    return inner
+
+inner = _closure()
+_shared = Heads(2)
+
+def through_an_object(x):
+    return _shared.merge(x)
+'''
+
+
+def test_code_reach_reads_the_code_a_function_or_class_may_run():
+    """What tells a later task that can run an earlier task's own code (a class both use) from one
+    that repeats the mistake in code of its own (qa24s n04, qa5x m40): read, never run."""
+    import torch
+
+    from autograder.grading.worker.standins import code_reach
+
+    space: dict = {"__name__": "submission"}
+    exec(compile(SHARED_CODE, "submission.py", "exec"), space)
+
+    def owned(obj):
+        return getattr(obj, "__globals__", None) is space or (isinstance(obj, type) and obj.__module__ == "submission")
+
+    def reach(name):
+        return {code.co_qualname for code in code_reach([space[name]], owned)}
+
+    heads = {"Heads.__init__", "Heads.split", "Heads.merge", "_reshape"}
+    assert reach("split_heads") == {"split_heads"} | heads
+    assert reach("alone") == {"alone"}
+    assert reach("Attention") == {"Attention.forward", "_reshape"}  # through a functools.partial
+    assert reach("by_default") == {"by_default", "_reshape"}  # a default value
+    assert reach("inner") == {"_closure.<locals>.inner"} | heads  # a closure's object of its own class
+    assert reach("through_an_object") == {"through_an_object"} | heads  # a module-level object
+    assert code_reach([torch.nn.functional.softmax], owned) == set()  # the library's code is not the submission's

@@ -10,13 +10,14 @@ notebook with a class in the C.1 cell, ...) and 37 single bugs. What was wrong b
   (worker/standins.py passed_through).
 - b03: a row max clamped at 0 made a row of scores all far below zero come out all zeros and got
   100: A.2's large-scores check now also gives every row 3000 below zero.
-Not fixed, noted on issue 15: n04, the same C.1 bug in a class both tasks use (`Heads(n).split(x)`
-in C.1's split_heads and in C.3), which no stand-in replaces: C.3 is charged again (C 5, fair 25).
-Passing a later check whose wrong values are an earlier task's own charged mistake fixed it, but
-also forgave a second, separate copy of the bug (qa5x m40: A.1 and B.1 each leave out the scale:
-B.1 must be charged); telling them apart needs to know that the later task ran the earlier one's
-code. Left as it is: b23 (MultiHeadAttention masks with the shared -1e4 helper itself, never handing
-the mask to masked_softmax: its mask check is its own, C 26).
+- n04 (fixed in round 25): the same C.1 bug in a class both tasks use (`Heads(n).split(x)` in C.1's
+  split_heads and in C.3), which no stand-in replaces, was charged again in C.3 (C 5, fair 25). A
+  later check that still fails with the stand-ins now passes when it passes against the reference
+  with that earlier task's charged catalogue mistake planted, and the later task's code can run
+  code of the earlier task's own (read in the worker: standins.code_reach); a second copy of the
+  mistake in the later task's own code is charged again (qa5x m40: B.1 shares no code with A.1).
+  The same rule charges b23 once (MultiHeadAttention masks with A.2's shared -1e4 helper itself:
+  round 24 judged its mask check C.3's own, C 26; now C 28).
 This test grades seed 1, these files in one batch run.
 """
 from __future__ import annotations
@@ -34,7 +35,7 @@ NOTEBOOKS = {  # stem -> (per-part scores, mistakes named)
     "n01_helpers_in_added_cell_used_by_a1_a2_e1": ({"A": 32, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}, set()),
     "n02_bug_a2_no_shift_helper_in_added_cell_used_by_c3": ({"A": 30, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}, {"softmax_no_max_subtraction"}),
     "n03_zh_heads_class_in_c1_cell_used_by_c2_c3": ({"A": 32, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}, set()),
-    "n04_bug_c1_heads_class_split_interleaved_used_by_c3": ({"A": 32, "B": 10, "C": 5, "D": 12, "E": 10, "F": 8}, {"split_interleaved"}),  # fair: C 25
+    "n04_bug_c1_heads_class_split_interleaved_used_by_c3": ({"A": 32, "B": 10, "C": 25, "D": 12, "E": 10, "F": 8}, {"split_interleaved"}),
 }
 
 
@@ -48,7 +49,7 @@ def test_the_corpus_is_whole():
 
 
 def test_each_bug_loses_points_in_its_own_part_only():
-    assert_each_bug_in_its_own_part([p for p in FILES if not p.name.startswith("b23")])  # b23: its C.3 masks with the buggy helper itself
+    assert_each_bug_in_its_own_part(FILES)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

@@ -54,13 +54,15 @@ EXPECTED: dict[str, tuple[float, bool, str]] = {
     "config_resolve": (29, True, HIDDEN),
     "unpickle_lookup": (30, True, HIDDEN),
     "written_module": (30, True, HIDDEN),
-    "forged_trace_frame": (30, True, "masked_softmax uses softmax"),  # the traces of its other calls saw the library (qa20h)
+    "forged_trace_frame": (30, True, "masked_softmax uses Categorical, softmax"),  # the traces of its other calls saw the library (qa20h); its Categorical is a banned name too (qa25h)
     # a. points without the values
     "nan_tricks": (2, False, ""),
     "eq_anything": (14, False, "returned an object of type"),
     # b. stalling or crashing the grader
     "slow_trickle": (28, True, TIMED_OUT),
-    "callback_stall": (20, True, f"timed out after {BUDGET.call_seconds:.0f} s in scaled_dot_product_attention"),
+    # its A.3 stalls only beside a stand-in; graded against the reference with A.1's charged mistake
+    # planted (the code it shares with A.1, round 25), A.3's values checks pass given its own A.1
+    "callback_stall": (25, True, f"timed out after {BUDGET.call_seconds:.0f} s in scaled_dot_product_attention"),
     "callback_large": (27, True, "its attention weights would hold"),
     "looping_exception_str": (28, True, TIMED_OUT),
     "metaclass_name_loop": (25, True, TIMED_OUT),  # and its metaclass's __getattribute__ runs at import: both traced rules 0

@@ -100,10 +100,13 @@ class ResultStore:
             yield
 
     def remove_partials(self, names: Iterable[str] | None = None) -> None:
-        """Remove write_atomic's temporaries left by a killed writer: all under OUT, or in the folders of `names`."""
+        """Remove write_atomic's temporaries left by a killed writer: all under OUT, or in the folders
+        of `names`. Files only: a submission named `x.attnkit-partial.py` has a results folder so
+        named, which stopped every later run into OUT (qa25h)."""
         roots = [self.out_dir] if names is None else [self.folder(name) for name in names]
-        for partial in (p for root in roots for p in root.rglob(f"*{PARTIAL_SUFFIX}")):
-            partial.unlink(missing_ok=True)
+        for partial in (p for root in roots for p in root.rglob(f".*{PARTIAL_SUFFIX}")):
+            if not partial.is_dir():
+                partial.unlink(missing_ok=True)
 
 
 def result_dir(out_dir: Path, result: SubmissionResult) -> Path:

@@ -33,6 +33,7 @@ from autograder.feedback.shown import clean_name, name_key
 from autograder.settings import OUT_FILES  # names a submission folder may not take
 from autograder.settings import SUBMISSION_MAX_FILE_BYTES as MAX_FILE_BYTES
 from autograder.settings import SUBMISSION_MAX_FILES as MAX_FILES
+from autograder.settings import NOTEBOOK_MAX_OWN_STATEMENTS as MAX_OWN_STATEMENTS
 from autograder.settings import SUBMISSION_MAX_TOTAL_BYTES as MAX_TOTAL_BYTES
 from autograder.settings import SUBMISSION_MAX_ZIP_BYTES as MAX_ZIP_BYTES
 from autograder.settings import SUBMISSION_MAX_ZIP_ENTRIES as MAX_ZIP_ENTRIES
@@ -165,6 +166,13 @@ def notebook_chunks(data: bytes, where: str) -> tuple[tuple[int, str], ...]:
 
 
 def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells, dict[str, str]]:
+    try:
+        return _notebook_read(data, where)
+    finally:
+        _parsed.cache_clear()
+
+
+def _notebook_read(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells, dict[str, str]]:
     """(chunks, notes, cells, files): the answer cells, a note for each piece of metadata that was
     ignored, where each chunk is in the notebook (grading/chunks.py: "cell 7, line 3"), and the
     files its `%%writefile x.py` cells write (Jupyter writes them and runs none of their code).
@@ -206,6 +214,10 @@ def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tup
                 own.append((number, text))
             elif not nbgrader_graded:
                 checks.append(number)  # the kit's check cells: a task's answer is what its check saw
+    statements = sum(len(tree.body) for _, text in own if (tree := _parsed(text)))
+    if statements > MAX_OWN_STATEMENTS:  # each is read by several steps below: 2.5 MB of `h = 1` lines held the grader 46 s (qa25h)
+        notes.append(t("submission.own_cells_too_many", file=where, count=statements, limit=MAX_OWN_STATEMENTS))
+        own = []
     # a check cell the student edited (a line added) still checks its task where it stands
     checking = sorted([(number, _checked_code(_source_text(cells[number - 1]) or "")) for number in checks]
                       + [(number, text) for number, text in own if "public_checks" in _needs(_parsed(text) or ast.Module([], []))])
@@ -335,26 +347,32 @@ def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]],
                            for node in tree.body if isinstance(node, _DEFINITIONS))
             used.update((name, max(until, used.get(name, 0))) for name in _needs(tree))
             bound |= _bound(tree)
-    binding: dict[str, list[tuple[int, ast.stmt]]] = collections.defaultdict(list)  # name -> the own statements that bind it
+    binding: dict[str, dict[int, list[ast.stmt]]] = collections.defaultdict(dict)  # name -> {own cell: its statements that bind it}, cells in order
     for number, text in own:
         for node in (tree.body if (tree := _parsed(text)) else ()):
             for name in _top_level_names(ast.Module([node], [])):
-                binding[name].append((number, node))
+                binding[name].setdefault(number, []).append(node)
+    cells = {name: sorted(found) for name, found in binding.items()}  # the cells that bind each name, in order
     kept: dict[int, dict[ast.stmt, None]] = collections.defaultdict(dict)  # in the order taken; a statement once
     # (name, (only from the cells between these two)): a helper as the checks that use it saw it, not
     # as a scratch cell below the last of them wrote it again
     todo = [(name, (ANYWHERE[0], until)) for name, until in used.items() if name not in bound and name not in dir(builtins)]
     todo += list(defined.items())
-    seen: set[tuple[str, tuple[int, int]]] = set()
-    while todo:  # one pass over the names: a chain of helpers costs its length, not its square
+    taken: dict[str, int] = {}  # name -> every cell above this one was taken for it (from the top: the widest range so far)
+    while todo:  # each statement looked at once per range that reaches it first: a chain of helpers costs its length, not its square
         name, (below, until) = todo.pop()
-        if (name, (below, until)) in seen:
-            continue
-        seen.add((name, (below, until)))
-        for number, node in binding.get(name, ()):
-            if below < number < until and node not in kept[number]:
-                kept[number][node] = None
-                todo.extend((needed, (ANYWHERE[0], until)) for needed in _needs(node) - bound - set(dir(builtins)))
+        start = below + 1
+        if below == ANYWHERE[0]:  # from the top: what an earlier, wider range took is taken
+            start = max(start, taken.get(name, start))
+            if until <= start:
+                continue
+            taken[name] = until
+        found = cells.get(name, [])
+        for number in found[bisect.bisect_left(found, start):bisect.bisect_left(found, until)]:
+            for node in binding[name][number]:
+                if node not in kept[number]:
+                    kept[number][node] = None
+                    todo.extend((needed, (ANYWHERE[0], until)) for needed in _needs(node) - bound - set(dir(builtins)))
     texts = dict(own)
     return {number: (_only(texts[number], list(nodes)), sorted(set().union(*(_top_level_names(ast.Module([n], [])) for n in nodes))))
             for number, nodes in sorted(kept.items()) if nodes}
@@ -516,6 +534,7 @@ MAX_CELL_NOTES = 8  # notes on the student's own cells, and names in each: the f
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+@functools.cache  # emptied after each notebook (_notebook): a cell is read by many steps
 def _parsed(text: str) -> ast.Module | None:
     try:
         return ast.parse(text)

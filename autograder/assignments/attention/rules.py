@@ -20,6 +20,9 @@ SOFTMAX_NAMES = frozenset({
     # exp, max, sum and a division): the transform, and transform_to, which maps constraints.simplex
     # (or Dirichlet.support) to it
     "SoftmaxTransform", "transform_to",
+    # ...and the distributions that normalise their logits (`Categorical(logits=s).logits` is
+    # s - logsumexp(s): the trace sees two elementary operations; qa25h)
+    "Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Multinomial", "ExpRelaxedCategorical", "RelaxedOneHotCategorical",
 })
 ATTENTION_NAMES = frozenset({
     "scaled_dot_product_attention", "multi_head_attention_forward", "MultiheadAttention", "_native_multi_head_attention",

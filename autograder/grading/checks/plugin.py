@@ -121,6 +121,8 @@ class AttnkitPlugin:
         self.cannot_grade: SandboxUnavailable | None = None  # this machine cannot run student code safely: nothing is graded
         self._started: dict[str, float] = {}
         self._infos: dict[str, CheckInfo] = {}
+        self._as_charged_tasks: set[str] = set()  # tasks with a check that passed only given an earlier task's charged mistake
+        self._shared: dict[tuple[str, str], bool] = {}  # (earlier task, task) -> whether the task's code may run the earlier one's
 
     # -- configuration ---------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -219,7 +221,7 @@ class AttnkitPlugin:
         graded = {r.task for r in self.results if r.task in tasks}
         failed = {r.task for r in self.results if r.task in tasks and not r.passed}
         second: Exception | None = None
-        for number, how in enumerate(carried.plans(info.task, failed, graded)):
+        for number, how in enumerate(carried.plans(info.task, failed | (self._as_charged_tasks & set(tasks)), graded)):
             kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
             with self._student.stand_ins(list(how.names), carried.trusted_answer):
                 outcome = _outcome(function, kwargs)
@@ -228,6 +230,9 @@ class AttnkitPlugin:
             if outcome is None:
                 return None, carried.carried_note(sorted(failed & set(how.replaced)), how.replaced)
             second = outcome if number == 0 else second
+        note = self._as_charged(item, function, info.task, failed)
+        if note is not None:
+            return None, note
         if carried.nothing_own(info.task, failed):  # every component it leans on is charged elsewhere
             key, args = carried.nothing_own_note(info.task)
             return CheckFailure(words().english(key, **args), key=key, values=args), None
@@ -236,6 +241,34 @@ class AttnkitPlugin:
         if isinstance(second, CheckFailure) or (isinstance(second, StudentError) and not isinstance(error, CheckFailure)):
             return second, None
         return error, None
+
+    def _as_charged(self, item: pytest.Function, function: Callable, task: str, failed: set[str]) -> tuple[str, dict] | None:
+        """The note of a check that passes against the reference given a mistake already charged
+        in an earlier task, where this task's code may run code of that task's own (a class both
+        use: no stand-in replaces it); None otherwise. A second copy of the same mistake, written
+        again in this task's own code, is charged again (qa5x m40)."""
+        carried = current().carried_module()
+        assert carried is not None
+        named = {(r.task, r.mistake) for r in self.results if r.task in failed and r.mistake}
+        for earlier, key in carried.carried_mistakes(task, named):
+            if not self._shares_code(earlier, task):
+                continue
+            kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
+            with carried.reference_with(key):
+                outcome = _outcome(function, kwargs)
+            if outcome is None:
+                self._as_charged_tasks.add(task)  # its own code holds that mistake: a later check that leans on it may have it replaced
+                return carried.carried_note([earlier], (earlier,))
+        return None
+
+    def _shares_code(self, earlier: str, task: str) -> bool:
+        if (earlier, task) not in self._shared:
+            names = current().task_names
+            try:
+                self._shared[earlier, task] = cast(Student, self._student).shared_code([names[earlier]], [names[task]])
+            except StudentError:  # the worker could not tell: not shared
+                self._shared[earlier, task] = False
+        return self._shared[earlier, task]
 
     def _fresh(self, item: pytest.Function, name: str) -> Any:
         """A fixture's value for the second run: the same seed, a fresh generator, no artifacts."""
@@ -343,8 +376,14 @@ def _outcome(function: Callable, kwargs: dict) -> Exception | None:
     try:
         function(**kwargs)
     except Exception as error:  # noqa: BLE001 - every outcome becomes a CheckResult
-        return error
-    return None
+        caught = error
+    else:
+        return None
+    seen: Exception | BaseException | None = caught
+    while seen is not None:  # the check's frames let go of their locals now (a student's 250 MB reply in each: 4.5 GB before the next collection, qa25h)
+        traceback.clear_frames(seen.__traceback__)  # the traceback itself stays, for an internal error's report
+        seen = seen.__cause__ or seen.__context__
+    return caught
 
 
 def check_seed(run_seed: int, name: str) -> int:

@@ -688,6 +688,10 @@ class Student:
     def names(self, *names: str) -> dict[str, str]:
         return self.request({"op": "names", "names": list(names)}, "looking up names")
 
+    def shared_code(self, names: list[str], others: list[str]) -> bool:
+        """Whether the submission's own code that `names` may run, `others` may run too (read, not run)."""
+        return self.request({"op": "shared_code", "names": names, "others": others}, "looking up names") is True
+
     def _look(self, target: str | Handle) -> bool:
         """Whether a call of `target` runs under the trace though its trace is not read: every call
         of what a rule covers does, and what each saw is judged with the rule's own (other_calls)."""

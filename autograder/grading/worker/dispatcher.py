@@ -377,6 +377,15 @@ class Dispatcher:
             found[name] = "class" if isinstance(value, type) else "function" if callable(value) else "missing"
         return found
 
+    def op_shared_code(self, request: dict) -> bool:
+        """Whether code of the submission's own that `names` (an earlier task's) may run, a later
+        task's `others` may run too (standins.code_reach): then the later task may be wrong only
+        through the earlier one's mistake, which no stand-in replaced (a class both use)."""
+        modules = self._student_globals()
+        reach = [standins.code_reach([self.namespace[n] for n in names if type(n) is str and n in self.namespace], lambda obj: _owned(obj, modules))
+                 for names in (request["names"], request["others"])]
+        return bool(reach[0] & reach[1])
+
     def op_call(self, request: dict) -> Any:
         target = self._target(request)
         args, kwargs = _strided(request.get("args", []), request.get("noncontiguous", [])), request.get("kwargs", {})

@@ -24,6 +24,7 @@ import importlib.util
 import inspect
 import sys
 import types
+import weakref
 import zlib
 from types import ModuleType
 from typing import Any, Callable
@@ -408,6 +409,53 @@ def passed_through(function: types.FunctionType) -> Any:
         if step.opcode in dis.hasjrel + dis.hasjabs and step.argval in tail:
             return None  # a jump into the call: not one straight way out
     return function.__globals__.get(steps[start].argval)
+
+
+MAX_REACH_VISITS = 5_000  # objects code_reach looks at
+
+
+def code_reach(roots: list[Any], owned: Callable[[Any], bool]) -> set[types.CodeType]:
+    """The code of the submission's own functions that `roots` (its functions, classes or objects)
+    may run, read without running anything: each function's code and the code inside it, the
+    globals its code names, its closure and defaults, every function of a class of its own (its
+    bases too), and whatever any other object holds (gc's referents: a namespace object, a set, a
+    library's wrapper's closure, a weakref's target), but never a library's module or class. A
+    name of an attribute that is also a global's counts as that global: the reach is what the code
+    could run, never less (qa25s: C.3 reached a wrong A.1 through eleven kinds of holder)."""
+    reached: set[types.CodeType] = set()
+    seen: set[int] = set()
+    todo = list(roots)
+    while todo and len(seen) < MAX_REACH_VISITS:
+        value = todo.pop()
+        kind = type(value)  # never the object's own __class__
+        if id(value) in seen or kind in _ATOMS or issubclass(kind, torch.Tensor):
+            continue
+        seen.add(id(value))
+        if kind is types.FunctionType:
+            if owned(value):
+                codes = [value.__code__]
+                while codes:
+                    code = codes.pop()
+                    reached.add(code)
+                    codes.extend(c for c in code.co_consts if type(c) is types.CodeType)
+                    todo.extend(value.__globals__[name] for name in code.co_names if name in value.__globals__)
+            todo.extend((*(item for cell in value.__closure__ or () for item in _contents(cell)),  # a library's wrapper: what it wraps, never its module
+                         *(value.__defaults__ or ()), *(value.__kwdefaults__ or {}).values(), *value.__dict__.values()))
+        elif issubclass(kind, type):
+            if owned(value):
+                todo.extend((*vars(value).values(), *value.__bases__))
+        elif issubclass(kind, weakref.ref):
+            todo.append(weakref.ref.__call__(value))
+        else:
+            todo.extend(gc.get_referents(value))  # an object of a class of its own reaches that class too
+    return reached
+
+
+def _contents(cell: types.CellType) -> list[Any]:
+    try:
+        return [cell.cell_contents]
+    except ValueError:  # a cell not filled yet
+        return []
 
 
 def _dropping_self(stand_in: Callable[..., Any]) -> Callable[..., Any]:

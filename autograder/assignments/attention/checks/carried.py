@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -17,7 +19,8 @@ import torch
 
 from autograder.assignments.attention.standins import MAX_SEQUENCE
 from autograder.grading.worker.standins import MAX_CALLBACK_ELEMENTS, StandInRefused
-from autograder.assignment import reference
+from autograder.assignment import current, reference, reference_as, reference_variant
+from autograder.authoring.examples import apply
 
 
 A_TASKS = ("A.1", "A.2", "A.3", "A.4")
@@ -130,6 +133,31 @@ def carried_note(charged: list[str], tasks: tuple[str, ...]) -> tuple[str, dict[
         parts = sorted({task.split(".")[0] for task in charged})
         return "scoring_carried", {"parts": ", ".join(parts), "tasks": ", ".join(charged)}
     return "scoring_carried_elsewhere", {"tasks": ", ".join(tasks)}
+
+
+def carried_mistakes(task: str, named: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Of the (task, mistake) pairs charged in this run, those that a failing check of `task` may
+    repeat without a call to the earlier task's function (a class both use, which no stand-in
+    replaces: qa24s n04): an earlier task's catalogue mistake that the reference can be given."""
+    if task in LEANS_ON:  # Part F grades components: its plans say which of them are the student's own
+        return []
+    mutants = getattr(current().content("mutants"), "MUTANTS", {})
+    return sorted((earlier, key) for earlier, key in named if earlier in earlier_tasks(task) and key in mutants)
+
+
+@contextmanager
+def reference_with(key: str) -> Iterator[None]:
+    """Within the block the checks compare with the reference that makes the catalogue mistake `key`."""
+    with reference_as(_mutant_reference(key)):
+        yield
+
+
+@functools.cache
+def _mutant_reference(key: str) -> Any:
+    manifest = current()
+    catalogue = manifest.content("mutants")
+    assert catalogue is not None  # carried_mistakes found the key there
+    return reference_variant(manifest.solution, key, apply(manifest.solution.read_text(encoding="utf-8"), catalogue.MUTANTS[key]))
 
 
 # ---------------------------------------------------------------------------------------------

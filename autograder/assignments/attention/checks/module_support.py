@@ -200,6 +200,12 @@ def split_correct(x: torch.Tensor, heads: int) -> torch.Tensor:
     return reference().split_heads(x, heads)  # (B, H, S, Dh)
 
 
+def unmerged(merged: torch.Tensor, shape: torch.Size) -> torch.Tensor:
+    """The heads (B, H, S, Dh) that the reference's merge_heads turns into `merged` (B, S, E)."""
+    where = reference().merge_heads(torch.arange(math.prod(shape)).reshape(shape))  # each merged place: the flat index of its head value
+    return torch.empty(math.prod(shape), dtype=merged.dtype).index_put_((where.flatten(),), merged.flatten()).reshape(shape)
+
+
 def split_no_transpose(x: torch.Tensor, heads: int) -> torch.Tensor:
     b, s, e = x.shape
     return x.reshape(b, heads, s, e // heads)  # (B, H, S, Dh), features scrambled
@@ -237,11 +243,10 @@ def mha(
     """Multi-head attention from plain functions; the keyword switches plant one bug each."""
     key = query if key is None else key
     value = key if value is None else value
-    e = query.size(-1)
     q = split(linear(p, prefix + "W_q", query), heads)  # (B, H, Lq, Dh)
     k = split(linear(p, prefix + "W_k", key), heads)  # (B, H, Lk, Dh)
     v = split(linear(p, prefix + "W_v" if value_projection == "W_v" else prefix + value_projection, value), heads)  # (B, H, Lk, Dh)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(scale_dim or e // heads)  # (B, H, Lq, Lk)
+    scores = reference().attention_scores(q, k) if scale_dim is None else q @ k.transpose(-2, -1) / math.sqrt(scale_dim)  # (B, H, Lq, Lk)
     weights = reference().masked_softmax(scores, mask if use_mask else None)  # (B, H, Lq, Lk)
     merged = merge(weights @ v)  # (B, Lq, E)
     return (linear(p, prefix + "W_o", merged) if output_projection else merged), weights

@@ -7,11 +7,12 @@ import torch
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_interleaved, merge_no_transpose, mha, mha_variants, reload_student, split_correct, split_interleaved, split_no_transpose, split_size_for_count, vjp_checked,
+    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_interleaved, merge_no_transpose, mha, mha_variants, reload_student, split_correct, split_interleaved, split_no_transpose, split_size_for_count, unmerged, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
 from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, backward_pair, expect_gradients, expect_pair, expect_shape, expect_rule, expect_tensor, grad_of, randn, random_mask, reference, rounding_error, values_close
+from autograder.assignment import reference_planted
 from autograder.assignments.attention.rules import MHA_OWN
 from autograder.grading.worker.client import StudentException
 from autograder.grading.worker.protocol import Handle
@@ -215,6 +216,8 @@ def test_mha_matches_torch(student: StudentAPI, gen, seed):
     mask = random_mask(gen, LQ, LK)
     with torch.no_grad():
         expected = torch_mha(query, key, value, attn_mask=~mask, need_weights=True, average_attn_weights=False)
+    if reference_planted():  # an earlier task's mistake planted in the reference (error carried forward): torch has none
+        expected = build_reference("MultiHeadAttention", (E, H), state)(query, key, value, mask)
     output, weights = forward_checked(student, handle, MHA, OUT, WEIGHTS, query, key, value, mask)
     expect_attention(output, weights, expected, f"{MHA} vs torch.nn.MultiheadAttention", mha_variants(state, H, query, key, value, mask.expand(B, H, LQ, LK)))
 
@@ -256,7 +259,7 @@ def test_mha_train_dropout(student: StudentAPI, gen, seed):
 def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor, key: torch.Tensor, *, p_drop: float = 0.5) -> bool:
     """Whether output (B, Lq, E) = W_o(merge(dropout(weights) @ V)) for some dropout of the weights.
 
-    W_o is inverted to recover the heads (B, H, Lq, Dh); each head row must be a sum of value rows
+    W_o and the reference's merge are inverted to recover the heads (B, H, Lq, Dh); each head row must be a sum of value rows
     weighted by w/(1-p) over some subset of the keys (every subset of the Lk keys is tried).
     """
     weights = mha(p, H, query, key)[1]  # (B, H, Lq, Lk)
@@ -264,7 +267,7 @@ def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor
     w_o, b_o = p["W_o.weight"], p["W_o.bias"]
     flat = (output - b_o).reshape(-1, E)  # (B*Lq, E) = merged @ W_oᵀ
     merged = torch.linalg.solve(w_o, flat.T).T.reshape(output.shape)  # (B, Lq, E)
-    heads = split_correct(merged, H)  # (B, H, Lq, Dh)
+    heads = unmerged(merged, weights.shape[:3] + v.shape[-1:])  # (B, H, Lq, Dh)
     keys = weights.size(-1)
     subsets = ((torch.arange(2**keys)[:, None] >> torch.arange(keys)) & 1).to(weights.dtype)  # (2^Lk, Lk)
     candidates = torch.einsum("sj,bhij,bhjd->sbhid", subsets, weights, v) / (1 - p_drop)  # (2^Lk, B, H, Lq, Dh)

@@ -12,6 +12,7 @@ import torch
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.checks.plugin import CheckFailure
+from autograder.assignments.attention.checks.support import expect_tensor
 
 # torch's fast gradcheck compares u·J·v for random u, v instead of the whole Jacobian: a few worker
 # round trips instead of one per input element (10x less time); the same bugs fail (measured on
@@ -29,6 +30,8 @@ class _Remote(torch.autograd.Function):
             output = output[0]
         if not isinstance(output, torch.Tensor):
             raise CheckFailure.keyed("not_a_tensor", where=name, kind=type(output).__name__)
+        if output.shape != inputs[0].shape:  # gradcheck draws a float64 vector of the output's size: 2 GB for a 250 MB reply (qa25h)
+            expect_tensor(output, name, tuple(inputs[0].shape))
         return output
 
     @staticmethod
@@ -43,7 +46,8 @@ class _Remote(torch.autograd.Function):
 def remote_gradcheck(student: StudentAPI, name: str, inputs: list[torch.Tensor], extra: tuple[Any, ...] = (), **kwargs: Any) -> None:
     """Raise CheckFailure unless the student's analytic gradients match finite differences with
     respect to `inputs`; `extra` arguments (a mask) follow them positionally, as the contract's
-    signature orders them, so a renamed parameter is called as any other check calls it."""
+    signature orders them, so a renamed parameter is called as any other check calls it. The
+    output must have the first input's shape (a softmax's)."""
     leaves = [i.detach().to(torch.float64).requires_grad_(True) for i in inputs]
     try:
         ok = torch.autograd.gradcheck(lambda *xs: _Remote.apply(student, name, kwargs, extra, *xs), leaves, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=False, fast_mode=FAST_MODE)
