@@ -82,7 +82,7 @@ CATALOGUE: dict[str, tuple[set[str], set[str], set[str]]] = {
     # qa4h: a reply forged with os.write into the worker's socket (a clean trace for the library softmax)
     "forged_trace_frame": ({"A"}, {BY_HAND}, {EVASION}),
     # qa20h: hand-written only for the rule's own call, the library on every other call
-    "rule_inputs_only": ({"A"}, {BY_HAND}, {RULE_BYPASS}),
+    "rule_inputs_only": ({"A"}, {BY_HAND}, {LIBRARY_CALL}),  # its Categorical is a banned name now (qa25h): the static pass names it before the traces do
     # qa20h h07: the reply to a traced call made a list: both rules lost as tracing switched off (an internal grader error was shown)
     "traced_reply_list": ({"A"}, BOTH, {TAMPER}),
 }

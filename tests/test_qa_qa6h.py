@@ -45,14 +45,14 @@ MAY_RAISE = {"traced_call_detected": {"file_access"}, "traced_modules_detected":
 EXPECTED: dict[str, tuple[dict[str, float], set[str], str]] = {
     # a. the worker's reply rewritten by a patched library or a trace hook: the trace scrubbed of the
     # library softmax. Every traced rule "cannot be checked" (A.2 by hand 2, A.3 1, B.1 1, C.3 1)
-    "json_trace_scrub": (RULES_UNCHECKED, {"library_patch", "rule_bypass"}, HIDDEN),  # rule_bypass: what masked_softmax's other calls ran (qa20h)
-    "json_encoder_alias_scrub": (RULES_UNCHECKED, {"library_patch", "rule_bypass"}, HIDDEN),  # rule_bypass: what masked_softmax's other calls ran (qa20h)
-    "socket_sendall_scrub": (RULES_UNCHECKED, {"library_patch", "network", "rule_bypass"}, HIDDEN),  # rule_bypass: as above
-    "patch_from_other_function": (RULES_UNCHECKED, {"library_patch", "rule_bypass"}, HIDDEN),  # rule_bypass: what masked_softmax's other calls ran (qa20h)
-    "settrace_from_other_function": (RULES_UNCHECKED, {"evasion"}, HIDDEN),
+    "json_trace_scrub": (RULES_UNCHECKED, {"library_call", "library_patch"}, HIDDEN),  # rule_bypass: what masked_softmax's other calls ran (qa20h)
+    "json_encoder_alias_scrub": (RULES_UNCHECKED, {"library_call", "library_patch"}, HIDDEN),  # rule_bypass: what masked_softmax's other calls ran (qa20h)
+    "socket_sendall_scrub": (RULES_UNCHECKED, {"library_call", "library_patch", "network"}, HIDDEN),  # rule_bypass: as above
+    "patch_from_other_function": (RULES_UNCHECKED, {"library_call", "library_patch"}, HIDDEN),  # library_call: its Categorical is a banned name (qa25h; rule_bypass before: what masked_softmax's other calls ran, qa20h)
+    "settrace_from_other_function": (RULES_UNCHECKED, {"evasion", "library_call"}, HIDDEN),
     # b. the traced call told apart (traceback.extract_stack): every call runs under the trace, so
     # the zeros meant for the traced call are every value A.2, B.1 and C.3 return (before qa16: A 30, B 9, C 27)
-    "traced_call_detected": (scores(A=18), {"evasion"}, "masked_softmax cannot be checked for this rule"),  # its spy's own __torch_function__ ran in the traced call
+    "traced_call_detected": (scores(A=18), {"library_call"}, "masked_softmax uses torch.distributions.Categorical"),  # its Categorical is a banned name (qa25h; evasion before: its spy's own __torch_function__ ran in the traced call)
     "traced_modules_detected": (scores(B=1, C=8), {"evasion"}, "cannot be checked for this rule"),  # its spy's own __torch_function__ ran in the traced call
     "half_precision_garbage": (scores(A=31), set(), "attention_scores on torch.float16"),  # A.1 keeps float16: its values too
     "three_dims_consistent": (scores(A=22), set(), "scaled_dot_product_attention with q, k, v (B, L, d) and a (B, Lq, Lk) mask"),  # A.3's values now try 3-D inputs

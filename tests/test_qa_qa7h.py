@@ -37,7 +37,7 @@ REFERENCE = REPO / "solutions" / "attention" / "attention.py"
 PARTS = frozenset({"A", "E"})
 FULL = {"A": 32, "E": 10}
 BUDGET = Budget(call_seconds=5, import_seconds=20, total_seconds=120)  # every hang here stops at the call limit
-PATCHED = ({"A": 29, "E": 0}, True, {"library_patch", "rule_bypass", "tamper"})  # A.2 by hand 0, A.3 1: cannot be checked; the figure neither; rule_bypass: the traces of masked_softmax's other calls saw Categorical's softmax (qa20h)
+PATCHED = ({"A": 29, "E": 0}, True, {"library_call", "library_patch", "tamper"})  # A.2 by hand 0, A.3 1: cannot be checked; the figure neither; library_call: its Categorical is a banned name (qa25h; rule_bypass before: the traces of masked_softmax's other calls saw its softmax, qa20h)
 
 
 def scores(**changed: float) -> dict[str, float]:
@@ -56,11 +56,11 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     "patch_through_list_slot": PATCHED,
     "patch_through_lambda_setattr": PATCHED,
     "patch_through_own_module": PATCHED,  # `import attention as me; me._json.dumps = f`: the file's own name for json
-    "scratch_cell_patch": (scores(A=30), True, {"rule_bypass"}),  # an untagged cell is not graded: the trace sees softmax
+    "scratch_cell_patch": (scores(A=30), True, {"library_call"}),  # an untagged cell is not graded: the trace sees softmax
     # b. rules. Library code run in a thread no source line names (A 32/32 before: the trace is per thread)
-    "thread_via_asyncio": (scores(A=30), True, {"evasion", "network"}),
-    "thread_via_queue_listener": (scores(A=30), True, {"evasion"}),
-    "thread_via_tqdm_map": (scores(A=30), True, {"evasion"}),  # A 29 while tqdm's monitor thread outlived the call (A.3 could not be checked either); the worker turns it off
+    "thread_via_asyncio": (scores(A=30), True, {"library_call", "network"}),  # library_call: its Categorical is a banned name (qa25h; evasion before)
+    "thread_via_queue_listener": (scores(A=30), True, {"library_call"}),
+    "thread_via_tqdm_map": (scores(A=30), True, {"library_call"}),  # A 29 while tqdm's monitor thread outlived the call (A.3 could not be checked either); the worker turns it off
     # ... or in a process started at import, which lives through every call (A.2's rule passed before);
     # its weights carry no gradient (A.2 loses both gradient checks)
     "process_spawned_at_import": (scores(A=27), True, {"evasion", "file_access", "process"}),

@@ -32,7 +32,7 @@ CORPUS = REPO / "tests" / "qa" / "qa8h"
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
 BUDGET = Budget(call_seconds=5, import_seconds=20, total_seconds=120)
 FULL = ({"A": 32}, set())
-PATCHED = ({"A": 29}, {"library_patch", "rule_bypass"})  # graded on Part A only: no figure, so no tamper; rule_bypass: the traces of masked_softmax's other calls saw the library's softmax (qa20h)
+PATCHED = ({"A": 29}, {"library_call", "library_patch"})  # graded on Part A only: no figure, so no tamper; library_call: its Categorical is a banned name (qa25h; rule_bypass before, qa20h)
 
 # name -> (score per part, flag codes)
 EXPECTED: dict[str, tuple[dict[str, float], set[str]]] = {

@@ -61,17 +61,17 @@ def scores(**changed: float) -> dict[str, float]:
 # name -> (score per part, exact?, flag codes)
 EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     # a. the "by hand" rule: code run where the trace does not look, or library softmax by other names
-    "dispatch_subclass_softmax": (scores(A=27), True, {"evasion"}),  # A 29 before: A.2 by hand paid
-    "dispatch_subclass_constant": (scores(A=28), True, {"evasion"}),  # A.2 by hand paid before
-    "torch_function_subclass_softmax": (scores(A=30), True, {"rule_bypass"}),
-    "own_dispatch_mode_softmax": (scores(A=27, E=0), True, {"evasion", "rule_bypass", "tamper"}),
-    "autograd_function_softmax": (scores(A=30), True, {"rule_bypass"}),
+    "dispatch_subclass_softmax": (scores(A=27), True, {"library_call"}),  # A 29 before: A.2 by hand paid; library_call: its Categorical is a banned name (qa25h; evasion before)
+    "dispatch_subclass_constant": (scores(A=28), True, {"library_call"}),  # A.2 by hand paid before; evasion before qa25h (library_call: its Categorical is a banned name since qa25h)
+    "torch_function_subclass_softmax": (scores(A=30), True, {"library_call"}),  # rule_bypass before (library_call: its Categorical is a banned name since qa25h)
+    "own_dispatch_mode_softmax": (scores(A=27, E=0), True, {"evasion", "library_call", "tamper"}),  # rule_bypass before (library_call: its Categorical is a banned name since qa25h)
+    "autograd_function_softmax": (scores(A=30), True, {"library_call"}),  # rule_bypass before (library_call: its Categorical is a banned name since qa25h)
     "signal_handler_softmax": (scores(A=30), True, {"rule_bypass", "signal"}),
-    "thread_joined_within_call": (scores(A=30), True, {"evasion"}),
+    "thread_joined_within_call": (scores(A=30), True, {"library_call"}),  # evasion before (library_call: its Categorical is a banned name since qa25h)
     "sparse_softmax_route": (scores(A=27), True, {"library_call"}),  # A 26 before qa10h: the float16 NotImplementedError raised inside torch was taken for a stub in the fully-blocked check too; the crash is masked_softmax_dtypes'
     "cross_entropy_gradient_route": (scores(A=28), True, {"rule_bypass"}),
-    "patch_through_instance_class": (scores(A=29, E=0), True, {"library_patch", "rule_bypass", "tamper"}),  # A 32, E 10 before; rule_bypass: what its other calls ran (qa20h)
-    "patch_through_identity_function": (scores(A=29, E=0), True, {"library_patch", "rule_bypass", "tamper"}),  # A 32, E 10 before; rule_bypass: what its other calls ran (qa20h)
+    "patch_through_instance_class": (scores(A=29, E=0), True, {"library_call", "library_patch", "tamper"}),  # A 32, E 10 before; rule_bypass before (what its other calls ran, qa20h) (library_call: its Categorical is a banned name since qa25h)
+    "patch_through_identity_function": (scores(A=29, E=0), True, {"library_call", "library_patch", "tamper"}),  # A 32, E 10 before; rule_bypass before (what its other calls ran, qa20h) (library_call: its Categorical is a banned name since qa25h)
     # b. the stand-ins (error carried forward): the submission's own named tuple, the walk, the callbacks
     "named_make_exits": (scores(D=1), True, set()),
     "named_make_forges": (scores(D=1), True, set()),

@@ -408,8 +408,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "{file}：第 {number} 个单元格是 {kind} 单元格，不会运行，但里面写的是 {names} 的代码：请把它改回代码单元格（在 Jupyter 里选中它，按 Esc，再按 Y）",
     },
     "submission.own_cells_too_many": {
-        "en": "{file}: your own cells (those that are not answer cells) hold {count:,} top-level statements, more than the {limit:,} the grader reads: none of them was run. Keep your answers in the answer cells",
-        "zh": "{file}：你自己的单元格（不是作答单元格的那些）共有 {count:,} 条顶层语句，超过评分程序读取的 {limit:,} 条：其中的代码都没有运行。请把作答写在作答单元格里",
+        "en": "{file}: your own cells (those that are not answer cells) hold {count} top-level statements, more than the {limit} the grader reads: none of them was run. Keep your answers in the answer cells",
+        "zh": "{file}：你自己的单元格（不是作答单元格的那些）共有 {count} 条顶层语句，超过评分程序读取的 {limit} 条：其中的代码都没有运行。请把作答写在作答单元格里",
     },
     "submission.untagged_more": {
         "en": "{file}: {count} more cells that are not answer cells gave definitions to your answer cells in the same way",

@@ -216,7 +216,7 @@ def _notebook_read(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...]
                 checks.append(number)  # the kit's check cells: a task's answer is what its check saw
     statements = sum(len(tree.body) for _, text in own if (tree := _parsed(text)))
     if statements > MAX_OWN_STATEMENTS:  # each is read by several steps below: 2.5 MB of `h = 1` lines held the grader 46 s (qa25h)
-        notes.append(t("submission.own_cells_too_many", file=where, count=statements, limit=MAX_OWN_STATEMENTS))
+        notes.append(t("submission.own_cells_too_many", file=where, count=f"{statements:,}", limit=f"{MAX_OWN_STATEMENTS:,}"))
         own = []
     # a check cell the student edited (a line added) still checks its task where it stands
     checking = sorted([(number, _checked_code(_source_text(cells[number - 1]) or "")) for number in checks]

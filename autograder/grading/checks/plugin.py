@@ -379,10 +379,11 @@ def _outcome(function: Callable, kwargs: dict) -> Exception | None:
         caught = error
     else:
         return None
-    seen: Exception | BaseException | None = caught
-    while seen is not None:  # the check's frames let go of their locals now (a student's 250 MB reply in each: 4.5 GB before the next collection, qa25h)
-        traceback.clear_frames(seen.__traceback__)  # the traceback itself stays, for an internal error's report
-        seen = seen.__cause__ or seen.__context__
+    chain: list[BaseException] = [caught]
+    while len(chain) < 100 and (earlier := chain[-1].__cause__ or chain[-1].__context__) is not None and earlier not in chain:
+        chain.append(earlier)
+    for each in chain:  # the check's frames let go of their locals now (a student's 250 MB reply in each: 4.5 GB before the next collection, qa25h)
+        traceback.clear_frames(each.__traceback__)  # the traceback itself stays, for an internal error's report
     return caught
 
 
