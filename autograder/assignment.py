@@ -329,14 +329,25 @@ def reference_module(path: Path) -> ModuleType:
         return sys.modules[name]
     if not path.is_file():
         raise ManifestError(f"{path} is missing: the assignment's reference solution must be there")
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ManifestError(f"cannot load the reference solution {path}")
-    module = importlib.util.module_from_spec(spec)
+    return _run_reference(name, path, path.read_text(encoding="utf-8"), str(path))
+
+
+def reference_variant(path: Path, label: str, source: str) -> ModuleType:
+    """The reference solution file `path` run from `source` (its text, changed), once per label."""
+    name = f"attnkit_reference_{path.stem}_{label}"
+    if name in sys.modules:
+        return sys.modules[name]
+    return _run_reference(name, path, source, f"{path} ({label})")
+
+
+def _run_reference(name: str, path: Path, source: str, shown_as: str) -> ModuleType:
+    """Run a reference's source as module `name` (file `path`; tracebacks show `shown_as`)."""
+    module = ModuleType(name)
+    module.__file__ = str(path)
     sys.modules[name] = module  # dataclasses look their module up while the file runs
     try:
         with _deferred("matplotlib.pyplot"):
-            spec.loader.exec_module(module)
+            exec(compile(source, shown_as, "exec"), module.__dict__)  # noqa: S102 - the kit's own reference (or the kit's change of it)
     except BaseException:
         del sys.modules[name]
         raise
@@ -387,25 +398,3 @@ def reference_as(module: ModuleType) -> Iterator[None]:
         yield
     finally:
         _REFERENCE_IN_USE.pop()
-
-
-def reference_planted() -> bool:
-    """Whether `reference()` is now a variant given by `reference_as`."""
-    return bool(_REFERENCE_IN_USE)
-
-
-def reference_variant(path: Path, label: str, source: str) -> ModuleType:
-    """The reference solution file `path` run from `source` (its text, changed), once per label."""
-    name = f"attnkit_reference_{path.stem}_{label}"
-    if name in sys.modules:
-        return sys.modules[name]
-    module = ModuleType(name)
-    module.__file__ = str(path)
-    sys.modules[name] = module  # dataclasses look their module up while the file runs
-    try:
-        with _deferred("matplotlib.pyplot"):
-            exec(compile(source, f"{path} ({label})", "exec"), module.__dict__)  # noqa: S102 - the kit's own reference, changed by the kit
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module

@@ -976,3 +976,30 @@ def test_code_reach_reads_the_code_a_function_or_class_may_run():
     assert reach("inner") == {"_closure.<locals>.inner"} | heads  # a closure's object of its own class
     assert reach("through_an_object") == {"through_an_object"} | heads  # a module-level object
     assert code_reach([torch.nn.functional.softmax], owned) == set()  # the library's code is not the submission's
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_reference_multi_head_attention_is_torchs(seed):
+    """C.3's check "vs torch.nn.MultiheadAttention" compares with the reference (so that an earlier
+    task's mistake planted in it carries forward); that is torch's value because the two agree."""
+    import torch
+
+    from autograder.assignments.attention.checks.module_support import build_reference
+
+    E, H, B, LQ, LK = 24, 4, 2, 5, 7
+    gen = torch.Generator().manual_seed(seed)
+    torch_mha = torch.nn.MultiheadAttention(E, H, batch_first=True, dtype=torch.float64).eval()
+    with torch.no_grad():
+        for parameter in torch_mha.parameters():
+            parameter.copy_(torch.randn(parameter.shape, generator=gen, dtype=torch.float64))
+    weight, bias = torch_mha.in_proj_weight.detach(), torch_mha.in_proj_bias.detach()
+    state = {f"{name}.{kind}": packed[index * E:(index + 1) * E] for index, name in enumerate(("W_q", "W_k", "W_v")) for kind, packed in (("weight", weight), ("bias", bias))}
+    state |= {"W_o.weight": torch_mha.out_proj.weight.detach(), "W_o.bias": torch_mha.out_proj.bias.detach()}
+    query, key, value = (torch.randn(B, length, E, generator=gen, dtype=torch.float64) for length in (LQ, LK, LK))
+    mask = torch.rand(LQ, LK, generator=gen) < 0.6
+    mask[:, 0] = True  # every query attends somewhere
+    with torch.no_grad():
+        expected = torch_mha(query, key, value, attn_mask=~mask, need_weights=True, average_attn_weights=False)
+        got = build_reference("MultiHeadAttention", (E, H), state)(query, key, value, mask)
+    torch.testing.assert_close(got[0], expected[0], rtol=0, atol=1e-12)
+    torch.testing.assert_close(got[1], expected[1], rtol=0, atol=1e-12)
