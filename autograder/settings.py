@@ -101,6 +101,12 @@ def _docker_size(size: str) -> str:
     return f"{size[:-1]} {dict(g='GiB', m='MiB')[size[-1]]}"
 
 
+def grader_seconds(total: float, import_seconds: float, call_seconds: float) -> float:
+    """How long a batch's grader may work on one submission before its process is stopped: a
+    submission ends within its total budget plus one import and one call that were under way."""
+    return total + import_seconds + call_seconds + GRADER_MARGIN_SECONDS
+
+
 def _seconds(s: float) -> str:
     return f"{s:g} s"
 
@@ -125,7 +131,7 @@ LIMITS: tuple[tuple[str, str], ...] = (
     ("a notebook's own cells (not answer cells)", f"{NOTEBOOK_MAX_OWN_STATEMENTS:,} top-level statements together: past it none of them "
                                                    "runs, and the feedback says so"),
     ("similarity ranking (copied work)", f"the first {SIMILARITY_MAX_CHARS:,} characters of a submission's code (the answer first, then its helper files)"),
-    ("the grader's own work on one submission, in a batch", f"{_seconds(SUBMISSION_SECONDS + IMPORT_SECONDS + CALL_SECONDS + GRADER_MARGIN_SECONDS)} "
+    ("the grader's own work on one submission, in a batch", f"{_seconds(grader_seconds(SUBMISSION_SECONDS, IMPORT_SECONDS, CALL_SECONDS))} "
                                                            "wall clock: past it the grader's process is stopped, the submission is reported "
                                                            "as not graded, and the batch goes on (a re-run grades it again)"),
     ("the grader's reading of your source (for the rules)", f"{_seconds(STATIC_PASS_CPU_SECONDS)} of CPU: a file it cannot read in that time "

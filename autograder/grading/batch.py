@@ -22,6 +22,7 @@ from pathlib import Path
 
 import torch
 
+from autograder import settings
 from autograder.errors import AttnkitError
 from autograder.feedback.i18n import t
 from autograder.feedback.output import ResultStore
@@ -34,7 +35,6 @@ from autograder.grading.submission import output_names, submission_digest
 from autograder.grading.worker.client import Budget, ended_text, remove_stale_scratch
 from autograder.grading.worker.launch import LaunchedTemplate
 from autograder.grading.worker.sandbox import set_parent_death_signal
-from autograder.settings import GRADER_MARGIN_SECONDS
 
 POOL_EXIT_SECONDS = 10.0  # an idle pool process asked to end: it has nothing left to do
 
@@ -96,9 +96,8 @@ def grade_batch(
 
 
 def grader_seconds(budget: Budget) -> float:
-    """How long the grader may work on one submission before its process is stopped: a submission
-    ends within its total budget plus one import and one call that were under way."""
-    return budget.total_seconds + budget.import_seconds + budget.call_seconds + GRADER_MARGIN_SECONDS
+    """How long the grader may work on one submission before its process is stopped (settings)."""
+    return settings.grader_seconds(budget.total_seconds, budget.import_seconds, budget.call_seconds)
 
 
 @dataclass(frozen=True)
