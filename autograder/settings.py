@@ -13,6 +13,7 @@ SUBMISSION_SECONDS = 180.0  # wall clock of one submission, every call together
 GRADER_MARGIN_SECONDS = 120.0  # a batch's grader process on one submission: its budget, one import and one call, and this
 WORKER_CPU_SECONDS = 120  # CPU time (rlimit)
 WORKER_MEMORY_BYTES = 2 << 30  # address space above the size the worker was forked at
+WORKER_GROUP_MEMORY_BYTES = 4 << 30  # memory of all the worker's processes together (a memory cgroup, as root)
 WORKER_PROCESSES = 64  # processes (a fresh uid per worker)
 WORKER_FILE_BYTES = 16 << 20  # largest file it may write
 WORKER_OPEN_FILES = 128
@@ -118,6 +119,8 @@ LIMITS: tuple[tuple[str, str], ...] = (
                                                   "others gets that time back, within the submission's limit)"),
     ("CPU time (rlimit)", _seconds(WORKER_CPU_SECONDS)),
     ("memory (address space above the forked size)", _size(WORKER_MEMORY_BYTES)),
+    ("memory of all a worker's processes together", f"{_size(WORKER_GROUP_MEMORY_BYTES)} (a memory cgroup, where the grader runs as root "
+                                                    "and may make one; in Docker, the container's --memory)"),
     ("processes (a fresh uid per worker)", str(WORKER_PROCESSES)),
     ("file size / open files", f"{_size(WORKER_FILE_BYTES)} / {WORKER_OPEN_FILES}"),
     ("scratch (tmpfs) / captured output", f"{_size(WORKER_SCRATCH_BYTES)} / {_size(WORKER_OUTPUT_BYTES)} for all of a submission's workers together (the rest dropped)"),

@@ -789,6 +789,77 @@ def test_a_worker_cannot_create_sysv_shared_memory(factory):
     assert int(Path("/proc/sys/kernel/shmmni").read_text()) > 0  # the grader's own namespace is untouched
 
 
+MEMORY_PROBE = """
+import os, select, time
+
+def children_fill(count, mib):
+    \"\"\"Start `count` processes that each fill `mib` MiB and wait: how each of them ended
+    (None: still running once every one had filled its memory or ended).\"\"\"
+    read, write = os.pipe()
+    pids = []
+    for _ in range(count):
+        pid = os.fork()
+        if pid == 0:
+            os.close(read)
+            block = b"\\1" * (mib << 20)
+            os.write(write, b"x")
+            time.sleep(30)
+            os._exit(0)
+        pids.append(pid)
+    os.close(write)
+    ended, ready, deadline = {}, 0, time.monotonic() + 6
+    while ready + len(ended) < count and time.monotonic() < deadline:
+        if select.select([read], [], [], 0.05)[0]:
+            ready += len(os.read(read, 64))
+        for pid in pids:
+            done, status = (0, 0) if pid in ended else os.waitpid(pid, os.WNOHANG)
+            if done:
+                ended[pid] = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    for pid in pids:
+        if pid not in ended:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            ended[pid] = None
+    return sorted(ended.values(), key=str)
+
+def fill(mib):
+    return len(b"\\1" * (mib << 20))
+"""
+
+
+def _memory_group(keeper: int) -> Path | None:
+    place = sandbox._memory_cgroup()
+    return place[0] / f"{sandbox.MEMORY_GROUP_PREFIX}{keeper}" if place else None
+
+
+@root_only
+def test_a_workers_processes_share_one_memory_limit(factory):
+    """qa21h c02: RLIMIT_AS bounds each process, so 64 processes of one worker could ask for 64 x
+    2 GiB. As root, the worker's keeper puts it in a memory cgroup of its own: its processes
+    together hold at most group_memory_bytes, past which the OOM killer stops one of them (and
+    only one of them), and the group is gone with the worker."""
+    config = SandboxConfig(hidden=hidden_paths(), group_memory_bytes=256 << 20)
+    student = Student(factory, [(1, MEMORY_PROBE)], config=config, budget=Budget(call_seconds=8, import_seconds=10, total_seconds=60))
+    try:
+        assert student.call("children_fill", 2, 40) == [None, None]  # under the limit together: nothing is stopped
+        worker = student._worker
+        assert worker is not None
+        group = _memory_group(worker.keeper)
+        if group is None:
+            pytest.skip("no memory cgroup this process may make children in (a read-only /sys/fs/cgroup)")
+        assert group.is_dir()
+        assert signal.SIGKILL in student.call("children_fill", 3, 120)  # 360 MiB together: one of them is stopped
+        assert student.call("fill", 16) == 16 << 20  # the worker itself goes on
+        with pytest.raises(WorkerFailure, match=r"killed: its processes together went over the 0.25 GiB memory limit"):
+            student.call("fill", 400)  # the worker alone, under its own 2 GiB address space
+    finally:
+        student.close()
+    deadline = time.monotonic() + 5
+    while group.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not group.exists()
+
+
 DYNAMO_PROBE = """
 import sys, torch
 

@@ -301,6 +301,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "ended.signal": {"en": "killed by signal {signal}", "zh": "被信号 {signal} 终止"},
     "ended.invalid_reply": {"en": "sent an invalid reply ({error})", "zh": "发回了无效的答复（{error}）"},
     "ended.killed": {"en": "killed", "zh": "被终止"},
+    "ended.memory_group": {"en": "killed: its processes together went over the {gib} GiB memory limit", "zh": "被终止：它的进程合计超出了 {gib} GiB 的内存限制"},
     "ended.private": {"en": "ended (how is not shown: it held the grader's reference weights)", "zh": "结束了（如何结束不予显示：它载入了评分程序的参考权重）"},
     "ended.segfault": {"en": "crashed (segmentation fault)", "zh": "崩溃了（段错误）"},
     "ended.cpu_limit": {"en": "killed: over the CPU time limit", "zh": "被终止：超出了 CPU 时间限制"},

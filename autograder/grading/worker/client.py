@@ -324,6 +324,9 @@ class WorkerProcess:
         self.read_status(2.0)
         if self.ended is None:
             return t("ended.stopped")
+        limit = self.ended.get("memory_group_bytes")
+        if self.ended.get("signal") == signal.SIGKILL and type(limit) is int:  # the OOM killer, in the worker's memory group
+            return t("ended.memory_group", gib=f"{limit / (1 << 30):g}")
         return ended_text(-self.ended["signal"] if "signal" in self.ended else self.ended["exit"])
 
     @property

@@ -18,6 +18,7 @@ import signal
 import socket
 import sys
 import sysconfig
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +47,7 @@ class SandboxConfig:
     """Limits for one worker. Sizes in bytes, times in seconds."""
 
     memory_bytes: int = settings.WORKER_MEMORY_BYTES
+    group_memory_bytes: int = settings.WORKER_GROUP_MEMORY_BYTES
     cpu_seconds: int = settings.WORKER_CPU_SECONDS
     max_processes: int = settings.WORKER_PROCESSES
     max_file_bytes: int = settings.WORKER_FILE_BYTES
@@ -176,6 +178,132 @@ def forbid_sysv_shm() -> bool:
     except OSError:
         return False
     return True
+
+
+MEMORY_GROUP_PREFIX = "attnkit-worker-"  # then the keeper's pid
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+class MemoryGroup:
+    """A memory cgroup of one worker's own (made by its keeper, as root): every process the worker
+    starts is in it, and together they may hold `limit` bytes. RLIMIT_AS bounds each process
+    alone: 64 processes of 2 GiB each are more than a machine has (qa21h c02). Past the limit the
+    kernel's OOM killer stops a process of the group, never one outside it. cgroup v1's memory
+    controller, or v2's where it is delegated to this process's cgroup; elsewhere (Docker's
+    read-only /sys/fs/cgroup: the container's own --memory bounds it) there is none."""
+
+    def __init__(self, path: Path, version: int) -> None:
+        self.path, self.version = path, version
+
+    @classmethod
+    def make(cls, limit: int) -> MemoryGroup | None:
+        """Make this process's group, bounded to `limit` bytes, and move this process into it."""
+        place = _memory_cgroup()
+        if place is None:
+            return None
+        parent, version = place
+        _remove_stale_groups(parent)
+        group = cls(parent / f"{MEMORY_GROUP_PREFIX}{os.getpid()}", version)
+        try:
+            try:
+                group.path.mkdir()
+            except FileExistsError:  # a group a keeper of the same pid left behind
+                group.path.rmdir()
+                group.path.mkdir()
+            files = {"memory.limit_in_bytes": str(limit), "memory.memsw.limit_in_bytes": str(limit)} if version == 1 else {"memory.max": str(limit), "memory.swap.max": "0"}
+            for index, (name, value) in enumerate(files.items()):
+                if index == 0 or (group.path / name).exists():  # swap is bounded where the kernel accounts it
+                    (group.path / name).write_text(value)
+            (group.path / "cgroup.procs").write_text(str(os.getpid()))
+        except OSError:
+            group.remove()
+            return None
+        return group
+
+    def out_of_memory(self) -> bool:
+        """Whether the OOM killer stopped a process of the group."""
+        try:
+            text = (self.path / ("memory.oom_control" if self.version == 1 else "memory.events")).read_text()
+        except OSError:
+            return False
+        return any(line.split()[:1] == ["oom_kill"] and line.split()[1] != "0" for line in text.splitlines())
+
+    def remove(self, seconds: float = 2.0) -> None:
+        """Leave the group and remove it, killing what is still in it (a pid namespace's processes
+        die after its first one, not with it)."""
+        try:
+            (self.path.parent / "cgroup.procs").write_text(str(os.getpid()))
+        except OSError:
+            pass
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    return  # left for the next group made beside it (_remove_stale_groups)
+            for pid in _pids_in(self.path):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.005)
+
+
+def _memory_cgroup() -> tuple[Path, int] | None:
+    """This process's memory cgroup folder and its version, where children can be made in it."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            folder = CGROUP_ROOT / "memory" / path.lstrip("/")
+            return (folder, 1) if (folder / "memory.limit_in_bytes").is_file() and os.access(folder, os.W_OK) else None
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if number == "0" and not controllers:
+            folder = CGROUP_ROOT / path.lstrip("/")
+            try:
+                delegated = "memory" in (folder / "cgroup.subtree_control").read_text().split()
+            except OSError:
+                return None
+            return (folder, 2) if delegated and os.access(folder, os.W_OK) else None
+    return None
+
+
+def _remove_stale_groups(parent: Path) -> None:
+    """Remove the groups of keepers that are gone (killed before they removed their own)."""
+    try:
+        names = [entry.name for entry in parent.iterdir() if entry.name.startswith(MEMORY_GROUP_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        keeper = name[len(MEMORY_GROUP_PREFIX):]
+        if keeper.isdigit() and not Path(f"/proc/{keeper}").exists():
+            try:
+                (parent / name).rmdir()
+            except OSError:
+                pass  # a process of it still runs
+
+
+def _pids_in(group: Path) -> list[int]:
+    try:
+        return [int(pid) for pid in (group / "cgroup.procs").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def protect_from_oom() -> None:
+    """This process is never the OOM killer's choice (a keeper, as root: the worker's processes are)."""
+    try:
+        Path("/proc/self/oom_score_adj").write_text("-1000")
+    except OSError:
+        pass
 
 
 def apply_limits(config: SandboxConfig, current: int) -> None:

@@ -230,6 +230,7 @@ def _keeper(request: dict, data_fd: int, status_fd: int) -> int:
         pid_namespace = True
     except OSError:
         pid_namespace = False
+    group = sandbox.MemoryGroup.make(config.group_memory_bytes) if privileged else None  # the worker's processes together
     output_read, output_write = os.pipe()  # the worker's stdout and stderr; read here, capped
     worker = os.fork()
     if worker == 0:
@@ -244,11 +245,17 @@ def _keeper(request: dict, data_fd: int, status_fd: int) -> int:
             os._exit(code)
     os.close(data_fd)
     os.close(output_write)
+    if group is not None:
+        sandbox.protect_from_oom()
     _write_status(status_fd, {"worker": worker, "uid": uid if privileged else None, "pid_namespace": pid_namespace})
     kept, total, status = _collect_output(worker, output_read, config.output_bytes)
     if privileged and not pid_namespace:
         sandbox.kill_uid(uid)
     ended: dict[str, Any] = {"signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status) else {"exit": os.WEXITSTATUS(status)}
+    if group is not None:
+        if group.out_of_memory():
+            ended["memory_group_bytes"] = config.group_memory_bytes
+        group.remove()
     ended.update(output=kept.decode("utf-8", errors="replace"), output_bytes=total)
     _write_status(status_fd, ended)
     return 0
