@@ -416,6 +416,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{file}: {count} more cells that are not answer cells gave definitions to your answer cells in the same way",
         "zh": "{file}：另有 {count} 个不是作答单元格的单元格以同样方式为你的作答单元格提供了定义",
     },
+    "submission.metadata_more": {
+        "en": "{file}: {count} more cells have metadata of the wrong kind, each read the same way",
+        "zh": "{file}：另有 {count} 个单元格的元数据类型不对，都按同样的方式读取",
+    },
     "submission.tags": {
         "en": "{file}: its metadata \"tags\" is {value}, not a list of strings; it was read as a cell without tags",
         "zh": "{file}：它的元数据 \"tags\" 是 {value}，不是字符串列表；已按没有标签的单元格读取",

@@ -380,6 +380,8 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node.value, ast.Constant) and (node.value.value is None or isinstance(node.value.value, (bool, int, float, str))):  # a setting (p.grad = None), not a function patched
             self.settings.update(id(t) for t in node.targets if isinstance(t, ast.Attribute) and not t.attr.startswith("_"))  # cudnn.deterministic = True
         self._bind(node.targets, node.value)
+        if isinstance(node.value, ast.Name) and node.value.id in self.torch_names:  # `_T = torch`: `_T._decomp` is torch's private name (qa26h)
+            self.torch_names.update(target.id for target in node.targets if isinstance(target, ast.Name))
         if self.scope == MODULE_SCOPE:  # MultiHeadAttention.forward = _other: _other is part of the class;
             for target in node.targets:  # _q = _helper: a function that calls _q reaches _helper
                 name = target.value if isinstance(target, ast.Attribute) else target
