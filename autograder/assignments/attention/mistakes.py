@@ -44,7 +44,7 @@ _ENTRIES = [
     Mistake("causal_mask_inverted", "A.4", "The causal mask is upside down: query i may see keys 0..i (the lower triangle, diagonal included).", "因果掩码方向反了：query i 只能看到 key 0..i（下三角，含对角线）。"),
     Mistake("causal_mask_strict", "A.4", "The causal mask leaves out the diagonal: a query may attend to its own position.", "因果掩码漏掉了对角线：query 可以关注自己所在的位置。"),
     # Part B
-    Mistake("selfattn_shared_projection", "B.1", "The same projection is used for Q, K and V: each needs its own nn.Linear (W_q, W_k, W_v).", "Q、K、V 用了同一个投影：它们各自需要自己的 nn.Linear（W_q、W_k、W_v）。"),
+    Mistake("selfattn_shared_projection", "B.1", "One projection is used for two or more of Q, K and V: each needs its own nn.Linear (W_q, W_k, W_v).", "Q、K、V 中有两个或三个用了同一个投影：它们各自需要自己的 nn.Linear（W_q、W_k、W_v）。"),
     Mistake("selfattn_mask_ignored", "B.1", "The mask is ignored: pass it on to the attention (your scaled_dot_product_attention or masked_softmax).", "掩码被忽略了：要把它传给注意力计算（你的 scaled_dot_product_attention 或 masked_softmax）。"),
     # Part C
     Mistake("split_no_transpose", "C.1", "The heads are split with a reshape alone: reshape to (B, S, H, Dh), then transpose to (B, H, S, Dh).", "分头时只做了 reshape：应先 reshape 成 (B, S, H, Dh)，再转置成 (B, H, S, Dh)。"),

@@ -1,5 +1,5 @@
 # qa14 b03_d1_layernorm_no_bias: BUG D.1: nn.LayerNorm(embed_dim, bias=False): the norm has no bias.
-# Per-part scores: A=32 B=10 C=28 D=0 E=10 F=8.
+# Per-part scores: A=32 B=10 C=28 D=1 E=10 F=8.
 # Mistakes named: none.
 # (the contract's nn.LayerNorm(E) has a bias: the kit's weights cannot be loaded, every D.1 check fails)
 # ruff: noqa  (a student's file: written as a student writes it)

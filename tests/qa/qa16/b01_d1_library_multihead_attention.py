@@ -1,5 +1,5 @@
 # qa16 b01_d1_library_multihead_attention: BUG D.1: self.attn = nn.MultiheadAttention(E, H, dropout, batch_first=True) with ~mask, average_attn_weights=False (library attention in the block; its parameters are in_proj_weight and out_proj)
-# Per-part scores: A=32 B=10 C=28 D=0 E=10 F=8.
+# Per-part scores: A=32 B=10 C=28 D=1 E=10 F=8.
 # Mistakes named: none.
 # Before: B 9, C 27 as well: `self.attn = nn.MultiheadAttention(...)` in the block's __init__ made `self` an alias of MultiheadAttention in every class (B.1 and C.3 "use self").
 # ruff: noqa  (a student's file: written as a student writes it)

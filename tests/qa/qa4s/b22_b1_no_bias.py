@@ -1,5 +1,5 @@
 # qa4s b22_b1_no_bias: BUG B.1: projections made with bias=False.
-# Per-part scores (A-D): A=32 B=0 C=28 D=12.
+# Per-part scores (A-D): A=32 B=1 C=28 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

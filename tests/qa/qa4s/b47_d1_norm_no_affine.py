@@ -1,5 +1,5 @@
 # qa4s b47_d1_norm_no_affine: BUG D.1: LayerNorm(elementwise_affine=False).
-# Per-part scores (A-D): A=32 B=10 C=28 D=0.
+# Per-part scores (A-D): A=32 B=10 C=28 D=1.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

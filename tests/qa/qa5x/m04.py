@@ -2,7 +2,7 @@
 #   qa4s/b01_a1_scaled_by_d: A.1: scores divided by d (q.shape[-1]) instead of sqrt(d).
 #   qa4s/b22_b1_no_bias: B.1: projections made with bias=False.
 #   qa4s/b41_d1_norm_then_residual: D.1: residual added after the norm: x + norm(dropout(attn(x))).
-# expected: A=27 B=0 C=28 D=1 E=10 F=8
+# expected: A=27 B=1 C=28 D=1 E=10 F=8
 # mistakes: block_residual_after_norm, scores_scaled_by_d
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

@@ -2,7 +2,7 @@
 #   qa4s/b20_a4_square_sliced: A.4: a square tril of size_q sliced to size_k columns (wrong when size_k > size_q).
 #   qa4s/b25_c1_view_no_transpose: C.1: split_heads views straight to (B, H, S, Dh).
 #   qa4s/b47_d1_norm_no_affine: D.1: LayerNorm(elementwise_affine=False).
-# expected: A=28 B=10 C=25 D=0 E=10 F=8
+# expected: A=28 B=10 C=25 D=1 E=10 F=8
 # mistakes: split_no_transpose
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

@@ -3,7 +3,7 @@
 #   qa4s/b52_b1_mask_ignored: B.1: the mask is never passed on.
 #   qa4s/b60_c3_query_and_key_inputs_swapped: C.3: W_q applied to key and W_k to query (same in self-attention, wrong in cross-attention).
 #   qa4s/b47_d1_norm_no_affine: D.1: LayerNorm(elementwise_affine=False).
-# expected: A=30 B=8 C=20 D=0 E=10 F=8
+# expected: A=30 B=8 C=20 D=1 E=10 F=8
 # mistakes: selfattn_mask_ignored
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

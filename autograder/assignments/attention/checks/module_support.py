@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.checks.plugin import CheckFailure
-from autograder.assignments.attention.checks.support import expect_close, expect_pair, expect_tensor, fmt_shape, grad_of, named_by_weights, randn, reference, rounding_error
+from autograder.assignments.attention.checks.support import expect_close, expect_pair, expect_tensor, fmt_shape, grad_of, named_by_weights, randn, reference, rounding_error, values_close
 from autograder.assignments.attention.mistakes import MISTAKES, diagnose
 from autograder.grading.worker.protocol import Handle
 
@@ -279,8 +279,20 @@ def outputs_of(variants: list[tuple[str, tuple[torch.Tensor, torch.Tensor]]]) ->
 
 def weights_of(variants: list[tuple[str, tuple[torch.Tensor, torch.Tensor]]], output: torch.Tensor, expected_output: torch.Tensor) -> Variants:
     """The variants' weights, each under the mistake it names next to the call's `output`
-    (support.named_by_weights: unmasked weights with the right output do not show a mask left out)."""
-    return [(named_by_weights(k, output, expected_output), pair[1]) for k, pair in variants]
+    (support.named_by_weights: unmasked weights with the right output do not show a mask left out).
+    A variant whose output the call's is not names nothing: its weights alone cannot tell it from
+    another mistake with the same weights (qa26s b15: queries from W_k and values from W_v have
+    the weights of one projection for Q, K and V)."""
+    named = []
+    for key, (variant_output, variant_weights) in variants:
+        key = named_by_weights(key, output, expected_output)
+        if key == "returned_weights_unmasked" or not _other_output(output, variant_output):  # the first: the right output, by its definition
+            named.append((key, variant_weights))
+    return named
+
+
+def _other_output(output: Any, variant_output: torch.Tensor) -> bool:
+    return isinstance(output, torch.Tensor) and output.shape == variant_output.shape and not values_close(output, variant_output)
 
 
 def expect_attention(output: torch.Tensor, weights: torch.Tensor, expected: tuple[torch.Tensor, torch.Tensor], where: str, variants: list) -> None:
