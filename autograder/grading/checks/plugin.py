@@ -230,7 +230,8 @@ class AttnkitPlugin:
             if outcome is None:
                 return None, carried.carried_note(sorted(failed & set(how.replaced)), how.replaced)
             second = outcome if number == 0 else second
-        note = self._as_charged(item, function, info.task, failed)
+        sharing = carried.sharing_tasks(info.task)
+        note = self._as_charged(item, function, info.task, {r.task for r in self.results if r.task in sharing and not r.passed})
         if note is not None:
             return None, note
         if carried.nothing_own(info.task, failed):  # every component it leans on is charged elsewhere
@@ -264,8 +265,11 @@ class AttnkitPlugin:
     def _shares_code(self, earlier: str, task: str) -> bool:
         if (earlier, task) not in self._shared:
             names = current().task_names
+            carried = current().carried_module()
+            assert carried is not None
+            besides = [names[t] for t in carried.earlier_tasks(earlier) if t in names and t[0] < earlier[0]]  # an earlier part's functions it calls: stand-ins reach them
             try:
-                self._shared[earlier, task] = cast(Student, self._student).shared_code([names[earlier]], [names[task]])
+                self._shared[earlier, task] = cast(Student, self._student).shared_code([names[earlier]], [names[task]], besides)
             except StudentError:  # the worker could not tell: not shared
                 self._shared[earlier, task] = False
         return self._shared[earlier, task]

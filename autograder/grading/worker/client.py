@@ -691,9 +691,10 @@ class Student:
     def names(self, *names: str) -> dict[str, str]:
         return self.request({"op": "names", "names": list(names)}, "looking up names")
 
-    def shared_code(self, names: list[str], others: list[str]) -> bool:
-        """Whether the submission's own code that `names` may run, `others` may run too (read, not run)."""
-        return self.request({"op": "shared_code", "names": names, "others": others}, "looking up names") is True
+    def shared_code(self, names: list[str], others: list[str], besides: list[str] | None = None) -> bool:
+        """Whether the submission's own code that `names` may run (apart from what `besides` may
+        run), `others` may run too (read, not run)."""
+        return self.request({"op": "shared_code", "names": names, "others": others, "besides": besides or []}, "looking up names") is True
 
     def _look(self, target: str | Handle) -> bool:
         """Whether a call of `target` runs under the trace though its trace is not read: every call

@@ -379,12 +379,13 @@ class Dispatcher:
 
     def op_shared_code(self, request: dict) -> bool:
         """Whether code of the submission's own that `names` (an earlier task's) may run, a later
-        task's `others` may run too (standins.code_reach): then the later task may be wrong only
-        through the earlier one's mistake, which no stand-in replaced (a class both use)."""
+        task's `others` may run too (standins.code_reach), apart from what `besides` (the tasks the
+        earlier one calls, which have stand-ins of their own) may run: then the later task may be
+        wrong only through the earlier one's mistake, which no stand-in replaced (a class both use)."""
         modules = self._student_globals()
         reach = [standins.code_reach([self.namespace[n] for n in names if type(n) is str and n in self.namespace], lambda obj: _owned(obj, modules))
-                 for names in (request["names"], request["others"])]
-        return bool(reach[0] & reach[1])
+                 for names in (request["names"], request["others"], request.get("besides") or [])]
+        return bool((reach[0] - reach[2]) & reach[1])
 
     def op_call(self, request: dict) -> Any:
         target = self._target(request)

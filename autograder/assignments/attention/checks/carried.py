@@ -29,7 +29,7 @@ C_TASKS = ("C.1", "C.2", "C.3")
 # pair of inverse functions).
 EARLIER: dict[str, tuple[str, ...]] = {
     "A.3": ("A.1", "A.2"),  # scaled_dot_product_attention is built from scores and softmax
-    "B.1": A_TASKS,
+    "B.1": A_TASKS + ("C.1", "C.2"),  # a SelfAttention may be built from split_heads and merge_heads (one head)
     "C.1": ("C.2",),  # split_heads and merge_heads are checked together (non-contiguous inputs)
     "C.2": ("C.1",),  # merge_heads undoes split_heads
     "C.3": A_TASKS + ("C.1", "C.2"),
@@ -38,6 +38,9 @@ EARLIER: dict[str, tuple[str, ...]] = {
     "F.2": A_TASKS + C_TASKS + ("D.1", "E.1"),
     "F.3": A_TASKS + C_TASKS + ("D.1",),
 }
+# task -> the tasks of earlier parts whose code its own may share without calling their
+# functions (a helper or class both use, no stand-in replaces it: `_as_charged`), besides EARLIER's.
+SHARED_WITH: dict[str, tuple[str, ...]] = {"C.3": ("B.1",), "D.1": ("B.1",)}
 # Part F has nothing new to write: each task grades components of earlier parts. Its failing check
 # is graded again with stand-ins for the earlier tasks that failed (not for all of them, as B-D
 # are), and pays only when the result still comes through one of these components of the
@@ -65,6 +68,11 @@ CACHED_WIDTH = 64
 
 def earlier_tasks(task: str) -> tuple[str, ...]:
     return EARLIER.get(task, ())
+
+
+def sharing_tasks(task: str) -> tuple[str, ...]:
+    """The tasks whose charged mistakes a failing check of `task` may repeat through code both use."""
+    return earlier_tasks(task) + SHARED_WITH.get(task, ())
 
 
 def stand_in_names(tasks: tuple[str, ...]) -> list[str]:
@@ -142,7 +150,7 @@ def carried_mistakes(task: str, named: set[tuple[str, str]]) -> list[tuple[str, 
     if task in LEANS_ON:  # Part F grades components: its plans say which of them are the student's own
         return []
     mutants = getattr(current().content("mutants"), "MUTANTS", {})
-    return sorted((earlier, key) for earlier, key in named if earlier in earlier_tasks(task) and key in mutants)
+    return sorted((earlier, key) for earlier, key in named if earlier in sharing_tasks(task) and key in mutants)
 
 
 @contextmanager

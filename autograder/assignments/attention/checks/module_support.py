@@ -159,6 +159,8 @@ def expect_parameter_gradients(result: dict, module: torch.nn.Module, names: Any
     for name in names:
         grad = got.get(name)
         if not isinstance(grad, torch.Tensor):
+            if expected[name].grad is None:  # the reference does not use it either (an earlier task's mistake planted in it)
+                continue
             raise CheckFailure.keyed("no_gradient", where=owner, name=name)
         want = grad_of(expected[name])
         expect_match(grad, want, f"the gradient of {name}", what="gradients", atol=max(1e-7, rounding_error(grad, want, largest)))
