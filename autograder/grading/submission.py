@@ -462,13 +462,15 @@ def _without_late_answers(answers: list[tuple[int, str]], task_checks: dict[str,
     for number, text in answers:
         tree = _parsed(text)
         nodes = list(tree.body) if tree else []
-        again = [node for node in nodes if any(checked.get(name, ANYWHERE[1]) < number for name in _statement_names(node))]
-        for name in sorted(set().union(*map(_statement_names, nodes)) & tasks - set(checked)):
+        bound = [_statement_names(node) for node in nodes]
+        again = [node for node, names in zip(nodes, bound) if any(checked.get(name, ANYWHERE[1]) < number for name in names)]
+        for name in sorted(set().union(*bound) & tasks - set(checked)):
             own = task_checks.get(name, 0)  # none: a notebook whose check cells name no task (nbgrader's grade cells)
             checked[name] = own if own > number else next((check for check in checks if check > number), ANYWHERE[1])
         if again:
-            kept.append((number, _only(text, [node for node in nodes if node not in again])))
-            names = [name for node in again for name in sorted(_statement_names(node)) if checked.get(name, ANYWHERE[1]) < number]
+            late_ones = set(map(id, again))  # a set: a list's `in` made a cell of N late statements N² (qa27h n01)
+            kept.append((number, _only(text, [node for node in nodes if id(node) not in late_ones])))
+            names = [name for node, its in zip(nodes, bound) if id(node) in late_ones for name in sorted(its) if checked.get(name, ANYWHERE[1]) < number]
             late[number] = (list(dict.fromkeys(names)), checked[names[0]])
         else:
             kept.append((number, text))

@@ -78,7 +78,9 @@ class TemplateError(RuntimeError):
 
 
 MAX_LOOKED_NAMES = 512  # names kept of what the other calls of one function saw
-SEABORN_IMPORT_RE = re.compile(r"^\s*(?:import\s+[\w., ]*\bseaborn\b|from\s+seaborn\b)", re.M)  # where a library is imported, not named
+# where a library is imported, not named; [ \t\f], not \s: a \s* at each line start ran over every
+# newline after it (an answer cell of 128,000 blanked lines held the grader 120 s: qa27h n01)
+SEABORN_IMPORT_RE = re.compile(r"^[ \t\f]*(?:import[ \t]+[\w., \t]*\bseaborn\b|from[ \t]+seaborn\b)", re.M)
 SCRATCH_PREFIX = "attnkit-scratch-"  # + the grader's pid: a killed grader's folders are found and removed
 # how long the grader waits for a keeper to report how its killed worker ended (a big process
 # dies slowly on a busy machine; the keeper is killed only after, so the worker is never orphaned)
