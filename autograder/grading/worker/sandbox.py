@@ -245,7 +245,7 @@ class MemoryGroup:
             except OSError:
                 if time.monotonic() > deadline:
                     return  # left for the next group made beside it (_remove_stale_groups)
-            for pid in _pids_in(self.path):
+            for pid in set(_pids_in(self.path)) - {os.getpid()}:  # itself, where it could not leave
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
