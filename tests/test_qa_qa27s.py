@@ -7,9 +7,9 @@ b81320e), and is fixed:
   B 9; b14 and b17 (a helper or a mixin class that projects the values with W_k, used by both)
   cost C 20. A mistake charged in B.1 now answers for a failing C.3 or D.1 check where their code
   shares code of B.1's own (apart from the A tasks it calls, which have stand-ins):
-  carried.SHARED_WITH, dispatcher op_shared_code's `besides`. b14 and b17 still lose C.3's
-  training-mode dropout check (2): it computes V with W_v itself, not through the reference with
-  the mistake planted.
+  carried.SHARED_WITH, dispatcher op_shared_code's `besides`. b14 and b17 then still lost C.3's
+  training-mode dropout check (2), which computed V with W_v itself: it now reads the weights and V
+  from the reference (part_c.dropped_weights_explain), where the mistake is planted.
 - b19-b21: a C.1 or C.2 bug cost B.1 points too where SelfAttention is built from split_heads and
   merge_heads: B.1's checks now run again with stand-ins for them (carried.EARLIER["B.1"]).
 Left open: b22, a dropout helper both C.3 and D.1 use that ignores eval mode: D.1's eval-mode check
@@ -27,7 +27,7 @@ from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expec
 
 CORPUS = Path(__file__).resolve().parent / "qa" / "qa27s"
 FILES = sorted(CORPUS.glob("*.py"))
-NOT_SINGLE = ("b14_", "b17_", "b22_")  # left open (see above)
+NOT_SINGLE = ("b22_",)  # left open (see above)
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-# qa27s b17_b1_shared_mixin_values_wk: BUG B.1: a plain mixin _QKV.project(q_in, k_in, v_in) returns self.W_q(q_in), self.W_k(k_in), self.W_k(v_in); SelfAttention(_QKV, nn.Module) and MultiHeadAttention(_QKV, nn.Module) both use it (a class both use: charged once, in B.1) [C.3's training-mode dropout check still charges it (C 26, was 8): its expected values and its test of where dropout acts compute V with W_v themselves, not through the reference with the B.1 mistake planted]
-# Per-part scores: A=32 B=1 C=26 D=12 E=10 F=8.
+# qa27s b17_b1_shared_mixin_values_wk: BUG B.1: a plain mixin _QKV.project(q_in, k_in, v_in) returns self.W_q(q_in), self.W_k(k_in), self.W_k(v_in); SelfAttention(_QKV, nn.Module) and MultiHeadAttention(_QKV, nn.Module) both use it (a class both use: charged once, in B.1) [C 8 on b81320e; C 26 on 1a5e187, whose C.3 training-mode dropout check computed V with W_v itself, not through the reference with the B.1 mistake planted]
+# Per-part scores: A=32 B=1 C=28 D=12 E=10 F=8.
 # Mistakes named: mha_key_projection_for_values.
 """Attention from scratch (注意力机制，从零实现).
 

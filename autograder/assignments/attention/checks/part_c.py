@@ -7,7 +7,7 @@ import torch
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, linear, merge_interleaved, merge_no_transpose, mha, mha_variants, reload_student, split_correct, split_interleaved, split_no_transpose, split_size_for_count, unmerged, vjp_checked,
+    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, merge_interleaved, merge_no_transpose, mha_variants, reload_student, split_interleaved, split_no_transpose, split_size_for_count, unmerged, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
@@ -234,7 +234,8 @@ def test_mha_train_dropout(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed, dropout=0.5, training=True)
     query = randn(gen, B, LQ, E)  # self-attention: a cross-attention or defaults bug is charged in its own check
     output, weights = forward_checked(student, handle, f"{MHA} in training mode", OUT, SELF_WEIGHTS, query, seed=seed)
-    expected_out, expected_weights = mha(state, H, query)
+    with torch.no_grad():
+        expected_out, expected_weights = build_reference("MultiHeadAttention", (E, H), state)(query)
     if not values_close(weights, expected_weights):
         after = torch.where(weights == 0, torch.zeros_like(expected_weights), expected_weights / 0.5)
         if (weights == 0).any() and (weights != 0).any() and values_close(weights, after):
@@ -247,27 +248,48 @@ def test_mha_train_dropout(student: StudentAPI, gen, seed):
     plain = build_student(student, "MultiHeadAttention", (E, H), state, seed, training=True)
     plain_out, plain_weights = forward_checked(student, plain, f"{MHA} without dropout", OUT, SELF_WEIGHTS, query, seed=seed)
     expect_attention(plain_out, plain_weights, (expected_out, expected_weights), f"{MHA} without dropout", mha_variants(state, H, query))
-    if not dropped_weights_explain(output, state, query, query, p_drop=0.5):
+    if not dropped_weights_explain(output, state, query, p_drop=0.5):
         raise CheckFailure.keyed("mha_dropout_not_on_weights", where=f"{MHA} in training mode")
 
 
-def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor, key: torch.Tensor, *, p_drop: float = 0.5) -> bool:
-    """Whether output (B, Lq, E) = W_o(merge(dropout(weights) @ V)) for some dropout of the weights.
+def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor, *, p_drop: float = 0.5) -> bool:
+    """Whether output (B, S, E) = W_o(merge(dropout(weights) @ V)) for some dropout of the weights,
+    in self-attention, with the weights and V the reference's (so a mistake planted there for
+    `carried.reference_with` is in them too: qa27s b14, values from W_k in a helper B.1 shares).
 
-    W_o and the reference's merge are inverted to recover the heads (B, H, Lq, Dh); each head row must be a sum of value rows
-    weighted by w/(1-p) over some subset of the keys (every subset of the Lk keys is tried).
+    W_o and the reference's merge are inverted to recover the heads (B, H, S, Dh); V is recovered
+    so from the reference's output for weights that send query i to key i alone. Each head row must
+    be a sum of value rows weighted by w/(1-p) over some subset of the keys (every subset is tried).
     """
-    weights = mha(p, H, query, key)[1]  # (B, H, Lq, Lk)
-    v = split_correct(linear(p, "W_v", key), H)  # (B, H, Lk, Dh)
-    w_o, b_o = p["W_o.weight"], p["W_o.bias"]
-    flat = (output - b_o).reshape(-1, E)  # (B*Lq, E) = merged @ W_oᵀ
-    merged = torch.linalg.solve(w_o, flat.T).T.reshape(output.shape)  # (B, Lq, E)
-    heads = unmerged(merged, weights.shape[:3] + v.shape[-1:])  # (B, H, Lq, Dh)
+    module = build_reference("MultiHeadAttention", (E, H), p)
+    with torch.no_grad():
+        weights = module(query)[1]  # (B, H, S, S)
+        module.dropout = _Chosen(torch.eye(weights.size(-1), dtype=weights.dtype).expand_as(weights))
+        v = _heads(module(query)[0], p, weights.shape[:3] + (DH,))  # (B, H, S, Dh)
+    heads = _heads(output, p, v.shape)  # (B, H, S, Dh)
     keys = weights.size(-1)
-    subsets = ((torch.arange(2**keys)[:, None] >> torch.arange(keys)) & 1).to(weights.dtype)  # (2^Lk, Lk)
-    candidates = torch.einsum("sj,bhij,bhjd->sbhid", subsets, weights, v) / (1 - p_drop)  # (2^Lk, B, H, Lq, Dh)
-    error = (candidates - heads).abs().amax(-1).amin(0)  # (B, H, Lq): the best subset per row
+    subsets = ((torch.arange(2**keys)[:, None] >> torch.arange(keys)) & 1).to(weights.dtype)  # (2^S, S)
+    candidates = torch.einsum("sj,bhij,bhjd->sbhid", subsets, weights, v) / (1 - p_drop)  # (2^S, B, H, S, Dh)
+    error = (candidates - heads).abs().amax(-1).amin(0)  # (B, H, S): the best subset per row
     return bool((error <= 1e-6 * (1 + heads.abs().amax()) + rounding_error(output, heads)).all())
+
+
+def _heads(output: torch.Tensor, p: Params, shape: torch.Size) -> torch.Tensor:
+    """The heads (B, H, Lq, Dh) that W_o and the reference's merge made `output` (B, Lq, E) of."""
+    flat = (output - p["W_o.bias"]).reshape(-1, E)  # (B*Lq, E) = merged @ W_oᵀ
+    merged = torch.linalg.solve(p["W_o.weight"], flat.T).T.reshape(output.shape)  # (B, Lq, E)
+    return unmerged(merged, shape)
+
+
+class _Chosen(torch.nn.Module):
+    """A dropout that gives back chosen weights, whatever it is given."""
+
+    def __init__(self, chosen: torch.Tensor):
+        super().__init__()
+        self.chosen = chosen
+
+    def forward(self, weights: torch.Tensor) -> torch.Tensor:
+        return self.chosen
 
 
 @check("C.3", 1, "MultiHeadAttention: gradients of the output and the weights reach W_q, W_k, W_v and W_o")
