@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import json
+import functools
 import re
 import os
 import select
@@ -423,9 +424,10 @@ class Student:
         return {**self.kit, **self.files}
 
     # -- life cycle ------------------------------------------------------------------------
+    @functools.cached_property
     def _preloads(self) -> tuple[str, ...]:
         """The optional libraries the submission's source imports (seaborn): the template imports
-        them once, before forking, instead of each worker on its own."""
+        them once, before forking, instead of each worker on its own (read once: a source may be megabytes)."""
         sources = [source for _, source in self.chunks] + list(self.worker_files.values())
         return ("seaborn",) if any(SEABORN_IMPORT_RE.search(source) for source in sources) else ()
 
@@ -470,7 +472,7 @@ class Student:
         return worker
 
     def _request_worker(self) -> RequestedWorker:
-        return self.factory.request(self.config, self._preloads(), current().stand_ins_file)
+        return self.factory.request(self.config, self._preloads, current().stand_ins_file)
 
     @property
     def own_modules(self) -> frozenset[str]:

@@ -169,14 +169,15 @@ def expect_parameter_gradients(result: dict, module: torch.nn.Module, names: Any
 # ---------------------------------------------------------------------------------------------
 # naming a mistake when several buggy outputs stand for it
 # ---------------------------------------------------------------------------------------------
-def expect_match(actual: torch.Tensor, expected: torch.Tensor, where: str, variants: Variants = (), what: str = "values", rtol: float = 1e-5, atol: float = 1e-7) -> None:
-    """Like support.expect_close, but a mistake may have several buggy outputs (tried in order)."""
+def expect_match(actual: torch.Tensor, expected: torch.Tensor, where: str, variants: Variants | Callable[[], Variants] = (), what: str = "values", rtol: float = 1e-5, atol: float = 1e-7) -> None:
+    """Like support.expect_close, but a mistake may have several buggy outputs (tried in order;
+    `variants` may be a function that makes them, called only when the values are wrong)."""
     try:
         expect_close(actual, expected, where, rtol=rtol, atol=atol, what=what)
     except CheckFailure as failure:
         if failure.mistake or not isinstance(actual, torch.Tensor):
             raise
-        key = name_mistake(actual, variants)
+        key = name_mistake(actual, variants() if callable(variants) else variants)
         if key and failure.key == "wrong_shape_permuted":  # the mistake says why the sizes moved
             raise CheckFailure.keyed("wrong_shape", key, **failure.values) from None
         if key:
@@ -299,5 +300,5 @@ def _other_output(output: Any, variant_output: torch.Tensor) -> bool:
 
 def expect_attention(output: torch.Tensor, weights: torch.Tensor, expected: tuple[torch.Tensor, torch.Tensor], where: str, variants: list) -> None:
     """Weights first (most bugs show there), then the output; each names a matching mistake."""
-    expect_match(weights, expected[1], f"{where} (weights)", weights_of(variants, output, expected[0]))
+    expect_match(weights, expected[1], f"{where} (weights)", lambda: weights_of(variants, output, expected[0]))
     expect_match(output, expected[0], f"{where} (output)", outputs_of(variants))
