@@ -50,7 +50,7 @@ def test_statement_segments_are_the_librarys_with_the_lines_found_once():
     for text in texts:
         segment = _segments(text)
         for node in ast.parse(text).body:
-            assert segment(node) == ast.get_source_segment(text, node)
+            assert segment(node).decode() == ast.get_source_segment(text, node)
 
 
 def test_a_long_answer_cell_is_read_without_splitting_it_per_statement(tmp_path, monkeypatch):

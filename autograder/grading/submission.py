@@ -9,6 +9,7 @@ import ast
 import bisect
 import builtins
 import collections
+import contextlib
 import functools
 import hashlib
 import io
@@ -60,7 +61,7 @@ def entry_names() -> tuple[str, ...]:
 STUB_MARK = b"raise NotImplementedError"  # what a task the student has not written still holds
 ANSWER_TAGS = {"attnkit:answer", "attnkit:setup"}
 MAGIC_LINE = re.compile(r"^\s*(%|!)")
-RUN_MAGIC = re.compile(r"^(\s*)%run\s+(?:\./)?([A-Za-z_]\w*)\.py\s*$")  # %run helpers.py: the helper file's names into the notebook
+RUN_MAGIC = re.compile(r"^(\s*)%run\s+(?:-i\s+)?(?:\./)?([A-Za-z_]\w*)(?:\.py)?\s*$")  # %run [-i] helpers[.py]: the helper file's names into the notebook
 
 
 @dataclass(frozen=True)
@@ -165,17 +166,18 @@ def notebook_chunks(data: bytes, where: str) -> tuple[tuple[int, str], ...]:
     return _notebook(data, where)[0]
 
 
-def _notebook(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells, dict[str, str]]:
+def _notebook(data: bytes, where: str, scripts: dict[str, str] | None = None) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells, dict[str, str]]:
     try:
-        return _notebook_read(data, where)
+        return _notebook_read(data, where, scripts or {})
     finally:
         _parsed.cache_clear()
 
 
-def _notebook_read(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells, dict[str, str]]:
+def _notebook_read(data: bytes, where: str, scripts: dict[str, str]) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells, dict[str, str]]:
     """(chunks, notes, cells, files): the answer cells, a note for each piece of metadata that was
     ignored, where each chunk is in the notebook (grading/chunks.py: "cell 7, line 3"), and the
     files its `%%writefile x.py` cells write (Jupyter writes them and runs none of their code).
+    `scripts`: the Python files handed in beside it, by module name (what `%run x.py` runs).
 
     Read with json, not nbformat: a cold `import nbformat` costs as much as `import torch` here
     (1.05x; jsonschema compiles an rfc3987 grammar; bench/notebook_reader.py), a graded notebook
@@ -195,12 +197,13 @@ def _notebook_read(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...]
     code = [(number, c) for number, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code"]
     written = _written_files(code)
     code = [(number, c) for number, c in code if number not in written]
+    scripts = {**scripts, **{file.removesuffix(".py"): text for file, text in written.values()}}
     malformed: list[str] = []
     tagged = [(number, c) for number, c in code if _is_answer_cell(c, f"{where}: cell {number}", malformed)]
     notes.extend(malformed[:MAX_CELL_NOTES])  # one a cell: 85,000 cells of bad tags wrote 12 MB of feedback (qa26h n02)
     if len(malformed) > MAX_CELL_NOTES:
         notes.append(t("submission.metadata_more", file=where, count=str(len(malformed) - MAX_CELL_NOTES)))
-    answers = [(number, _cell_code(cell, where, number)) for number, cell in tagged]
+    answers = [(number, _cell_code(cell, where, number, scripts)) for number, cell in tagged]
     kit = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS))
     own = []  # the student's cells: neither an answer cell nor one of the kit's, unchanged
     checks = [number for number, cell in code if _is_grade_cell(cell)]  # where nbgrader grades: after them, a definition changes nothing
@@ -209,7 +212,7 @@ def _notebook_read(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...]
     for number, cell in code:
         if number not in not_own:
             try:
-                text = _cell_code(cell, where, number)
+                text = _cell_code(cell, where, number, scripts)
             except SubmissionError:
                 if tagged:  # a scratch cell the grader would not run
                     continue
@@ -223,7 +226,7 @@ def _notebook_read(data: bytes, where: str) -> tuple[tuple[tuple[int, str], ...]
         notes.append(t("submission.own_cells_too_many", file=where, count=f"{statements:,}", limit=f"{MAX_OWN_STATEMENTS:,}"))
         own = []
     # a check cell the student edited (a line added) still checks its task where it stands
-    checking = sorted([(number, _checked_code(_source_text(cells[number - 1]) or "")) for number in checks]
+    checking = sorted([(number, _checked_code(_source_text(cells[number - 1]) or "", scripts)) for number in checks]
                       + [(number, text) for number, text in own if "public_checks" in _needs(_parsed(text) or ast.Module([], []))])
     task_checks = _task_checks(checking)
     promoted = _untagged_answers(answers, own, task_checks)
@@ -296,17 +299,17 @@ def _plain(code: str) -> str:
     return "\n".join(line.rstrip() for line in code.replace("\r\n", "\n").splitlines()).strip()
 
 
-def _cell_code(cell: dict, where: str, number: int) -> str:
+def _cell_code(cell: dict, where: str, number: int, scripts: dict[str, str] | None = None) -> str:
     """A code cell's source, magics and shell escapes blanked (the lines keep their numbers; %run of a helper file imports it)."""
     text = _source_text(cell)
     if text is None:
         raise SubmissionError(t("submission.cell_source", file=where, number=number, kind=type(cell.get("source")).__name__))
-    return _checked_code(text) + "\n"
+    return _checked_code(text, scripts) + "\n"
 
 
-def _checked_code(text: str) -> str:
+def _checked_code(text: str, scripts: dict[str, str] | None = None) -> str:
     """A cell's code with its magics and shell escapes blanked (the lines keep their numbers)."""
-    return "\n".join(_magic_blanked(line) for line in text.splitlines())
+    return "\n".join(_magic_blanked(line, scripts or {}) for line in text.splitlines())
 
 
 def _source_text(cell: dict) -> str | None:
@@ -317,14 +320,19 @@ def _source_text(cell: dict) -> str | None:
     return source if isinstance(source, str) else None
 
 
-def _magic_blanked(line: str) -> str:
+def _magic_blanked(line: str, scripts: dict[str, str]) -> str:
     """A line of a cell as the grader runs it: a magic or shell escape blanked, but `%run
-    helpers.py` (a file of the student's beside the notebook) becomes `from helpers import *`,
-    which gives the cell the file's names as %run does (a file not handed in then says so)."""
+    helpers.py` (a file of the student's beside the notebook) becomes `from helpers import *`, and
+    an import of each name its top level binds: %run gives the notebook every name the script
+    defines, where `import *` leaves out those with a leading underscore, or those its __all__ does
+    not list (qa28s n10). A file not handed in then says so."""
     run = RUN_MAGIC.match(line)
-    if run:
-        return f"{run.group(1)}from {run.group(2)} import *"
-    return "" if MAGIC_LINE.match(line) else line
+    if not run:
+        return "" if MAGIC_LINE.match(line) else line
+    indent, module = run.groups()
+    tree = _parsed(scripts[module]) if module in scripts else None
+    names = sorted(name for name in _top_level_names(tree) if name.isidentifier() and not name.startswith("__")) if tree else []
+    return f"{indent}from {module} import *" + (f"; from {module} import {', '.join(names)}" if names else "")
 
 
 def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]], checks: list[int], task_checks: dict[str, int]) -> dict[int, tuple[str, list[str]]]:
@@ -403,34 +411,31 @@ def _stubbed(answers: list[tuple[int, str]]) -> set[str]:
     found = set()
     for _, text in answers:
         tree = _parsed(text)
+        if tree is None:
+            continue
         segment = _segments(text)
-        for node in tree.body if tree else []:
-            if STUB_MARK.decode() in segment(node):
+        for node in tree.body:
+            if STUB_MARK in segment(node):
                 found |= _statement_names(node) & tasks
     return found
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")  # the line ends of Python's tokenizer (not str.splitlines')
+_LINE_END = re.compile(rb"\r\n|\r|\n")  # the line ends of Python's tokenizer (not str.splitlines')
 
 
-def _segments(text: str) -> Callable[[ast.stmt], str]:
-    """ast.get_source_segment for the statements of one text, its lines found once: the library
-    splits the whole text again for each (an answer cell of 8,000 statements held the grader
-    107 s, and the batch's main process as long again: qa26h n01)."""
-    starts = [0, *(match.end() for match in _LINE_END.finditer(text))]
-    ascii_only = text.isascii()
+def _segments(text: str) -> Callable[[ast.stmt], bytes]:
+    """ast.get_source_segment for the statements of one text that parses, in UTF-8 (ast's columns
+    count its bytes): the text encoded and its lines found once. The library splits the whole text
+    again for each statement (an answer cell of 8,000 statements held the grader 107 s, and the
+    batch's main process as long again: qa26h n01), and a line's characters counted again for each
+    statement on it cost as much on one long line (20,000 statements on a line: 8 s; qa28h s01)."""
+    data = text.encode()
+    starts = [0, *(match.end() for match in _LINE_END.finditer(data))]
 
-    def offset(line: int, column: int) -> int:  # ast's columns count UTF-8 bytes
-        start = starts[line - 1]
-        if ascii_only:
-            return start + column
-        end = starts[line] if line < len(starts) else len(text)
-        return start + len(text[start:end].encode()[:column].decode(errors="ignore"))
-
-    def segment(node: ast.stmt) -> str:
+    def segment(node: ast.stmt) -> bytes:
         if node.end_lineno is None or node.end_col_offset is None:
-            return ""
-        return text[offset(node.lineno, node.col_offset):offset(node.end_lineno, node.end_col_offset)]
+            return b""
+        return data[starts[node.lineno - 1] + node.col_offset:starts[node.end_lineno - 1] + node.end_col_offset]
 
     return segment
 
@@ -721,7 +726,7 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
     cells: Cells = ()
     written: dict[str, str] = {}
     if entry.endswith(".ipynb"):
-        chunks, notes, cells, written = _notebook(data, entry)
+        chunks, notes, cells, written = _notebook(data, entry, _scripts_beside(entry, files))
         filename = entry_names()[0]
     else:
         chunks = ((1, decode_python(data, entry)),)
@@ -756,6 +761,17 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
             helpers[(folder / file).as_posix()] = text
             kit.pop((folder / file).as_posix(), None)
     return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells)
+
+
+def _scripts_beside(entry: str, files: dict[str, bytes]) -> dict[str, str]:
+    """The Python files handed in in the notebook's folder, by module name (what its %run lines run)."""
+    folder, found = PurePosixPath(entry).parent, {}
+    for file, content in files.items():
+        path = PurePosixPath(file)
+        if path.suffix == ".py" and path.parent == folder:
+            with contextlib.suppress(SubmissionError):
+                found[path.stem] = decode_python(content, file)
+    return found
 
 
 def _same_text(handed_in: bytes, kit: bytes) -> bool:

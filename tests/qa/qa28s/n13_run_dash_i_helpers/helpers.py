@@ -1,0 +1,21 @@
+# qa28s n13_correct_run_dash_i_helpers_py helpers, run by %run helpers.py in the A.2 task cell
+import numpy as np
+import torch
+from matplotlib import colors as mcolors
+
+NEG_INF = float('-inf')
+
+
+def row_normalise(e):
+    """Divide each row by its sum; a row of zeros stays zeros."""
+    total = e.sum(dim=-1, keepdim=True)
+    return e / torch.where(total > 0, total, torch.ones_like(total))
+
+
+def label_axes(ax, query_tokens, key_tokens):
+    ax.set_xticks(np.arange(len(query_tokens)), labels=list(query_tokens), rotation=90)
+    ax.set_yticks(np.arange(len(key_tokens)), labels=list(key_tokens))
+    ax.set_xlabel("query")
+    ax.set_ylabel("key")
+
+
