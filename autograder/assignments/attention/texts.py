@@ -317,6 +317,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "给出 `ax=` 时，plot_attention 画在了别的图上或返回了别的 Axes：请画在 ax 上并返回它",
     },
     "given_axes_empty": {"en": "with ax= given, the heatmap is not on that Axes", "zh": "给出 `ax=` 时，热力图不在那个 Axes 上"},
+    "open_axes_drawn_over": {
+        "en": "without ax=, plot_attention drew over the Axes of a figure that was already open (plt.gca()): make a new figure then (fig, ax = plt.subplots())",
+        "zh": "不给 `ax=` 时，plot_attention 画在了已经打开的图的 Axes 上（plt.gca()）：这时请新建一张图（fig, ax = plt.subplots()）",
+    },
     "given_axes_text_elsewhere": {
         "en": "with ax= given, the heatmap is on ax but its {names} went to another Axes or figure: plt.title, plt.xlabel, plt.ylabel, plt.xticks, plt.colorbar and plt.gcf() act on the current Axes and figure, not on ax's; use ax.set_title, ax.set_xlabel, ax.set_ylabel, ax.set_xticks(ticks, labels=...) and ax.figure.colorbar",
         "zh": "给出 `ax=` 时，热力图画在了 ax 上，但它的 {names} 跑到了别的 Axes 或图上：plt.title、plt.xlabel、plt.ylabel、plt.xticks、plt.colorbar 和 plt.gcf() 作用于当前的 Axes 和图，而不是 ax 所在的；请用 ax.set_title、ax.set_xlabel、ax.set_ylabel、ax.set_xticks(ticks, labels=...) 和 ax.figure.colorbar",

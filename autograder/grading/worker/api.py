@@ -56,10 +56,11 @@ class StudentAPI(Protocol):
     def vjp(self, target: str | Handle, args: list, grad_outputs: list, wrt: list[int], where: str = "", method: str = "forward", params: bool = False, **kwargs: Any) -> dict:
         """Vector-Jacobian products of a function or a module's method."""
 
-    def plot(self, name: str, *args: Any, picture: bool = True, live: tuple[int, ...] = (), **kwargs: Any) -> dict:
+    def plot(self, name: str, *args: Any, picture: bool = True, live: tuple[int, ...] = (), over_open: bool = False, **kwargs: Any) -> dict:
         """Call a plotting function; what it drew, read back as data (autograder.grading.worker.plotdata);
         picture=False: not drawn, no PNG and no tick label boxes (only which Axes holds what);
-        live: the positions of the tensor arguments given as they come out of a model, requiring grad."""
+        live: the positions of the tensor arguments given as they come out of a model, requiring grad;
+        over_open: while a figure with an Axes is open (its `given_axes`: drawn over, no new figure made)."""
 
     def request(self, message: dict, where: str) -> Any:
         """One raw request to the worker (the other methods are made of these)."""

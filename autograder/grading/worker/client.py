@@ -800,10 +800,10 @@ class Student:
         message.update({"handle": target, "method": method} if isinstance(target, Handle) else {"name": target})
         return self.request(message, where or "backward()")
 
-    def plot(self, name: str, *args: Any, picture: bool = True, live: tuple[int, ...] = (), **kwargs: Any) -> dict:
+    def plot(self, name: str, *args: Any, picture: bool = True, live: tuple[int, ...] = (), over_open: bool = False, **kwargs: Any) -> dict:
         if name in self._stand_ins:  # a grader-side stand-in: the submission's own must not answer
             raise StandInError(f"{name} is a grader-side stand-in now; draw in the grader")
-        message = {"op": "plot", "name": name, "args": list(args), "kwargs": kwargs, "live": list(live)}
+        message = {"op": "plot", "name": name, "args": list(args), "kwargs": kwargs, "live": list(live), **({"over_open": True} if over_open else {})}
         return self.request(message if picture else {**message, "picture": False}, name)
 
 

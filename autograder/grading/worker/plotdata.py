@@ -299,11 +299,16 @@ def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True
     }
 
 
-def plot_call(target: Callable[..., Any], args: list, kwargs: dict, picture: bool = True) -> dict:
-    """Call a plotting function with NEW_AXES keyword values replaced by a fresh Axes; describe it."""
+def plot_call(target: Callable[..., Any], args: list, kwargs: dict, picture: bool = True, over_open: bool = False) -> dict:
+    """Call a plotting function with NEW_AXES keyword values replaced by a fresh Axes; describe it.
+    `over_open`: called without ax=, while a figure with an Axes is open and current; that Axes is
+    described as the given one (drawn on: the function did not make a new figure)."""
     given: list[Axes] = []
 
     def draw() -> Any:
+        if over_open:
+            given.append(plt.figure().add_subplot())
+            return target(*args, **kwargs)
         resolved = dict(kwargs)
         for name, value in kwargs.items():
             if isinstance(value, str) and value == NEW_AXES:

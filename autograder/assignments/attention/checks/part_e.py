@@ -106,6 +106,12 @@ def drawing_on_given_axes(student: StudentAPI) -> Any:
     return _once("given", lambda: student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, picture=False))
 
 
+def drawing_over_open_figure(student: StudentAPI) -> Any:
+    """The probe's drawing without ax=, made while a figure with an Axes is open and current,
+    described without its picture (whether it drew over that Axes: `given_axes`)."""
+    return _once("over_open", lambda: student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), picture=False, over_open=True))
+
+
 def titled_on_given_axes(student: StudentAPI) -> Any:
     """The same call with title=TITLE too, described without its picture (where the title went)."""
     return _once("given_titled", lambda: student.plot("plot_attention", probe_weights(), list(QUERY_TOKENS), list(KEY_TOKENS), ax=NEW_AXES, title=TITLE, picture=False))
@@ -533,7 +539,7 @@ def labels_swapped(xlabel: str, ylabel: str) -> bool:
     return names_only(ylabel, QUERY_WORDS, KEY_WORDS) and not across_names_queries
 
 
-@check("E.1", 1, "plot_attention: draws on the Axes given as ax=", kind=PROPERTY, gate="plot_attention_cell_values")
+@check("E.1", 1, "plot_attention: draws on the Axes given as ax=, on a new figure without it", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_uses_given_axes(student: StudentAPI):
     drawn(student)
     expect_trusted_figure(student)
@@ -560,6 +566,10 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
         raise CheckFailure.keyed("given_axes_text_elsewhere", names=", ".join(name for name in lacking if name in moved))
     if lacking:  # drawn without ax= only, nowhere with it
         raise CheckFailure.keyed("given_axes_text_missing", names=", ".join(lacking))
+    over = drawing_over_open_figure(student)  # the contract: "otherwise make a new figure" (`ax = ax or plt.gca()` does not: qa28s b46)
+    index = over.get("given_axes") if isinstance(over, dict) else -1
+    if isinstance(index, int) and index >= 0 and over.get("target") == index:
+        raise CheckFailure.keyed("open_axes_drawn_over")
 
 
 def _labelled(description: dict) -> bool:
