@@ -123,6 +123,8 @@ class AttnkitPlugin:
         self._infos: dict[str, CheckInfo] = {}
         self._as_charged_tasks: set[str] = set()  # tasks with a check that passed only given an earlier task's charged mistake
         self._shared: dict[tuple[str, str], bool] = {}  # (earlier task, task) -> whether the task's code may run the earlier one's
+        self._passed_alone: dict[str, list[tuple[Callable, str]]] = {}  # task -> (check, name) of each that passed with no stand-in
+        self._throughout: dict[tuple[str, str], bool] = {}  # (task, mistake) -> whether the task's code makes it wherever it shows
 
     # -- configuration ---------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -190,6 +192,8 @@ class AttnkitPlugin:
             pyfuncitem.session.shouldstop = str(error)
             return True
         result = self._result(pyfuncitem, error)
+        if error is None and note is None:
+            self._passed_alone.setdefault(result.task, []).append((function, pyfuncitem.name))
         if error is None and note is not None:  # passed with trusted stand-ins: say where the mistake is charged
             key, args = note
             result = replace(result, message=words().english(key, **args), message_key=key, message_args=args)
@@ -208,7 +212,8 @@ class AttnkitPlugin:
         """Run the check again with trusted stand-ins for the earlier tasks' functions, in each
         way `carried.plans` gives (one for B-D; Part F tries the student's own components first).
 
-        Passing then: no error, and a note naming where the mistake is charged. Failing then: the
+        Passing then (with a replaced task among those that lost points, passed only given a charged
+        mistake, or are not graded yet): no error, and a note naming where the mistake is charged. Failing then: the
         failure of this task's own code (the second run's), unless it says less than the first.
         A Part F check whose every component lost points elsewhere, and that no plan with one of
         them the student's own passes, fails saying so.
@@ -220,9 +225,12 @@ class AttnkitPlugin:
         tasks = carried.earlier_tasks(info.task)
         graded = {r.task for r in self.results if r.task in tasks}
         failed = {r.task for r in self.results if r.task in tasks and not r.passed}
+        doubtful = failed | (self._as_charged_tasks & set(tasks)) | (set(tasks) - graded)  # not graded yet: in a later part, or not in this run
         second: Exception | None = None
         for number, how in enumerate(carried.plans(info.task, failed | (self._as_charged_tasks & set(tasks)), graded)):
-            kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
+            if not doubtful & set(how.replaced):  # each earlier task passed its own checks: a stand-in that helps marks a mistake charged nowhere (qa28h z02)
+                continue
+            kwargs = self._kwargs(function, item.name)
             with self._student.stand_ins(list(how.names), carried.trusted_answer):
                 outcome = _outcome(function, kwargs)
             if isinstance(outcome, SandboxUnavailable):
@@ -252,9 +260,9 @@ class AttnkitPlugin:
         assert carried is not None
         named = {(r.task, r.mistake) for r in self.results if r.task in failed and r.mistake}
         for earlier, key in carried.carried_mistakes(task, named):
-            if not self._shares_code(earlier, task):
+            if not self._shares_code(earlier, task) or not self._makes_throughout(earlier, key):
                 continue
-            kwargs = {name: self._fresh(item, name) for name in inspect.signature(function).parameters}
+            kwargs = self._kwargs(function, item.name)
             with carried.reference_with(key):
                 outcome = _outcome(function, kwargs)
             if outcome is None:
@@ -274,13 +282,23 @@ class AttnkitPlugin:
                 self._shared[earlier, task] = False
         return self._shared[earlier, task]
 
-    def _fresh(self, item: pytest.Function, name: str) -> Any:
-        """A fixture's value for the second run: the same seed, a fresh generator, no artifacts."""
-        if name == "gen":
-            return torch.Generator().manual_seed(cast(int, item.funcargs["seed"]))
-        if name == "artifacts":
-            return None
-        return item.funcargs[name]
+    def _makes_throughout(self, task: str, key: str) -> bool:
+        """Whether `task`'s code makes the mistake `key` wherever it would show: no check of the
+        task that passed on its own fails against the reference with the mistake planted. A mistake
+        made in one case alone (scores divided by d for 2-D inputs only: one point) does not answer
+        for a later task's values (qa28h x01: that later task divided by d in its own code)."""
+        if (task, key) not in self._throughout:
+            carried = current().carried_module()
+            assert carried is not None  # a mistake is carried
+            with carried.reference_with(key):
+                self._throughout[task, key] = all(_outcome(function, self._kwargs(function, name)) is None for function, name in self._passed_alone.get(task, []))
+        return self._throughout[task, key]
+
+    def _kwargs(self, function: Callable, name: str) -> dict[str, Any]:
+        """A check's arguments for a second run: the same seed, a fresh generator, no artifacts."""
+        seed = check_seed(self._seed, name)
+        values = {"student": self._student, "seed": seed, "gen": torch.Generator().manual_seed(seed), "artifacts": None}
+        return {parameter: values[parameter] for parameter in inspect.signature(function).parameters}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
