@@ -9,6 +9,20 @@
   character loaded in 8 s, and 7.7 MB of such a line held the grader 205 s and the batch's main
   process two minutes more: `_segments` encoded the whole line again for each statement. It now
   encodes the cell once and slices bytes (ast's columns count UTF-8 bytes): 0.7 s for s02.
+- qa28s b28, b46: `ax = ax or plt.gca()` (or seaborn's ax=None) drew over a figure already open,
+  where the contract says "otherwise make a new figure": E.1's given-Axes check now also draws the
+  probe while a figure is open (E 9). The other 102 files of qa28s (50 correct styles, single bugs
+  of A and E) were graded as their headers say; six smoothing kernels that keep each cell centre's
+  colour are left open with qa25s b24.
+- qa28h z02, q01: a later task's bug hidden in an earlier function behind a flag the later task
+  sets passed with trusted stand-ins ("correct with trusted versions of your functions"), charged
+  nowhere: a stand-in's pass now pays only where a replaced task lost points (or is not graded yet).
+- qa28h x01: a one-point decoy in A.1 (scores divided by d on 2-D inputs only) answered for C.3's
+  own division by d through a no-op helper both call: an earlier task's mistake answers for a later
+  task only where no check of the earlier task that passed on its own fails against the reference
+  with that mistake planted. Left open: the same mistake written in full in each task, with any
+  code both run (a no-op helper, a base class), is still charged once (the red team's w01-w04, v02,
+  v04, x03): telling a mistake in shared code from one written again needs the code each task ran.
 """
 from __future__ import annotations
 
@@ -17,20 +31,63 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.batch import grade_batch
-from autograder.grading.session import GradeOptions
+from autograder.feedback.results import SubmissionResult
 from autograder.grading.submission import load_submission
+from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expected, graded_corpus
 
-CORPUS = Path(__file__).resolve().parent / "qa" / "qa28s"
+QA = Path(__file__).resolve().parent / "qa"
+CORPUS = QA / "qa28s"
+FILES = sorted(CORPUS.glob("*.py"))
 FOLDERS = sorted(p for p in CORPUS.iterdir() if p.is_dir())
+RED = sorted((QA / "qa28h").glob("*.py"))
 
 
-def test_notebooks_that_run_a_helper_file_get_full_marks(tmp_path):
-    assert [p.name for p in FOLDERS] == ["n10_run_helpers_with_private_names", "n13_run_dash_i_helpers"]
-    batch = grade_batch(CORPUS, tmp_path / "out", jobs=2, options=GradeOptions(seed=1))
-    for result in batch.submissions:
-        failures = [f"{c.task} {c.check_id}: {c.message[:160]}" for c in result.checks if not c.passed]
-        assert result.score == result.max_score and not failures, (result.submission, failures)
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict[str, SubmissionResult]:
+    return graded_corpus(CORPUS, tmp_path_factory.mktemp("qa28s_out"))
+
+
+@pytest.fixture(scope="module")
+def red(tmp_path_factory) -> dict[str, SubmissionResult]:
+    return graded_corpus(QA / "qa28h", tmp_path_factory.mktemp("qa28h_out"))
+
+
+def test_the_corpora_are_whole():
+    assert (len(FILES), [p.name for p in FOLDERS], len(RED)) == (104, ["n10_run_helpers_with_private_names", "n13_run_dash_i_helpers"], 6)
+
+
+# left open with qa25s b24 (smoothing kernels that keep the cell centres); c31 is the helper's own
+# slip, a correct drawing loaded through __import__, which the contract forbids (E 0)
+NOT_SINGLE = ("b22_", "b310_", "b34_", "b35_", "b36_", "b37_", "c31_")
+
+
+def test_each_bug_loses_points_in_its_own_part_only():
+    assert_each_bug_in_its_own_part([p for p in FILES if not p.name.startswith(NOT_SINGLE)])
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_each_submission_scores_its_parts_and_names_only_its_mistakes(path, graded):
+    assert_graded_as_expected(graded[path.stem], path)
+
+
+@pytest.mark.parametrize("path", RED, ids=lambda p: p.stem)
+def test_a_mistake_is_charged_where_it_is_written(path, red):
+    assert_graded_as_expected(red[path.stem], path)
+
+
+def test_a_bug_behind_a_flag_pays_as_the_same_bug_written_in_place(red):
+    def total(stem: str) -> float:
+        return sum(part.score for part in red[stem].parts)
+
+    assert (total("z02_c3_bug_in_split_mode_flag"), total("q01_d1_bug_in_mha_mode_flag")) == (total("z04_c3_no_transpose_inline"), total("q02_d1_no_w_o_inline"))
+    assert total("x01_a1_wrong_2d_c3_inline") == total("v03_c3_inline_only") - 1
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_notebooks_that_run_a_helper_file_get_full_marks(folder, graded):
+    result = graded[folder.name]
+    failures = [f"{c.task} {c.check_id}: {c.message[:160]}" for c in result.checks if not c.passed]
+    assert {p.part: p.score for p in result.parts} == {"A": 32, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8} and not failures, failures
 
 
 def _folder(tmp_path: Path, run_line: str, helpers: str) -> Path:
