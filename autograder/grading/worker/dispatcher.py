@@ -507,10 +507,10 @@ class Dispatcher:
         target, args, kwargs = self._target(request), request.get("args", []), request.get("kwargs", {})
         for index in request.get("live", []):  # as a model's output: requiring grad, not a leaf
             args[index] = args[index].detach().requires_grad_(True) * 1
-        over_open = request.get("over_open") is True
+        options = {"over_open": True} if request.get("over_open") is True else {}
         if request.get("picture", True) is False:  # only which Axes holds what (plotdata.plot_call)
-            return plot_call(target, args, kwargs, picture=False, over_open=over_open)
-        return plot_call(target, args, kwargs, over_open=over_open)
+            return plot_call(target, args, kwargs, picture=False, **options)
+        return plot_call(target, args, kwargs, **options)
 
     # -- helpers ---------------------------------------------------------------------------
     def _undefined(self, name: str, said: str) -> NameError:
