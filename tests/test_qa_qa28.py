@@ -4,7 +4,8 @@
   with `%run helpers.py` scored 76 (A 18, E 0: NameError): the line became `from helpers import *`,
   which leaves out names with a leading underscore and those `__all__` does not list, where %run
   gives the notebook every name the script defines; `%run helpers` and `%run -i helpers.py` were
-  blanked as other magics. Now each is an import of every name the file's top level binds.
+  blanked as other magics. Now each is an import of every name the file's top level binds (for
+  the first 20 such lines, 500 names each: 10,000 of them of a file of 50,000 names made gigabytes).
 - qa28h s01, s02: a notebook answer cell of one line holding 20,000 statements and a non-ASCII
   character loaded in 8 s, and 7.7 MB of such a line held the grader 205 s and the batch's main
   process two minutes more: `_segments` encoded the whole line again for each statement. It now
@@ -106,6 +107,16 @@ def test_run_gives_every_name_the_helper_file_binds(tmp_path, run_line):
     code = "".join(text for _, text in load_submission(_folder(tmp_path, run_line, helpers)).chunks)
     run = next(line for line in code.splitlines() if "helpers" in line)
     assert run.strip() == "from helpers import *; from helpers import _LIMIT, _scale, math, shown", run
+
+
+def test_many_runs_of_a_file_of_many_names_make_little_code(tmp_path):
+    helpers = "".join(f"_n{number} = {number}\n" for number in range(50_000))
+    folder = _folder(tmp_path, "%run helpers.py\n" * 10_000, helpers)
+    code = "".join(text for _, text in load_submission(folder).chunks)  # 10,000 x 50,000 names: gigabytes, before
+    runs = [line for line in code.splitlines() if "helpers" in line]
+    assert len(runs) == 10_000 and len(code) < 1_000_000
+    assert runs[0].startswith("from helpers import *; from helpers import _n0, _n1, _n10")
+    assert runs[-1] == "from helpers import *"
 
 
 def test_run_of_a_file_not_handed_in_imports_it_and_says_so_there(tmp_path):

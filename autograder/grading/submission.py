@@ -197,13 +197,13 @@ def _notebook_read(data: bytes, where: str, scripts: dict[str, str]) -> tuple[tu
     code = [(number, c) for number, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code"]
     written = _written_files(code)
     code = [(number, c) for number, c in code if number not in written]
-    scripts = {**scripts, **{file.removesuffix(".py"): text for file, text in written.values()}}
+    runs = _RunLines({**scripts, **{file.removesuffix(".py"): text for file, text in written.values()}})
     malformed: list[str] = []
     tagged = [(number, c) for number, c in code if _is_answer_cell(c, f"{where}: cell {number}", malformed)]
     notes.extend(malformed[:MAX_CELL_NOTES])  # one a cell: 85,000 cells of bad tags wrote 12 MB of feedback (qa26h n02)
     if len(malformed) > MAX_CELL_NOTES:
         notes.append(t("submission.metadata_more", file=where, count=str(len(malformed) - MAX_CELL_NOTES)))
-    answers = [(number, _cell_code(cell, where, number, scripts)) for number, cell in tagged]
+    answers = [(number, _cell_code(cell, where, number, runs)) for number, cell in tagged]
     kit = _kit_cells(current().release_dir, tuple(current().notebook_name(lang) for lang in LANGS))
     own = []  # the student's cells: neither an answer cell nor one of the kit's, unchanged
     checks = [number for number, cell in code if _is_grade_cell(cell)]  # where nbgrader grades: after them, a definition changes nothing
@@ -212,7 +212,7 @@ def _notebook_read(data: bytes, where: str, scripts: dict[str, str]) -> tuple[tu
     for number, cell in code:
         if number not in not_own:
             try:
-                text = _cell_code(cell, where, number, scripts)
+                text = _cell_code(cell, where, number, runs)
             except SubmissionError:
                 if tagged:  # a scratch cell the grader would not run
                     continue
@@ -226,7 +226,7 @@ def _notebook_read(data: bytes, where: str, scripts: dict[str, str]) -> tuple[tu
         notes.append(t("submission.own_cells_too_many", file=where, count=f"{statements:,}", limit=f"{MAX_OWN_STATEMENTS:,}"))
         own = []
     # a check cell the student edited (a line added) still checks its task where it stands
-    checking = sorted([(number, _checked_code(_source_text(cells[number - 1]) or "", scripts)) for number in checks]
+    checking = sorted([(number, _checked_code(_source_text(cells[number - 1]) or "", runs)) for number in checks]
                       + [(number, text) for number, text in own if "public_checks" in _needs(_parsed(text) or ast.Module([], []))])
     task_checks = _task_checks(checking)
     promoted = _untagged_answers(answers, own, task_checks)
@@ -299,17 +299,18 @@ def _plain(code: str) -> str:
     return "\n".join(line.rstrip() for line in code.replace("\r\n", "\n").splitlines()).strip()
 
 
-def _cell_code(cell: dict, where: str, number: int, scripts: dict[str, str] | None = None) -> str:
+def _cell_code(cell: dict, where: str, number: int, runs: _RunLines | None = None) -> str:
     """A code cell's source, magics and shell escapes blanked (the lines keep their numbers; %run of a helper file imports it)."""
     text = _source_text(cell)
     if text is None:
         raise SubmissionError(t("submission.cell_source", file=where, number=number, kind=type(cell.get("source")).__name__))
-    return _checked_code(text, scripts) + "\n"
+    return _checked_code(text, runs) + "\n"
 
 
-def _checked_code(text: str, scripts: dict[str, str] | None = None) -> str:
+def _checked_code(text: str, runs: _RunLines | None = None) -> str:
     """A cell's code with its magics and shell escapes blanked (the lines keep their numbers)."""
-    return "\n".join(_magic_blanked(line, scripts or {}) for line in text.splitlines())
+    runs = runs or _RunLines({})
+    return "\n".join(_magic_blanked(line, runs) for line in text.splitlines())
 
 
 def _source_text(cell: dict) -> str | None:
@@ -320,19 +321,41 @@ def _source_text(cell: dict) -> str | None:
     return source if isinstance(source, str) else None
 
 
-def _magic_blanked(line: str, scripts: dict[str, str]) -> str:
+def _magic_blanked(line: str, runs: _RunLines) -> str:
     """A line of a cell as the grader runs it: a magic or shell escape blanked, but `%run
-    helpers.py` (a file of the student's beside the notebook) becomes `from helpers import *`, and
-    an import of each name its top level binds: %run gives the notebook every name the script
-    defines, where `import *` leaves out those with a leading underscore, or those its __all__ does
-    not list (qa28s n10). A file not handed in then says so."""
+    helpers.py` (a file of the student's beside the notebook) imports that file (`_RunLines`)."""
     run = RUN_MAGIC.match(line)
     if not run:
         return "" if MAGIC_LINE.match(line) else line
-    indent, module = run.groups()
-    tree = _parsed(scripts[module]) if module in scripts else None
-    names = sorted(name for name in _top_level_names(tree) if name.isidentifier() and not name.startswith("__")) if tree else []
-    return f"{indent}from {module} import *" + (f"; from {module} import {', '.join(names)}" if names else "")
+    return run.group(1) + runs.line(run.group(2))
+
+
+MAX_RUN_IMPORTS = 20  # %run lines of a notebook that import each name of their file
+MAX_RUN_NAMES = 500  # names each imports, of at most 100 characters
+
+
+class _RunLines:
+    """What each `%run helpers.py` line of a notebook becomes: `from helpers import *` (a file not
+    handed in then says so), and an import of each name the file's top level binds: %run gives the
+    notebook every name the script defines, where `import *` leaves out those with a leading
+    underscore, or those its __all__ does not list (qa28s n10). Only so many lines and names: 10,000
+    %run lines of a file of 50,000 names would make gigabytes of code."""
+
+    def __init__(self, scripts: dict[str, str]):
+        self.scripts = scripts  # module name -> the text of the Python file beside the notebook
+        self.left = MAX_RUN_IMPORTS
+        self.names: dict[str, str] = {}
+
+    def line(self, module: str) -> str:
+        star = f"from {module} import *"
+        if module not in self.scripts or self.left <= 0:
+            return star
+        if module not in self.names:
+            tree = _parsed(self.scripts[module])
+            bound = sorted(name for name in _top_level_names(tree) if name.isidentifier() and not name.startswith("__") and len(name) <= 100) if tree else []
+            self.names[module] = ", ".join(bound[:MAX_RUN_NAMES])
+        self.left -= 1
+        return star + (f"; from {module} import {self.names[module]}" if self.names[module] else "")
 
 
 def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]], checks: list[int], task_checks: dict[str, int]) -> dict[int, tuple[str, list[str]]]:
