@@ -28,7 +28,7 @@ BY_HAND, SDPA = "masked_softmax_by_hand", "sdpa_no_library"
 E_CHECKS = {
     "plot_attention_returns_axes", "plot_attention_tick_labels", "plot_attention_cell_values", "plot_attention_colorbar",
     "plot_attention_color_range", "plot_attention_axis_labels", "plot_attention_uses_given_axes", "plot_attention_title",
-    "plot_attention_light_to_dark",
+    "plot_attention_light_to_dark", "plot_attention_flat_cells",
 }
 
 # payload -> (parts graded, checks that must lose their points, flags that must be recorded).

@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from autograder.assignments.attention.texts import key_of_english, render_message  # noqa: E402
-from autograder.grading.integrity.figure import CELLS_HIDDEN, LABEL_ASIDE, LABEL_MISSING, LABEL_NOT_SHOWN, LABEL_OUTSIDE, figure_problem, smoothed_image  # noqa: E402
+from autograder.grading.integrity.figure import CELLS_HIDDEN, LABEL_ASIDE, LABEL_MISSING, LABEL_NOT_SHOWN, LABEL_OUTSIDE, blended_cells, figure_problem, smoothed_image  # noqa: E402
 from autograder.grading.worker.plotdata import extract_plot  # noqa: E402
 
 Q, K = ["the", "cat", "sat", "down"], ["a", "big", "red", "dog", "ran"]
@@ -117,6 +117,20 @@ def test_a_smoothed_image_the_cells_cannot_be_read_from_is_said_as_such_not_as_f
     assert smoothed_image(flat, figure_problem(flat)) == ""
     rendered = render_message("heatmap_smoothed", {"interpolation": interpolation}, "zh")
     assert interpolation in rendered and "nearest" in rendered
+
+
+@pytest.mark.parametrize("interpolation", ["bilinear", "hanning", "lanczos", "bicubic"])
+def test_any_interpolation_but_a_flat_one_blends_the_cells_whether_or_not_their_centres_read_right(interpolation):
+    """qa28s b22, b34-b37, b310: a smoothing that keeps each cell centre's colour ('bilinear') is read
+    (no problem, not said to be unreadable) but still blends the cells, which the contract rules out
+    (part_e's flat-cells check); the flat ones blend nothing."""
+    description = extract_plot(probe(interpolation=interpolation, cmap="Blues"))
+    assert blended_cells(description) == interpolation
+    if interpolation != "bicubic":
+        assert figure_problem(description) == "" and smoothed_image(description, "") == ""
+    for flat in ("nearest", "none", "antialiased", None):
+        assert blended_cells(extract_plot(probe(interpolation=flat, cmap="Blues"))) == ""
+    assert "bilinear" in render_message("heatmap_blended", {"interpolation": "bilinear"}, "zh")
 
 
 def test_a_gouraud_mesh_is_read_around_its_vertices_and_said_to_be_smoothed():

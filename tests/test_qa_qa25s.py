@@ -17,12 +17,13 @@ bugs. What was wrong before (main at e65d9e7), and is fixed:
 - b44 (two bugs, the guard): the same shared class and C.3's own scale by √E: C.3 is still charged
   its own bug (C 5: C.1's 3 and the 20 the scale alone costs). qa5x m40 (A.1 and B.1 each leave out
   the scale, B.1 sharing no code with A.1) is still charged twice.
-Left open, each a decision on the contract (pinned at today's grade, noted on issue 15):
+- b24: interpolation="hanning" keeps every cell centre's colour, which the smoothing check reads:
+  it got E 10 where the contract asks for one flat colour per cell; E.1's flat-cells check now
+  charges such a picture one point (E 9).
+Left open, a decision on the contract (pinned at today's grade, noted on issue 15):
 - b02: A.2 takes the row max before masking, so a blocked key scoring far above the allowed ones
   (about 104 in float32) empties the row: 100, fair A 30, unless the contract allows the styles
   earlier rounds judged correct that do the same (qa4s c11, qa7s c17).
-- b24: interpolation="hanning" keeps every cell centre's colour, which the smoothing check reads:
-  E 10, where the contract's words (one flat colour per cell) say 0; qa4e c28 (bilinear) expects 10.
 b10 has a second bug of its own in C.3 (vmap's in_dims mis-broadcasts a (B, 1, Lq, Lk) mask).
 This test grades seed 1, these files in one batch run.
 """
@@ -37,7 +38,7 @@ from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expec
 
 CORPUS = Path(__file__).resolve().parent / "qa" / "qa25s"
 FILES = sorted(CORPUS.glob("*.py"))
-NOT_SINGLE = ("b02_", "b10_", "b24_", "b26_", "b44_")  # left open (b02, b24); two bugs (b10, b44); no bug by the contract (b26: A.3 says nothing of the dtype)
+NOT_SINGLE = ("b02_", "b10_", "b26_", "b44_")  # left open (b02); two bugs (b10, b44); no bug by the contract (b26: A.3 says nothing of the dtype)
 NOTEBOOKS = {  # stem -> (per-part scores, mistakes named)
     "n01_correct_filled_from_reference_pcolormesh": ({"A": 32, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}, set()),
     "n02_bug_a1_scaled_by_d_argparse_namespace_in_c3_cell": ({"A": 27, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}, {"scores_scaled_by_d"}),

@@ -13,8 +13,9 @@
 - qa28s b28, b46: `ax = ax or plt.gca()` (or seaborn's ax=None) drew over a figure already open,
   where the contract says "otherwise make a new figure": E.1's given-Axes check now also draws the
   probe while a figure is open (E 9). The other 102 files of qa28s (50 correct styles, single bugs
-  of A and E) were graded as their headers say; six smoothing kernels that keep each cell centre's
-  colour are left open with qa25s b24.
+  of A and E) were graded as their headers say. Six smoothing kernels that keep each cell centre's
+  colour (b22, b34-b37, b310: bilinear, catrom, lanczos, spline16, hermite, hanning) got E 10, where
+  the contract asks for one flat colour per cell: E.1's flat-cells check now charges them one point.
 - qa28h z02, q01: a later task's bug hidden in an earlier function behind a flag the later task
   sets passed with trusted stand-ins ("correct with trusted versions of your functions"), charged
   nowhere: a stand-in's pass now pays only where a replaced task lost points (or is not graded yet).
@@ -57,9 +58,8 @@ def test_the_corpora_are_whole():
     assert (len(FILES), [p.name for p in FOLDERS], len(RED)) == (104, ["n10_run_helpers_with_private_names", "n13_run_dash_i_helpers"], 6)
 
 
-# left open with qa25s b24 (smoothing kernels that keep the cell centres); c31 is the helper's own
-# slip, a correct drawing loaded through __import__, which the contract forbids (E 0)
-NOT_SINGLE = ("b22_", "b310_", "b34_", "b35_", "b36_", "b37_", "c31_")
+# c31 is the helper's own slip, a correct drawing loaded through __import__, which the contract forbids (E 0)
+NOT_SINGLE = ("c31_",)
 
 
 def test_each_bug_loses_points_in_its_own_part_only():

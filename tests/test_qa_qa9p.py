@@ -73,13 +73,12 @@ EARLIER_CORPORA = {  # a file the grader charges -> (the task whose public check
     "qa4e/b24_bicubic_smoothed.py": ("E.1", "the heatmap is smoothed (interpolation='bicubic')"),
     "qa7e/b16_gaussian_interpolation.py": ("E.1", "the heatmap is smoothed (interpolation='gaussian')"),
     "qa7e/b17_pcolormesh_gouraud.py": ("E.1", "the heatmap is smoothed (shading='gouraud')"),  # the check crashed (ValueError)
+    "qa4e/b28_imshow_bilinear.py": ("E.1", "the heatmap is smoothed (interpolation='bilinear')"),  # keeps the cells' centres: one point
     "qa4s/b47_d1_norm_no_affine.py": ("D.1", "self.norm has no learnable scale and shift"),  # the check crashed (AttributeError)
     "qa7e/c18_position_in_words.py": None,  # correct (E=10): failed E.1, "the heatmap has no colorbar"
     "qa7e/c26_labels_on_all_four_sides.py": None,  # correct (E=10): failed E.1, each x tick label twice
-    # correct files the new checks must leave alone: interpolation='bilinear' keeps each cell's colour at its
-    # centre (the grader gives E=10; 'bicubic', 'gaussian', 'bessel', 'quadric' it charges); dropout per head in
-    # a loop, F.dropout(x, self.dropout.p, self.training), sdpa given the dropout module
-    "qa4e/c28_imshow_bilinear.py": None,
+    # correct files the new checks must leave alone: dropout per head in a loop,
+    # F.dropout(x, self.dropout.p, self.training), sdpa given the dropout module
     "qa4s/c22_mha_head_loop.py": None,
     "qa4s/c23_mha_functional_dropout_prescale.py": None,
     "qa6s/c14_functional_dropout_and_norm.py": None,

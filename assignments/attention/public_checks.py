@@ -1526,7 +1526,7 @@ POSITIONS = (
 
 QUERY_WORDS = re.compile(r"\bquer(y|ies)\b|查询", re.IGNORECASE)  # words that name the queries or the keys in an axis label
 KEY_WORDS = re.compile(r"\bkeys?\b|(?<!关)键", re.IGNORECASE)
-BLENDING_INTERPOLATIONS = ("bessel", "bicubic", "gaussian", "quadric")  # imshow's that change a cell's colour at its centre too
+FLAT_INTERPOLATIONS = ("nearest", "none", "antialiased", "auto")  # imshow's that draw each cell in one flat colour (at a heatmap's sizes)
 QUOTES = re.compile(r"^[\W_]+|[\W_]+$")  # quotes or brackets around a token: "'the'" (repr), '[the]'
 MATH = re.compile(r"(?<!\\)\$(.*?)(?<!\\)\$")  # math text between unescaped dollars: '$\mathrm{the}_{0}$'
 MATH_MARKUP = re.compile(r"\\[A-Za-z]+|\\.|[{}]")  # its commands, spacing and braces
@@ -1602,7 +1602,7 @@ def _smoothing(artist: Any) -> str:
     """How the heatmap blends its cells ('' for one flat colour per cell)."""
     if isinstance(artist, AxesImage):
         name = str(artist.get_interpolation())
-        return f"interpolation={name!r}" if name.lower() in BLENDING_INTERPOLATIONS else ""
+        return f"interpolation={name!r}" if name.lower() not in FLAT_INTERPOLATIONS else ""
     corners = artist.get_coordinates()  # (rows + 1, cols + 1, 2): a value per cell, or per corner when smoothed
     return "shading='gouraud'" if np.ma.getdata(artist.get_array()).size == corners.shape[0] * corners.shape[1] else ""
 
@@ -1654,8 +1654,8 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
     smoothing = _smoothing(artist)
     if smoothing:
         raise task.fail(
-            tr(f"the heatmap is smoothed ({smoothing}): the cells blend into each other and cannot be read.",
-               f"热力图被平滑了（{smoothing}）：格子互相混在一起，无法读出。"),
+            tr(f"the heatmap is smoothed ({smoothing}): each cell's colour blends into its neighbours'.",
+               f"热力图被平滑了（{smoothing}）：每个格子的颜色混进了相邻的格子。"),
             tr("draw each cell in one flat colour: imshow's default or interpolation='nearest'; pcolormesh's shading='flat' or 'nearest'.",
                "每个格子画成一种纯色：imshow 用默认值或 interpolation='nearest'；pcolormesh 用 shading='flat' 或 'nearest'。"),
         )

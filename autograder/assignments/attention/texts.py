@@ -105,11 +105,12 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "plot_attention_returns_axes": _text("plot_attention：返回画有热力图的 Axes"),
     "plot_attention_tick_labels": _text("plot_attention：横轴是 query（x 刻度标签），纵轴是 key（y 刻度标签）"),
     "plot_attention_cell_values": _text("plot_attention：格子显示权重矩阵，每个 (query, key) 对一个格子"),
+    "plot_attention_flat_cells": _text("plot_attention：每个格子一种纯色，没有平滑到相邻格子"),
     "plot_attention_colorbar": _text("plot_attention：有颜色条"),
     "plot_attention_color_range": _text("plot_attention：颜色范围固定为 [0, 1]"),
     "plot_attention_light_to_dark": _text("plot_attention：颜色越深表示权重越高（由浅到深的颜色映射）"),
     "plot_attention_axis_labels": _text("plot_attention：两条坐标轴都有标签，横轴的标签说的是 query"),
-    "plot_attention_uses_given_axes": _text("plot_attention：画在 ax= 给出的 Axes 上"),
+    "plot_attention_uses_given_axes": _text("plot_attention：画在 ax= 给出的 Axes 上；不给 ax= 时画在新的图上"),
     "plot_attention_title": _text("plot_attention：显示传入的 title="),
     # F.1
     "trained_maps_match": _text("训练好的模型：你的模块给出的注意力图与参考模型相同"),
@@ -188,6 +189,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "heatmap_smoothed": {
         "en": "the heatmap is smoothed (imshow's interpolation={interpolation!r}), which blends each cell's colour into its neighbours', so the grader cannot read the cells: draw one flat colour per cell (leave interpolation out, or interpolation=\"nearest\")",
         "zh": "热力图被平滑了（imshow 的 interpolation={interpolation!r}），每个格子的颜色会混进相邻格子，评分器无法逐格读取：每个格子画成一种纯色（去掉 interpolation，或用 interpolation=\"nearest\"）",
+    },
+    "heatmap_blended": {
+        "en": "the heatmap is smoothed (imshow's interpolation={interpolation!r}), which blends each cell's colour into its neighbours': draw one flat colour per cell (leave interpolation out, or interpolation=\"nearest\")",
+        "zh": "热力图被平滑了（imshow 的 interpolation={interpolation!r}），每个格子的颜色会混进相邻格子：每个格子画成一种纯色（去掉 interpolation，或用 interpolation=\"nearest\"）",
     },
     "figure_label_missing": {"en": "a tick label of the description has no place in the image", "zh": "描述中的一个刻度标签在图像中没有位置"},
     "figure_label_outside": {"en": "a tick label of the description lies outside the image", "zh": "描述中的一个刻度标签位于图像之外"},

@@ -166,14 +166,10 @@ FLAT_INTERPOLATIONS = frozenset({"nearest", "none", "antialiased", "auto"})  # i
 COLOUR_PROBLEM = "cells in the image do not have the colour"
 
 
-def smoothed_image(description: Any, problem: str) -> str:
-    """The interpolation (imshow's 'bicubic', 'gaussian'...; GOURAUD for pcolormesh's
-    shading='gouraud') of a smoothed drawing whose cells the image does not show in their colours,
-    or '': smoothing moves a cell's colour at its centre too, so such a picture cannot be read cell
-    by cell, and says nothing about forgery either. A gouraud mesh has no flat cells at all (those
-    at its edges are cut in half), so any problem of its picture is that."""
-    if not problem:
-        return ""
+def blended_cells(description: Any) -> str:
+    """The interpolation of the graded drawing when it blends each cell into its neighbours
+    (imshow's 'bilinear', 'bicubic', 'gaussian'...; GOURAUD for pcolormesh's shading='gouraud'),
+    or '' when every cell is drawn in one flat colour, as the contract asks."""
     try:
         kind, drawing = max(_drawings(target_axes(description)), key=lambda d: _array(d[1]["array"]).size)
     except (KeyError, TypeError, ValueError, IndexError):
@@ -181,8 +177,18 @@ def smoothed_image(description: Any, problem: str) -> str:
     interpolation = str(drawing.get("interpolation", ""))
     if kind == "mesh":
         return GOURAUD if interpolation == GOURAUD else ""
-    smoothed = COLOUR_PROBLEM in problem and interpolation and interpolation not in FLAT_INTERPOLATIONS
-    return interpolation if smoothed else ""
+    return interpolation if interpolation and interpolation not in FLAT_INTERPOLATIONS else ""
+
+
+def smoothed_image(description: Any, problem: str) -> str:
+    """The interpolation (as blended_cells says it) of a smoothed drawing whose cells the image
+    does not show in their colours, or '': smoothing moves a cell's colour at its centre too
+    ('bicubic', 'gaussian'), so such a picture cannot be read cell by cell, and says nothing about
+    forgery either. A gouraud mesh has no flat cells at all (those at its edges are cut in half),
+    so any problem of its picture is that. One that keeps each centre's colour ('bilinear') is read,
+    and charged by part_e's flat-cells check alone."""
+    blended = blended_cells(description) if problem else ""
+    return blended if blended == GOURAUD or (blended and COLOUR_PROBLEM in problem) else ""
 
 
 def figure_problem(description: Any) -> str:

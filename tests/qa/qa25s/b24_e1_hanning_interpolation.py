@@ -1,5 +1,5 @@
-# qa25s b24_e1_hanning_interpolation: BUG E.1: imshow with interpolation="hanning" (a smoothed image). LEFT OPEN (a decision on the contract): the cell centres keep their colours, which is what the smoothing check reads; qa4e c28 (bilinear) expects full marks, while the contract's words ask for one flat colour per cell.
-# Per-part scores: A=32 B=10 C=28 D=12 E=10 F=8.
+# qa25s b24_e1_hanning_interpolation: BUG E.1: interpolation='hanning', a smoothed image that blends each cell into its neighbours (the contract asks for one flat colour per cell): the cell centres keep their colours, so the heatmap is read and E.1's flat-cells check alone is charged.
+# Per-part scores: A=32 B=10 C=28 D=12 E=9 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 

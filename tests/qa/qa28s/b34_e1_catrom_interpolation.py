@@ -1,5 +1,5 @@
-# qa28s b34_e1_catrom_interpolation: BUG E.1: interpolation='catrom' (smoothed cells; contract: each cell one flat colour) [left open, as qa25s b24: a kernel that keeps each cell centre's colour passes the smoothing check, which reads the centres; the contract asks for one flat colour per cell and qa4e c28 (bilinear) expects full marks: a decision on the contract]
-# Per-part scores: A=32 B=10 C=28 D=12 E=10 F=8.
+# qa28s b34_e1_catrom_interpolation: BUG E.1: interpolation='catrom', a smoothed image that blends each cell into its neighbours (the contract asks for one flat colour per cell): the cell centres keep their colours, so the heatmap is read and E.1's flat-cells check alone is charged.
+# Per-part scores: A=32 B=10 C=28 D=12 E=9 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 

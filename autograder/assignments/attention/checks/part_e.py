@@ -28,7 +28,7 @@ from autograder.assignments.attention.checks.support import fail_with, source_fa
 from autograder.grading.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, SHOWN_ATOL, Heatmap, Render, UnreadablePlot, orientations, png_size, read_heatmap, render, returned_axes, shows_matrix, shows_values, similarity, target_axes,
 )
-from autograder.grading.integrity.figure import figure_problem, smoothed_image
+from autograder.grading.integrity.figure import blended_cells, figure_problem, smoothed_image
 from autograder.grading.worker.protocol import GOURAUD
 from autograder.grading.integrity.flags import TAMPER, Flag
 from autograder.grading.integrity.rules import figure_verdict
@@ -407,7 +407,7 @@ def test_plot_attention_tick_labels(student: StudentAPI):
         raise problem
 
 
-@check("E.1", 2, "plot_attention: the cells show the weight matrix, one cell per (query, key) pair")
+@check("E.1", 1, "plot_attention: the cells show the weight matrix, one cell per (query, key) pair")
 def test_plot_attention_cell_values(student: StudentAPI):
     """The grid holds the matrix as a matrix: in some flip of it or of its transpose, or through
     the tick labels. Which way it lies (queries across) and how it is labelled is the tick-label
@@ -425,6 +425,19 @@ def test_plot_attention_cell_values(student: StudentAPI):
             return
         raise CheckFailure.keyed("cells_mislabelled", count=len(wrong), total=LQ * LK)
     raise CheckFailure.keyed("cells_wrong")
+
+
+@check("E.1", 1, "plot_attention: each cell in one flat colour, not smoothed into its neighbours", kind=PROPERTY, gate="plot_attention_cell_values")
+def test_plot_attention_flat_cells(student: StudentAPI):
+    """The contract's one flat colour per cell. A smoothing that moves the cells' centres too
+    ('bicubic', 'gaussian') cannot be read at all (draw() says so); one that keeps them
+    ('bilinear', 'hanning', 'lanczos'...) is read, and costs this point alone."""
+    description, _ = drawn(student)
+    blended = blended_cells(description)
+    if blended == GOURAUD:
+        raise CheckFailure.keyed("heatmap_smoothed_mesh", shading=blended)
+    if blended:
+        raise CheckFailure.keyed("heatmap_blended", interpolation=blended)
 
 
 @check("E.1", 1, "plot_attention: has a colorbar", kind=PROPERTY, gate="plot_attention_cell_values")

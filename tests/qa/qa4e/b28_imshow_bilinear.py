@@ -1,5 +1,5 @@
-# qa4e c28_imshow_bilinear: correct, imshow interpolation='bilinear'.
-# expected: A=32 B=10 C=28 D=12 E=10 F=8
+# qa4e b28_imshow_bilinear (was c28): imshow interpolation='bilinear', a smoothed image; judged correct when written, charged one point since the contract's flat-cells rule (E.1: each cell in one flat colour).
+# expected: A=32 B=10 C=28 D=12 E=9 F=8
 """Attention from scratch (注意力机制，从零实现).
 
 Shape conventions used in every comment:
