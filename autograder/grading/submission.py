@@ -309,7 +309,7 @@ def _cell_code(cell: dict, where: str, number: int, runs: _RunLines | None = Non
 
 def _checked_code(text: str, runs: _RunLines | None = None) -> str:
     """A cell's code with its magics and shell escapes blanked (the lines keep their numbers)."""
-    runs = runs or _RunLines({})
+    runs = runs or NO_SCRIPTS
     return "\n".join(_magic_blanked(line, runs) for line in text.splitlines())
 
 
@@ -356,6 +356,9 @@ class _RunLines:
             self.names[module] = ", ".join(bound[:MAX_RUN_NAMES])
         self.left -= 1
         return star + (f"; from {module} import {self.names[module]}" if self.names[module] else "")
+
+
+NO_SCRIPTS = _RunLines({})  # a cell read with no helper file beside it: every %run line is an import * (line() changes nothing then)
 
 
 def _own_definitions(answers: list[tuple[int, str]], own: list[tuple[int, str]], checks: list[int], task_checks: dict[str, int]) -> dict[int, tuple[str, list[str]]]:

@@ -297,8 +297,11 @@ class AttnkitPlugin:
     def _kwargs(self, function: Callable, name: str) -> dict[str, Any]:
         """A check's arguments for a second run: the same seed, a fresh generator, no artifacts."""
         seed = check_seed(self._seed, name)
-        values = {"student": self._student, "seed": seed, "gen": torch.Generator().manual_seed(seed), "artifacts": None}
-        return {parameter: values[parameter] for parameter in inspect.signature(function).parameters}
+        parameters = inspect.signature(function).parameters
+        values = {"student": self._student, "seed": seed, "artifacts": None}
+        if "gen" in parameters:  # made only for a check that takes one
+            values["gen"] = torch.Generator().manual_seed(seed)
+        return {parameter: values[parameter] for parameter in parameters}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
