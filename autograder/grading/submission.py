@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import bisect
 import builtins
+import codecs
 import collections
 import contextlib
 import functools
@@ -156,9 +157,34 @@ def decode_python(data: bytes, where: str) -> str:
         raise SubmissionError(t("submission.nul", file=where, student_file=current().student_file))
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding)
+        return declared_utf8(data.decode(encoding))
     except (SyntaxError, LookupError, UnicodeDecodeError) as error:
         raise SubmissionError(t("submission.encoding", file=where, error=error)) from None
+
+
+COMMENT_OR_BLANK = re.compile(r"^[ \t\f]*(?:[#\r\n]|$)")  # tokenize.blank_re, for text
+
+
+def declared_utf8(text: str) -> str:
+    """Python source held as text, its coding declaration (PEP 263: line 1 or 2) made to say UTF-8,
+    the lines kept. The worker writes helper files in UTF-8, and Python decodes a file it imports by
+    its declaration: a `# coding: utf-7` file was decoded twice, and `+AAo-` in what the static pass
+    read as a comment became a newline, and code (qa29h r03)."""
+    lines = text.split("\n", 2)
+    for number, line in enumerate(lines[:2]):  # as tokenize.detect_encoding reads it
+        cookie = tokenize.cookie_re.match(line)
+        if cookie and _codec(cookie.group(1)) != "utf-8":
+            lines[number] = line[:cookie.start(1)] + "utf-8" + line[cookie.end(1):]
+        if cookie or not COMMENT_OR_BLANK.match(line):  # line 2 counts only below a comment or a blank line
+            break
+    return "\n".join(lines)
+
+
+def _codec(name: str) -> str:
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return ""
 
 
 def notebook_chunks(data: bytes, where: str) -> tuple[tuple[int, str], ...]:
@@ -784,7 +810,7 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
     folder = PurePosixPath(entry).parent
     for file, text in written.items():  # what the notebook's %%writefile cells write beside it (Run All writes it over a copy handed in)
         if file not in entry_names() and file not in kit_files:
-            helpers[(folder / file).as_posix()] = text
+            helpers[(folder / file).as_posix()] = declared_utf8(text)
             kit.pop((folder / file).as_posix(), None)
     return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells)
 

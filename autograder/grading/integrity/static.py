@@ -82,6 +82,7 @@ class SourceFacts:
     aliases: dict[str, str]  # a name bound to a library function anywhere -> that function's name
     graded: frozenset[str] = frozenset()  # what the grader calls (the assignment's tasks); empty: every definition
     unread: float = 0.0  # the CPU seconds the pass ran out of (STATIC_PASS_CPU_SECONDS); then nothing above is known
+    read: frozenset[str] | None = None  # the helper files it read, those the entry can load (_reachable); None: not known
 
     def reachable(self, roots: set[str], stop: frozenset[str] = frozenset()) -> set[str]:
         """The top-level definitions `roots` reach through the names their bodies load (not through `stop`)."""
@@ -694,6 +695,7 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
         references={k: frozenset(v) for k, v in scanner.references.items()},
         defined=frozenset(scanner.defined),
         aliases=dict(scanner.aliases),
+        read=frozenset(helpers),
     )
 
 
