@@ -163,8 +163,8 @@ class Dispatcher:
         method: Callable[[dict], Any] | None = getattr(self, f"op_{op}", None) if isinstance(op, str) else None
         if method is None:
             return {"status": "bad_request", "message": f"unknown op {op!r}"}
-        try:
-            with self._stand_ins(request.get("stand_ins") or [], request.get("handle")):
+        try:  # each request with gradients on, whatever a call before left (in-process too: inprocess.py)
+            with self._stand_ins(request.get("stand_ins") or [], request.get("handle")), torch.enable_grad():
                 response = {"status": "ok", "value": method(request)}
         except StudentRaised as raised:
             response = {"status": "raised", "error": raised.as_dict()}
