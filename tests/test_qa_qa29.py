@@ -24,6 +24,16 @@
   and code: 100. The text the grader holds now declares UTF-8 (`declared_utf8`): 86.
 - c01-c03: the same answers without the hidden file or the codec (86 each).
 Each file's A.2 returns its scores (A 18 of 32); everything else is the reference.
+- qa30h r01, r02 (the second red team): a lone CR as line 1 and `# coding: utf-7` on line 2.
+  Python's tokenizer ends a line at a lone CR, tokenize.detect_encoding (and declared_utf8) did
+  not: the declaration was left as it was, and the payload ran: 100. declared_utf8 ends lines as
+  Python does: 86. r05: an honest `from mylib import *` whose `__init__.py` lists the submodule
+  `softmax` in `__all__` (Python imports mylib/softmax.py): the static pass did not read that
+  file, so the worker, which now gets only what the pass read, lacked it: 6. A star import of a
+  package of the submission now reads its modules: 100. r06: a folder handed in with the work in
+  hw/ (hw/attention.py beside hw/softmax_utils.py) and another file at the top: the helper was
+  looked for as hw.softmax_utils and the import failed (6, before this round too). The files beside
+  the entry are now put beside it in the worker, as Python and Jupyter find them: 100.
 """
 from __future__ import annotations
 
@@ -38,7 +48,7 @@ from autograder.grading.submission import declared_utf8, load_submission
 from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expected, graded_corpus
 
 QA = Path(__file__).resolve().parent / "qa"
-CORPUS, RED = QA / "qa29s", QA / "qa29h"
+CORPUS, RED, RED2 = QA / "qa29s", QA / "qa29h", QA / "qa30h"
 FILES = sorted(CORPUS.glob("*.py"))
 NOT_SINGLE = ("b55_", "b56_")  # gradients left off at module level or in causal_mask: charged nowhere (see above)
 FULL_MARKS = {"A": 32, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}
@@ -95,6 +105,15 @@ def test_code_the_static_pass_did_not_read_never_runs(red):
     for name, result in red.items():
         assert not result.grader_error, (name, result.grader_error)
         assert {p.part: p.score for p in result.parts} == A2_STUB, name
+
+
+def test_a_declaration_after_a_lone_cr_and_a_star_import_of_a_package_are_read_as_python_reads_them(tmp_path):
+    graded = graded_corpus(RED2, tmp_path)
+    expected = {"c02_notebook_control": A2_STUB, "r01_cr_cookie_helper": A2_STUB, "r02_notebook_writefile_cr_cookie": A2_STUB,
+                "c03_reference": FULL_MARKS, "c05_honest_helper_folder": FULL_MARKS, "r05_pkg_all_submodule": FULL_MARKS,
+                "r06_subfolder_entry": FULL_MARKS}
+    assert {name: {p.part: p.score for p in result.parts} for name, result in graded.items()} == expected
+    assert declared_utf8("\r# coding: utf-7\n+AAo-x = 1\n") == "\r# coding: utf-8\n+AAo-x = 1\n"
 
 
 def test_the_worker_gets_only_the_helper_files_the_static_pass_reads():

@@ -162,22 +162,28 @@ def decode_python(data: bytes, where: str) -> str:
         raise SubmissionError(t("submission.encoding", file=where, error=error)) from None
 
 
-COMMENT_OR_BLANK = re.compile(r"^[ \t\f]*(?:[#\r\n]|$)")  # tokenize.blank_re, for text
+COMMENT_OR_BLANK = re.compile(r"^[ \t\f]*(?:#|$)")  # tokenize.blank_re, for a line without its end
+SOURCE_LINE = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n|$)")  # a line as Python's tokenizer ends it: a lone CR too
 
 
 def declared_utf8(text: str) -> str:
     """Python source held as text, its coding declaration (PEP 263: line 1 or 2) made to say UTF-8,
     the lines kept. The worker writes helper files in UTF-8, and Python decodes a file it imports by
     its declaration: a `# coding: utf-7` file was decoded twice, and `+AAo-` in what the static pass
-    read as a comment became a newline, and code (qa29h r03)."""
-    lines = text.split("\n", 2)
-    for number, line in enumerate(lines[:2]):  # as tokenize.detect_encoding reads it
-        cookie = tokenize.cookie_re.match(line)
+    read as a comment became a newline, and code (qa29h r03). Lines end as Python's tokenizer ends
+    them, a lone CR included (tokenize.detect_encoding ends them at LF alone: a CR before a
+    declaration on line 2 hid it, qa30h r01)."""
+    start = 0
+    for _ in range(2):
+        line = SOURCE_LINE.match(text, start)
+        assert line is not None  # it matches anywhere
+        cookie = tokenize.cookie_re.match(line.group(1))
         if cookie and _codec(cookie.group(1)) != "utf-8":
-            lines[number] = line[:cookie.start(1)] + "utf-8" + line[cookie.end(1):]
-        if cookie or not COMMENT_OR_BLANK.match(line):  # line 2 counts only below a comment or a blank line
+            return text[:start + cookie.start(1)] + "utf-8" + text[start + cookie.end(1):]
+        if cookie or not COMMENT_OR_BLANK.match(line.group(1)) or line.end() == len(text):  # line 2 counts only below a comment or a blank line
             break
-    return "\n".join(lines)
+        start = line.end()
+    return text
 
 
 def _codec(name: str) -> str:
@@ -791,8 +797,10 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
     helpers = {}
     kit = {}
     kit_files = current().kit_files()
-    for other, content in files.items():
-        if other == entry or not other.endswith(".py"):
+    folder = PurePosixPath(entry).parent
+    for path, content in files.items():
+        other = _beside_entry(path, folder)
+        if path == entry or not other.endswith(".py"):
             continue
         if other == current().public_checks:
             # its public checks, as released, from an earlier release or changed: they hold working
@@ -807,12 +815,22 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
             helpers[other] = decode_python(content, other)
         except SubmissionError:
             continue
-    folder = PurePosixPath(entry).parent
     for file, text in written.items():  # what the notebook's %%writefile cells write beside it (Run All writes it over a copy handed in)
         if file not in entry_names() and file not in kit_files:
-            helpers[(folder / file).as_posix()] = declared_utf8(text)
-            kit.pop((folder / file).as_posix(), None)
+            helpers[file] = declared_utf8(text)
+            kit.pop(file, None)
     return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells)
+
+
+def _beside_entry(path: str, folder: PurePosixPath) -> str:
+    """A handed-in file's path from the entry's folder, where the worker puts the entry: Python puts
+    a script's folder on sys.path, and Jupyter runs a notebook in its own, so `import softmax_utils`
+    in draft/attention.py finds draft/softmax_utils.py (qa30h r06: the grader looked for
+    draft.softmax_utils). '' for a file outside that folder, which neither can import."""
+    if folder == PurePosixPath("."):
+        return path
+    relative = PurePosixPath(path)
+    return relative.relative_to(folder).as_posix() if relative.is_relative_to(folder) else ""
 
 
 def _scripts_beside(entry: str, files: dict[str, bytes]) -> dict[str, str]:

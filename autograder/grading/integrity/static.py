@@ -725,10 +725,10 @@ def _reachable(entry: list[ast.Module | str], texts: dict[str, str], own: frozen
         if isinstance(tree, str) or _loads_by_other_means(tree):
             return {name: helpers[name] if name in helpers else _trees(text, 1) for name, text in texts.items()}
         for module in _imported(tree, package):
-            name = modules.get(module)
-            if name is not None and name not in helpers:
-                helpers[name] = _trees(texts[name], 1)
-                todo += [(t, _package(name)) for t in helpers[name]]
+            for name in _files_of(module, modules):
+                if name not in helpers:
+                    helpers[name] = _trees(texts[name], 1)
+                    todo += [(t, _package(name)) for t in helpers[name]]
     return dict(sorted(helpers.items()))
 
 
@@ -750,9 +750,19 @@ def _package(name: str) -> str:
     return name.removesuffix(".py").removesuffix("/__init__").replace("/", ".") if name.endswith("/__init__.py") else name.rpartition("/")[0].replace("/", ".")
 
 
+def _files_of(module: str, modules: dict[str, str]) -> list[str]:
+    """The files of the submission `module` names (_imported's): its own, or for `a.*` those of
+    package a's modules (`from a import *` imports each one a's `__all__` names: qa30h r05)."""
+    if module.endswith(".*"):
+        package = module[:-1]
+        return [name for found, name in modules.items() if found.startswith(package) and "." not in found[len(package):]]
+    return [modules[module]] if module in modules else []
+
+
 def _imported(tree: ast.Module, package: str) -> set[str]:
     """Every module an import statement of `tree` may load (`import a.b`: a and a.b; `from a import
-    b`: a and a.b), relative ones from `package`."""
+    b`: a and a.b; `from a import *`: a, and a.* for the modules of package a its `__all__` may
+    name), relative ones from `package`."""
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
