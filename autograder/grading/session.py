@@ -224,6 +224,16 @@ def run_checks(
     return plugin.results
 
 
+def new_student(submission: Submission, factory: WorkerFactory, config: SandboxConfig, budget: Budget, ahead: bool = False) -> Student:
+    """The submission's Student, whose worker gets only the helper files the static pass reads (the
+    ones the entry can load; every one when the pass ran out of time, when its rules earn nothing
+    anyway): a file it did not read cannot run (qa29h r01). The pass is the one the checks read."""
+    student = Student(factory, list(submission.chunks), submission.files, submission.filename, config, budget, ahead=ahead, kit=submission.kit, cells=submission.cells)
+    if submission.files:
+        student.read = analyze(submission.chunks, submission.files, current().library_names(), student.own_modules, submission.cells).read
+    return student
+
+
 def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions = GradeOptions(), name: str = "") -> tuple[SubmissionResult, dict[str, bytes]]:
     """Grade one submission. Never raises for a bad submission: the reason goes in the result.
 
@@ -237,7 +247,7 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
         submission = load_submission(path)
     except SubmissionError as error:
         return _unreadable(name, path, seed, str(error), options, started), {}
-    student = Student(factory, list(submission.chunks), submission.files, submission.filename, replace(options.config, hidden=hidden_paths()), options.budget, ahead=options.worker_ahead, kit=submission.kit, cells=submission.cells)
+    student = new_student(submission, factory, replace(options.config, hidden=hidden_paths()), options.budget, ahead=options.worker_ahead)
     sink = ArtifactSink(render=options.images)
     try:
         checks = run_checks(student, seed, options.parts, sink, tasks=options.tasks, visible_only=options.visible_only)

@@ -101,9 +101,8 @@ class Watcher:
     def check(self) -> Iterator[Pass]:
         """Check the file: the task being worked on first, then the others (one pass when the
         task is unknown or every task is right)."""
-        from autograder.grading.session import ArtifactSink, hidden_paths, load_notes, place_notes, run_checks
+        from autograder.grading.session import ArtifactSink, hidden_paths, load_notes, new_student, place_notes, run_checks
         from autograder.grading.submission import load_submission
-        from autograder.grading.worker.client import Student
 
         started = time.perf_counter()
         self.progress = replace(self.progress, count=self.progress.count + 1)
@@ -114,7 +113,7 @@ class Watcher:
             yield Pass(self.progress, "", time.perf_counter() - started, False)
             return
         config = replace(self.options.config, hidden=hidden_paths())
-        student = Student(self.factory, list(submission.chunks), submission.files, submission.filename, config, self.options.budget, kit=submission.kit, cells=submission.cells)
+        student = new_student(submission, self.factory, config, self.options.budget)
         focus = self.progress.focus
         others = frozenset(self.progress.tasks) - {focus} if focus else frozenset()
         passes: list[frozenset[str] | None] = [frozenset({focus}), others] if focus and others else [None]

@@ -398,6 +398,7 @@ class Student:
     audit: list[str] = field(default_factory=list)  # audit events the worker reported (autograder.grading.integrity.record)
     ahead: bool = False  # start the next worker while the first one works (`check`; see _ensure_worker)
     kit: dict[str, str] = field(default_factory=dict)  # the kit's own files handed in unchanged: the worker gets them, the static pass does not read them
+    read: frozenset[str] | None = None  # the student's files the static pass read, the only ones the worker gets (None: every one)
     cells: Cells = ()  # a notebook: where each chunk is in it, for "cell 7, line 3" (grading/chunks.py)
     _worker: WorkerProcess | None = None
     _started: float = field(default_factory=time.monotonic)
@@ -418,19 +419,13 @@ class Student:
     _looked: dict[tuple[str, tuple[str, ...]], dict[str, set[str]]] = field(default_factory=dict)
     _banned_words: frozenset[str] = field(default_factory=lambda: current().banned_words())  # what of those traces is kept
 
-    @functools.cached_property
+    @property
     def worker_files(self) -> dict[str, str]:
         """The helper files the worker gets: the kit's own, and those of the student's that the
-        static pass reads (the ones the entry can load). No other can run: a `triton.py` handed in
+        static pass read (`read`: session.new_student). No other can run: a `triton.py` handed in
         beside the answer, which no import names and no installed library is called, was not read
-        and ran when torch._dynamo imported triton (qa29h r01). Every one when the pass ran out of
-        time (its rules earn nothing then)."""
-        if not self.files:
-            return dict(self.kit)
-        from autograder.grading.integrity.static import analyze  # the pass the checks read, cached
-
-        read = analyze(self.chunks, self.files, current().library_names(), self.own_modules, self.cells).read
-        return {**self.kit, **{name: text for name, text in self.files.items() if read is None or name in read}}
+        and ran when torch._dynamo imported triton (qa29h r01)."""
+        return {**self.kit, **{name: text for name, text in self.files.items() if self.read is None or name in self.read}}
 
     # -- life cycle ------------------------------------------------------------------------
     @functools.cached_property
