@@ -32,6 +32,8 @@ scores. Fixed here (each fails on main without its fix):
     defined': A 18/32); it now imports the helper file's names, as %run gives them;
   - a `%%writefile softmax_utils.py` cell that writes the helper module an answer cell imports was
     blanked (A 18/32, 'No module named softmax_utils'); it is now that file of the submission.
+    One that writes it into a folder below the notebook (`%%writefile utils/softmax_utils.py`,
+    n14, n15) was not read (A 18/32); it is now that file too, and the static pass reads it.
 A task cell turned into markdown (B.1 0 in Jupyter too) is named as such, not only 'not defined'.
 A file graded alone whose missing module is a file beside it (`check` in the student's folder) says so.
 Real nbgrader grades n10 as grade-batch does (marked slow and nbgrader: a kernel run, ~1 minute).

@@ -311,7 +311,7 @@ def _kit_cells(release: Path, notebooks: tuple[str, ...], tag: str = "") -> froz
     return frozenset(found)
 
 
-WRITEFILE = re.compile(r"\A\s*%%writefile\s+(?:\./)?([A-Za-z_]\w*\.py)\s*\n")  # a cell that writes a helper file (not -a: appends)
+WRITEFILE = re.compile(r"\A\s*%%writefile\s+(?:\./)?((?:[A-Za-z_]\w*/)*[A-Za-z_]\w*\.py)\s*\n")  # a cell that writes a helper file, beside the notebook or in a folder below it (not -a: appends)
 
 
 def _written_files(code: list[tuple[int, dict]]) -> dict[int, tuple[str, str]]:
