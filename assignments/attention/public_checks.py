@@ -1251,6 +1251,7 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
         [[1, 0, 1, 0, 0], [1, 1, 0, 0, 1], [1, 1, 1, 0, 0], [0, 1, 1, 1, 1]], dtype=torch.bool
     )
     padding = torch.tensor([[1, 1, 1, 0, 0], [1, 0, 1, 1, 1]], dtype=torch.bool).view(B, 1, 1, LK)  # a key-padding mask
+    causal = torch.ones(LQ, LQ, dtype=torch.bool).tril()  # as AttentionBlock (D.1) passes it
     cases = (
         (tr("self-attention on x (2, 4, 21)", "x (2, 4, 21) 上的自注意力"), (query,), {}, (query, query, query, None), LQ),
         (
@@ -1275,6 +1276,14 @@ def check_multi_head_attention(cls: type, lang: str | None = None) -> None:
             {"mask": padding},
             (query, memory, value, padding),
             LK,
+        ),
+        (
+            tr("self-attention on x (2, 4, 21) with a causal (4, 4) mask, key and value left out",
+               "x (2, 4, 21) 上的自注意力，加 (4, 4) 的因果掩码，不给 key 和 value"),
+            (query,),
+            {"mask": causal},
+            (query, query, query, causal),
+            LQ,
         ),
     )
     for label, args, kwargs, torch_args, lk in cases:

@@ -85,7 +85,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "mha_shapes": _text("MultiHeadAttention：输出 (B, Lq, E)，每个头的权重 (B, H, Lq, Lk)"),
     "mha_values": _text("MultiHeadAttention：相同权重下，自注意力与参考实现相同"),
     "mha_cross_and_defaults": _text("MultiHeadAttention：交叉注意力（key/value 长度不同）；key 默认为 query，value 默认为 key"),
-    "mha_mask": _text("MultiHeadAttention：(Lq, Lk)、(B, 1, Lq, Lk) 和 (B, 1, 1, Lk) 形状的掩码在各头上广播，(B, H, Lq, Lk) 的掩码给每个头各自的掩码；所有 key 都被屏蔽的 query 得到全 0"),
+    "mha_mask": _text("MultiHeadAttention：(Lq, Lk)、(B, 1, Lq, Lk) 和 (B, 1, 1, Lk) 形状的掩码在各头上广播，(B, H, Lq, Lk) 的掩码给每个头各自的掩码；所有 key 都被屏蔽的 query 得到全 0；自注意力（不给 key 和 value）时方形掩码也一样"),
     "mha_matches_torch": _text("MultiHeadAttention：相同权重下与 torch 的 nn.MultiheadAttention 一致"),
     "mha_eval_dropout_off": _text("MultiHeadAttention：eval 模式下 dropout 关闭"),
     "mha_train_dropout": _text("MultiHeadAttention：训练模式下 dropout 作用于注意力权重，返回的是 dropout 之前的权重"),

@@ -174,7 +174,7 @@ def test_mha_cross_and_defaults(student: StudentAPI, gen, seed):
     expect_attention(output, weights, reference_module(query, key), f"{MHA}(query, key) without value", mha_variants(state, H, query, key))
 
 
-@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk), (B, 1, Lq, Lk) and (B, 1, 1, Lk) broadcast over heads, and a (B, H, Lq, Lk) mask gives each head its own; a query with every key blocked gets zeros")
+@check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk), (B, 1, Lq, Lk) and (B, 1, 1, Lk) broadcast over heads, and a (B, H, Lq, Lk) mask gives each head its own; a query with every key blocked gets zeros; in self-attention (key and value left out) a square mask too")
 def test_mha_mask(student: StudentAPI, gen, seed):
     state, handle = _mha(student, gen, seed)
     reference_module = build_reference("MultiHeadAttention", (E, H), state)
@@ -197,6 +197,13 @@ def test_mha_mask(student: StudentAPI, gen, seed):
         # every key blocked: ignoring the mask and inverting it give the same weights, so no mistake is named
         variants = [] if mask is nothing else mha_variants(state, H, query, key, key, mask.expand(B, H, LQ, LK))
         expect_attention(output, weights, reference_module(query, key, key, mask), where, variants)
+    # Self-attention, as D.1's block calls it: key and value left out, a square mask by name (drawn
+    # last: the cases above keep their values). A mask dropped or transposed only there (when key is
+    # None, when Lq == Lk) is C.3's, not the block's (qa31s s01, s02, p11).
+    x, square = randn(gen, B, LQ, E), random_mask(gen, LQ, LQ)
+    where = f"{MHA}(x, mask=mask) with a mask of shape {tuple(square.shape)}"
+    output, weights = forward_checked(student, handle, where, OUT, SELF_WEIGHTS, x, mask=square)
+    expect_attention(output, weights, reference_module(x, mask=square), where, mha_variants(state, H, x, mask=square.expand(B, H, LQ, LQ)))
 
 
 @check("C.3", 2, "MultiHeadAttention: agrees with torch's nn.MultiheadAttention given the same weights", visibility="after_due_date")
