@@ -30,6 +30,7 @@ from autograder.assignment import current
 from autograder.errors import SubmissionError
 from autograder.grading.chunks import DEFINITION_RE, Cells
 from autograder.grading.integrity.syntax import bindings
+from autograder.paths import regular_files
 from autograder.feedback.i18n import LANGS, t
 from autograder.feedback.shown import clean_name, name_key
 from autograder.settings import OUT_FILES  # names a submission folder may not take
@@ -130,20 +131,25 @@ def output_names(paths: list[Path]) -> dict[Path, str]:
 
 def submission_digest(path: Path) -> str:
     """sha256 of what was handed in: a file's bytes, or a folder's files (names and bytes); ""
-    when it cannot be read or is larger than a submission may be (it is then never taken as done)."""
-    digest, total = hashlib.sha256(), 0
+    when it cannot be read or is larger than a submission may be (it is then never taken as done).
+    Never raises: it runs before any error handling (qa31h: a folder 1,200 deep, a 64 GiB file or
+    a FIFO stopped the whole batch)."""
+    digest, total, limit = hashlib.sha256(), 0, 2 * MAX_ZIP_BYTES + MAX_TOTAL_BYTES
     try:
-        files = [path] if not path.is_dir() else sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+        if path.is_symlink():
+            return ""
+        files = regular_files(path) if path.is_dir() else [path] if path.is_file() else []
         for file in files:
-            data = file.read_bytes()
-            total += len(data)
-            if total > 2 * MAX_ZIP_BYTES + MAX_TOTAL_BYTES:
+            total += file.stat().st_size
+            if total > limit:  # measured before reading: a file larger than memory is not read
                 return ""
+            with file.open("rb") as handle:
+                data = handle.read(limit)
             name = os.fsencode(file.relative_to(path).as_posix()) if file != path else b""  # its bytes, UTF-8 or not
             digest.update(len(name).to_bytes(8, "big") + name + len(data).to_bytes(8, "big") + data)
-    except OSError:
+    except (OSError, ValueError, MemoryError):
         return ""
-    return digest.hexdigest()
+    return digest.hexdigest() if files or path.is_dir() else ""
 
 
 def output_name(path: Path) -> str:
@@ -687,7 +693,7 @@ def load_submission(path: Path) -> Submission:
     if path.is_dir():
         return _from_files(path.name, "folder", *_read_folder(path))
     if not path.is_file():
-        raise SubmissionError(t("submission.missing", file=path))
+        raise SubmissionError(t("submission.not_a_file" if path.exists() else "submission.missing", file=path))
     if path.suffix == ".zip":
         return _from_files(submission_name(path), "zip", *_read_zip(path))
     if path.suffix not in (".py", ".ipynb"):
@@ -709,13 +715,13 @@ def _read_folder(folder: Path) -> tuple[dict[str, bytes], list[str]]:
     files: dict[str, bytes] = {}
     others: list[str] = []
     total = 0
-    for item in sorted(folder.rglob("*")):
+    try:
+        items = regular_files(folder)  # links never followed: a link may point anywhere on the grader's machine
+    except OSError as error:  # a path longer than the system allows, a folder that cannot be listed
+        raise SubmissionError(t("submission.folder_unreadable", file=folder.name, error=error.strerror or error)) from None
+    for item in items:
         relative = item.relative_to(folder).as_posix()
         if any(part.startswith(".") or part == "__pycache__" for part in relative.split("/")):
-            continue
-        if item.is_symlink():
-            continue  # never followed: a link may point anywhere on the grader's machine
-        if not item.is_file():
             continue
         if item.suffix not in (".py", ".ipynb"):
             others.append(relative)
@@ -797,12 +803,9 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
     helpers = {}
     kit = {}
     kit_files = current().kit_files()
-    folder = PurePosixPath(entry).parent
-    for path, content in files.items():
-        other = _beside_entry(path, folder)
-        if path == entry or not other.endswith(".py"):
-            continue
-        if other == current().public_checks:
+    checks_name = PurePosixPath(current().public_checks).name
+    for other, content in _worker_paths(files, entry):
+        if PurePosixPath(other).name == checks_name:
             # its public checks, as released, from an earlier release or changed: they hold working
             # versions of the tasks (their oracles), so the worker gets checks that do nothing and
             # nothing else to import (qa20h h10 took six tasks' answers from them: 95/100); not scanned
@@ -822,15 +825,19 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
     return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells)
 
 
-def _beside_entry(path: str, folder: PurePosixPath) -> str:
-    """A handed-in file's path from the entry's folder, where the worker puts the entry: Python puts
-    a script's folder on sys.path, and Jupyter runs a notebook in its own, so `import softmax_utils`
-    in draft/attention.py finds draft/softmax_utils.py (qa30h r06: the grader looked for
-    draft.softmax_utils). '' for a file outside that folder, which neither can import."""
-    if folder == PurePosixPath("."):
-        return path
-    relative = PurePosixPath(path)
-    return relative.relative_to(folder).as_posix() if relative.is_relative_to(folder) else ""
+def _worker_paths(files: dict[str, bytes], entry: str) -> list[tuple[str, bytes]]:
+    """(path in the worker, bytes) of each handed-in .py file but the entry: where it was handed
+    in, and, for those in the entry's folder, beside the entry too, where the worker puts it. Python
+    puts a script's folder on sys.path and Jupyter runs a notebook in its own, so `import
+    softmax_utils` in hw/attention.py finds hw/softmax_utils.py (qa30h r06); an editor that runs it
+    from the project's top (PyCharm) finds it as `hw.softmax_utils` too (qa31h h02). A file beside
+    the entry comes before one of the same name at the top, as on sys.path."""
+    folder = PurePosixPath(entry).parent
+    where = {path: data for path, data in files.items() if path != entry and path.endswith(".py")}
+    if folder != PurePosixPath("."):
+        where.update({PurePosixPath(path).relative_to(folder).as_posix(): data for path, data in files.items()
+                      if path != entry and path.endswith(".py") and PurePosixPath(path).is_relative_to(folder)})
+    return list(where.items())
 
 
 def _scripts_beside(entry: str, files: dict[str, bytes]) -> dict[str, str]:

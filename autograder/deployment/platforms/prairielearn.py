@@ -24,6 +24,7 @@ from autograder.errors import AttnkitError
 from autograder.feedback.formats.prairielearn import not_gradable, to_prairielearn
 from autograder.feedback.i18n import DEFAULT_LANG, LANGS, t
 from autograder.feedback.results import load_submission_result, write_json_atomic
+from autograder.paths import regular_files
 from autograder.settings import PRAIRIELEARN_GRADE_SECONDS, PRAIRIELEARN_RESULTS_FILE, RESULT_FILE
 
 PARAM_PREFIX = "attnkit_"
@@ -74,7 +75,11 @@ def grade(grade_root: Path) -> dict:
         params = read_params(grade_root / "data" / "data.json")
     except ParamsError as error:
         return not_gradable([str(error)])
-    if not student.is_dir() or not any(p.is_file() for p in student.rglob("*")):
+    try:
+        handed_in = student.is_dir() and bool(regular_files(student))
+    except OSError:  # a folder that cannot be listed: the grade command says why
+        handed_in = True
+    if not handed_in:
         return not_gradable([t("platform.no_files", params.lang)])
     with tempfile.TemporaryDirectory(prefix="attnkit-pl-") as out:
         command = [sys.executable, "-m", "autograder.cli", "grade", str(student), "--out", out,

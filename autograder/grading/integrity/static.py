@@ -725,7 +725,7 @@ def _reachable(entry: list[ast.Module | str], texts: dict[str, str], own: frozen
         if isinstance(tree, str) or _loads_by_other_means(tree):
             return {name: helpers[name] if name in helpers else _trees(text, 1) for name, text in texts.items()}
         for module in _imported(tree, package):
-            for name in _files_of(module, modules):
+            for name in _files_of(module, modules, texts):
                 if name not in helpers:
                     helpers[name] = _trees(texts[name], 1)
                     todo += [(t, _package(name)) for t in helpers[name]]
@@ -750,13 +750,22 @@ def _package(name: str) -> str:
     return name.removesuffix(".py").removesuffix("/__init__").replace("/", ".") if name.endswith("/__init__.py") else name.rpartition("/")[0].replace("/", ".")
 
 
-def _files_of(module: str, modules: dict[str, str]) -> list[str]:
+def _files_of(module: str, modules: dict[str, str], texts: dict[str, str]) -> list[str]:
     """The files of the submission `module` names (_imported's): its own, or for `a.*` those of
-    package a's modules (`from a import *` imports each one a's `__all__` names: qa30h r05)."""
+    package a's modules that a's `__init__.py` names in a string: `from a import *` imports the
+    modules its `__all__` lists (qa30h r05), and no other (qa31h h03: an old attempt beside them,
+    which never runs, was charged for its F.softmax)."""
     if module.endswith(".*"):
-        package = module[:-1]
-        return [name for found, name in modules.items() if found.startswith(package) and "." not in found[len(package):]]
+        package = module[:-2]
+        init = modules.get(package, "")
+        named = _strings(texts[init]) if init.endswith("__init__.py") else set()
+        return [name for found, name in modules.items() if found.rpartition(".")[0] == package and found.rpartition(".")[2] in named]
     return [modules[module]] if module in modules else []
+
+
+def _strings(text: str) -> set[str]:
+    """The string constants of a file's code."""
+    return {node.value for tree in _trees(text, 1) if not isinstance(tree, str) for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
 
 
 def _imported(tree: ast.Module, package: str) -> set[str]:

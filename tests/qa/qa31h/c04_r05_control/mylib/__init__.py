@@ -1,0 +1,2 @@
+# (r05 helper package; see ../attention.py)
+__all__ = ["softmax"]

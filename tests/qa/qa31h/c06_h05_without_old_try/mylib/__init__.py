@@ -1,0 +1,2 @@
+"""My helpers."""
+from .softmax import masked_softmax

@@ -1,0 +1,1 @@
+from hw.attention import *
