@@ -237,7 +237,8 @@ def test_markdown_has_parts_checks_hints_mistake_seed_and_events() -> None:
     assert "| A. Scaled dot-product attention | 2 / 6 |" in text
     assert "❌ failed: sdpa.values: does what the contract says (0 / 3)" in text
     assert f"Hint: {first_hint('sdpa.values', 'A.1')}" in text  # the first tier: the idea (autograder.feedback.hints)
-    assert "- **scale_by_d**: You divided the scores by d_model instead of sqrt(head_dim)." in text
+    assert "- **A.1 attention_scores**: You divided the scores by d_model instead of sqrt(head_dim)." in text  # the task, not the catalogue's key (qa31p)
+    assert "scale_by_d" not in text
     assert "`--seed 987654`" in text
     assert "- worker timed out after 10 s in split_heads; restarted" in text
     assert "⚠️ error: mha.values" in text
@@ -271,7 +272,7 @@ def test_markdown_keeps_student_text_inert() -> None:
     assert len(fence) > 4  # longer than any backtick run in the output, so it cannot be closed early
     outside = text.replace(result.output, "")
     assert "<script" not in outside and "<img" not in outside
-    assert "&lt;script&gt;" in outside  # the message's <script> is escaped
+    assert "&lt;script>" in outside  # the message's <script> is escaped (its `>` starts nothing)
 
 
 def test_markdown_for_a_submission_that_could_not_be_graded() -> None:
@@ -529,3 +530,23 @@ def test_a_passed_checks_carried_forward_note_is_a_note_not_what_went_wrong(tmp_
         text = re.sub(r"<[^>]+>", "", page)
         assert "Note: correct given your Part D" in text and "What went wrong: the values differ" in text
         assert "What went wrong: correct given" not in text
+
+
+def test_platform_feedback_asks_nothing_the_student_cannot_run() -> None:
+    """qa31p F9: on Gradescope and PrairieLearn the student cannot run `attnkit grade --seed`: the
+    seed is said as the instructor's, and the page is not titled after the platform's folder."""
+    from autograder.feedback.formats.gradescope import to_gradescope
+    from autograder.feedback.formats.prairielearn import to_prairielearn
+
+    result = replace(buggy_result(), submission="submission")
+    for text in (to_gradescope(result)["output"], to_prairielearn(result)["message"]):
+        assert "--seed" not in text and "987654 (your instructor can grade your work again with it" in text
+    assert to_gradescope(result)["output"].startswith("# Feedback\n") and "Feedback for submission" not in to_gradescope(result)["output"]
+    assert "`--seed 987654`" in render_markdown(result)  # the local page: the instructor's own command
+
+
+def test_markdown_leaves_an_arrow_in_a_check_name_as_it_is() -> None:
+    """qa31p F7: `-&gt;` reached plain-text LMS comment boxes; `<` is still made inert."""
+    check = replace(buggy_result().checks[0], name="merge_heads: (B, H, S, Dh) -> (B, S, H·Dh)")
+    text = render_markdown(replace(buggy_result(), checks=(check, *buggy_result().checks[1:])))
+    assert "(B, H, S, Dh) -> (B, S, H·Dh)" in text and "-&gt;" not in text

@@ -81,8 +81,10 @@ def test_each_notebook_scores_what_its_header_says(results, path):
 
 
 def test_no_notebook_is_flagged(results):
-    """Every notebook here is honest: a Colab Drive mount, a venv kernel or a training loop is no evasion."""
-    assert {name: r.flags for name, r in results.items() if r.flags} == {}
+    """Every notebook here but n15 is honest: a Colab Drive mount, a venv kernel or a training loop
+    is no evasion; n15's helper, written into utils/ by a %%writefile cell, calls torch.softmax."""
+    flagged = {name: [f.code for f in r.flags] for name, r in results.items() if r.flags}
+    assert flagged == {"n15_writefile_folder_helper_library_softmax": ["library_call"]}
 
 
 def test_cells_graded_as_answers_without_a_tag_are_named(results):

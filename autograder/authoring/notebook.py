@@ -188,7 +188,7 @@ def check_name(name: str) -> str:
 
 CHECK_COMMENTS = {
     "en": '# Check Task {task}: prints "Task {task} ({name}) passed", or says what to fix.',
-    "zh": "# 检查任务 {task}：通过时打印“Task {task} ({name}) passed”，否则告诉你要改什么。",
+    "zh": "# 检查任务 {task}：通过时打印“任务 {task}（{name}）通过”，否则告诉你要改什么。",
 }
 
 

@@ -69,7 +69,9 @@ def message(check, lang: str) -> str:
 
     mistakes = words().mistakes
     if NOT_IMPLEMENTED_RE.search(check.message):
-        return t("check.not_implemented", lang, task=check.task, name=task_names().get(check.task, ""))
+        name = task_names().get(check.task, "")
+        owner = next((task for task, its in task_names().items() if its == name), check.task)  # F.1 runs D.1's AttentionBlock
+        return t("check.not_implemented" if owner == check.task else "check.uses_not_implemented", lang, task=check.task, name=name, owner=owner)
     if check.mistake in mistakes and lang != "en":
         return mistakes[check.mistake].message(lang)
     crash = CRASH_RE.search(check.message)
@@ -132,7 +134,7 @@ def _summary(done: list[str], unfinished: list[str], count: int, lang: str) -> s
 
 def _task_lines(task: str, checks: list, lang: str) -> list[str]:
     from autograder.feedback.formats.view import first_hint
-    from autograder.feedback.hints import fold
+    from autograder.feedback.hints import fold, not_the_task
 
     passed = sum(c.passed for c in checks)
     lines = [t("check.task_heading", lang, task=task, name=task_names().get(task, ""), passed=passed, total=len(checks))]
@@ -156,7 +158,7 @@ def _task_lines(task: str, checks: list, lang: str) -> list[str]:
             lines.append(f"       {t('check.folded', lang, count=len(entry.folded))}")
             for other in entry.folded:
                 lines.append(f"         - {words().check_name(other.check_id, other.name, lang)}")
-        hint = first_hint(check.check_id, check.task, lang)
+        hint = "" if not_the_task(check) else first_hint(check.check_id, check.task, lang)
         if hint and hint not in hints_shown:
             hints_shown.add(hint)
             lines.append(f"       {t('check.hint', lang, hint=hint)}")

@@ -112,6 +112,17 @@ class Entry:
 CRASH_RE = re.compile(r"raised (\w+): .*\((\S+:\d+|cell \d+, line \d+) in ")  # a .py file's place, or a notebook's (grading/chunks.py)
 
 
+NEVER_RAN_RE = re.compile(r"is not defined (?:in your file|as a class): .*so it never ran")  # note.not_defined_uncompiled, _unrun
+UNREADABLE = "submission_unreadable"  # the message key of every check of a submission that could not be read
+
+
+def not_the_task(check) -> bool:
+    """Whether a failure is the file's, not the task's: its code never ran (a syntax error, the code
+    above it stopped) or the submission could not be read. The task's hint does not apply (qa31p:
+    "Only the last two axes take part..." under a syntax error)."""
+    return check.message_key == UNREADABLE or bool(NEVER_RAN_RE.search(check.message))
+
+
 def _cause(check) -> str:
     """What a failure is known to come from: its diagnosed mistake, or the line that crashed."""
     if getattr(check, "mistake", ""):

@@ -46,6 +46,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "Random seed: {seed}. Re-grade with {flag} to reproduce these results.",
         "zh": "随机种子：{seed}。使用 {flag} 重新评分即可复现这些结果。",
     },
+    "feedback.seed_platform": {  # Gradescope, PrairieLearn: the student cannot run attnkit there
+        "en": "Random seed: {seed} (your instructor can grade your work again with it and get these results).",
+        "zh": "随机种子：{seed}（老师用它重新评分，会得到同样的结果）。",
+    },
+    "feedback.title_platform": {"en": "Feedback", "zh": "评分反馈"},
     "feedback.events_heading": {"en": "Events while grading", "zh": "评分过程中的事件"},
     "feedback.output_heading": {"en": "What your code printed", "zh": "你的代码输出"},
     "feedback.grader_error": {
@@ -140,6 +145,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "check.not_implemented": {
         "en": "Task {task} ({name}) is not implemented yet: it still raises NotImplementedError",
         "zh": "任务 {task}（{name}）还没有实现：它仍然抛出 NotImplementedError",
+    },
+    "check.uses_not_implemented": {
+        "en": "Task {task} runs your {name} (Task {owner}), which is not implemented yet: it still raises NotImplementedError",
+        "zh": "任务 {task} 要运行你的 {name}（任务 {owner}），它还没有实现：仍然抛出 NotImplementedError",
     },
     "check.crashed": {
         "en": "your code raised {kind} at {where}: {line} (Python: {said})",
@@ -348,6 +357,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "{file}：第 {number} 个单元格的内容不是文本（{kind}）；请在 Jupyter 中重新保存笔记本",
     },
     "submission.symlink": {"en": "{file} is a symbolic link; submit the file itself", "zh": "{file} 是符号链接；请提交文件本身"},
+    "submission.not_a_file": {"en": "{file} is not a file (a pipe, a device or a socket); submit the file itself", "zh": "{file} 不是普通文件（而是管道、设备或套接字）；请提交文件本身"},
     "submission.missing": {"en": "no submission at {file}", "zh": "{file} 处没有提交"},
     "submission.kind": {"en": "{file}: expected a .py file, an .ipynb notebook, a folder or a .zip", "zh": "{file}：应为 .py 文件、.ipynb 笔记本、文件夹或 .zip"},
     "submission.too_big": {"en": "{file} is {size} bytes, over the {limit} MiB limit", "zh": "{file} 有 {size} 字节，超出了 {limit} MiB 的限制"},
@@ -355,6 +365,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{file} is {size} bytes, over the {limit} MiB limit of a notebook: its outputs (pictures) make it that large, and they are not graded. Clear them (Edit › Clear Outputs of All Cells, or Kernel › Restart Kernel and Clear Outputs), save, and hand it in again",
         "zh": "{file} 有 {size} 字节，超出了笔记本 {limit} MiB 的限制：是单元格的输出（图片）让它这么大，而输出不参与评分。请清除输出（菜单 `Edit › Clear Outputs of All Cells`，或 `Kernel › Restart Kernel and Clear Outputs`），保存后重新提交",
     },
+    "submission.folder_unreadable": {"en": "{file}: a folder that cannot be read ({error}); hand in your files in a folder of a few levels, or as a .zip", "zh": "{file}：无法读取的文件夹（{error}）；请把文件放在层级不多的文件夹里提交，或打包成 .zip"},
     "submission.folder_too_big": {"en": "{file}: more than {count} files or {limit} MiB of code", "zh": "{file}：超过 {count} 个文件或 {limit} MiB 的代码"},
     "submission.bad_zip": {"en": "{file} is not a readable zip archive ({error})", "zh": "{file} 不是可读的 zip 压缩包（{error}）"},
     "submission.zip_entries": {"en": "{file} holds {count} entries, more than {limit}", "zh": "{file} 有 {count} 个条目，超过了 {limit} 个"},

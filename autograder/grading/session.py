@@ -22,6 +22,7 @@ import torch
 
 from autograder.grading.devicecheck import device_notes
 from autograder.feedback.i18n import t
+from autograder.feedback.hints import UNREADABLE
 from autograder.errors import AttnkitError, SubmissionError
 from autograder.grading.integrity import record
 from autograder.grading.integrity.flags import Flag
@@ -310,7 +311,8 @@ def load_notes(student: Student, path: Path | None = None) -> list[str]:
 def _unreadable(name: str, path: Path, seed: int, reason: str, options: GradeOptions, started: float) -> SubmissionResult:
     """A result for a submission that cannot be read: every check fails with the reason."""
     results = run_checks(_Unreadable(reason), seed, options.parts, tasks=options.tasks, visible_only=options.visible_only)
-    checks = tuple(replace(c, points=0.0, status=FAILED if c.status != ERROR else ERROR, message=reason) for c in results)
+    checks = tuple(replace(c, points=0.0, status=FAILED if c.status != ERROR else ERROR, message=reason, message_key=UNREADABLE, message_args={"text": reason})
+                   for c in results)
     return SubmissionResult(submission=name, source=str(path), seed=seed, checks=checks, grader_error=reason, execution_time=round(time.perf_counter() - started, 3), lang=options.lang, assignment=current().name)
 
 

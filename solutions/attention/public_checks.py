@@ -19,6 +19,7 @@ from collections import ChainMap, deque
 import functools
 import inspect
 import io
+import logging
 import math
 import os
 import re
@@ -93,7 +94,16 @@ def use_cjk_font() -> str | None:
         )
         return None
     plt.rcParams["font.family"] = ["DejaVu Sans", found]
+    # A CJK font often has one weight only (WenQuanYi Zen Hei: 500); matplotlib uses it for normal
+    # text too and says so on every figure, which reads like an error above a passed check.
+    font_log = logging.getLogger("matplotlib.font_manager")
+    if _same_weight_anyway not in font_log.filters:
+        font_log.addFilter(_same_weight_anyway)
     return found
+
+
+def _same_weight_anyway(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith("findfont: Failed to find font weight")
 
 
 class CheckFailure(AssertionError):

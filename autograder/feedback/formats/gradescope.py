@@ -21,7 +21,7 @@ MAX_OUTPUT_CHARS = GRADESCOPE_MAX_OUTPUT_CHARS  # the Markdown text, before imag
 
 
 def _summary(result: SubmissionResult, result_dir: Path | None) -> str:
-    text = render_markdown(result, result.lang)
+    text = render_markdown(result, result.lang, platform=True)
     if len(text) > MAX_OUTPUT_CHARS:
         text = text[:MAX_OUTPUT_CHARS] + "\n\n…\n"
     images = heatmap_images(result, result_dir, GRADESCOPE_MAX_IMAGE_BYTES)

@@ -16,8 +16,9 @@ def inline(text: str) -> str:
     """One line of untrusted text made inert: no raw HTML, no table breaks, no line breaks, no
     control or format characters (shown as `\\x1b`: feedback/shown.py), no link or image (a
     student's error message held `![t](http://tracker/p.png)`: an image fetched from anywhere
-    whenever the feedback is viewed; `]\\(` is no link)."""
-    text = shown(" ".join(text.split())).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    whenever the feedback is viewed; `]\\(` is no link). A `>` is left as it is: inside a line it
+    starts nothing, and a plain-text comment box showed `-&gt;` for a check named "... -> ..." (qa31p)."""
+    text = shown(" ".join(text.split())).replace("&", "&amp;").replace("<", "&lt;")
     return " ".join(text.replace("|", "\\|").replace("](", "]\\(").split())
 
 
@@ -35,9 +36,12 @@ def _score_line(result: SubmissionResult, lang: str) -> str:
     return f"**{t('feedback.score', lang)}: {number(result.score)} / {number(result.max_score)} ({share:.1f}%)**"
 
 
-def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_due: bool = False) -> str:
+def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_due: bool = False, platform: bool = False) -> str:
+    """`platform`: for a course platform's page (Gradescope), where the submission's name is the
+    platform's folder ("submission") and the student cannot run attnkit."""
     view = feedback_view(result, lang, show_after_due)
-    lines = [f"# {t('feedback.title', lang, name=inline(result.submission))}", "", _score_line(result, lang), ""]
+    title = t("feedback.title_platform", lang) if platform else t("feedback.title", lang, name=inline(result.submission))
+    lines = [f"# {title}", "", _score_line(result, lang), ""]
     if result.grader_error:
         error = inline(note_text(result.grader_error, lang))
         lines += [f"> ⚠️ {t('feedback.grader_error', lang, error=error)}", ""]
@@ -53,7 +57,7 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
     if result.checks:  # nothing was diagnosed when nothing ran
         lines += [f"## {t('feedback.mistakes_heading', lang)}", ""]
         if view.mistakes:
-            lines += [f"- **{inline(key)}**: {inline(message)}" for key, message in view.mistakes]
+            lines += [f"- **{inline(task)}**: {inline(message)}" for task, message in view.mistakes]
         else:
             lines.append(t("feedback.no_mistakes", lang))
         lines.append("")
@@ -96,5 +100,5 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
         lines += [f"## {t('feedback.output_heading', lang)}", "", fenced(output_text(result.output, lang)), ""]
 
     if result.checks:
-        lines.append(t("feedback.seed", lang, seed=result.seed, flag=f"`--seed {result.seed}`"))
+        lines.append(t("feedback.seed_platform", lang, seed=result.seed) if platform else t("feedback.seed", lang, seed=result.seed, flag=f"`--seed {result.seed}`"))
     return "\n".join(lines) + "\n"

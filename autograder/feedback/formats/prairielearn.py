@@ -20,7 +20,8 @@ from autograder.feedback.formats.view import CheckView, check_views, note_text, 
 from autograder.feedback.formats.view import heatmap_images
 from autograder.feedback.i18n import t
 from autograder.feedback.results import SubmissionResult
-from autograder.settings import PRAIRIELEARN_MAX_IMAGE_BYTES
+from autograder.paths import regular_files
+from autograder.settings import PRAIRIELEARN_MAX_IMAGE_BYTES, SUBMISSION_MAX_FILE_BYTES
 
 SHOWN = "visible"  # the only visibility whose message PrairieLearn may show before the due date
 
@@ -50,16 +51,23 @@ def not_gradable(reasons: list[str], *, output: str = "") -> dict[str, Any]:
 def syntax_error(source: Path) -> tuple[str, str] | None:
     """(file name, error) for the first .py file of a submission (the file, or those in its folder)
     that does not parse at all; parsing runs no code. None for a notebook, a zip, a missing path."""
-    paths = [source] if source.is_file() else sorted(source.rglob("*.py")) if source.is_dir() else []
+    try:
+        paths = [source] if source.is_file() else regular_files(source) if source.is_dir() else []
+    except OSError:
+        return None
     for path in paths:
         if path.suffix != ".py":
             continue
         try:
+            if path.stat().st_size > SUBMISSION_MAX_FILE_BYTES:  # never graded: the grader said why
+                continue
             ast.parse(path.read_bytes(), str(path.name))
         except SyntaxError as error:
             return path.name, f"line {error.lineno}: {error.msg}" if error.lineno else error.msg
         except (ValueError, RecursionError, MemoryError) as error:  # null bytes; an expression too deep for the parser
             return path.name, str(error)
+        except OSError:  # gone or unreadable since it was graded: the grader's result says what it read
+            continue
     return None
 
 
@@ -89,7 +97,7 @@ def _prairielearn(result: SubmissionResult, result_dir: Path | None) -> dict[str
     tests = [
         {
             "name": f"{view.check.task} {view.name}",
-            "description": view.check.check_id,
+            "description": "",  # shown to the student: the check's id is the grader's, its name is in "name" (qa31p)
             "points": view.check.points,
             "max_points": view.check.max_points,
             "message": _message(view, lang, said),
@@ -102,7 +110,7 @@ def _prairielearn(result: SubmissionResult, result_dir: Path | None) -> dict[str
     if withheld:
         lines.append(t("feedback.after_due_note", lang, count=withheld))
     lines += [note_text(event, lang) for event in result.events]
-    lines.append(t("feedback.seed", lang, seed=result.seed, flag=f"--seed {result.seed}"))
+    lines.append(t("feedback.seed_platform", lang, seed=result.seed))
     fraction = result.score / result.max_score if result.max_score > 0 else 0.0
     payload: dict[str, Any] = {
         "gradable": True,

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, cast
 from pathlib import Path
 
 from autograder.assignment import named, words
-from autograder.feedback.hints import first_tier, fold
+from autograder.feedback.hints import UNREADABLE, first_tier, fold, not_the_task
 from autograder.feedback.i18n import DEFAULT_LANG, NOTE_PARTS, STRINGS, t, t_of
 from autograder.feedback.messages import GENERIC
 from autograder.feedback.results import Artifact, CheckResult, SubmissionResult
@@ -34,7 +34,7 @@ class CheckView:
 class FeedbackView:
     checks: tuple[CheckView, ...]
     withheld: int  # after_due_date checks not shown yet
-    mistakes: tuple[tuple[str, str], ...]  # (key, plain-words message), each once, in check order
+    mistakes: tuple[tuple[str, str], ...]  # (the task it is charged in, plain-words message), each once, in check order
 
 
 def check_view(check: CheckResult, show_after_due: bool) -> CheckView | None:
@@ -87,8 +87,8 @@ def check_title(check_id: str, name: str, lang: str, assignment: str = "") -> st
 
 def hint_text(check: CheckResult, lang: str, assignment: str = "") -> str:
     """The first hint tier in `lang`: the idea of the check or of its task (the assignment's hints,
-    served by autograder.feedback.hints), never code; '' when there is none."""
-    return first_hint(check.check_id, check.task, lang, assignment)
+    served by autograder.feedback.hints), never code; '' when there is none or the failure is not the task's."""
+    return "" if not_the_task(check) else first_hint(check.check_id, check.task, lang, assignment)
 
 
 def first_hint(check_id: str, task: str, lang: str = DEFAULT_LANG, assignment: str = "") -> str:
@@ -109,8 +109,8 @@ def message_text(check: CheckResult, lang: str, assignment: str = "") -> str:
         return check.message
     said = words(assignment)
     mistake = said.mistake_text(check.mistake, check.mistake_message, lang) if check.mistake else ""
-    if check.message_key == "student_failed":  # the worker's note: a timeout, a crash, a limit
-        text = said.messages["student_failed"][lang].format(text=note_text(str(check.message_args.get("text", "")), lang))
+    if check.message_key in ("student_failed", UNREADABLE):  # the worker's note (a timeout, a crash, a limit), or the loader's
+        text = said.messages[check.message_key][lang].format(text=note_text(str(check.message_args.get("text", "")), lang))
         return f"{text}：{mistake}" if mistake else text
     raised_note = translate_note(str(check.message_args.get("text", "")), lang) if check.message_key == "student_raised" else None
     if raised_note:  # the worker's words about the exception (a name not defined, a message withheld)
@@ -249,12 +249,13 @@ def feedback_view(result: SubmissionResult, lang: str, show_after_due: bool = Fa
     shown = {id(check): view for check in result.checks if (view := check_view(check, show_after_due)) is not None}
     withheld = len(result.checks) - len(shown)
     views = check_views([c for c in result.checks if id(c) in shown], lang, lambda check: shown[id(check)].details, result.assignment)
-    mistakes: dict[str, str] = {}
+    mistakes: dict[str, tuple[str, str]] = {}  # key -> (task, message): the student reads the task, not the catalogue's key (qa31p)
     for view in views:
         check = view.check
         if view.details and check.mistake and check.mistake not in mistakes:
-            mistakes[check.mistake] = mistake_text(check.mistake, check.mistake_message, lang, result.assignment)
-    return FeedbackView(tuple(views), withheld, tuple(mistakes.items()))
+            task = " ".join(filter(None, (check.task, named(result.assignment).task_names.get(check.task, ""))))
+            mistakes[check.mistake] = (task, mistake_text(check.mistake, check.mistake_message, lang, result.assignment))
+    return FeedbackView(tuple(views), withheld, tuple(mistakes.values()))
 
 
 def number(value: float) -> str:
