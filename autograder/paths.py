@@ -28,13 +28,21 @@ EXAMPLES_DIR = REPO_ROOT / "examples" / "submissions"
 def regular_files(folder: Path) -> list[Path]:
     """The regular files under `folder`, in name order, without following links and without
     recursion (Path.rglob recursed once a level: a folder 1,200 deep raised RecursionError, qa31h).
-    A FIFO, a device or a socket is not a file here: reading one blocks or never ends."""
+    A FIFO, a device or a socket is not a file here: reading one blocks or never ends. A folder
+    below that cannot be listed (no permission, a path longer than the system takes) is passed
+    over (qa32h M4: an unreadable .git/objects refused the whole hand-in); OSError when `folder`
+    itself cannot be."""
     found, folders = [], [folder]
     while folders:
-        with os.scandir(folders.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append(Path(entry.path))
-                elif entry.is_file(follow_symlinks=False):
-                    found.append(Path(entry.path))
+        here = folders.pop()
+        try:
+            with os.scandir(here) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(Path(entry.path))
+                    elif entry.is_file(follow_symlinks=False):
+                        found.append(Path(entry.path))
+        except OSError:
+            if here == folder:
+                raise
     return sorted(found)

@@ -91,6 +91,22 @@ def test_packages_and_folders_are_read_as_python_reads_them(tmp_path):
     assert {c.task for c in graded["h07_pycharm_public_checks_oracle"].checks if c.points < c.max_points} == {"A.2"}
 
 
+def test_files_outside_the_graded_files_folder_and_written_files_are_read_as_python_finds_them(tmp_path):
+    """qa32h, the red team of this round's fixes: with the work in hw/, an old attempt at the top
+    (attention.py, a test.py named like a library) was read as a helper and charged (98), a
+    top-level utils/ shadowed hw/utils.py (6); `__all__ = "softmax scores".split()` hid the
+    modules from the static pass, so the worker lacked them (6); `__all__` naming a function of
+    __init__.py read an old module of that name (98); `%%writefile "utils/x.py"` and
+    `%%writefile utils\\x.py` were not read (86); the public checks written by `%%writefile
+    utils/public_checks.py` gave their own answers to four tasks (85, fair 83, as the control)."""
+    graded = graded_corpus(QA / "qa32h", tmp_path)
+    scores = {name: sum(p.score for p in result.parts) for name, result in graded.items()}
+    assert scores == {**{name: 100 for name in graded}, "r08_writefile_folder_public_checks_oracle": 83}
+    assert not any(result.flags for result in graded.values())
+    lost = {c.task for c in graded["r08_writefile_folder_public_checks_oracle"].checks if c.points < c.max_points}
+    assert lost == {"A.1", "A.4", "C.1", "C.2"}
+
+
 def _deep(folder: Path, levels: int, name: str = "d") -> None:
     """`levels` folders one inside the other under `folder`, a file at the bottom (made from the
     bottom's parent each time: the path may be longer than the system takes at once)."""
@@ -117,17 +133,18 @@ def deep_made():
         subprocess.run(["rm", "-rf", "--", str(folder / name)], check=True, timeout=120)
 
 
-def test_a_folder_nested_deep_is_read_and_one_too_deep_is_refused_with_its_reason(tmp_path, deep_made):
-    deep, deeper = tmp_path / "deep", tmp_path / "deeper"
-    for folder, levels in ((deep, 1200), (deeper, 2500)):
+def test_a_folder_nested_deep_is_read_down_to_where_it_can_be_listed(tmp_path, deep_made):
+    """1,200 levels: read whole; 2,500: the levels past what the system can open are passed over
+    (qa32h M4: a subfolder that could not be listed refused the whole hand-in)."""
+    for name, levels in (("deep", 1200), ("deeper", 2500)):
+        folder = tmp_path / name
         folder.mkdir()
         (folder / "attention.py").write_bytes(STUB.read_bytes())
         _deep(folder, levels, "dd")
         deep_made.append((folder, "dd"))
-    assert submission_digest(deep) and load_submission(deep).filename == "attention.py"
-    assert submission_digest(deeper) == ""
-    with pytest.raises(SubmissionError, match="a folder that cannot be read"):
-        load_submission(deeper)
+        assert submission_digest(folder) and load_submission(folder).filename == "attention.py", name
+    with pytest.raises(SubmissionError, match="no submission at"):
+        load_submission(tmp_path / "gone")
 
 
 def test_a_pipe_or_a_file_larger_than_memory_is_never_read(tmp_path):

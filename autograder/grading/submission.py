@@ -317,7 +317,7 @@ def _kit_cells(release: Path, notebooks: tuple[str, ...], tag: str = "") -> froz
     return frozenset(found)
 
 
-WRITEFILE = re.compile(r"\A\s*%%writefile\s+(?:\./)?((?:[A-Za-z_]\w*/)*[A-Za-z_]\w*\.py)\s*\n")  # a cell that writes a helper file, beside the notebook or in a folder below it (not -a: appends)
+WRITEFILE = re.compile(r"""\A\s*%%writefile\s+(["']?)(?:\.[/\\])?((?:[A-Za-z_]\w*[/\\])*[A-Za-z_]\w*\.py)\1\s*\n""")  # a cell that writes a helper file, beside the notebook or in a folder below it, quoted or not, with slashes or backslashes (not -a: appends)
 
 
 def _written_files(code: list[tuple[int, dict]]) -> dict[int, tuple[str, str]]:
@@ -328,7 +328,7 @@ def _written_files(code: list[tuple[int, dict]]) -> dict[int, tuple[str, str]]:
         text = _source_text(cell) or ""
         match = WRITEFILE.match(text)
         if match:
-            found[number] = (match.group(1), text[match.end():])
+            found[number] = (match.group(2).replace("\\", "/"), text[match.end():])
     return found
 
 
@@ -819,25 +819,30 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
         except SubmissionError:
             continue
     for file, text in written.items():  # what the notebook's %%writefile cells write beside it (Run All writes it over a copy handed in)
-        if file not in entry_names() and file not in kit_files:
+        if PurePosixPath(file).name == checks_name:  # its public checks, written out by a cell: the stub too (qa32h L3)
+            kit[file] = GRADED_PUBLIC_CHECKS
+            helpers.pop(file, None)
+        elif file not in entry_names() and file not in kit_files:
             helpers[file] = declared_utf8(text)
             kit.pop(file, None)
     return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells)
 
 
 def _worker_paths(files: dict[str, bytes], entry: str) -> list[tuple[str, bytes]]:
-    """(path in the worker, bytes) of each handed-in .py file but the entry: where it was handed
-    in, and, for those in the entry's folder, beside the entry too, where the worker puts it. Python
-    puts a script's folder on sys.path and Jupyter runs a notebook in its own, so `import
-    softmax_utils` in hw/attention.py finds hw/softmax_utils.py (qa30h r06); an editor that runs it
-    from the project's top (PyCharm) finds it as `hw.softmax_utils` too (qa31h h02). A file beside
-    the entry comes before one of the same name at the top, as on sys.path."""
+    """(path in the worker, bytes) of each handed-in .py file in the entry's folder but the entry:
+    beside the entry, where the worker puts it, and where it was handed in. Python puts a script's
+    folder on sys.path and Jupyter runs a notebook in its own, so `import softmax_utils` in
+    hw/attention.py finds hw/softmax_utils.py (qa30h r06); an editor that runs it from the
+    project's top (PyCharm) finds it as `hw.softmax_utils` too (qa31h h02). A file outside that
+    folder can be imported by neither: it is left out (qa32h: an old try at the top, read as a
+    helper, was charged for its F.softmax; a top-level utils/ shadowed hw/utils.py)."""
     folder = PurePosixPath(entry).parent
-    where = {path: data for path, data in files.items() if path != entry and path.endswith(".py")}
-    if folder != PurePosixPath("."):
-        where.update({PurePosixPath(path).relative_to(folder).as_posix(): data for path, data in files.items()
-                      if path != entry and path.endswith(".py") and PurePosixPath(path).is_relative_to(folder)})
-    return list(where.items())
+    inside = {path: data for path, data in files.items() if path != entry and path.endswith(".py") and PurePosixPath(path).is_relative_to(folder)}
+    if folder == PurePosixPath("."):
+        return list(inside.items())
+    beside = {PurePosixPath(path).relative_to(folder).as_posix(): data for path, data in inside.items()}
+    beside.pop("__init__.py", None)  # the entry's folder as a package is hw/__init__.py, kept below
+    return [*beside.items(), *inside.items()]
 
 
 def _scripts_beside(entry: str, files: dict[str, bytes]) -> dict[str, str]:

@@ -28,6 +28,7 @@ import importlib
 import inspect
 import io
 import keyword
+import re
 import signal
 import threading
 import tokenize
@@ -752,20 +753,36 @@ def _package(name: str) -> str:
 
 def _files_of(module: str, modules: dict[str, str], texts: dict[str, str]) -> list[str]:
     """The files of the submission `module` names (_imported's): its own, or for `a.*` those of
-    package a's modules that a's `__init__.py` names in a string: `from a import *` imports the
-    modules its `__all__` lists (qa30h r05), and no other (qa31h h03: an old attempt beside them,
-    which never runs, was charged for its F.softmax)."""
+    package a's modules that `from a import *` imports: those a's `__init__.py` names in its
+    strings (`__all__`, as a list or `"x y".split()`: qa30h r05, qa32h M3) and does not define
+    itself (a name it defines or imports is taken from it: qa32h L1), no other (qa31h h03: an old
+    attempt beside them, which never runs, was charged for its F.softmax)."""
     if module.endswith(".*"):
         package = module[:-2]
         init = modules.get(package, "")
-        named = _strings(texts[init]) if init.endswith("__init__.py") else set()
+        trees = [tree for tree in _trees(texts[init], 1) if not isinstance(tree, str)] if init.endswith("__init__.py") else []
+        named = _words(trees) - _defined_at_top(trees)
         return [name for found, name in modules.items() if found.rpartition(".")[0] == package and found.rpartition(".")[2] in named]
     return [modules[module]] if module in modules else []
 
 
-def _strings(text: str) -> set[str]:
-    """The string constants of a file's code."""
-    return {node.value for tree in _trees(text, 1) if not isinstance(tree, str) for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+def _words(trees: list[ast.Module]) -> set[str]:
+    """The identifiers in the string constants of a file's code."""
+    return {word for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            for word in re.findall(r"[A-Za-z_]\w*", node.value)}
+
+
+def _defined_at_top(trees: list[ast.Module]) -> set[str]:
+    """The names a file's top-level statements define or import (a def, a class, an import, `x = ...`)."""
+    found: set[str] = set()
+    for statement in (node for tree in trees for node in tree.body):
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(statement.name)
+        elif isinstance(statement, ast.Import | ast.ImportFrom):
+            found.update((alias.asname or alias.name).split(".")[0] for alias in statement.names)
+        elif isinstance(statement, ast.Assign):
+            found.update(target.id for target in statement.targets if isinstance(target, ast.Name))
+    return found
 
 
 def _imported(tree: ast.Module, package: str) -> set[str]:

@@ -1,0 +1,1 @@
+"""Old helpers from week 1."""
