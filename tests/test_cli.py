@@ -269,6 +269,8 @@ def test_a_students_command_errors_speak_the_students_language(capsys, tmp_path)
     assert "应为 .py 文件" in lines[4]
     assert main(["hint", "Z.9", "--file", str(tmp_path / "attention.py")]) == 2
     assert capsys.readouterr().err.startswith("ERROR no task Z.9: use one of A.1")
+    assert main(["hint", "F", "--file", str(tmp_path / "attention.py")]) == 2  # a part: its first task is the example
+    assert capsys.readouterr().err.rstrip().endswith("(e.g. `attnkit hint F.1`)")
 
 
 @pytest.mark.parametrize("seed", ["-1", "2147483648", "1180591620717411303424", "seven"])

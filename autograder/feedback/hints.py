@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Sequence
 
 from autograder.errors import AttnkitError
+from autograder.feedback.messages import UNREADABLE
 
 HINT_STATE_FILE = ".attnkit-hints.json"  # written next to the student's file
 TIER_NAMES = {
@@ -48,7 +49,8 @@ def tiers_for(task: str, tables: HintTables) -> Tiers:
             raise AttnkitError(f"no task {task!r}: this assignment has no hints")
         # the words of i18n's cli.no_hint_task (shown in the student's language by cli._run); this
         # module imports no i18n: it sits under every feedback format (tests/test_layout.py)
-        raise AttnkitError(f"no task {task}: use one of {', '.join(tiers)} (e.g. `attnkit hint {next(iter(tiers))}`)")
+        example = next((name for name in tiers if name.startswith(f"{task}.")), next(iter(tiers)))  # "F": F.1
+        raise AttnkitError(f"no task {task}: use one of {', '.join(tiers)} (e.g. `attnkit hint {example}`)")
     return tiers[task]
 
 
@@ -113,7 +115,6 @@ CRASH_RE = re.compile(r"raised (\w+): .*\((\S+:\d+|cell \d+, line \d+) in ")  # 
 
 
 NEVER_RAN_RE = re.compile(r"is not defined (?:in your file|as a class): .*so it never ran")  # note.not_defined_uncompiled, _unrun
-UNREADABLE = "submission_unreadable"  # the message key of every check of a submission that could not be read
 
 
 def not_the_task(check) -> bool:

@@ -25,6 +25,7 @@ from types import ModuleType
 from typing import Any
 
 DEFAULT_LANG = "en"
+UNREADABLE = "submission_unreadable"  # the message key of every check of a submission that could not be read
 
 GENERIC = {
     "en": "this check did not pass",
@@ -39,7 +40,7 @@ ENGINE_MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{where}（用本工具可信的版本代替你前面的函数重新运行）：{text}",
     },
     "student_failed": {"en": "{text}", "zh": "调用你的代码没有得到结果：{text}"},
-    "submission_unreadable": {"en": "{text}", "zh": "无法读取你的提交：{text}"},
+    UNREADABLE: {"en": "{text}", "zh": "无法读取你的提交：{text}"},
     "not_implemented": {"en": "{where}: not implemented yet{detail}", "zh": "{where} 还没有实现"},
     "check_skipped": {"en": "the check was skipped", "zh": "这一项检查被跳过了"},
     "internal_error": {"en": "the grader could not run this check ({kind}); tell your instructor", "zh": "评分程序无法运行这一项检查（{kind}）；请告诉你的老师"},

@@ -22,7 +22,7 @@ import torch
 
 from autograder.grading.devicecheck import device_notes
 from autograder.feedback.i18n import t
-from autograder.feedback.hints import UNREADABLE
+from autograder.feedback.messages import UNREADABLE
 from autograder.errors import AttnkitError, SubmissionError
 from autograder.grading.integrity import record
 from autograder.grading.integrity.flags import Flag

@@ -9,9 +9,9 @@ from typing import Callable, Iterable, cast
 from pathlib import Path
 
 from autograder.assignment import named, words
-from autograder.feedback.hints import UNREADABLE, first_tier, fold, not_the_task
+from autograder.feedback.hints import first_tier, fold, not_the_task
 from autograder.feedback.i18n import DEFAULT_LANG, NOTE_PARTS, STRINGS, t, t_of
-from autograder.feedback.messages import GENERIC
+from autograder.feedback.messages import GENERIC, UNREADABLE
 from autograder.feedback.results import Artifact, CheckResult, SubmissionResult
 from autograder.feedback.shown import shown
 
