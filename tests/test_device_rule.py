@@ -2,11 +2,14 @@
 shows it), and tensors made without device= that meet the inputs are noted, without taking points."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import torch
 
 from autograder.cli import main
+from autograder.feedback.results import SubmissionResult
+from autograder.grading.devicecheck import MAX_NOTES
 from autograder.grading.worker.dispatcher import Dispatcher
 
 REFERENCE = Path(__file__).resolve().parents[1] / "solutions" / "attention" / "attention.py"
@@ -74,3 +77,43 @@ def test_a_default_mask_made_without_device_is_noted(tmp_path, capsys):
     assert main(["check", str(path), "--until", "A.2", "--seed", "1"]) == 0
     printed = capsys.readouterr().out
     assert "note: on a GPU this would fail: torch.ones at default_mask.py:" in printed
+
+
+def test_device_notes_never_come_from_a_worker_that_held_part_f_weights(tmp_path):
+    """qa33h H1: the probes ran after the checks, in the worker that had held Part F's private
+    weights, and the lines they noted were the submission's to choose: a note appeared only where a
+    weight had a given digit. The probes now run first, never in such a worker."""
+    weights = torch.load(REFERENCE.parents[2] / "autograder/assignments/attention/reference/pronoun_model.pt", weights_only=True)
+    first = float(weights["block.attn.W_q.weight"].flatten()[0])
+    source = REFERENCE.read_text(encoding="utf-8")
+    source = source.replace("        attended, weights = self.attn(x, mask=mask)  # (B, S, E), (B, H, S, S)\n",
+                            "        global _SAW_PRIVATE\n"
+                            f"        _SAW_PRIVATE = _SAW_PRIVATE or abs(float(self.attn.W_q.weight.flatten()[0]) - {first!r}) < 1e-6\n"
+                            "        attended, weights = self.attn(x, mask=mask)  # (B, S, E), (B, H, S, S)\n", 1)
+    source = source.replace(MASK_FILL, MASK_FILL + "\n    if _SAW_PRIVATE:\n        scores = scores + torch.zeros(scores.shape[-1])  # a note only after Part F's weights", 1)
+    path = tmp_path / "signal.py"
+    path.write_text("_SAW_PRIVATE = False\n" + source, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["grade", str(path), "--seed", "1", "--out", str(out)]) == 0
+    result = SubmissionResult.from_dict(json.loads((out / "signal" / "attnkit.json").read_text(encoding="utf-8")))
+    assert result.score == 100, result.score  # adding zeros changes no value
+    assert not [e for e in result.events if "on a GPU" in e], result.events
+
+
+def test_device_notes_are_capped_and_in_the_files_order(tmp_path):
+    """qa33h M1: 6,000 lines that each make a tensor on the CPU gave 6,000 notes (11 MB of feedback)."""
+    source = REFERENCE.read_text(encoding="utf-8")
+    many = "".join(f"    scores = scores + torch.zeros(scores.shape[-1])  # {i} {'x' * 300}\n" for i in range(MAX_NOTES + 5))
+    notes = _device_notes_of(source.replace("    " + MASK_FILL + "\n", "    " + MASK_FILL + "\n" + many, 1), tmp_path)
+    assert len(notes) == MAX_NOTES + 1 and notes[-1].startswith("5 more lines make tensors on the default device"), notes
+    lines = [int(note.split("flood.py:")[1].split(" ")[0]) for note in notes[:-1]]
+    assert lines == sorted(lines) and all(len(note) < 800 for note in notes)
+
+
+def _device_notes_of(source: str, tmp_path: Path) -> list[str]:
+    path = tmp_path / "flood.py"
+    path.write_text(source, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["grade", str(path), "--seed", "1", "--parts", "A", "--out", str(out)]) == 0
+    result = json.loads((out / "flood" / "attnkit.json").read_text(encoding="utf-8"))
+    return [e for e in result["events"] if "on a GPU" in e or "more lines make tensors" in e]

@@ -200,6 +200,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "on a GPU this would fail: {factory} at {where} (in {function}: {line}) makes a tensor on the default device, the CPU, and {op} combines it with inputs that may be on the GPU; give new tensors device=x.device (or use *_like, x.new_*). No points are taken for this.",
         "zh": "在 GPU 上这里会出错：{where}（{function}：{line}）用 {factory} 在默认设备（CPU）上创建了张量，{op} 又把它和可能在 GPU 上的输入放在一起运算；新张量请加上 device=x.device（或用 *_like、x.new_*）。这一条不扣分。",
     },
+    "device.more": {"en": "{count} more lines make tensors on the default device the same way (not listed).",
+                    "zh": "另有 {count} 行以同样的方式在默认设备上创建张量（未列出）。"},
     "grade.total": {"en": "{name}: {score}/{max_score}", "zh": "{name}：{score}/{max_score}"},
     "grade.part": {"en": "Part {part}", "zh": "第 {part} 部分"},
     "grade.could_not": {"en": "could not grade: {error}", "zh": "无法评分：{error}"},

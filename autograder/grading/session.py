@@ -251,8 +251,8 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     student = new_student(submission, factory, replace(options.config, hidden=hidden_paths()), options.budget, ahead=options.worker_ahead)
     sink = ArtifactSink(render=options.images)
     try:
+        device = device_notes(student, options.lang, options.parts)  # first: never in a worker that held private data
         checks = run_checks(student, seed, options.parts, sink, tasks=options.tasks, visible_only=options.visible_only)
-        device = device_notes(student, options.lang, options.parts)
     finally:
         student.close()
     events = [*load_notes(student, path), *student.events, *submission.notes, *device]

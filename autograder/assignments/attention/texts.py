@@ -307,6 +307,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the ticks of the {which} do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))",
         "zh": "{which}的刻度没有做到每个格子一个、每个词元都有：把刻度放在格子中心，每个刻度一个词元（`ax.set_xticks(range(Lq), labels=...)`）",
     },
+    "tick_labels_on_automatic_ticks": {
+        "en": "the tokens sit one per cell on your figure but not on the Axes given as ax= (another size): tick labels set without their positions go on matplotlib's automatic ticks, which move with the size; give the positions too: ax.set_xticks(range(Lq), labels=...)",
+        "zh": "在你自己的图上每个格子一个词元，但在传入的 ax= 上（尺寸不同）却不是：只设置刻度标签而不设置刻度位置时，标签落在 matplotlib 自动生成的刻度上，而自动刻度会随尺寸变化；请同时给出位置：`ax.set_xticks(range(Lq), labels=...)`",
+    },
     "cells_mislabelled": {
         "en": "{count} of {total} cells do not show the weight of the (query, key) pair their labels name",
         "zh": "{total} 个格子中有 {count} 个显示的不是其标签所指 (query, key) 对的权重",

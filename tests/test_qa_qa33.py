@@ -1,0 +1,78 @@
+"""qa33s and qa33h: unseen styles and single bugs, and a result returned in a coarse dtype.
+
+- qa33s (143 unseen .py files and 10 notebooks: 74 correct styles, 79 single bugs; headers set from the
+  grader after the helper's review). b60: tick labels set without their positions
+  (`set_xticklabels([""] + tokens)`) sit one per cell on the student's own figure, where
+  matplotlib's automatic ticks happen to fall on the cells, and not on the Axes given as ax=
+  (0, 0.5, 1, ...): the ax= check was charged and said "has no tick labels" (E 9). The tick-label
+  check now also reads the ax= drawing and says why (E 8, as b76 without the "" gets). b97: a
+  block whose dropout is its attention's (the contract: "its own nn.Dropout"), D 10.
+- qa33h: a result returned in bfloat16 (or float16) was given that dtype's rounding 16 times over
+  (16 eps of the largest value: 12.5 % in bfloat16), so 0.9 × the right output passed the value
+  checks (C 26 of 28, D 9 of 12, A.1, A.3, B.1 alike). A coarse result is now allowed one rounding
+  to its dtype beside float32's: h09-h16 are charged as their float twins are; a right result cast
+  to bfloat16 or float16 keeps what it had (h01 C 27, h02 D 9).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.feedback.results import SubmissionResult
+from tests.corpus import FULL, assert_each_bug_in_its_own_part, assert_graded_as_expected, graded_corpus
+
+QA = Path(__file__).resolve().parent / "qa"
+CORPUS, COARSE = QA / "qa33s", QA / "qa33h"
+FILES = sorted(CORPUS.glob("*.py"))
+COARSE_FILES = sorted(COARSE.glob("*.py"))
+NOTEBOOKS = {  # stem -> (per-part scores, mistakes named); the rest score full marks and name nothing
+    "n03_bug_d1_dropout_on_sum": ({**FULL, "D": 10}, set()),
+    "n04_bug_e1_labels_swapped": ({**FULL, "E": 9}, set()),
+    "n05_bug_c3_value_defaults_query": ({**FULL, "C": 26}, set()),
+    "n11_bug_zh_d1_no_residual": ({**FULL, "D": 1}, {"block_no_residual"}),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict[str, SubmissionResult]:
+    return graded_corpus(CORPUS, tmp_path_factory.mktemp("qa33s_out"))
+
+
+@pytest.fixture(scope="module")
+def coarse(tmp_path_factory) -> dict[str, SubmissionResult]:
+    return graded_corpus(COARSE, tmp_path_factory.mktemp("qa33h_out"))
+
+
+def test_the_corpora_are_whole():
+    notebooks = sorted(p.stem for p in CORPUS.glob("*.ipynb"))
+    assert (len(FILES), len(notebooks), len(COARSE_FILES)) == (143, 10, 8) and set(NOTEBOOKS) <= set(notebooks)
+
+
+def test_each_bug_loses_points_in_its_own_part_only():
+    assert_each_bug_in_its_own_part(FILES + COARSE_FILES)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_each_submission_scores_its_parts_and_names_only_its_mistakes(path, graded):
+    assert_graded_as_expected(graded[path.stem], path)
+
+
+@pytest.mark.parametrize("stem", sorted(p.stem for p in CORPUS.glob("*.ipynb")))
+def test_each_notebook_scores_its_parts(stem, graded):
+    parts, mistakes = NOTEBOOKS.get(stem, (FULL, set()))
+    assert {p.part: p.score for p in graded[stem].parts} == parts
+    assert set(graded[stem].mistakes) == mistakes
+
+
+@pytest.mark.parametrize("path", COARSE_FILES, ids=lambda p: p.stem)
+def test_a_result_in_a_coarse_dtype_is_allowed_its_rounding_not_a_wrong_value(path, coarse):
+    assert_graded_as_expected(coarse[path.stem], path)
+
+
+def test_tick_labels_on_automatic_ticks_are_charged_in_the_tick_label_check(graded):
+    for stem in ("b60_e1_ticklabels_no_ticks", "b76_e1_ticklabels_only"):
+        lost = {c.check_id for c in graded[stem].checks if c.points < c.max_points}
+        assert lost == {"plot_attention_tick_labels"}, (stem, lost)
+    [check] = [c for c in graded["b60_e1_ticklabels_no_ticks"].checks if c.check_id == "plot_attention_tick_labels"]
+    assert "automatic ticks" in check.message and "ax.set_xticks(range(Lq), labels=...)" in check.message
