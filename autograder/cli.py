@@ -6,6 +6,7 @@ failed for `check`, 2 a usage or input error). Every command can be called as ma
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import sys
@@ -26,10 +27,24 @@ if TYPE_CHECKING:
 
 def _given_lang(args: argparse.Namespace, path: object = None) -> str:
     """--lang, else ATTNKIT_LANG, else the language of the file (`path`, else the one given:
-    attention.zh.ipynb, attention.zh.py: zh), else English."""
+    attention.zh.ipynb, attention.zh.py: zh; a folder's or zip's graded file), else English."""
     path = path if path is not None else getattr(args, "path", None)
-    of_file = "zh" if isinstance(path, (str, Path)) and Path(path).name.endswith((".zh.ipynb", ".zh.py")) else "en"
-    return getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or of_file
+    return getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or (_file_lang(str(path)) if isinstance(path, (str, Path)) else "en")
+
+
+@functools.cache
+def _file_lang(path: str) -> str:
+    """zh for a *.zh.ipynb or *.zh.py file, or a folder or zip whose graded file is one (Gradescope
+    grades its folder: a hand-in of attention.zh.ipynb got English feedback, qa33p), else en."""
+    name = Path(path).name
+    if (Path(path).is_dir() or name.endswith(".zip")) and not name.endswith((".zh.ipynb", ".zh.py")):
+        from autograder.grading.submission import load_submission
+
+        try:
+            name = load_submission(Path(path)).entry
+        except (AttnkitError, OSError):
+            return "en"  # the grading says why
+    return "zh" if name.endswith((".zh.ipynb", ".zh.py")) else "en"
 
 
 def _lang(args: argparse.Namespace, path: object = None) -> str:
@@ -330,8 +345,11 @@ def _grade_batch(args: argparse.Namespace, roster, template) -> int:
         print(f"{skipped} submission(s) already graded in {args.out}, unchanged since, were not graded again (--force regrades them)",
               file=sys.stderr)
     if shard:  # other shards are still writing: the class report comes once all are done
-        _print_scores(result)
-        print(f"shard {shard}: {len(result.submissions)} submissions graded into {args.out}; when every shard is done: attnkit report {args.out}")
+        from autograder.feedback.report import as_reported
+
+        _print_scores(as_reported(result))
+        kept = f" ({skipped} already there)" if skipped else ""  # this run's count: a re-run that grades nothing says 0
+        print(f"shard {shard}: {progress.graded} submission(s) graded into {args.out}{kept}; when every shard is done: attnkit report {args.out}")
         return 0
     _finish_batch(result, Path(args.out), _lang(args), roster, prints)
     return 0
@@ -376,11 +394,11 @@ class BatchProgress:
 
 def _finish_batch(batch, out_dir: Path, lang: str, roster=None, prints=None) -> None:
     """The class report after a batch; prints: the BatchFingerprints of the submissions it graded."""
-    from autograder.feedback.report import write_report
+    from autograder.feedback.report import as_reported, write_report
 
     taken = prints.prints if prints is not None else {}
     index = write_report(out_dir, lang, roster=roster, fresh=set(taken), prints=taken)
-    _print_scores(batch)
+    _print_scores(as_reported(batch))  # a file that does not compile: could not grade, as in grades.csv
     if roster is not None:
         _warn_unmatched([r.submission for r in batch.submissions], roster, f"no student_id in {GRADES_CSV}")
     print(f"grades: {out_dir / GRADES_CSV}")
@@ -474,6 +492,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
         check_roster(args.lms, roster)  # before anything is written
     index = write_report(Path(args.out_dir), _lang(args), show_after_due=args.show_after_due, roster=roster)
+    from autograder.feedback.report import load_results, mixed_seeds_warning
+    from autograder.feedback.results import BatchResult
+
+    warning = mixed_seeds_warning(BatchResult(tuple(result for _, result in load_results(Path(args.out_dir)))))
+    if warning:  # also at the top of summary.md
+        print(f"warning: {warning}", file=sys.stderr)
     print(f"class dashboard: {index}")
     print(f"grades:          {index.parent / GRADES_CSV}")
     if args.lms:
@@ -483,8 +507,6 @@ def _cmd_report(args: argparse.Namespace) -> int:
             print(f"warning: {name}: not in the roster {args.roster} (or more than one match); left out of {path.name}",
                   file=sys.stderr)
     elif roster is not None:
-        from autograder.feedback.report import load_results
-
         _warn_unmatched([r.submission for _, r in load_results(Path(args.out_dir))], roster, f"no student_id in {GRADES_CSV}")
     print(f"summary:         {index.parent / 'summary.md'}")
     print(f"feedback pages:  {index.parent}/<submission>/feedback.html (and feedback.md)")
@@ -534,7 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="attnkit", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    per_file = "feedback language (or ATTNKIT_LANG; default: zh for a *.zh.ipynb or *.zh.py file, else en)"
+    per_file = "feedback language (or ATTNKIT_LANG; default: zh for a *.zh.ipynb or *.zh.py file, or a folder or zip whose graded file is one, else en)"
     one_for_all = "feedback language of every submission (or ATTNKIT_LANG; default: en, whatever the file names)"
 
     def common(p: argparse.ArgumentParser, lang_help: str = per_file) -> None:

@@ -12,6 +12,7 @@ import pytest
 from autograder.feedback.formats.csvfile import grades_csv
 from autograder.feedback.formats.dashboard import render_dashboard
 from autograder.feedback.formats.html import render_html
+from autograder.feedback.formats.gradescope import to_gradescope
 from autograder.feedback.formats.markdown import render_markdown
 from autograder.grading.integrity.flags import EVASION, FAKE_RESULTS, FILE_ACCESS, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL, Flag
 from autograder.grading.integrity.record import event_flags, source_flags, strict
@@ -56,6 +57,18 @@ def test_strict_zeroes_the_flagged_part_only() -> None:
     assert all(c.points == 0 for c in checks if c.part == "A")
     assert [c.points for c in checks if c.part != "A"] == [c.points for c in result.checks if c.part != "A"]
     assert any(c.points for c in checks)
+
+
+def test_a_zeroed_check_fails_and_says_why_without_the_flag() -> None:
+    """qa33p: the zeroed checks read "✅ passed (0/2)" (Gradescope's status `passed`) in English only."""
+    result = replace(correct_result(), checks=strict(correct_result().checks, (FLAG,)), flags=(FLAG,))
+    zeroed = [c for c in result.checks if c.part == "A"]
+    assert zeroed and all(not c.passed and c.message_key == "integrity_zeroed" for c in zeroed)
+    for lang, said in (("en", "set to 0: this part carries an integrity flag"), ("zh", "记为 0 分：这一部分带有诚信标记")):
+        page = render_markdown(result, lang)
+        assert said in page and FLAG.detail not in page and not re.search(r"✅.*\(0 / ", page), lang
+    gradescope = to_gradescope(result)
+    assert {t["status"] for t in gradescope["tests"] if t["name"].startswith("A.")} == {"failed"}
 
 
 HOSTILE_FLAGS = {  # tests/hostile payloads -> the flag the static pass puts on their record

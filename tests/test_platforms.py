@@ -178,7 +178,7 @@ def test_gradescope_output_speaks_the_results_language():
     payload = to_gradescope(buggy_result(lang="zh"))
     assert "得分" in payload["output"] and "随机种子" in payload["output"]
     outputs = "\n".join(t["output"] for t in payload["tests"])
-    assert "你把分数除以了 d_model" in outputs and "\n提示: " in outputs  # the diagnosed mistake, in the page's language
+    assert "你把分数除以了 d_model" in outputs and "\n提示：" in outputs  # the diagnosed mistake, in the page's language
     assert "values differ" not in outputs  # English text stored without a key stays off a Chinese page
     assert "调用 `split_heads` 时超时（10 秒）" in outputs  # the grader's note, in Chinese
 

@@ -15,14 +15,19 @@
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
+from autograder.cli import main
+from autograder.feedback.formats.view import caption_text, hint_text
 from autograder.feedback.results import SubmissionResult
+from autograder.grading.worker.client import Budget
 from tests.corpus import FULL, assert_each_bug_in_its_own_part, assert_graded_as_expected, graded_corpus
 
 QA = Path(__file__).resolve().parent / "qa"
+REFERENCE = QA.parents[1] / "solutions" / "attention" / "attention.py"
 CORPUS, COARSE = QA / "qa33s", QA / "qa33h"
 FILES = sorted(CORPUS.glob("*.py"))
 COARSE_FILES = sorted(COARSE.glob("*.py"))
@@ -76,3 +81,55 @@ def test_tick_labels_on_automatic_ticks_are_charged_in_the_tick_label_check(grad
         assert lost == {"plot_attention_tick_labels"}, (stem, lost)
     [check] = [c for c in graded["b60_e1_ticklabels_no_ticks"].checks if c.check_id == "plot_attention_tick_labels"]
     assert "automatic ticks" in check.message and "ax.set_xticks(range(Lq), labels=...)" in check.message
+
+
+def test_a_constant_float16_cannot_hold_is_named_where_it_is(tmp_path, capsys):
+    """qa33p 11: clamp_min(-1e30) beside a fill of -inf was told "fill with float('-inf')"."""
+    path = tmp_path / "clamped.py"
+    path.write_text(REFERENCE.read_text(encoding="utf-8").replace(
+        "row_max = torch.where(torch.isfinite(row_max), row_max, torch.zeros_like(row_max)).detach()",
+        "row_max = row_max.clamp_min(-1e30).detach()"), encoding="utf-8")
+    assert main(["check", str(path), "--task", "A.2", "--seed", "1"]) == 1
+    printed = capsys.readouterr().out
+    assert "FAIL masked_softmax: keeps float16, bfloat16, float32 without overflow" in printed
+    assert "a number in `row_max = row_max.clamp_min(-1e30).detach()` does not fit in torch.float16" in printed
+    assert "filled with a number float16 cannot hold" not in printed
+    path.write_text(REFERENCE.read_text(encoding="utf-8").replace('float("-inf"))  # (..., Lq, Lk)', "-1e9)"), encoding="utf-8")
+    assert main(["check", str(path), "--task", "A.2", "--seed", "1"]) == 1
+    assert "The blocked scores are filled with a number float16 cannot hold" in capsys.readouterr().out
+
+
+
+@pytest.mark.timing
+def test_a_function_that_never_returns_costs_one_timeout_and_gets_no_task_hint(grade):
+    """qa33p 19: a `while True` in A.1 timed out twice (its forward, then its backward) and each
+    failure carried the task's idea as a hint ("Only the last two axes take part..."); a device
+    probe that hangs stops the probing (it cost one timeout a probe)."""
+    source = REFERENCE.read_text(encoding="utf-8")
+    start = source.index("### BEGIN SOLUTION", source.index("def attention_scores"))
+    source = source[:start] + "### BEGIN SOLUTION\n    while True:\n        pass\n" + source[start + len("### BEGIN SOLUTION\n"):]
+    result = grade(source, name="a1_hangs", tasks=frozenset({"A.1"}), budget=Budget(call_seconds=3, import_seconds=30, total_seconds=300))
+    failed = [c for c in result.checks if c.task == "A.1" and not c.passed]
+    assert failed and all("timed out after 3 s in attention_scores" in c.message for c in failed), [c.message for c in failed]
+    assert [e for e in result.events if "timed out" in e] == ["timed out after 3 s in attention_scores"], result.events
+    assert not [hint_text(c, "en") for c in failed if hint_text(c, "en")]
+
+
+def test_a_folder_handed_in_with_the_chinese_notebook_gets_chinese_feedback(tmp_path, monkeypatch):
+    """qa33p 17: Gradescope grades its submission folder; a hand-in of attention.zh.ipynb got English."""
+    monkeypatch.delenv("ATTNKIT_LANG", raising=False)
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    shutil.copy(QA.parents[1] / "assignments" / "attention" / "attention.zh.ipynb", folder)
+    assert main(["grade", str(folder), "--out", str(tmp_path / "out"), "--seed", "1", "--parts", "A"]) == 0
+    assert "的评分反馈" in (tmp_path / "out" / "submission" / "feedback.md").read_text(encoding="utf-8").splitlines()[0]
+
+
+def test_the_heatmap_caption_promises_a_difference_only_where_one_is_drawn(grade):
+    """qa33p 12: a transposed map (no difference can be drawn) was captioned "... minus those weights"."""
+    examples = QA.parents[1] / "examples" / "submissions"
+    for name, drawn in (("bug_heatmap_transposed", False), ("einsum_style", True)):
+        result = grade(examples / f"{name}.py", name=name, parts={"E"})
+        [artifact] = [a for a in result.artifacts if a.name == "plot-attention"]
+        assert bool(artifact.difference) == drawn, name
+        assert ("minus" in caption_text(artifact, "en"), "减去" in caption_text(artifact, "zh")) == (drawn, drawn), name

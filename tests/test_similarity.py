@@ -66,6 +66,10 @@ def test_planted_copies_come_out_on_top_and_independent_solutions_do_not_pair():
     rest = pairs[len(planted):]
     assert all(p.score < THRESHOLD for p in rest), [(p.a, p.b, p.score) for p in rest if p.score >= THRESHOLD]
     assert top[0].passages_a and top[0].passages_b  # the matching passages, for the dashboard
+    for pair in top:  # whole lines of each file (qa33p: slices cut mid-line were glued into code nobody wrote)
+        for passage, text in [*((p, texts[pair.a]) for p in pair.passages_a), *((p, texts[pair.b]) for p in pair.passages_b)]:
+            assert all(line in text.splitlines() for line in passage.splitlines()[:-1]), passage
+            assert text.startswith(passage) or f"\n{passage}" in text, passage
 
 
 def test_blank_releases_are_not_similar():

@@ -7,7 +7,8 @@
 
 Only submissions the roster maps to exactly one student are written, one row per student (the
 best score when a student has several submissions); the rest are returned, to be reported.
-Submissions that could not be graded are left out: no 0 is ever imported for them.
+Submissions that could not be graded (`grader_error`; report.as_reported also marks so a file that
+does not compile and scores nothing) are left out: no 0 is ever imported for them.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from autograder.errors import AttnkitError
 from autograder.feedback.formats.csvfile import cell_text
 from autograder.feedback.formats.view import number, percent
 from autograder.feedback.results import BatchResult, SubmissionResult
-from autograder.deployment.roster import Roster, Student
+from autograder.deployment.roster import KEY_COLUMNS, KIND_NAMES, Roster, Student
 
 LAYOUTS = ("canvas", "prairielearn")
 CANVAS_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -60,10 +61,16 @@ def _write(header: tuple[str, ...], rows: list[dict[str, str]]) -> str:
 def check_roster(layout: str, roster: Roster) -> None:
     """Refuse a roster the layout cannot take a student's identity from: Canvas matches an imported
     row by one of CANVAS_KEYS, which a plain `submission,student_id` roster does not have (its rows
-    came out with every identity column empty: a file Canvas cannot match a single row of)."""
+    came out with every identity column empty: a file Canvas cannot match a single row of);
+    PrairieLearn by the student's UID, which another LMS's export does not hold (a Canvas roster
+    filled the uid column with SIS User IDs)."""
     if layout == "canvas" and not any(column in roster.columns for column in CANVAS_KEYS):
         raise AttnkitError(f"--lms canvas: the roster {roster.path} has none of Canvas's columns {', '.join(CANVAS_KEYS)}, so Canvas"
                            " could match no row of the import: give Canvas's own gradebook export (Grades > Export) as --roster")
+    if layout == "prairielearn" and roster.kind not in ("prairielearn", "plain") and not roster.has_any(KEY_COLUMNS["prairielearn"]):
+        raise AttnkitError(f"--lms prairielearn: the roster {roster.path} is {KIND_NAMES[roster.kind]}, whose ids are not PrairieLearn"
+                           " UIDs (the import's uid column): give PrairieLearn's student list (a UID column) as --roster"
+                           + (f", or write --lms {roster.kind}" if roster.kind in LAYOUTS else ""))
 
 
 def canvas_csv(batch: BatchResult, roster: Roster, assignment: str) -> Gradebook:
@@ -80,6 +87,7 @@ def canvas_csv(batch: BatchResult, roster: Roster, assignment: str) -> Gradebook
 
 
 def prairielearn_csv(batch: BatchResult, roster: Roster) -> Gradebook:
+    check_roster("prairielearn", roster)
     best, unmatched = _best_by_student(batch, roster)
     rows = [{"uid": cell_text(student.row.get("UID") or student.row.get("uid") or student.student_id),
              "instance": "1", "score_perc": f"{percent(result.score, result.max_score):g}"}

@@ -32,7 +32,17 @@ KEY_COLUMNS = {
     "prairielearn": ("UID", "uid"),
     "plain": ("submission",),
 }
-ID_COLUMNS = ("student_id", "SIS User ID", "SID", "UIN", "UID", "uid", "ID", "Email")
+# PrairieLearn's UID before its UIN: the UID is who a student is there (its "Upload new total scores"
+# takes it), the UIN an optional institution number, often empty
+ID_COLUMNS = ("student_id", "SIS User ID", "SID", "UID", "uid", "UIN", "ID", "Email")
+# Which LMS export a roster is, by the columns only that export has (first match wins; else "plain")
+KIND_COLUMNS = (
+    ("canvas", ("SIS User ID", "SIS Login ID")),
+    ("gradescope", ("Submission ID",)),
+    ("prairielearn", ("UID", "uid")),
+)
+KIND_NAMES = {"canvas": "Canvas's gradebook export", "gradescope": "Gradescope's grade export",
+              "prairielearn": "PrairieLearn's student list", "plain": "a plain submission,student_id table"}
 NAME_COLUMNS = ("Student", "Name", "name")
 PATTERNS = (
     ("canvas", re.compile(r"^[a-z0-9-]+_(?:LATE_)?(?P<key>\d+)_\d+_.+$")),
@@ -62,6 +72,14 @@ class Roster:
     path: Path
     columns: tuple[str, ...]
     rows: tuple[dict[str, str], ...]
+
+    @property
+    def kind(self) -> str:
+        """Which LMS exported it (KIND_COLUMNS): canvas, gradescope, prairielearn, or plain."""
+        return next((kind for kind, wanted in KIND_COLUMNS if self.has_any(wanted)), "plain")
+
+    def has_any(self, wanted: tuple[str, ...]) -> bool:
+        return any(c in self.columns for c in wanted)
 
     def _column(self, wanted: tuple[str, ...]) -> str | None:
         return next((c for c in wanted if c in self.columns), None)

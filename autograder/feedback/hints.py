@@ -115,13 +115,15 @@ CRASH_RE = re.compile(r"raised (\w+): .*\((\S+:\d+|cell \d+, line \d+) in ")  # 
 
 
 NEVER_RAN_RE = re.compile(r"is not defined (?:in your file|as a class): .*so it never ran")  # note.not_defined_uncompiled, _unrun
+NEVER_RETURNED_RE = re.compile(r"\btimed out after \d+ s in ")  # note.timed_out, and note.not_called_again after it
 
 
 def not_the_task(check) -> bool:
     """Whether a failure is the file's, not the task's: its code never ran (a syntax error, the code
-    above it stopped) or the submission could not be read. The task's hint does not apply (qa31p:
-    "Only the last two axes take part..." under a syntax error)."""
-    return check.message_key == UNREADABLE or bool(NEVER_RAN_RE.search(check.message))
+    above it stopped), never returned (a timeout: a loop that does not end) or the submission could
+    not be read. The task's hint does not apply (qa31p: "Only the last two axes take part..." under
+    a syntax error; qa33p: under a `while True`)."""
+    return check.message_key == UNREADABLE or bool(NEVER_RAN_RE.search(check.message) or NEVER_RETURNED_RE.search(check.message))
 
 
 def _cause(check) -> str:

@@ -25,7 +25,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "feedback.check": {"en": "Check", "zh": "检查项"},
     "feedback.details": {"en": "What went wrong", "zh": "问题说明"},
     "feedback.note": {"en": "Note", "zh": "说明"},  # on a passed check: how its points were earned (carried forward)
-    "feedback.hint": {"en": "Hint", "zh": "提示"},
+    "feedback.hint": {"en": "Hint:", "zh": "提示："},  # a label, before the hint (each language's colon)
+    "feedback.hint_line": {"en": "Hint: {hint}", "zh": "提示：{hint}"},
+    "feedback.hidden_checks": {  # a course platform's page (Gradescope), which never shows a hidden test
+        "en": "{count} hidden check(s), worth {points} point(s), count in the score above; their results are not shown.",
+        "zh": "另有 {count} 项隐藏检查（共 {points} 分）计入上面的得分；它们的结果不显示。",
+    },
     "feedback.checks_heading": {"en": "Checks", "zh": "各项检查"},
     "feedback.parts_heading": {"en": "Score by part", "zh": "各部分得分"},
     "feedback.mistakes_heading": {"en": "Diagnosed mistakes", "zh": "诊断出的错误"},
@@ -446,6 +451,17 @@ STRINGS: dict[str, dict[str, str]] = {
     "stage.importing your file": {"en": "importing your file", "zh": "导入你的文件时"},
     "stage.looking up names": {"en": "looking up names", "zh": "查找名称时"},
     "stage.inspecting your module": {"en": "inspecting your module", "zh": "检查你的模块时"},
+    # attnkit report: the class as a whole
+    "report.mixed_seeds": {
+        "en": "This class holds results of {count} seeds ({seeds}), so its submissions did not get the same random"
+              " inputs: grade it again with one seed (attnkit grade-batch DIR --out OUT --seed N --force).",
+        "zh": "本班的结果来自 {count} 个不同的随机种子（{seeds}），各提交拿到的随机输入并不相同：请用同一个种子重新评分"
+              "（attnkit grade-batch DIR --out OUT --seed N --force）。",
+    },
+    "report.not_compiled": {
+        "en": "{file} does not compile ({error}): nothing of it could be graded",
+        "zh": "{file} 无法编译（{error}）：没有任何内容可以评分",
+    },
 }
 
 # Note arguments that are notes themselves: the prefixes of the keys they may be.

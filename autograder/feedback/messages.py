@@ -43,6 +43,10 @@ ENGINE_MESSAGES: dict[str, dict[str, str]] = {
     UNREADABLE: {"en": "{text}", "zh": "无法读取你的提交：{text}"},
     "not_implemented": {"en": "{where}: not implemented yet{detail}", "zh": "{where} 还没有实现"},
     "check_skipped": {"en": "the check was skipped", "zh": "这一项检查被跳过了"},
+    "integrity_zeroed": {
+        "en": "set to 0: this part carries an integrity flag, and this course zeroes such a part (--integrity strict); your instructor has the details",
+        "zh": "记为 0 分：这一部分带有诚信标记，本课程对这样的部分记 0 分（--integrity strict）；详情请询问你的老师",
+    },
     "internal_error": {"en": "the grader could not run this check ({kind}); tell your instructor", "zh": "评分程序无法运行这一项检查（{kind}）；请告诉你的老师"},
     "private_hidden": {
         "en": "this check did not pass (what it found is not shown: your code ran in a worker holding the grader's reference weights)",

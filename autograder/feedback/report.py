@@ -6,6 +6,7 @@ is written atomically, so a dashboard being regenerated is never seen half-writt
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import replace
 from pathlib import Path
 
 from autograder.errors import AttnkitError, OutputError
@@ -15,12 +16,15 @@ from autograder.feedback.formats.html import render_html
 from autograder.assignment import current
 from autograder.deployment.lms import Gradebook, canvas_csv, prairielearn_csv
 from autograder.feedback.formats.markdown import render_markdown
-from autograder.feedback.i18n import check_lang
+from autograder.feedback.formats.prairielearn import syntax_error
+from autograder.feedback.i18n import check_lang, t
 from autograder.feedback.output import cannot_write
+from autograder.grading.submission import submission_digest
 from autograder.feedback.results import RESULT_SCHEMA, BatchResult, SubmissionResult, load_submission_result, write_atomic
 from autograder.settings import BATCH_FILES, FEEDBACK_HTML, FEEDBACK_MD, LMS_CSV, RESULT_FILE
 from autograder.deployment.roster import Roster
 
+SYNTAX_EVENT = "SyntaxError"  # how the loader's note on a file that does not compile begins (load.syntax_file)
 
 
 def load_result(path: Path) -> SubmissionResult:
@@ -49,6 +53,46 @@ def load_results(out_dir: Path) -> list[tuple[str, SubmissionResult]]:
                   if holds_submissions else f"run `attnkit grade-batch DIR --out {out_dir}` first")
         raise AttnkitError(f"no graded submissions in {out_dir} (no */{RESULT_FILE}): {advice}")
     return [(path.parent.name, load_result(path)) for path in files]
+
+
+def not_compiled(result: SubmissionResult) -> str:
+    """Why `result` could not be graded at all when its .py file does not compile and it scores
+    nothing (the rule of prairielearn.json's `gradable: false`, formats/prairielearn.py), else "".
+    Read from the graded file while it is there unchanged, else from the loader's note in the result."""
+    if result.grader_error or result.score != 0:
+        return ""
+    source = Path(result.source) if result.source else None
+    if source is not None and source.exists() and (not result.digest or submission_digest(source) == result.digest):
+        broken = syntax_error(source)
+        return t("report.not_compiled", file=broken[0], error=broken[1]) if broken else ""
+    syntax_note = t("load.syntax_file")
+    return next((event for event in result.events if event.startswith(SYNTAX_EVENT) and syntax_note in event), "")
+
+
+def as_reported(batch: BatchResult) -> BatchResult:
+    """The batch as grades.csv, the dashboard, summary.md and the LMS files count it: a submission
+    whose file does not compile and scores nothing could not be graded (status error, no score,
+    never imported as 0), as its prairielearn.json says (`gradable: false`, no attempt counted)."""
+    return BatchResult(tuple(replace(r, grader_error=reason) if (reason := not_compiled(r)) else r for r in batch.submissions))
+
+
+def batch_seeds(batch: BatchResult) -> tuple[int, ...]:
+    """The seeds the batch's results were graded with, sorted (one, unless runs were mixed into one OUT)."""
+    return tuple(sorted({r.seed for r in batch.submissions if not r.grader_error or r.checks}))
+
+
+def mixed_seeds_warning(batch: BatchResult, lang: str = "en") -> str:
+    """A warning when the batch holds results of more than one seed (naming them), else ""."""
+    seeds = batch_seeds(batch)
+    return t("report.mixed_seeds", lang, count=len(seeds), seeds=", ".join(map(str, seeds))) if len(seeds) > 1 else ""
+
+
+def with_warning(summary: str, warning: str) -> str:
+    """summary.md with `warning` under its title."""
+    if not warning:
+        return summary
+    title, _, rest = summary.partition("\n")
+    return f"{title}\n\n> ⚠ **{warning}**\n{rest}"
 
 
 def write_feedback(result_dir: Path, result: SubmissionResult, lang: str, *, show_after_due: bool = False) -> None:
@@ -82,7 +126,7 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
     check_lang(lang)
     out_dir = Path(out_dir)
     entries = load_results(out_dir)
-    batch = BatchResult(tuple(result for _, result in entries))
+    batch = as_reported(BatchResult(tuple(result for _, result in entries)))
     grades, summary, dashboard = BATCH_FILES
     ids = {}
     if roster is not None:
@@ -93,7 +137,7 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
             if not (folder == result.submission and folder in fresh and result.lang == lang and not show_after_due):
                 write_feedback(out_dir / folder, result, lang, show_after_due=show_after_due)
         write_atomic(out_dir / grades, grades_csv(batch, ids))
-        write_atomic(out_dir / summary, render_summary(batch, lang))
+        write_atomic(out_dir / summary, with_warning(render_summary(batch, lang), mixed_seeds_warning(batch, lang)))
         similar = refresh_similarity(out_dir, batch, prints)
         write_atomic(index, render_dashboard(batch, lang, folders=[folder for folder, _ in entries], similar=similar))
     except OSError as error:
@@ -101,10 +145,9 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
     return index
 
 
-
 def write_gradebook(out_dir: Path, roster: Roster, layout: str, assignment: str = "") -> tuple[Path, Gradebook]:
     """OUT/grades-<layout>.csv, the file Canvas or PrairieLearn imports; returns it and the gradebook."""
-    batch = BatchResult(tuple(result for _, result in load_results(Path(out_dir))))
+    batch = as_reported(BatchResult(tuple(result for _, result in load_results(Path(out_dir)))))
     if layout == "canvas":
         book = canvas_csv(batch, roster, assignment or current().lms_name)  # default: the manifest's lms_name
     elif layout == "prairielearn":

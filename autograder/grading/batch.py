@@ -23,10 +23,11 @@ from pathlib import Path
 import torch
 
 from autograder import settings
+from autograder.settings import RESULT_FILE
 from autograder.errors import AttnkitError
 from autograder.feedback.i18n import t
 from autograder.feedback.output import ResultStore
-from autograder.feedback.results import BatchResult, SubmissionResult
+from autograder.feedback.results import BatchResult, SubmissionResult, load_submission_result
 from autograder.grading import session
 from autograder.grading.grader import Grader
 from autograder.grading.session import BatchJob, GradeOptions, Runner, new_seed
@@ -83,9 +84,14 @@ def grade_batch(
                 done[path] = store.load(names[path])
             else:
                 todo.append((path, names[path]))
+        kept = kept_seeds(out, {name for _, name in todo})  # the results this run leaves as they are: OUT's other shards too
         if options.seed is None:  # one seed for the batch: a run that resumes keeps the one its results were graded with
-            kept = next((result.seed for result in done.values() if result.seed is not None), None)
-            options = replace(options, seed=kept if kept is not None else new_seed())
+            if len(kept) > 1:
+                raise SeedMismatchError(f"{out_dir} holds results of several seeds ({', '.join(map(str, sorted(kept)))}): give --seed N"
+                                        " and --force to grade the class again with one seed, or give another --out")
+            options = replace(options, seed=kept.pop() if kept else new_seed())
+        elif kept - {options.seed}:
+            raise SeedMismatchError(mismatch_text(out_dir, options.seed, kept, shard, force))
         if todo:
             job = BatchJob(Path(directory), Path(out_dir), todo, options, force, shard)
             for count, (path, result) in enumerate(chosen.run(job), start=1):
@@ -93,6 +99,39 @@ def grade_batch(
                 if progress:
                     progress(count, len(todo), result)
     return BatchResult(tuple(done[p] for p in paths if p in done))
+
+
+class SeedMismatchError(AttnkitError):
+    """An explicit --seed that is not the seed of the results already in OUT: one class, one seed."""
+
+
+def kept_seeds(out_dir: Path, regraded: set[str]) -> set[int]:
+    """The seeds of the results in out_dir/*/attnkit.json that this run does not grade again (the
+    folders named in `regraded` it does); an unreadable result has none."""
+    seeds = set()
+    for path in Path(out_dir).glob(f"*/{RESULT_FILE}"):
+        if path.parent.name in regraded or not path.is_file():
+            continue
+        try:
+            seeds.add(int(load_submission_result(path).seed))
+        except (OSError, ValueError, TypeError, KeyError):
+            continue
+    return seeds
+
+
+def mismatch_text(out_dir: Path, seed: int, kept: set[int], shard: Shard | None, force: bool) -> str:
+    """The one-line refusal of a --seed that is not the seed of OUT's results, with the ways out."""
+    theirs = ", ".join(map(str, sorted(kept)))
+    said = f"--seed {seed} is not the seed of the results already in {out_dir} (seed {theirs}): one class is graded with one seed."
+    if force and shard is None:  # what is left is the results of submissions no longer in the folder graded
+        return (f"{said} --force grades again only the submissions in the folder given: remove from {out_dir} the results"
+                " of those no longer there, or give another --out")
+    if shard is not None:
+        if len(kept) == 1:
+            return f"{said} Give this shard --seed {theirs}, as the other shards had, or give another --out"
+        return f"{said} Give another --out, or grade the whole class again into it with one --seed and --force"
+    keep = f"leave --seed out to keep seed {theirs}, " if len(kept) == 1 else ""
+    return f"{said} To go on, {keep}add --force to grade every submission again with seed {seed}, or give another --out"
 
 
 def grader_seconds(budget: Budget) -> float:

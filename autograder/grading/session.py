@@ -251,7 +251,8 @@ def grade_submission(path: Path, factory: WorkerFactory, options: GradeOptions =
     student = new_student(submission, factory, replace(options.config, hidden=hidden_paths()), options.budget, ahead=options.worker_ahead)
     sink = ArtifactSink(render=options.images)
     try:
-        device = device_notes(student, options.lang, options.parts)  # first: never in a worker that held private data
+        probed = options.parts or (frozenset(task.split(".")[0] for task in options.tasks) if options.tasks else None)
+        device = device_notes(student, options.lang, probed)  # first: never in a worker that held private data
         checks = run_checks(student, seed, options.parts, sink, tasks=options.tasks, visible_only=options.visible_only)
     finally:
         student.close()

@@ -78,6 +78,7 @@ class Submission:
     notes: tuple[str, ...] = ()
     kit: dict[str, str] = field(default_factory=dict)  # the kit's own files handed in unchanged, as the kit has them: run, never scanned
     cells: Cells = ()  # a notebook: where each chunk is in it (grading/chunks.py), for "cell 7, line 3"
+    entry: str = ""  # the graded file's path in the hand-in (attention.zh.ipynb: the feedback's language)
 
 
 def submission_name(path: Path) -> str:
@@ -825,7 +826,7 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
         elif file not in entry_names() and file not in kit_files:
             helpers[file] = declared_utf8(text)
             kit.pop(file, None)
-    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells)
+    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells, entry=entry)
 
 
 def _worker_paths(files: dict[str, bytes], entry: str) -> list[tuple[str, bytes]]:

@@ -307,6 +307,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the ticks of the {which} do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))",
         "zh": "{which}的刻度没有做到每个格子一个、每个词元都有：把刻度放在格子中心，每个刻度一个词元（`ax.set_xticks(range(Lq), labels=...)`）",
     },
+    "constant_overflows": {
+        "en": "masked_softmax on {dtype} raised RuntimeError: a number in `{line}` does not fit in {dtype} (float16's largest is 65504); use one the dtype holds (torch.finfo(scores.dtype).min, or float('-inf') where -inf is meant)",
+        "zh": "masked_softmax 在 {dtype} 上抛出了 RuntimeError：`{line}` 中的某个数超出了 {dtype} 的范围（float16 最大只有 65504）；请用该 dtype 能表示的数（torch.finfo(scores.dtype).min，或在表示 -inf 的地方用 float('-inf')）",
+    },
     "tick_labels_on_automatic_ticks": {
         "en": "the tokens sit one per cell on your figure but not on the Axes given as ax= (another size): tick labels set without their positions go on matplotlib's automatic ticks, which move with the size; give the positions too: ax.set_xticks(range(Lq), labels=...)",
         "zh": "在你自己的图上每个格子一个词元，但在传入的 ax= 上（尺寸不同）却不是：只设置刻度标签而不设置刻度位置时，标签落在 matplotlib 自动生成的刻度上，而自动刻度会随尺寸变化；请同时给出位置：`ax.set_xticks(range(Lq), labels=...)`",
@@ -531,6 +535,10 @@ STRINGS: dict[str, dict[str, str]] = {
     "caption.plot-attention": {
         "en": "plot_attention: your figure, the kit's render of the same weights, and what your figure shows minus those weights",
         "zh": "plot_attention：你的图、本工具对同一组权重的渲染，以及你的图所显示的数值减去这组权重",
+    },
+    "caption.plot-attention.alone": {  # no difference drawn (a map that cannot be read the kit's way: qa33p)
+        "en": "plot_attention: your figure, and the kit's render of the same weights",
+        "zh": "plot_attention：你的图，以及本工具对同一组权重的渲染",
     },
     "caption.heatmap": {"en": "{name}", "zh": "注意力热力图 {name}：你的结果、参考结果与两者之差"},
     "plot.query_axis": {"en": "query position", "zh": "Query 位置"},

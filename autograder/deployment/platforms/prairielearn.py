@@ -40,31 +40,47 @@ class Params:
 
 
 class ParamsError(AttnkitError):
-    """The question's params are wrong: the instructor's mistake, said to the instructor."""
+    """The question's params are wrong: the instructor's mistake, said to the instructor. `problems`:
+    one sentence per bad parameter, then the fix; the text is all of them, one a line."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)
+
+
+# `attnkit export prairielearn` writes info.json, question.html and tests/ (deployment/export.py), no
+# server.py: PrairieLearn takes a question's params only from the generate(data) of a server.py.
+PARAMS_FIX = (
+    "Where they come from: PrairieLearn writes {data_file} from the params that the generate(data) of the"
+    " question's server.py sets (`attnkit export prairielearn` writes info.json, question.html and tests/,"
+    " and no server.py: these come from one added to the question folder); locally, run-prairielearn reads"
+    " {data_file} as it is. Fix them there, or leave them out: {seed} unset is a fresh seed, {lang} unset is {default}."
+)
 
 
 def read_params(data_file: Path) -> Params:
-    """attnkit_seed and attnkit_lang from data.json's params, validated; a fresh seed when unset."""
+    """attnkit_seed and attnkit_lang from data.json's params, validated; a fresh seed when unset.
+    Every bad parameter is named at once (ParamsError.problems), with where it was read and the fix."""
     try:
         data = json.loads(Path(data_file).read_text(encoding="utf-8")) if Path(data_file).is_file() else {}
     except (OSError, ValueError) as error:
-        raise ParamsError(f"{data_file} is not readable JSON ({error}): the question is misconfigured") from error
+        raise ParamsError([f"{data_file} is not readable JSON ({error}): the question is misconfigured"]) from error
     params = data.get("params") if isinstance(data, dict) else None
     params = params if isinstance(params, dict) else {}
-    unknown = sorted(k for k in params if k.startswith(PARAM_PREFIX) and k not in (SEED_PARAM, LANG_PARAM))
-    if unknown:
-        raise ParamsError(f"unknown question parameter {unknown[0]!r}: attnkit reads {SEED_PARAM} and {LANG_PARAM}")
+    problems = [f"unknown question parameter {name!r}: attnkit reads {SEED_PARAM} and {LANG_PARAM}"
+                for name in sorted(k for k in params if k.startswith(PARAM_PREFIX) and k not in (SEED_PARAM, LANG_PARAM))]
     seed = params.get(SEED_PARAM)
     if seed is None:
         seed = secrets.randbelow(MAX_SEED)
     elif isinstance(seed, str) and seed.strip().isdigit():
         seed = int(seed)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ParamsError(f"question parameter {SEED_PARAM}={seed!r} must be a whole number from 0 to {MAX_SEED}"
-                          " (set it in the question's server.py generate(), or leave it out for a fresh seed)")
+        problems.append(f"question parameter {SEED_PARAM}={seed!r} must be a whole number from 0 to {MAX_SEED}")
     lang = params.get(LANG_PARAM, DEFAULT_LANG)
     if lang not in LANGS:
-        raise ParamsError(f"question parameter {LANG_PARAM}={lang!r} must be one of {', '.join(LANGS)}")
+        problems.append(f"question parameter {LANG_PARAM}={lang!r} must be one of {', '.join(LANGS)}")
+    if problems:
+        raise ParamsError([*problems, PARAMS_FIX.format(data_file=data_file, seed=SEED_PARAM, lang=LANG_PARAM, default=DEFAULT_LANG)])
     return Params(seed, lang)
 
 
@@ -74,7 +90,7 @@ def grade(grade_root: Path) -> dict:
     try:
         params = read_params(grade_root / "data" / "data.json")
     except ParamsError as error:
-        return not_gradable([str(error)])
+        return not_gradable(error.problems)
     try:
         handed_in = student.is_dir() and bool(regular_files(student))
     except OSError:  # a folder that cannot be listed: the grade command says why

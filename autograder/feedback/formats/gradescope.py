@@ -3,6 +3,10 @@
 Students see the top-level `output` and each test's `output`; nothing else the autograder writes
 survives the container. So the top-level output is the Markdown feedback (`output_format: md`)
 with the student's heatmaps embedded as data URLs, within a size budget.
+
+Gradescope never shows a `hidden` test to students, so the top-level output does not list hidden
+checks one by one either (render_markdown's `platform`): one line says how many there are and what
+they are worth. Their tests say why they failed, for the course staff.
 """
 from __future__ import annotations
 
@@ -18,6 +22,9 @@ from autograder.settings import GRADESCOPE_MAX_IMAGE_BYTES, GRADESCOPE_MAX_OUTPU
 
 STATUS = {PASSED: "passed"}
 MAX_OUTPUT_CHARS = GRADESCOPE_MAX_OUTPUT_CHARS  # the Markdown text, before images
+
+
+HIDDEN = "hidden"  # Gradescope's visibility of a test students never see
 
 
 def _summary(result: SubmissionResult, result_dir: Path | None) -> str:
@@ -38,18 +45,18 @@ def to_gradescope(result: SubmissionResult, *, result_dir: Path | None = None) -
     """
     tests = []
     # Gradescope never shows a hidden test: failures are folded among the others, as on every page
-    views = check_views(result.checks, result.lang, lambda check: check.visibility != "hidden", result.assignment)
-    for number, view in enumerate(views, start=1):
+    views = check_views(result.checks, result.lang, lambda check: check.visibility != HIDDEN, result.assignment)
+    for position, view in enumerate(views, start=1):
         check = view.check
         lines = [line for line in (view.message, view.folded) if line]
-        if check.visibility == "hidden" and not check.passed:  # Gradescope shows a hidden test to the course staff only: they see why
+        if check.visibility == HIDDEN and not check.passed:  # Gradescope shows a hidden test to the course staff only: they see why
             lines = [message_text(check, result.lang, result.assignment)]
         if view.hint:  # the first tier: the idea, never code; none when folded under another failure
-            lines.append(f"{t('feedback.hint', result.lang)}: {view.hint}")
+            lines.append(t("feedback.hint_line", result.lang, hint=view.hint))
         tests.append(
             {
                 "name": f"{check.task} {view.name}",
-                "number": f"{number}",
+                "number": f"{position}",
                 "score": check.points,
                 "max_score": check.max_points,
                 "status": STATUS.get(check.status, "failed"),

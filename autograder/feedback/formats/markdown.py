@@ -38,8 +38,11 @@ def _score_line(result: SubmissionResult, lang: str) -> str:
 
 def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_due: bool = False, platform: bool = False) -> str:
     """`platform`: for a course platform's page (Gradescope), where the submission's name is the
-    platform's folder ("submission") and the student cannot run attnkit."""
+    platform's folder ("submission"), the student cannot run attnkit, and a hidden test is never
+    shown: its check is not listed either, one line counts them (qa33p)."""
     view = feedback_view(result, lang, show_after_due)
+    unlisted = [v.check for v in view.checks if platform and not v.details]
+    listed = [v for v in view.checks if not (platform and not v.details)]
     title = t("feedback.title_platform", lang) if platform else t("feedback.title", lang, name=inline(result.submission))
     lines = [f"# {title}", "", _score_line(result, lang), ""]
     if result.grader_error:
@@ -62,10 +65,10 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
             lines.append(t("feedback.no_mistakes", lang))
         lines.append("")
 
-    if view.checks:
+    if listed:
         lines += [f"## {t('feedback.checks_heading', lang)}", ""]
         current_part = None
-        for check_view in view.checks:
+        for check_view in listed:
             check = check_view.check
             if check.part != current_part:
                 if current_part is not None:
@@ -84,8 +87,10 @@ def render_markdown(result: SubmissionResult, lang: str = "en", *, show_after_du
             if check_view.folded:
                 lines.append(f"  - {inline(check_view.folded)}")
             if check_view.hint:  # none for a passed check, or one folded under another failure
-                lines.append(f"  - {t('feedback.hint', lang)}: {inline(check_view.hint)}")
+                lines.append(f"  - {t('feedback.hint_line', lang, hint=inline(check_view.hint))}")
         lines.append("")
+    if unlisted:
+        lines += [f"_{t('feedback.hidden_checks', lang, count=len(unlisted), points=number(sum(c.max_points for c in unlisted)))}_", ""]
     if view.withheld:
         lines += [f"_{t('feedback.after_due_note', lang, count=view.withheld)}_", ""]
 

@@ -18,7 +18,7 @@ from typing import Any
 from autograder.feedback.shown import shown_tree
 from autograder.feedback.formats.view import CheckView, check_views, note_text, number
 from autograder.feedback.formats.view import heatmap_images
-from autograder.feedback.i18n import t
+from autograder.feedback.i18n import DEFAULT_LANG, t
 from autograder.feedback.results import SubmissionResult
 from autograder.paths import regular_files
 from autograder.settings import PRAIRIELEARN_MAX_IMAGE_BYTES, SUBMISSION_MAX_FILE_BYTES
@@ -27,13 +27,18 @@ SHOWN = "visible"  # the only visibility whose message PrairieLearn may show bef
 
 
 def _message(view: CheckView, lang: str, said: set[str]) -> str:
-    """The check's sentences that no earlier test said already (said is updated)."""
+    """The check's sentences that no earlier test said already (said is updated). The diagnosed
+    mistake is said once: an English message already ends with it (": <mistake>", as a Chinese one
+    does with "：<mistake>"), so it gets its own line only when the message does not hold it."""
     if not view.details:
         return ""
     if view.check.passed:  # a passed check says something only when its points were carried forward
         return view.message
-    hint = f"{t('feedback.hint', lang)}: {view.hint}" if view.hint else ""  # the first tier: the idea, never code
-    mistake = view.check.mistake_message if lang == "en" else ""  # other languages: in the message
+    hint = t("feedback.hint_line", lang, hint=view.hint) if view.hint else ""  # the first tier: the idea, never code
+    mistake = view.check.mistake_message if lang == DEFAULT_LANG else ""  # other languages: in the message
+    if mistake and mistake in view.message:  # said here, within the message: not again, here or later
+        said.add(mistake)
+        mistake = ""
     lines = []
     for line in (view.message, mistake, view.folded, hint):
         if line and line not in said:

@@ -240,7 +240,7 @@ def caption_text(artifact: Artifact, lang: str, assignment: str = "") -> str:
     if lang == DEFAULT_LANG:
         return artifact.caption or artifact.name
     own = words(assignment).strings
-    key = f"caption.{artifact.name}" if f"caption.{artifact.name}" in own else "caption.heatmap"
+    key = next((k for k in (f"caption.{artifact.name}.alone" * (not artifact.difference), f"caption.{artifact.name}") if k in own), "caption.heatmap")
     return t_of(own, key, lang, name=artifact.name)
 
 

@@ -8,7 +8,8 @@ from autograder.grading.integrity.flags import (
     EVASION, FAKE_RESULTS, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_PATCH, NETWORK, PROCESS, RESOURCE_LIMIT, SIGNAL, Flag,
 )
 from autograder.grading.integrity.static import MAIN_GUARD, SourceFacts
-from autograder.feedback.results import CheckResult
+from autograder.feedback.messages import ENGINE_MESSAGES
+from autograder.feedback.results import FAILED, CheckResult
 from autograder.settings import GRADES_CSV, GRADESCOPE_FILE, PRAIRIELEARN_FILE, RESULT_FILE
 
 SOURCE_CODES = (EVASION, GRADER_REFERENCE, LIBRARY_PATCH, FILE_ACCESS, NETWORK, PROCESS, SIGNAL)
@@ -79,10 +80,14 @@ def merge(*groups: list[Flag] | tuple[Flag, ...]) -> tuple[Flag, ...]:
     return tuple(dict.fromkeys(flag for group in groups for flag in group))
 
 
+ZEROED = ENGINE_MESSAGES["integrity_zeroed"]["en"]
+
+
 def strict(checks: tuple[CheckResult, ...], flags: tuple[Flag, ...]) -> tuple[CheckResult, ...]:
-    """`--integrity strict`: every check of a part that carries a flag scores 0 (the message says why)."""
+    """`--integrity strict`: every check of a part that carries a flag scores 0 and fails, its
+    message says why (not which flag: those are the instructor's). It read "passed (0/2)" (qa33p)."""
     parts = {flag.part for flag in flags if flag.part and flag.code != RESOURCE_LIMIT}
     return tuple(
-        replace(c, points=0.0, message=(c.message + " " if c.message else "") + "(set to 0: integrity flag on this part)") if c.part in parts and c.points else c
+        replace(c, points=0.0, status=FAILED, message=ZEROED, message_key="integrity_zeroed", message_args={}) if c.part in parts and c.points else c
         for c in checks
     )

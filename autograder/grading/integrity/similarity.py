@@ -70,10 +70,19 @@ def release_boilerplate() -> np.ndarray:
 
 
 def _passages(text: str, slices: np.ndarray) -> tuple[str, ...]:
+    """The longest shared passages, in the file's order, each widened to whole lines (copydetect's
+    slices start and end mid-line: glued together they showed code nobody wrote, qa33p)."""
     if slices.size == 0:  # nothing shared: copydetect gives an empty 1-D array, not a 2 x 0 one
         return ()
     spans = sorted(((int(e) - int(s), int(s), int(e)) for s, e in zip(slices[0], slices[1])), reverse=True)[:MAX_PASSAGES]
-    return tuple(text[s:e][:PASSAGE_CHARS] for _, s, e in sorted(spans, key=lambda span: span[1]))
+    lines: list[tuple[int, int]] = []
+    for _, s, e in sorted(spans, key=lambda span: span[1]):
+        start, end = text.rfind("\n", 0, s) + 1, (text.find("\n", e) + 1 or len(text) + 1) - 1
+        if lines and start <= lines[-1][1]:  # overlaps the passage before once widened: one passage
+            lines[-1] = (lines[-1][0], max(end, lines[-1][1]))
+        else:
+            lines.append((start, end))
+    return tuple(text[s:e][:PASSAGE_CHARS] for s, e in lines)
 
 
 def _safe_fingerprint(name: str, text: str, boilerplate: np.ndarray | None):

@@ -23,7 +23,7 @@ import torch
 from autograder.grading.worker.api import StudentAPI
 from autograder.grading.worker.client import StudentError, StudentException
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.assignments.attention.texts import key_of_english
+from autograder.assignments.attention.texts import STRINGS, key_of_english
 from autograder.assignments.attention.checks.support import fail_with, source_facts
 from autograder.grading.heatmap import (
     MAX_PNG_BYTES, NEW_AXES, SHOWN_ATOL, Heatmap, Render, UnreadablePlot, orientations, png_size, read_heatmap, render, returned_axes, shows_matrix, shows_values, similarity, target_axes,
@@ -365,6 +365,9 @@ def zero_difference_render() -> bytes:
     return render_difference(probe_weights(), probe_weights(), QUERY_TOKENS, KEY_TOKENS, TITLE)
 
 
+DIFFERENCE = "heatmaps/plot-attention-difference.png"  # drawn when the figure's matrix can be read
+
+
 def add_plot_artifact(artifacts: Any, png: bytes, heatmap: Heatmap | None, weights: torch.Tensor) -> None:
     """The student's own figure beside the kit's render of the probe. The matrix read from the
     figure is rendered the kit's way to give the similarity, and shown as a difference."""
@@ -375,16 +378,16 @@ def add_plot_artifact(artifacts: Any, png: bytes, heatmap: Heatmap | None, weigh
     shown, score = (read_matrix(heatmap) if heatmap is not None else None), None
     if shown is not None and torch.equal(shown, weights):  # the pinned renderer: same input, same bytes
         score = 1.0
-        images["heatmaps/plot-attention-difference.png"] = zero_difference_render()
+        images[DIFFERENCE] = zero_difference_render()
     elif shown is not None and torch.isfinite(shown).all():
         score = similarity(render(shown, QUERY_TOKENS, KEY_TOKENS, TITLE), reference)
-        images["heatmaps/plot-attention-difference.png"] = render_difference(shown, weights, QUERY_TOKENS, KEY_TOKENS, TITLE)
+        images[DIFFERENCE] = render_difference(shown, weights, QUERY_TOKENS, KEY_TOKENS, TITLE)
     artifacts.add(
         Artifact(
             kind="heatmap", name="plot-attention",
-            caption="plot_attention: your figure, the kit's render of the same weights, and what your figure shows minus those weights",
+            caption=STRINGS["caption.plot-attention" if DIFFERENCE in images else "caption.plot-attention.alone"]["en"],
             student="heatmaps/plot-attention-student.png", reference="heatmaps/plot-attention-reference.png",
-            difference="heatmaps/plot-attention-difference.png" if "heatmaps/plot-attention-difference.png" in images else "",
+            difference=DIFFERENCE if DIFFERENCE in images else "",
             similarity=score,
         ),
         images,
