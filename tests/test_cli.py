@@ -205,7 +205,8 @@ def _help(command: str, capsys) -> str:
 def test_lang_help_says_which_commands_take_the_language_from_the_file_name(capsys):
     """grade-batch's help promised zh for a *.zh.ipynb file, and wrote English feedback (QA)."""
     for command in ("grade", "check", "watch"):
-        assert "default: zh for a *.zh.ipynb or *.zh.py file, else en" in _help(command, capsys), command
+        text = _help(command, capsys)
+        assert "default: zh for a *.zh.ipynb or *.zh.py file, or a folder or zip whose graded file is one, else en" in text, command
     for command in ("grade-batch", "report", "demo"):
         text = _help(command, capsys)
         assert "default: en, whatever the file names" in text and "*.zh" not in text, command

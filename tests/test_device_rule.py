@@ -110,10 +110,22 @@ def test_device_notes_are_capped_and_in_the_files_order(tmp_path):
     assert lines == sorted(lines) and all(len(note) < 800 for note in notes)
 
 
-def _device_notes_of(source: str, tmp_path: Path) -> list[str]:
+def _device_notes_of(source: str, tmp_path: Path, parts: str = "A") -> list[str]:
     path = tmp_path / "flood.py"
     path.write_text(source, encoding="utf-8")
     out = tmp_path / "out"
-    assert main(["grade", str(path), "--seed", "1", "--parts", "A", "--out", str(out)]) == 0
+    assert main(["grade", str(path), "--seed", "1", "--parts", parts, "--out", str(out)]) == 0
     result = json.loads((out / "flood" / "attnkit.json").read_text(encoding="utf-8"))
     return [e for e in result["events"] if "on a GPU" in e or "more lines make tensors" in e]
+
+
+def test_an_unfinished_task_does_not_end_the_probing(tmp_path):
+    """qa34h n01: a probe that met a stub (MultiHeadAttention) ended the probing, so the default mask
+    that masked_softmax makes without device= (probed last, without a mask) went unnoted."""
+    source = REFERENCE.read_text(encoding="utf-8")
+    default = "if mask is None:\n        mask = torch.ones(scores.shape[-2:], dtype=torch.bool)\n    if mask is not None:"
+    source = source.replace("if mask is not None:", default, 1)
+    start = source.index("### BEGIN SOLUTION", source.index("def forward", source.index("class MultiHeadAttention")))
+    source = source[:start] + "### BEGIN SOLUTION\n        raise NotImplementedError\n" + source[start + len("### BEGIN SOLUTION\n"):]
+    notes = _device_notes_of(source, tmp_path, parts="A,C")
+    assert any("torch.ones at flood.py:" in note for note in notes), notes

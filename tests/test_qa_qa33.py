@@ -22,7 +22,8 @@ import pytest
 
 from autograder.cli import main
 from autograder.feedback.formats.view import caption_text, hint_text
-from autograder.feedback.results import SubmissionResult
+from autograder.feedback.report import as_reported, not_compiled
+from autograder.feedback.results import BatchResult, SubmissionResult
 from autograder.grading.worker.client import Budget
 from tests.corpus import FULL, assert_each_bug_in_its_own_part, assert_graded_as_expected, graded_corpus
 
@@ -133,3 +134,22 @@ def test_the_heatmap_caption_promises_a_difference_only_where_one_is_drawn(grade
         [artifact] = [a for a in result.artifacts if a.name == "plot-attention"]
         assert bool(artifact.difference) == drawn, name
         assert ("minus" in caption_text(artifact, "en"), "减去" in caption_text(artifact, "zh")) == (drawn, drawn), name
+
+
+# qa34h: the red team of this round's fixes
+RED = QA / "qa34h"
+
+
+def test_a_scratch_file_beside_the_graded_file_does_not_make_the_hand_in_ungradable(grade):
+    """s01: the released stubs beside a Python 2 scratch file nothing imports were reported "could
+    not be graded" (the file that does not compile was any .py of the folder): the stubs are graded, 0."""
+    result = grade(RED / "s01_stubs_plus_broken_scratch", name="s01", parts={"A"})
+    assert result.score == 0 and not result.grader_error
+    assert not_compiled(result) == "" and as_reported(BatchResult((result,))).submissions[0].grader_error == ""
+
+
+def test_a_map_drawn_another_way_on_the_given_axes_is_charged_as_what_it_is(grade):
+    """g01: transposed only when ax= is given was charged as tick labels on automatic ticks."""
+    result = grade(RED / "g01_transposed_on_given_ax.py", name="g01", parts={"E"})
+    [lost] = [c for c in result.checks if c.points < c.max_points]
+    assert lost.check_id == "plot_attention_tick_labels" and lost.mistake == "heatmap_transposed", lost.message

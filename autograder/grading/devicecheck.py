@@ -10,7 +10,7 @@ import re
 
 from autograder.assignment import current
 from autograder.feedback.i18n import t
-from autograder.grading.worker.client import Student, StudentError, StudentException
+from autograder.grading.worker.client import Student, StudentError, WorkerFailure
 
 FIELDS = ("where", "function", "line", "factory", "op")  # what the worker reports per line
 MAX_NOTES = 8  # a file has a few such lines; past them one line says how many more (qa33h: 6,000 notes, 11 MB of feedback)
@@ -45,10 +45,10 @@ def device_notes(student: Student, lang: str = "en", parts: frozenset[str] | Non
             for item in student.request(message, name) or []:
                 if isinstance(item, dict) and all(isinstance(item.get(k), str) for k in FIELDS):
                     found.setdefault(item["where"], item)
-        except StudentException:
-            continue  # not implemented, or broken: the checks say so
-        except StudentError:
+        except WorkerFailure:
             break  # a hang or a crash: the checks say so, and a note is not worth another timeout (qa33p: one a probe)
+        except StudentError:
+            continue  # not implemented, raised, returned what cannot cross: the checks say so (qa34h: not the probes after it)
     shown = sorted(found.values(), key=lambda item: [int(w) if w.isdigit() else w for w in re.split(r"(\d+)", item["where"])])[:MAX_NOTES]  # in the file's order
     notes = [t("device.note", lang, **{k: item[k][:MAX_LINE] for k in FIELDS}) for item in shown]
     return notes + ([t("device.more", lang, count=len(found) - MAX_NOTES)] if len(found) > MAX_NOTES else [])

@@ -15,12 +15,12 @@ import ast
 from pathlib import Path
 from typing import Any
 
+from autograder.errors import AttnkitError
 from autograder.feedback.shown import shown_tree
 from autograder.feedback.formats.view import CheckView, check_views, note_text, number
 from autograder.feedback.formats.view import heatmap_images
 from autograder.feedback.i18n import DEFAULT_LANG, t
 from autograder.feedback.results import SubmissionResult
-from autograder.paths import regular_files
 from autograder.settings import PRAIRIELEARN_MAX_IMAGE_BYTES, SUBMISSION_MAX_FILE_BYTES
 
 SHOWN = "visible"  # the only visibility whose message PrairieLearn may show before the due date
@@ -54,11 +54,15 @@ def not_gradable(reasons: list[str], *, output: str = "") -> dict[str, Any]:
 
 
 def syntax_error(source: Path) -> tuple[str, str] | None:
-    """(file name, error) for the first .py file of a submission (the file, or those in its folder)
-    that does not parse at all; parsing runs no code. None for a notebook, a zip, a missing path."""
+    """(file name, error) when the graded .py file of a submission (the file, or the one graded in
+    its folder) does not parse at all; parsing runs no code. None for a notebook, a zip, a missing
+    path, and for a file beside the graded one (qa34h: an unused scratch file made a graded stub
+    "could not be graded")."""
+    from autograder.grading.submission import load_submission
+
     try:
-        paths = [source] if source.is_file() else regular_files(source) if source.is_dir() else []
-    except OSError:
+        paths = [source] if source.is_file() else [source / load_submission(source).entry] if source.is_dir() else []
+    except (AttnkitError, OSError):  # nothing graded: the grader's result says why
         return None
     for path in paths:
         if path.suffix != ".py":

@@ -405,10 +405,13 @@ def test_plot_attention_tick_labels(student: StudentAPI):
     wrong = [(q, k) for i, q in enumerate(QUERY_TOKENS) for j, k in enumerate(KEY_TOKENS) if abs(cells[(q, k)] - float(expected[i, j])) > SHOWN_ATOL]
     if wrong:
         raise CheckFailure.keyed("heatmap_labels_misplaced", count=len(wrong), total=LQ * LK)
-    if _given_label_problem(drawing_on_given_axes(student)) not in (None, "heatmap_unlabelled"):  # unlabelled there: the ax= check's
+    given = _given_label_problem(drawing_on_given_axes(student))
+    if given is not None and _problem_key(given) in ("ticks_not_per_cell", "tick_labels_not_tokens"):
         # right on its own figure only: set_xticklabels without set_xticks puts the tokens on
         # matplotlib's automatic ticks, one per cell at one size only (qa33s b60: 0, 0.5, 1, ... on the ax= given)
         raise CheckFailure.keyed("tick_labels_on_automatic_ticks")
+    if given is not None and _problem_key(given) != "heatmap_unlabelled":  # unlabelled there: the ax= check's
+        raise given  # drawn another way on the Axes given (qa34h g01: transposed there only)
     problem = self_attention_problem(student)
     if problem is not None:
         raise problem
@@ -574,7 +577,8 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
     own = _texts(target_axes(own_description)) | {"colorbar": heatmap.colorbar}  # what the drawing without ax= has
     drawings = [*axes.get("images", []), *axes.get("meshes", [])]  # their "colorbar": one in ax's figure, an inset one too
     there = _texts(axes) | {"colorbar": bool(description.get("colorbars")) or any(isinstance(d, dict) and d.get("colorbar") for d in drawings)}
-    own["tick labels"], there["tick labels"] = label_problem(heatmap) is None, _given_label_problem(description) != "heatmap_unlabelled"  # misplaced there: the tick-label check's
+    given = _given_label_problem(description)
+    own["tick labels"], there["tick labels"] = label_problem(heatmap) is None, given is None or _problem_key(given) != "heatmap_unlabelled"  # misplaced there: the tick-label check's
     moved = _listed(description.get("elsewhere")) - {"title"}  # drawn in another figure (the current one)
     if own["title"]:  # the drawings of the probe and with ax= have no title= given
         titled = titled_on_given_axes(student)
@@ -592,14 +596,17 @@ def test_plot_attention_uses_given_axes(student: StudentAPI):
         raise CheckFailure.keyed("open_axes_drawn_over")
 
 
-def _given_label_problem(description: Any) -> str | None:
-    """The key of what is wrong with the tokens on the heatmap drawn on the given Axes (None when
-    they are right, or when it cannot be read: nothing to tell)."""
+def _given_label_problem(description: Any) -> CheckFailure | None:
+    """What is wrong with the tokens on the heatmap drawn on the given Axes (None when they are
+    right, or when it cannot be read: nothing to tell)."""
     try:
-        problem = label_problem(with_plain_tokens(read_heatmap(description, in_view=False)))
+        return label_problem(with_plain_tokens(read_heatmap(description, in_view=False)))
     except UnreadablePlot:
         return None
-    return None if problem is None else problem.key or problem.mistake or "wrong"
+
+
+def _problem_key(problem: CheckFailure) -> str:
+    return problem.key or problem.mistake
 
 
 def _listed(names: Any) -> set[str]:

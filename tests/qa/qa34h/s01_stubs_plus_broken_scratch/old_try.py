@@ -1,0 +1,2 @@
+# scratch: python2 leftovers
+print "hello"
