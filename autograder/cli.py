@@ -482,7 +482,7 @@ def _warn_unmatched(names: list[str], roster: Roster, consequence: str) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from autograder.feedback.report import write_gradebook, write_report
+    from autograder.feedback.report import mixed_seeds_warning, read_class, write_gradebook, write_report
 
     roster = _roster(args)
     if args.lms and roster is None:
@@ -491,23 +491,22 @@ def _cmd_report(args: argparse.Namespace) -> int:
         from autograder.deployment.lms import check_roster
 
         check_roster(args.lms, roster)  # before anything is written
-    index = write_report(Path(args.out_dir), _lang(args), show_after_due=args.show_after_due, roster=roster)
-    from autograder.feedback.report import load_results, mixed_seeds_warning
-    from autograder.feedback.results import BatchResult
-
-    warning = mixed_seeds_warning(BatchResult(tuple(result for _, result in load_results(Path(args.out_dir)))))
+    out_dir = Path(args.out_dir)
+    results = read_class(out_dir)
+    index = write_report(out_dir, _lang(args), show_after_due=args.show_after_due, roster=roster, results=results)
+    warning = mixed_seeds_warning(results.batch)
     if warning:  # also at the top of summary.md
         print(f"warning: {warning}", file=sys.stderr)
     print(f"class dashboard: {index}")
     print(f"grades:          {index.parent / GRADES_CSV}")
     if args.lms:
-        path, book = write_gradebook(Path(args.out_dir), roster, args.lms, args.assignment)
+        path, book = write_gradebook(out_dir, results.batch, roster, args.lms, args.assignment)
         print(f"{args.lms} import: {path}")
         for name in book.unmatched:
             print(f"warning: {name}: not in the roster {args.roster} (or more than one match); left out of {path.name}",
                   file=sys.stderr)
     elif roster is not None:
-        _warn_unmatched([r.submission for _, r in load_results(Path(args.out_dir))], roster, f"no student_id in {GRADES_CSV}")
+        _warn_unmatched([r.submission for r in results.batch.submissions], roster, f"no student_id in {GRADES_CSV}")
     print(f"summary:         {index.parent / 'summary.md'}")
     print(f"feedback pages:  {index.parent}/<submission>/feedback.html (and feedback.md)")
     return 0

@@ -140,11 +140,17 @@ def _is_rule(check) -> bool:
     return key == "uses_library" or key.startswith("rule_")
 
 
+def _gated(check) -> bool:
+    """A property not counted because a check of its task's values failed (messages: scoring_gated)."""
+    return getattr(check, "message_key", "") == "scoring_gated"
+
+
 def fold(failed: Sequence) -> list[Entry]:
     """Failed checks (CheckResults) grouped. The first failure of a task with a known cause (a
     diagnosed mistake, or an exception at a line of the student's file) carries the other failures
     of that task that have no other known cause; then failures of a task with the very same message
-    (a file that cannot be imported) are grouped. Grouped failures get no hint of their own."""
+    (a file that cannot be imported) are grouped, and a property not counted follows its task's
+    first other failure. Grouped failures get no hint of their own."""
     entries: list[Entry] = []
     taken: set[int] = set()
 
@@ -157,9 +163,11 @@ def fold(failed: Sequence) -> list[Entry]:
         cause = _cause(check)
         if index not in taken and cause:
             group(index, lambda other, cause=cause: _cause(other) in ("", cause) and not _is_rule(other))
-    for index, check in enumerate(failed):
-        if index not in taken:
-            group(index, lambda other, message=check.message: other.message == message)
+    for gated_pass in (False, True):  # a property not counted because a values check failed follows that failure (qa35n F7)
+        for index, check in enumerate(failed):
+            if index not in taken and _gated(check) == gated_pass:
+                absorbs = not gated_pass and not _is_rule(check)
+                group(index, lambda other, message=check.message, absorbs=absorbs: other.message == message or (absorbs and _gated(other)))
     order = {id(check): index for index, check in enumerate(failed)}
     return sorted(entries, key=lambda entry: order[id(entry.check)])
 

@@ -281,6 +281,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "{module}.py is beside {file}, but only that file is graded, not the files beside it: hand in a folder or zip holding both, or put that code in your task cell",
         "zh": "{module}.py 在 {file} 旁边，但评分只用那一个文件，不包括它旁边的文件：请把两者放在一个文件夹或 zip 里提交，或者把那段代码写进任务单元格",
     },
+    "note.module_not_promised": {  # grading/session.py load_notes
+        "en": "there is no module {module} where your work was graded. A file of yours: hand it in with your work. A package: the grader promises only Python's standard library, torch, numpy, matplotlib and seaborn; wrap an optional import in `try: ... except ImportError:`",
+        "zh": "评分环境里没有 {module} 这个模块。如果它是你自己的文件：请和作业一起提交。如果它是一个包：评分环境只保证有 Python 标准库、torch、numpy、matplotlib 和 seaborn；可选的导入请放进 `try: ... except ImportError:`",
+    },
     "note.cell_time_limit": {  # grading/session.py: a notebook cell stopped while loading (worker/dispatcher.py CellTimeLimit)
         "en": "a cell of your notebook ran longer than {seconds} s while the grader loaded your work and was stopped there ({frame}); the rest of that cell did not run, the other cells did. Code at the top level of an answer cell (a demo, a training loop) runs every time your work is graded: keep it in a cell of your own",
         "zh": "评分器载入你的作业时，笔记本中有一个单元格运行超过 {seconds} 秒，在这里被停止（{frame}）；该单元格的其余部分没有运行，其他单元格都运行了。作答单元格顶层的代码（演示、训练循环）每次评分都会运行：请把它放在你自己的单元格里",

@@ -6,7 +6,7 @@ is written atomically, so a dashboard being regenerated is never seen half-writt
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from autograder.errors import AttnkitError, OutputError
@@ -115,18 +115,34 @@ def refresh_similarity(out_dir: Path, batch: BatchResult, prints: dict | None = 
     return pairs
 
 
-def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = False,
-                 roster: Roster | None = None, fresh: Collection[str] = (), prints: dict | None = None) -> Path:
+@dataclass(frozen=True)
+class ClassResults:
+    """Every result in an OUT folder, read once: (folder, result) as written, and the batch as
+    reported (as_reported)."""
+
+    entries: list[tuple[str, SubmissionResult]]
+    batch: BatchResult
+
+
+def read_class(out_dir: Path) -> ClassResults:
+    """The results in out_dir (load_results), and the batch as grades.csv and the LMS files count it."""
+    entries = load_results(Path(out_dir))
+    return ClassResults(entries, as_reported(BatchResult(tuple(result for _, result in entries))))
+
+
+def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = False, roster: Roster | None = None,
+                 fresh: Collection[str] = (), prints: dict | None = None, results: ClassResults | None = None) -> Path:
     """Regenerate every feedback page, then grades.csv, summary.md and index.html; returns index.html.
 
     With a roster, grades.csv carries each submission's student id. fresh: the submissions the
     batch has just graded, whose pages it wrote in their own language into their own folders
-    (kept when it is `lang`); prints: their fingerprints, taken as they came in (refresh_similarity).
+    (kept when it is `lang`); prints: their fingerprints, taken as they came in (refresh_similarity);
+    results: out_dir's results when the caller has read them (read_class).
     """
     check_lang(lang)
     out_dir = Path(out_dir)
-    entries = load_results(out_dir)
-    batch = as_reported(BatchResult(tuple(result for _, result in entries)))
+    results = results or read_class(out_dir)
+    entries, batch = results.entries, results.batch
     grades, summary, dashboard = BATCH_FILES
     ids = {}
     if roster is not None:
@@ -145,9 +161,9 @@ def write_report(out_dir: Path, lang: str = "en", *, show_after_due: bool = Fals
     return index
 
 
-def write_gradebook(out_dir: Path, roster: Roster, layout: str, assignment: str = "") -> tuple[Path, Gradebook]:
-    """OUT/grades-<layout>.csv, the file Canvas or PrairieLearn imports; returns it and the gradebook."""
-    batch = as_reported(BatchResult(tuple(result for _, result in load_results(Path(out_dir)))))
+def write_gradebook(out_dir: Path, batch: BatchResult, roster: Roster, layout: str, assignment: str = "") -> tuple[Path, Gradebook]:
+    """OUT/grades-<layout>.csv, the file Canvas or PrairieLearn imports, from out_dir's batch as
+    reported (read_class); returns it and the gradebook."""
     if layout == "canvas":
         book = canvas_csv(batch, roster, assignment or current().lms_name)  # default: the manifest's lms_name
     elif layout == "prairielearn":

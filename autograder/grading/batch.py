@@ -84,7 +84,7 @@ def grade_batch(
                 done[path] = store.load(names[path])
             else:
                 todo.append((path, names[path]))
-        kept = kept_seeds(out, {name for _, name in todo})  # the results this run leaves as they are: OUT's other shards too
+        kept = kept_seeds(out, {name for _, name in todo}, {names[p]: r for p, r in done.items()})  # OUT's other shards too
         if options.seed is None:  # one seed for the batch: a run that resumes keeps the one its results were graded with
             if len(kept) > 1:
                 raise SeedMismatchError(f"{out_dir} holds results of several seeds ({', '.join(map(str, sorted(kept)))}): give --seed N"
@@ -105,12 +105,13 @@ class SeedMismatchError(AttnkitError):
     """An explicit --seed that is not the seed of the results already in OUT: one class, one seed."""
 
 
-def kept_seeds(out_dir: Path, regraded: set[str]) -> set[int]:
+def kept_seeds(out_dir: Path, regraded: set[str], loaded: dict[str, SubmissionResult]) -> set[int]:
     """The seeds of the results in out_dir/*/attnkit.json that this run does not grade again (the
-    folders named in `regraded` it does); an unreadable result has none."""
-    seeds = set()
+    folders named in `regraded` it does); loaded: those already read, by folder; an unreadable
+    result has none."""
+    seeds = {result.seed for result in loaded.values()}
     for path in Path(out_dir).glob(f"*/{RESULT_FILE}"):
-        if path.parent.name in regraded or not path.is_file():
+        if path.parent.name in regraded or path.parent.name in loaded or not path.is_file():
             continue
         try:
             seeds.add(int(load_submission_result(path).seed))

@@ -46,7 +46,8 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
 
     scores: (..., Lq, Lk); mask: bool, broadcastable to scores, True = may attend.
     Returns weights of the same shape and dtype: each row sums to 1 over its allowed keys,
-    blocked keys get exactly 0, and a row whose keys are all blocked is all zeros (never NaN).
+    blocked keys get exactly 0 and count nowhere, however large their scores, and a row whose
+    keys are all blocked is all zeros (never NaN).
     This holds for float16 and bfloat16 scores too (they are tried): a fill of -1e9 or a guard of
     +1e-9 does not fit in float16 (torch.finfo(scores.dtype) gives its limits).
     Do not call torch.softmax, F.softmax, log_softmax or nn.Softmax, and do not change `scores`

@@ -45,7 +45,7 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
 
     scores：(..., Lq, Lk)；mask：布尔张量，可广播到 scores 的形状，True = 可以关注。
     返回形状和 dtype 都与 scores 相同的权重：每一行在允许的键上和为 1，被屏蔽的键权重恰好为 0，
-    所有键都被屏蔽的一行全为 0（绝不出现 NaN）。float16 和 bfloat16 的 scores 也要满足这些（会被检查）：
+    且无论分数多大都不参与任何计算；所有键都被屏蔽的一行全为 0（绝不出现 NaN）。float16 和 bfloat16 的 scores 也要满足这些（会被检查）：
     -1e9 的填充值或 +1e-9 的保护项在 float16 里放不下（torch.finfo(scores.dtype) 给出它的范围）。
     不要调用 torch.softmax、F.softmax、log_softmax 或 nn.Softmax，也不要原地修改 `scores` 或 `mask`。
     """

@@ -33,6 +33,7 @@ MUTANTS: dict[str, Mutant] = {
             ("row_max = scores.amax(dim=-1, keepdim=True)  # (..., Lq, 1)", "row_max = scores.amax(dim=-2, keepdim=True)  # (..., 1, Lk)"),
             ("total = exp.sum(dim=-1, keepdim=True)  # (..., Lq, 1)", "total = exp.sum(dim=-2, keepdim=True)  # (..., 1, Lk)"),
         )),
+        Mutant("softmax_mask_ignored", "A", ((MASK_FILL, "pass  # the mask not used"),)),
         Mutant("mask_inverted", "A", ((MASK_FILL, 'scores = scores.masked_fill(mask, float("-inf"))'),)),
         Mutant("mask_filled_with_zero", "A", ((MASK_FILL, "scores = scores.masked_fill(mask.logical_not(), 0.0)"),)),
         Mutant("mask_after_softmax", "A", (
@@ -40,6 +41,7 @@ MUTANTS: dict[str, Mutant] = {
             ("return exp / total  # (..., Lq, Lk)", "weights = exp / total\n    return weights if mask is None else weights.masked_fill(mask.logical_not(), 0.0)"),
         )),
         Mutant("softmax_no_max_subtraction", "A", (("exp = torch.exp(scores - row_max)", "exp = torch.exp(scores)"),)),
+        Mutant("softmax_blocked_key_counts", "A", ((MASK_FILL, "pass"), ("exp = torch.exp(scores - row_max)", "exp = torch.exp(scores - row_max) * (1 if mask is None else mask)"))),
         Mutant("fully_masked_nan", "A", ((SAFE_MAX, ""), (SAFE_TOTAL, ""))),
         Mutant("fully_masked_uniform", "A", ((MASK_FILL, "scores = scores.masked_fill(mask.logical_not(), -1e9)"),)),
         Mutant("softmax_in_place", "A", ((MASK_FILL, 'scores = scores.masked_fill_(mask.logical_not(), float("-inf"))'),)),

@@ -74,8 +74,9 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "split_heads_values": _text("split_heads：第 i 个头取特征 [i·Dh, (i+1)·Dh)"),
     "split_heads_gradients": _text("split_heads：梯度能传到 x"),
     "split_heads_other_sizes": _text("split_heads：其他尺寸、一个头、很多头"),
-    "split_merge_noncontiguous": _text("split_heads 和 merge_heads：对非连续输入也能用"),
+    "split_heads_noncontiguous": _text("split_heads：对非连续的输入也能用"),
     "merge_heads_values": _text("merge_heads：(B, H, S, Dh) -> (B, S, H·Dh)，各头并排"),
+    "merge_heads_noncontiguous": _text("merge_heads：对非连续的输入也能用"),
     "merge_heads_gradients": _text("merge_heads：梯度能传到 x"),
     "split_merge_inverse": _text("merge_heads 还原 split_heads，split_heads 还原 merge_heads"),
     # C.3
@@ -325,6 +326,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the axis labels name the wrong axes (horizontal: {xlabel!r}, vertical: {ylabel!r}): queries run across and keys down, so the horizontal label names the queries and the vertical one the keys",
         "zh": "坐标轴标签写反了（横轴：{xlabel!r}，纵轴：{ylabel!r}）：横轴是 Query、纵轴是 Key，标签也应如此",
     },
+    "axis_labels_same": {
+        "en": "both axes have the label {label!r}: it cannot say which one holds the queries; name the queries on the horizontal axis and the keys on the vertical one",
+        "zh": "两条坐标轴的标签都是 {label!r}：看不出哪条是 Query；请在横轴写 Query、纵轴写 Key",
+    },
     "given_axes_ignored": {
         "en": "with ax= given, plot_attention drew on another figure or returned another Axes: draw on ax and return it",
         "zh": "给出 `ax=` 时，plot_attention 画在了别的图上或返回了别的 Axes：请画在 ax 上并返回它",
@@ -386,6 +391,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "mha_dropout_not_on_weights": {
         "en": "{where}: the output is not what dropping some attention weights gives: apply self.dropout to the weights that multiply V, not to the output or the heads",
         "zh": "{where}：输出不是丢弃部分注意力权重后应得的结果：请对乘以 V 的权重使用 self.dropout，而不是对输出或各头的结果",
+    },
+    "mha_dropout_not_rescaled": {
+        "en": "{where}: the weights that multiply V are dropped but the kept ones are not scaled up by 1/(1 - p), as nn.Dropout does in training mode: apply self.dropout to them",
+        "zh": "{where}：乘以 V 的权重做了丢弃，但保留下来的权重没有乘以 1/(1 - p)（nn.Dropout 在训练模式下会这样做）：请对它们使用 self.dropout",
     },
     "block_dropout_missing": {
         "en": "{where} with dropout=0.5 gives the same output as in eval mode: apply the block's own self.dropout to the attention output",
@@ -541,6 +550,11 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "plot_attention：你的图，以及本工具对同一组权重的渲染",
     },
     "caption.heatmap": {"en": "{name}", "zh": "注意力热力图 {name}：你的结果、参考结果与两者之差"},
+    "caption.probe-N-head-N": {  # Part F's maps of the trained model (part_f: probe-<sentence>-head-<head>); English: the check's caption
+        "en": "the trained model, sentence {n1}, head {n2}",
+        "zh": "训练好的模型，第 {n1} 个句子，第 {n2} 个头：参考模型的注意力图，以及你的 plot_attention 画出的你的注意力块的图（仅当两者一致时画出，由评分器重新绘制；"
+              "不一致的图不会画出：它是在加载参考权重的地方算出的，你自己的图见 C–E 部分）",
+    },
     "plot.query_axis": {"en": "query position", "zh": "Query 位置"},
     "plot.key_axis": {"en": "key position", "zh": "Key 位置"},
     "plot.weight": {"en": "attention weight", "zh": "注意力权重"},

@@ -1,8 +1,8 @@
 """What a student may see of a result (visibility rules), shared by the Markdown and HTML feedback."""
 from __future__ import annotations
 
-import re
 import base64
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Callable, Iterable, cast
@@ -240,8 +240,11 @@ def caption_text(artifact: Artifact, lang: str, assignment: str = "") -> str:
     if lang == DEFAULT_LANG:
         return artifact.caption or artifact.name
     own = words(assignment).strings
-    key = next((k for k in (f"caption.{artifact.name}.alone" * (not artifact.difference), f"caption.{artifact.name}") if k in own), "caption.heatmap")
-    return t_of(own, key, lang, name=artifact.name)
+    numbered = re.sub(r"\d+", "N", artifact.name)  # one caption for a family of heatmaps: probe-N-head-N, its numbers as n1, n2...
+    keys = (f"caption.{artifact.name}.alone" * (not artifact.difference), f"caption.{artifact.name}", f"caption.{numbered}")
+    key = next((k for k in keys if k in own), "caption.heatmap")
+    numbers = {f"n{i}": n for i, n in enumerate(re.findall(r"\d+", artifact.name), start=1)}
+    return t_of(own, key, lang, name=artifact.name, **numbers)
 
 
 def feedback_view(result: SubmissionResult, lang: str, show_after_due: bool = False) -> FeedbackView:

@@ -2,6 +2,7 @@
 diagnosed mistake and hint, and a line per task. Plain text (no colour), one language."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -55,9 +56,10 @@ class Pass:
     more: bool  # another pass follows (the other tasks)
 
 
-def task_name(checks: tuple[CheckResult, ...]) -> str:
-    """What a task is called: the function or class its first check names ("masked_softmax")."""
-    return checks[0].name.split(":")[0].strip() if checks else ""
+def task_name(checks: tuple[CheckResult, ...], lang: str) -> str:
+    """What a task is called: the function or class its first check names ("masked_softmax"), or
+    what it is about ("trained model", in `lang`)."""
+    return re.split("[:：]", name_text(checks[0], lang), maxsplit=1)[0].strip() if checks else ""
 
 
 def mark(checks: tuple[CheckResult, ...]) -> str:
@@ -83,7 +85,7 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
     elif focus is not None:
         checks = tasks[focus]
         failing = [c for c in checks if not c.passed]
-        lines.append(t("watch.next", lang, task=focus, name=task_name(checks), passed=len(checks) - len(failing), total=len(checks)))
+        lines.append(t("watch.next", lang, task=focus, name=task_name(checks, lang), passed=len(checks) - len(failing), total=len(checks)))
         # headline a recognised mistake, else a failure of its own (not a property left uncounted by another)
         first = next((c for c in failing if c.mistake), None) or next((c for c in failing if c.message_key != "scoring_gated"), failing[0])
         lines.append(f"  ✗ {name_text(first, lang)}")
@@ -103,7 +105,8 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
     lines.append("")
     for task, checks in tasks.items():
         passed = sum(c.passed for c in checks)
-        lines.append(f"  … {task}  {task_name(checks)}" if task in pending else f"  {mark(checks)} {task}  {task_name(checks):<{TASK_NAME_WIDTH}} {passed}/{len(checks)}")
+        name = task_name(checks, lang)
+        lines.append(f"  … {task}  {name}" if task in pending else f"  {mark(checks)} {task}  {name:<{TASK_NAME_WIDTH}} {passed}/{len(checks)}")
     lines.append("")
     if step.more:
         lines.append(t("watch.checked_task", lang, task=step.checked, seconds=step.seconds))

@@ -107,7 +107,7 @@ class SourceFacts:
 
     def untrusted(self, roots: set[str], stop: frozenset[str] = frozenset()) -> list[Finding]:
         """What makes the worker's evidence about `roots` worthless: any reference to the grader's
-        modules, and constructs that can switch the trace off in the code that runs at import
+        modules outside a demo under `if __name__ == "__main__":`, and constructs that can switch the trace off in the code that runs at import
         (module level, decorators, default values, class bodies, and every function they reach)
         or in the code the roots reach (an unrelated function's dynamic getattr does not count
         against them); and what outlives the call that made it (a library patched, a trace or audit
@@ -117,7 +117,7 @@ class SourceFacts:
         graded = self.reachable(set(self.graded or self.references) - {MAIN_GUARD} | {MODULE_SCOPE}) | {MODULE_SCOPE}
         return [
             f for f in self.findings
-            if f.code == GRADER_REFERENCE or (f.code in UNTRUSTED_CODES and (f.scope in scopes or ":" in f.scope))
+            if (f.code == GRADER_REFERENCE and f.scope != MAIN_GUARD) or (f.code in UNTRUSTED_CODES and (f.scope in scopes or ":" in f.scope))
             or (_persists(f) and f.scope in graded)
         ]
 
@@ -163,6 +163,7 @@ class _Scanner(ast.NodeVisitor):
         self.loaders: set[str] = {LOADER}  # names bound to torch's DataLoader
         self.threading_in_place = False  # threading used only for locks and the like (syntax.threading_in_place)
         self.settings: set[int] = set()  # ids of attribute targets assigned a constant (torch.backends.cudnn.deterministic = True)
+        self.prose: set[int] = set()  # ids of texts only printed or raised (_prose)
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
         self.findings.append(Finding(code, what, getattr(node, "lineno", 0), f"{self.prefix}{self.scope}", name))
@@ -334,8 +335,29 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, f"case {cls}(...) by position (a class's __match_args__ can name any attribute)", node)
         self.generic_visit(node)
 
+    # -- texts ----------------------------------------------------------------------------------
+    def _prose(self, texts: Sequence[ast.expr | None]) -> None:
+        """Texts only shown or raised (print's arguments, an exception's, an assert's message): a
+        word such as "autograder" there names nothing (qa35h F2); a call inside them is still read."""
+        for text in texts:
+            parts = text.values if isinstance(text, ast.JoinedStr) else [text]
+            self.prose.update(id(part) for part in parts if isinstance(part, ast.Constant))
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):  # a docstring, or a bare text: it does nothing
+            self.generic_visit(node)
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        if isinstance(node.exc, ast.Call):
+            self._prose(node.exc.args)
+        self.generic_visit(node)
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        self._prose([node.msg])
+        self.generic_visit(node)
+
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and any(name in node.value for name in GRADER_NAMES - {"attnkit", "dispatcher"}):
+        if isinstance(node.value, str) and id(node) not in self.prose and any(name in node.value for name in GRADER_NAMES - {"attnkit", "dispatcher"}):
             self.add(GRADER_REFERENCE, f"the text {node.value[:60]!r}", node)
         if isinstance(node.value, str) and "WEIGHTS_ONLY" in node.value:  # TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD: torch.load unpickles anything
             self.add(EVASION, f"the text {node.value[:60]!r} (unpickled data can look up any name)", node)
@@ -346,6 +368,8 @@ class _Scanner(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         function = node.func.id if isinstance(node.func, ast.Name) else ""
         self.called.add(id(node.func))
+        if function == "print":
+            self._prose(node.args)
         opened = node.func.attr if isinstance(node.func, ast.Attribute) else function
         if opened == "open" and node.args and not looks_like_path(node.args[0], self.text_names, self.numbers):
             self.add(EVASION, "open(...) of what may be a descriptor number (raw descriptor I/O can reach the worker's channel)", node)

@@ -1,6 +1,6 @@
 # qa14 b14_a2_mask_ignored: BUG A.2: the mask is never applied (blocked keys keep their weight).
 # Per-part scores: A=22 B=10 C=28 D=12 E=10 F=8.
-# Mistakes named: none.
+# Mistakes named: softmax_mask_ignored.
 # The dtype check lost its point on some seeds only (a blocked key's weight under its tolerance): now on every seed.
 # ruff: noqa  (a student's file: written as a student writes it)
 """Attention from scratch (注意力机制，从零实现).

@@ -1,5 +1,5 @@
 # qa15 b04_c2_merge_squeezes_every_axis: BUG C.2: merge_heads ends in `.squeeze()`: a batch of one or a single position loses its axis
-# Per-part scores: A=32 B=10 C=25 D=12 E=10 F=8.
+# Per-part scores: A=32 B=10 C=25.5 D=12 E=10 F=8.
 # Mistakes named: none.
 # Before: 100 (C.2 was tried with B=2 and S>1 only).
 # ruff: noqa  (a student's file: written as a student writes it)

@@ -1,6 +1,6 @@
 # qa15 b05_a2_nan_gradient_through_a_where: BUG A.2: `torch.where(den > 0, e / den, 0)`: the values of an all-blocked row are zeros, its gradient is NaN (the branch not chosen divides 0 by 0)
-# Per-part scores: A=31 B=10 C=28 D=12 E=10 F=8.
-# Mistakes named: none.
+# Per-part scores: A=30 B=10 C=28 D=12 E=10 F=8.
+# Mistakes named: softmax_blocked_key_counts.
 # Before: A=31, the feedback named fully_masked_nan, whose words say the row's values are NaN (they are zeros).
 # ruff: noqa  (a student's file: written as a student writes it)
 """Attention from scratch (注意力机制，从零实现).

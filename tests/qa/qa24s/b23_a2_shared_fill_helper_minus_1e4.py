@@ -1,5 +1,5 @@
 # qa24s b23_a2_shared_fill_helper_minus_1e4: BUG A.2: a shared helper _block(scores, mask) fills blocked scores with -1e4 (not -inf); masked_softmax uses it, and MultiHeadAttention calls it on its scores before masked_softmax(scores): an all-blocked row comes out uniform. The bug lives in the one helper both use: charged in A.2 only (round 25; round 24 charged C.3's mask check too, C 26).
-# Per-part scores: A=31 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=30 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: fully_masked_uniform.
 """Attention from scratch (注意力机制，从零实现).
 

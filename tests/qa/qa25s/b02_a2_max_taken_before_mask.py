@@ -1,6 +1,6 @@
 # qa25s b02_a2_max_taken_before_mask: BUG A.2: row max taken over all keys before masking: blocked keys with large scores push the allowed ones to underflow (rows become all zeros). LEFT OPEN (a decision on the contract): the blocked-largest-key case would also charge styles earlier rounds judged correct (qa4s c11, qa7s c17: softmax over every key, the blocked zeroed, renormalised); fair A=30 if the contract rules those out.
-# Per-part scores: A=32 B=10 C=28 D=12 E=10 F=8.
-# Mistakes named: none.
+# Per-part scores: A=31 B=10 C=28 D=12 E=10 F=8.
+# Mistakes named: softmax_blocked_key_counts.
 """Attention from scratch (注意力机制，从零实现).
 
 Shape conventions used in every comment:

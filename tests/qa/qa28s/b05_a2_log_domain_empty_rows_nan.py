@@ -1,5 +1,5 @@
 # qa28s b05_a2_log_domain_empty_rows_nan: BUG A.2: log-domain softmax exp(s - logsumexp(s)) with no guard: empty rows NaN
-# Per-part scores: A=31 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=30 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: fully_masked_nan.
 """Attention from scratch (注意力机制，从零实现).
 

@@ -1,5 +1,5 @@
 # qa28s b30_a2_fill_minus_30: BUG A.2: blocked scores filled with -30 (blocked keys keep a tiny non-zero weight; empty rows uniform)
-# Per-part scores: A=25 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=24 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: fully_masked_uniform.
 """Attention from scratch (注意力机制，从零实现).
 

@@ -1,6 +1,6 @@
 # qa28s b48_a2_exp_times_mask_nan_gradient_on_empty_rows: BUG A.2: exp(s - m) * mask then where(total > 0, e / total, 0): values right, gradient NaN on fully blocked rows
-# Per-part scores: A=31 B=10 C=28 D=12 E=10 F=8.
-# Mistakes named: none.
+# Per-part scores: A=30 B=10 C=28 D=12 E=10 F=8.
+# Mistakes named: softmax_blocked_key_counts.
 """Attention from scratch (注意力机制，从零实现).
 
 Shape conventions used in every comment:

@@ -1,5 +1,5 @@
 # qa29s b50_a2_finfo_min_fill_no_guard_uniform: BUG A.2: fill blocked scores with finfo.min, no special case: an all-blocked row comes out uniform (used by C.3, D.1, F)
-# Per-part scores: A=31 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=30 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: fully_masked_uniform.
 """Attention from scratch (注意力机制，从零实现).
 

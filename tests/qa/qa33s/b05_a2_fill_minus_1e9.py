@@ -1,5 +1,5 @@
 # qa33s b05_a2_fill_minus_1e9: BUG A.2: fills blocked with -1e9 (float16 overflow; all-blocked rows uniform)
-# Per-part scores: A=30 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=29 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: fully_masked_uniform, mask_fill_overflows.
 """Attention from scratch (注意力机制，从零实现).
 

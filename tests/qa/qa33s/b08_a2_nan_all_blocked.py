@@ -1,5 +1,5 @@
 # qa33s b08_a2_nan_all_blocked: BUG A.2: no guard: an all-blocked row gives NaN
-# Per-part scores: A=31 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=30 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: fully_masked_nan.
 """Attention from scratch (注意力机制，从零实现).
 

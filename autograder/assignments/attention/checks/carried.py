@@ -187,25 +187,31 @@ def _mask(mask: Any) -> None:
         raise StandInRefused(f"mask is {_kind(mask)}, where it takes a bool tensor (True = may attend)")
 
 
-def _weights(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None, heads: int | None = None) -> None:
+def _weights(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None, heads: int | None = None, v: torch.Tensor | None = None) -> None:
     """Refuse (before computing) attention whose weights, (batch..., [heads,] Lq, Lk) broadcast
-    with the mask, would be too large."""
-    if q.dim() < 2 or k.dim() < 2:
+    with the mask, or whose output, (batch..., Lq, dv), would be too large: the value's batch
+    axes broadcast with the others too (qa35h F1: q (1, 20000, 1) with v (1, 1, 20000) asked the
+    grader for 1.6 GB)."""
+    if q.dim() < 2 or k.dim() < 2 or (v is not None and v.dim() < 2):
         return  # the reference says what is wrong with them
-    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2])
-    _bounded((*batch, *([heads] if heads else []), q.shape[-2], k.shape[-2]), mask)
+    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], *([] if v is None else [v.shape[:-2]]))
+    shape = _bounded((*batch, *([heads] if heads else []), q.shape[-2], k.shape[-2]), mask)
+    if v is not None:  # heads split the value's width: (..., H, Lq, dv / H)
+        _bounded((*shape[:-1], v.shape[-1] // (heads or 1)), None, "output")
 
 
-def _bounded(shape: tuple[int, ...], mask: torch.Tensor | None) -> None:
+def _bounded(shape: tuple[int, ...], mask: torch.Tensor | None, what: str = "attention weights") -> tuple[int, ...]:
     """Refuse weights of `shape` that a mask broadcasts to more numbers than a stand-in computes
-    (a mask of shape (M, 1, 1) multiplies them by M: the inputs' own bound says nothing of that)."""
+    (a mask of shape (M, 1, 1) multiplies them by M: the inputs' own bound says nothing of that);
+    the shape they broadcast to."""
     if mask is not None:
         shape = tuple(torch.broadcast_shapes(shape, mask.shape))  # RuntimeError for shapes that do not broadcast: the caller's refusal
     count = 1
     for size in shape:
         count *= size
     if count > MAX_WEIGHTS_ELEMENTS:
-        raise StandInRefused(f"its attention weights would hold {count} numbers, more than a trusted stand-in computes ({MAX_WEIGHTS_ELEMENTS})")
+        raise StandInRefused(f"its {what} would hold {count} numbers, more than a trusted stand-in computes ({MAX_WEIGHTS_ELEMENTS})")
+    return shape
 
 
 def _width(x: torch.Tensor) -> int:
@@ -260,7 +266,7 @@ def _softmax(options: dict, scores: torch.Tensor, mask: torch.Tensor | None) -> 
 def _sdpa(options: dict, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
     _floats(q=q, k=k, v=v)
     _mask(mask)
-    _weights(q, k, mask)
+    _weights(q, k, mask, v=v)
     return reference().scaled_dot_product_attention(q, k, v, mask)  # (..., Lq, dv), (..., Lq, Lk)
 
 
@@ -307,7 +313,7 @@ def _mha(options: dict, query: torch.Tensor, key: torch.Tensor, value: torch.Ten
     _fit(state, width)
     dropout, training, seed = _dropout_options(options)
     heads = _count(options, "num_heads", 1, 4096)
-    _weights(query, key, mask, heads)
+    _weights(query, key, mask, heads, value)
     module = _mha_module(width, heads, dropout, "W_q.bias" in state)
     return _run_module(module, state, training, seed, query, key, value, mask)  # (B, Lq, E), (B, H, Lq, Lk)
 

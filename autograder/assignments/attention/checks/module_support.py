@@ -241,7 +241,7 @@ def merge_interleaved(x: torch.Tensor) -> torch.Tensor:
 def mha(
     p: Params, heads: int, query: torch.Tensor, key: torch.Tensor | None = None, value: torch.Tensor | None = None, mask: torch.Tensor | None = None, *,
     split: Callable = split_correct, merge: Callable = merge_correct, scale_dim: int | None = None, output_projection: bool = True,
-    value_projection: str = "W_v", use_mask: bool = True, prefix: str = "",
+    value_projection: str = "W_v", use_mask: bool = True, prefix: str = "", fill_zero: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Multi-head attention from plain functions; the keyword switches plant one bug each."""
     key = query if key is None else key
@@ -250,6 +250,8 @@ def mha(
     k = split(linear(p, prefix + "W_k", key), heads)  # (B, H, Lk, Dh)
     v = split(linear(p, prefix + "W_v" if value_projection == "W_v" else prefix + value_projection, value), heads)  # (B, H, Lk, Dh)
     scores = reference().attention_scores(q, k) if scale_dim is None else q @ k.transpose(-2, -1) / math.sqrt(scale_dim)  # (B, H, Lq, Lk)
+    if fill_zero and mask is not None:  # the blocked scores set to 0, softmax over every key
+        scores, mask = scores.masked_fill(~mask, 0.0), None
     weights = reference().masked_softmax(scores, mask if use_mask else None)  # (B, H, Lq, Lk)
     merged = merge(weights @ v)  # (B, Lq, E)
     return (linear(p, prefix + "W_o", merged) if output_projection else merged), weights
@@ -273,6 +275,7 @@ def mha_variants(p: Params, heads: int, query: torch.Tensor, key: torch.Tensor |
     if mask is not None:
         variants.append(("mha_mask_ignored", run(use_mask=False)))
         variants.append(("mask_inverted", mha(p, heads, query, key, value, ~mask, prefix=prefix)))
+        variants.append(("mask_filled_with_zero", run(fill_zero=True)))  # in the module's own softmax (qa35s b06)
     return variants
 
 

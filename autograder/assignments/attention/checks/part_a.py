@@ -14,7 +14,7 @@ from autograder.assignments.attention.checks.remote_grad import remote_gradcheck
 from autograder.assignments.attention.rules import SDPA_OWN, SOFTMAX_BY_HAND
 from autograder.assignments.attention.checks.support import (
     B, DH, DV, H, LK, LQ, expect_close, expect_gradients, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask,
-    grad_of, named_by_weights, raise_keyed_with_diagnosis, reference, values_close,
+    grad_of, blocked_key_counts, named_by_weights, raise_keyed_with_diagnosis, reference, values_close,
 )
 from autograder.assignments.attention.mistakes import diagnose
 from autograder.grading.worker.client import StudentError, StudentException
@@ -31,6 +31,7 @@ def _softmax_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[s
     other_axes = tuple(ref(scores.transpose(axis, -1)).transpose(axis, -1) for axis in range(scores.dim() - 1))  # the query axis, heads, batch
     variants: dict[str, Any] = {"softmax_wrong_axis": tuple(reversed(other_axes)) if mask is None else None}
     if mask is not None:
+        variants["softmax_mask_ignored"] = ref(scores)  # the mask not used yet (qa35n F19)
         variants["mask_inverted"] = ref(scores, ~mask)  # a row the inverted mask blocks fully: zeros, as the student's code gives
         variants["mask_filled_with_zero"] = ref(scores.masked_fill(~mask, 0.0))
         variants["mask_after_softmax"] = ref(scores).masked_fill(~mask, 0.0)
@@ -40,7 +41,8 @@ def _softmax_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[s
 def _sdpa_variants(scores: torch.Tensor, mask: torch.Tensor | None) -> dict[str, Any]:
     """A.3's weights: the softmax's mistakes, the scores left unscaled, the mask not passed on."""
     ref = reference().masked_softmax
-    variants = _softmax_variants(scores, mask) | {"scores_no_scaling": ref(scores * math.sqrt(DH), mask)}
+    variants = {key: value for key, value in _softmax_variants(scores, mask).items() if key != "softmax_mask_ignored"}  # A.3's own: sdpa_mask_ignored
+    variants["scores_no_scaling"] = ref(scores * math.sqrt(DH), mask)
     if mask is not None:
         variants["sdpa_mask_ignored"] = ref(scores)
     return variants
@@ -63,7 +65,20 @@ DTYPE_CASES = ((torch.float16, 20.0, 2e-2), (torch.bfloat16, 4.0, 4e-2), (torch.
 
 
 IN_PLACE_ON_LEAF = "a leaf Variable that requires grad is being used in an in-place operation"
-MASK_FILL_LINE = re.compile(r"fill|where|mask")  # a line that fills the blocked scores: masked_fill, torch.where, scores[~mask] = ...
+# a line that fills the blocked scores: masked_fill(_), torch.where, fill_, full_like, scores[~mask] = ... (not a `mask` named elsewhere)
+MASK_FILL_LINE = re.compile(r"masked_fill|\bwhere\s*\(|\bfill_\s*\(|\bfull(_like)?\s*\(|\]\s*=(?!=)")
+
+
+def blocked_far_above(scores: torch.Tensor, mask: torch.Tensor, gap: float = 200.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Scores and a mask where every row has an allowed key (the first) and a blocked one (the
+    last), which in every other row scores `gap` above the row's others: the maximum a stable
+    softmax subtracts is the allowed keys' one; the largest of all keys makes every allowed exp()
+    0 in float32 there (qa35s b13). In the rows between, the blocked key tells a mask applied
+    after the softmax (zeros where it wins) from that mistake."""
+    mask, scores = mask.clone(), scores.clone()
+    mask[..., 0], mask[..., -1] = True, False
+    scores[..., ::2, -1] = scores[..., ::2, :].amax(-1) + gap
+    return scores, mask
 
 
 def _keep_row_max(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -223,6 +238,11 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
         if blocked is not None and torch.equal(blocked, torch.zeros_like(blocked)):  # the values are right: only the gradient is not
             raise CheckFailure.keyed("fully_blocked_gradient_nan")
         raise fail_with("masked_softmax: the gradient is NaN or infinite when a row is fully blocked", "fully_masked_nan")
+    # the gradient pays only where the values are right on these inputs (qa35n F1: a NaN row, whose gradient masked_fill zeroes)
+    weights = result["outputs"]
+    if torch.isnan(weights[2]).any() and not torch.isnan(weights[torch.arange(LQ) != 2]).any():
+        raise fail_with("masked_softmax: a fully blocked row gives NaN", "fully_masked_nan")
+    expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a fully blocked row")
     leaf = scores.clone().requires_grad_(True)
     torch.autograd.backward(reference().masked_softmax(leaf, mask), grad_out)
     expect_close(grad, grad_of(leaf), "the gradient of masked_softmax", what="gradients")
@@ -238,6 +258,14 @@ def test_masked_softmax_large_logits(student: StudentAPI, gen):
     expect_close(weights, expected, "masked_softmax on large scores", rtol=1e-4, atol=1e-6)
     low = scores.float() - 3000.0  # every score far below zero: stable means subtracting each row's max, not capping it at 0 (qa24s b03)
     expect_close(student.call("masked_softmax", low), reference().masked_softmax(low), "masked_softmax on scores far below zero", rtol=1e-4, atol=1e-6)
+    high, mask = blocked_far_above(randn(gen, B, LQ, LK, dtype=torch.float32), random_mask(gen, B, LQ, LK))
+    where = "masked_softmax with a blocked score far above the allowed ones"
+    weights, expected = expect_tensor(student.call("masked_softmax", high, mask), where, (B, LQ, LK)), reference().masked_softmax(high, mask)
+    if not values_close(weights[:, 1::2], expected[:, 1::2], rtol=1e-4, atol=1e-6):
+        return  # wrong in the rows without a high blocked score too: a mistake of the mask, which the mask checks charge
+    if blocked_key_counts(weights, expected, high, mask):
+        raise fail_with(f"{where} lost the allowed weights", "softmax_blocked_key_counts")
+    expect_close(weights, expected, where, rtol=1e-4, atol=1e-6)
 
 
 @check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32 without overflow")

@@ -10,7 +10,9 @@ from autograder.assignments.attention.checks.module_support import (
     Params, attention_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, linear, reload_student, vjp_checked, weights_of,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.assignments.attention.checks.support import B, DH, LK, backward_pair, expect_pair, expect_rule, expect_tensor, randn, random_mask, reference
+from autograder.assignments.attention.checks.support import (
+    B, DH, LK, backward_pair, expect_pair, expect_rule, expect_tensor, fail_with, blocked_key_counts, randn, random_mask, reference,
+)
 from autograder.assignments.attention.rules import SELF_ATTENTION_OWN
 
 D, S = DH, LK  # (B, S, D) = (2, 5, 7): all sizes distinct
@@ -60,6 +62,8 @@ def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None) -> list[tup
 def _expect_reference(student: StudentAPI, handle, state, x, mask, where: str) -> None:
     output, weights = forward_checked(student, handle, where, (B, S, D), (B, S, S), x, mask)
     expected = build_reference("SelfAttention", (D,), state)(x, mask)
+    if mask is not None and blocked_key_counts(weights, expected[1], reference().attention_scores(linear(state, "W_q", x), linear(state, "W_k", x)), mask):
+        raise fail_with(f"{where} lost the allowed weights", "softmax_blocked_key_counts")
     variants = _variants(state, x, mask)
     expect_match(weights, expected[1], f"{where} (weights)", weights_of(variants, output, expected[0]))
     expect_match(output, expected[0], f"{where} (output)", [(k, o) for k, (o, _) in variants])
@@ -99,6 +103,15 @@ def test_self_attention_values(student: StudentAPI, gen, seed):
 def test_self_attention_mask(student: StudentAPI, gen, seed):
     state, handle, x, mask = _setup(student, gen, seed, mask=True)
     _expect_reference(student, handle, state, x, mask, "SelfAttention.forward with a mask")
+    # Two positions of large norm (of opposite signs) that the mask blocks as keys and as queries:
+    # in most rows one of them scores far above the allowed keys, whose weights a softmax that
+    # subtracts the largest of all keys makes 0 (qa35s b54, there in C.3).
+    far, blocked = x.clone(), mask.clone()
+    far[:, -2] *= 1000.0
+    far[:, -1] = -far[:, -2]
+    blocked[..., -2:] = blocked[:, -2:] = False
+    blocked[:, :-2, 0] = True
+    _expect_reference(student, handle, state, far, blocked, "SelfAttention.forward with a mask that blocks two positions of large norm")
 
 
 @check("B.1", 1, "SelfAttention: gradients of the output and the weights reach W_q, W_k and W_v")

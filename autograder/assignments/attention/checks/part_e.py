@@ -549,6 +549,8 @@ def test_plot_attention_axis_labels(student: StudentAPI):
         return
     if labels_swapped(xlabel, ylabel):
         raise CheckFailure.keyed("axis_labels_swapped", xlabel=xlabel, ylabel=ylabel)
+    if xlabel.casefold() == ylabel.casefold():  # "position" twice: neither names its own side (qa35s b56)
+        raise CheckFailure.keyed("axis_labels_same", label=xlabel)
 
 
 def labels_swapped(xlabel: str, ylabel: str) -> bool:

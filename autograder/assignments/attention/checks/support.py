@@ -30,6 +30,21 @@ def random_mask(gen: torch.Generator, *shape: int, p_keep: float = 0.6) -> torch
     return mask | torch.nn.functional.one_hot(first, shape[-1]).bool()
 
 
+def blocked_key_counts(weights: torch.Tensor, expected: torch.Tensor, scores: torch.Tensor, mask: torch.Tensor) -> bool:
+    """Whether `weights` are right but in rows where a blocked key scores far (30) above every
+    allowed one, and lose there every allowed weight (zeros, NaN, or nearly 0 under a guard): the
+    blocked score counted (in the maximum subtracted before exp(), or in an exp() that overflows
+    before it is zeroed: the same weights, so one mistake)."""
+    if weights.shape != expected.shape:
+        return False
+    w, mask = weights.to(torch.float64), mask.expand_as(scores)
+    wrong = ~torch.isclose(w, expected.to(torch.float64), rtol=1e-4, atol=1e-6).all(-1)  # (..., Lq); NaN is wrong
+    allowed_max = scores.masked_fill(~mask, -math.inf).amax(-1)
+    dominated = allowed_max.isfinite() & (scores.masked_fill(mask, -math.inf).amax(-1) > allowed_max + 30)  # (..., Lq); a fully blocked row is not
+    lost = (w.nan_to_num(0.0) * mask).sum(-1) < 0.5  # (..., Lq)
+    return bool(wrong.any() and (~wrong | (dominated & lost)).all())
+
+
 def grad_of(leaf: torch.Tensor) -> torch.Tensor:
     """The gradient a backward left on a trusted leaf (the reference side always has one)."""
     if leaf.grad is None:
