@@ -43,7 +43,7 @@ def graded(tmp_path_factory) -> dict[str, SubmissionResult]:
 
 
 def test_the_corpus_is_whole():
-    assert len(FILES) == 113
+    assert len(FILES) == 140
 
 
 def test_each_bug_loses_points_in_its_own_part_only():
@@ -67,20 +67,21 @@ def _grader_references(source: str) -> list[str]:
     return [f.what for f in analyze([(1, source)]).findings if f.code == GRADER_REFERENCE]
 
 
-def test_a_text_only_shown_names_nothing_but_a_text_used_as_a_name_still_counts():
+def test_a_text_only_shown_names_nothing_but_a_text_that_can_be_used_still_counts():
     shown = '''"""Graded by the autograder."""
 def f(x):
     """The autograder calls this."""
-    assert x is not None, "the autograder passes a tensor"
-    if x is None:
-        raise ValueError(f"the autograder sent {x!r}")
-    print("autograder:", x)
+    print("autograder:", x, f"the autograder sent {x!r}")
     return x
 '''
     assert _grader_references(shown) == []
     for used in ('import torch\nf = getattr(torch, "OpTracer", None)\n', 'NAME = "autograder.grading"\n',
                  'import importlib\nprint(importlib.import_module("autograder"))\n',
-                 'import torch\nraise ValueError(getattr(torch, "plot_call"))\n'):
+                 'import torch\nprint(getattr(torch, "plot_call"))\n',
+                 'def f(x):\n    raise ValueError("autograder.grading.worker")\n',  # a message caught can be used: e.args[0]
+                 'def f(x):\n    assert x, "autograder.grading.worker"\n',
+                 'from logging import getLogger as print\nprint("autograder.grading.worker")\n',  # qa36h F1: print rebound
+                 'import logging\ndef f():\n    """autograder.grading.worker"""\nlogging.getLogger(f.__doc__)\n'):  # a docstring read back
         assert _grader_references(used), used
 
 
@@ -102,6 +103,8 @@ def test_a_stand_in_refuses_an_output_larger_than_it_computes_before_computing_i
     options = {"num_heads": 2, "dropout": 0.0, "training": False, "seed": 1}
     with pytest.raises(StandInRefused, match="would hold"):  # the value's batch broadcasts with the query's
         _call("MultiHeadAttention", [torch.randn(1, n, width), torch.randn(1, 1, width), torch.randn(n, 1, width), None, *params], options)
+    with pytest.raises(StandInRefused, match="its inputs, broadcast to one batch, would hold"):  # qa36h F3: matmul copies them out
+        _call("attention_scores", [torch.randn(256, 1, 1, 2048), torch.randn(1, 256, 1, 2048)])
     output, weights = _call("scaled_dot_product_attention", [torch.randn(2, 4, 3), torch.randn(2, 5, 3), torch.randn(2, 5, 6), None])
     assert output.shape == (2, 4, 6) and weights.shape == (2, 4, 5)
 

@@ -43,7 +43,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "masked_softmax_broadcast_mask": _text("masked_softmax：(Lq, Lk) 和 (B, 1, 1, Lk) 形状的掩码广播到 (B, H, Lq, Lk)"),
     "masked_softmax_fully_blocked": _text("masked_softmax：全部被屏蔽的一行全为 0，绝不是 NaN（float16 和 bfloat16 也一样）"),
     "masked_softmax_fully_blocked_gradient": _text("masked_softmax：全部被屏蔽的一行梯度有限"),
-    "masked_softmax_large_logits": _text("masked_softmax：很大的分数（×300，以及远低于零的整行分数）保持有限且正确"),
+    "masked_softmax_large_logits": _text("masked_softmax：很大的分数（×300、远低于零的整行分数、远高于其余分数的被屏蔽分数）保持有限且正确"),
     "masked_softmax_dtypes": _text("masked_softmax：保持 float16、bfloat16、float32 且不溢出"),
     "masked_softmax_no_inplace": _text("masked_softmax：不修改输入"),
     "masked_softmax_gradcheck": _text("masked_softmax：梯度通过 torch.autograd.gradcheck"),

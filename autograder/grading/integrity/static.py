@@ -107,7 +107,8 @@ class SourceFacts:
 
     def untrusted(self, roots: set[str], stop: frozenset[str] = frozenset()) -> list[Finding]:
         """What makes the worker's evidence about `roots` worthless: any reference to the grader's
-        modules outside a demo under `if __name__ == "__main__":`, and constructs that can switch the trace off in the code that runs at import
+        modules outside a demo under `if __name__ == "__main__":`, and constructs that can switch
+        the trace off in the code that runs at import
         (module level, decorators, default values, class bodies, and every function they reach)
         or in the code the roots reach (an unrelated function's dynamic getattr does not count
         against them); and what outlives the call that made it (a library patched, a trace or audit
@@ -163,7 +164,8 @@ class _Scanner(ast.NodeVisitor):
         self.loaders: set[str] = {LOADER}  # names bound to torch's DataLoader
         self.threading_in_place = False  # threading used only for locks and the like (syntax.threading_in_place)
         self.settings: set[int] = set()  # ids of attribute targets assigned a constant (torch.backends.cudnn.deterministic = True)
-        self.prose: set[int] = set()  # ids of texts only printed or raised (_prose)
+        self.prose = False  # texts only shown name nothing: docstrings and print's arguments (_scan: not where __doc__ is read or print rebound)
+        self.printed: set[int] = set()  # ids of the texts print is given
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
         self.findings.append(Finding(code, what, getattr(node, "lineno", 0), f"{self.prefix}{self.scope}", name))
@@ -336,28 +338,14 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     # -- texts ----------------------------------------------------------------------------------
-    def _prose(self, texts: Sequence[ast.expr | None]) -> None:
-        """Texts only shown or raised (print's arguments, an exception's, an assert's message): a
-        word such as "autograder" there names nothing (qa35h F2); a call inside them is still read."""
-        for text in texts:
-            parts = text.values if isinstance(text, ast.JoinedStr) else [text]
-            self.prose.update(id(part) for part in parts if isinstance(part, ast.Constant))
-
     def visit_Expr(self, node: ast.Expr) -> None:
-        if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):  # a docstring, or a bare text: it does nothing
+        """A docstring, or a bare text: it does nothing, unless the source reads docstrings back
+        (`__doc__`: qa36h F1), when a word such as "autograder" in it may name something."""
+        if not (self.prose and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
             self.generic_visit(node)
 
-    def visit_Raise(self, node: ast.Raise) -> None:
-        if isinstance(node.exc, ast.Call):
-            self._prose(node.exc.args)
-        self.generic_visit(node)
-
-    def visit_Assert(self, node: ast.Assert) -> None:
-        self._prose([node.msg])
-        self.generic_visit(node)
-
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and id(node) not in self.prose and any(name in node.value for name in GRADER_NAMES - {"attnkit", "dispatcher"}):
+        if isinstance(node.value, str) and id(node) not in self.printed and any(name in node.value for name in GRADER_NAMES - {"attnkit", "dispatcher"}):
             self.add(GRADER_REFERENCE, f"the text {node.value[:60]!r}", node)
         if isinstance(node.value, str) and "WEIGHTS_ONLY" in node.value:  # TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD: torch.load unpickles anything
             self.add(EVASION, f"the text {node.value[:60]!r} (unpickled data can look up any name)", node)
@@ -368,8 +356,8 @@ class _Scanner(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         function = node.func.id if isinstance(node.func, ast.Name) else ""
         self.called.add(id(node.func))
-        if function == "print":
-            self._prose(node.args)
+        if function == "print" and self.prose:  # the builtin: what it is given goes to the output alone (qa35h F2)
+            self.printed.update(id(part) for arg in node.args for part in (arg.values if isinstance(arg, ast.JoinedStr) else [arg]) if isinstance(part, ast.Constant))
         opened = node.func.attr if isinstance(node.func, ast.Attribute) else function
         if opened == "open" and node.args and not looks_like_path(node.args[0], self.text_names, self.numbers):
             self.add(EVASION, "open(...) of what may be a descriptor number (raw descriptor I/O can reach the worker's channel)", node)
@@ -600,6 +588,18 @@ def library_methods() -> frozenset[str]:
     return library_attributes() | frozenset(dir(importlib.import_module("torch.nn").Module))
 
 
+def shown_texts_used(trees: Sequence[ast.Module]) -> bool:
+    """Whether the source can use a text it only seems to show: it reads docstrings back
+    (`__doc__`, by name or in a text, or a code object's constants) or binds the name print (qa36h F1)."""
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in ("__doc__", "co_consts") or isinstance(node, ast.Name) and node.id == "__doc__":
+                return True
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "__doc__" in node.value or "print" in syntax._bound_names(node):
+                return True
+    return False
+
+
 def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Module | str], everything: Sequence[ast.Module], prefix: str = "",
           own_definitions: dict[str, frozenset[str]] | None = None) -> _Scanner:
     """Scan the trees of the entry (or of one helper file); `everything`: the trees of all of them."""
@@ -613,6 +613,7 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
     scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers, own_definitions=own_definitions,
                        ownership=ownership(everything, torch_bound(everything), library_methods()), receivers=receivers(everything))
     scanner.threading_in_place = threading_in_place(everything)
+    scanner.prose = not shown_texts_used(everything)
     scanner.records = record_fields(everything)
     for tree in trees:
         if isinstance(tree, ast.Module):

@@ -188,13 +188,15 @@ def _mask(mask: Any) -> None:
 
 
 def _weights(q: torch.Tensor, k: torch.Tensor, mask: torch.Tensor | None, heads: int | None = None, v: torch.Tensor | None = None) -> None:
-    """Refuse (before computing) attention whose weights, (batch..., [heads,] Lq, Lk) broadcast
-    with the mask, or whose output, (batch..., Lq, dv), would be too large: the value's batch
-    axes broadcast with the others too (qa35h F1: q (1, 20000, 1) with v (1, 1, 20000) asked the
-    grader for 1.6 GB)."""
+    """Refuse (before computing) attention whose inputs broadcast to one batch, whose weights,
+    (batch..., [heads,] Lq, Lk) broadcast with the mask, or whose output, (batch..., Lq, dv),
+    would be too large: the value's batch axes broadcast with the others too (qa35h F1: q (1,
+    20000, 1) with v (1, 1, 20000) asked the grader for 1.6 GB)."""
     if q.dim() < 2 or k.dim() < 2 or (v is not None and v.dim() < 2):
         return  # the reference says what is wrong with them
     batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], *([] if v is None else [v.shape[:-2]]))
+    for x in (q, k, *([] if v is None else [v])):  # a product copies each input out to the broadcast batch (qa36h F3: q (N, 1, 1, d), k (1, N, 1, d))
+        _bounded((*batch, *x.shape[-2:]), None, "inputs, broadcast to one batch,")
     shape = _bounded((*batch, *([heads] if heads else []), q.shape[-2], k.shape[-2]), mask)
     if v is not None:  # heads split the value's width: (..., H, Lq, dv / H)
         _bounded((*shape[:-1], v.shape[-1] // (heads or 1)), None, "output")

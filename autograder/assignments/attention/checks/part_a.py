@@ -14,7 +14,7 @@ from autograder.assignments.attention.checks.remote_grad import remote_gradcheck
 from autograder.assignments.attention.rules import SDPA_OWN, SOFTMAX_BY_HAND
 from autograder.assignments.attention.checks.support import (
     B, DH, DV, H, LK, LQ, expect_close, expect_gradients, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask,
-    grad_of, blocked_key_counts, named_by_weights, raise_keyed_with_diagnosis, reference, values_close,
+    blocked_key_counts, grad_of, named_by_weights, raise_keyed_with_diagnosis, reference, values_close,
 )
 from autograder.assignments.attention.mistakes import diagnose
 from autograder.grading.worker.client import StudentError, StudentException
@@ -69,12 +69,13 @@ IN_PLACE_ON_LEAF = "a leaf Variable that requires grad is being used in an in-pl
 MASK_FILL_LINE = re.compile(r"masked_fill|\bwhere\s*\(|\bfill_\s*\(|\bfull(_like)?\s*\(|\]\s*=(?!=)")
 
 
-def blocked_far_above(scores: torch.Tensor, mask: torch.Tensor, gap: float = 200.0) -> tuple[torch.Tensor, torch.Tensor]:
+def blocked_far_above(scores: torch.Tensor, mask: torch.Tensor, gap: float = 1e5) -> tuple[torch.Tensor, torch.Tensor]:
     """Scores and a mask where every row has an allowed key (the first) and a blocked one (the
     last), which in every other row scores `gap` above the row's others: the maximum a stable
     softmax subtracts is the allowed keys' one; the largest of all keys makes every allowed exp()
-    0 in float32 there (qa35s b13). In the rows between, the blocked key tells a mask applied
-    after the softmax (zeros where it wins) from that mistake."""
+    0 there, in float64 too (qa35s b13; qa36h F2: 200 kept them in float64), and an additive
+    mask of -1e4 lets the blocked key count (qa36h F5). In the rows between, the blocked key tells
+    a mask applied after the softmax (zeros where it wins) from that mistake."""
     mask, scores = mask.clone(), scores.clone()
     mask[..., 0], mask[..., -1] = True, False
     scores[..., ::2, -1] = scores[..., ::2, :].amax(-1) + gap
@@ -242,13 +243,15 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
     weights = result["outputs"]
     if torch.isnan(weights[2]).any() and not torch.isnan(weights[torch.arange(LQ) != 2]).any():
         raise fail_with("masked_softmax: a fully blocked row gives NaN", "fully_masked_nan")
+    if torch.allclose(weights[2].double(), torch.full((LK,), 1 / LK, dtype=torch.float64)):  # qa36h F4: named, as the values check names it
+        raise fail_with("masked_softmax: a fully blocked row is not all zeros", "fully_masked_uniform")
     expect_close(weights, reference().masked_softmax(scores, mask), "masked_softmax with a fully blocked row")
     leaf = scores.clone().requires_grad_(True)
     torch.autograd.backward(reference().masked_softmax(leaf, mask), grad_out)
     expect_close(grad, grad_of(leaf), "the gradient of masked_softmax", what="gradients")
 
 
-@check("A.2", 1, "masked_softmax: large scores (×300, and rows far below zero) stay finite and correct")
+@check("A.2", 1, "masked_softmax: large scores (×300, rows far below zero, a blocked score far above the rest) stay finite and correct")
 def test_masked_softmax_large_logits(student: StudentAPI, gen):
     scores = randn(gen, B, LQ, LK, scale=300.0)
     weights = student.call("masked_softmax", scores.float())

@@ -11,7 +11,7 @@ from autograder.assignments.attention.checks.module_support import (
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.support import (
-    B, DH, LK, backward_pair, expect_pair, expect_rule, expect_tensor, fail_with, blocked_key_counts, randn, random_mask, reference,
+    B, DH, LK, backward_pair, blocked_key_counts, expect_pair, expect_rule, expect_tensor, fail_with, randn, random_mask, reference,
 )
 from autograder.assignments.attention.rules import SELF_ATTENTION_OWN
 

@@ -1,4 +1,4 @@
-# CORRECT: "autograder" in an assert message and in an exception's (qa35h F2)
+# CORRECT (qa36h s17_sa_additive_mask_nan_to_num): a masking or head style the new large-score cases must leave at 100
 # Per-part scores: A=32 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
@@ -49,16 +49,14 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
 
     scores: (..., Lq, Lk); mask: bool, broadcastable to scores, True = may attend.
     Returns weights of the same shape and dtype: each row sums to 1 over its allowed keys,
-    blocked keys get exactly 0, and a row whose keys are all blocked is all zeros (never NaN).
+    blocked keys get exactly 0 and count nowhere, however large their scores, and a row whose
+    keys are all blocked is all zeros (never NaN).
     This holds for float16 and bfloat16 scores too (they are tried): a fill of -1e9 or a guard of
     +1e-9 does not fit in float16 (torch.finfo(scores.dtype) gives its limits).
     Do not call torch.softmax, F.softmax, log_softmax or nn.Softmax, and do not change `scores`
     or `mask` in place.
     """
     ### BEGIN SOLUTION
-    assert scores.dim() >= 2, "the autograder passes (..., Lq, Lk) scores"
-    if scores.is_complex():
-        raise TypeError(f"masked_softmax: {scores.dtype} scores (the autograder never sends these)")
     if mask is not None:
         scores = scores.masked_fill(mask.logical_not(), float("-inf"))  # (..., Lq, Lk)
     row_max = scores.amax(dim=-1, keepdim=True)  # (..., Lq, 1)
@@ -103,30 +101,21 @@ def causal_mask(size_q: int, size_k: int | None = None, device=None) -> torch.Te
 # Part B: Q/K/V projections (线性投影)
 # ---------------------------------------------------------------------------------------------
 class SelfAttention(nn.Module):
-    """Task B.1: single-head self-attention, the course text's SimpleAttention.
-
-    __init__(dim): three projections self.W_q, self.W_k, self.W_v, each nn.Linear(dim, dim).
-    forward(x (B, S, dim), mask=None) -> (output (B, S, dim), weights (B, S, S)); mask: None or bool
-    (B, S, S), True = query i may attend to key j, as at the top of this file. As in the course
-    text: scores W_q(x)·W_k(x)ᵀ scaled by 1/√dim, output = weights @ W_v(x) (so a query whose keys
-    are all blocked outputs zeros).
-    """
-
-    def __init__(self, dim: int):
+    def __init__(self, dim):
         super().__init__()
-        ### BEGIN SOLUTION
         self.W_q = nn.Linear(dim, dim)
         self.W_k = nn.Linear(dim, dim)
         self.W_v = nn.Linear(dim, dim)
-        ### END SOLUTION
+        self.scale = dim ** -0.5
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None):
-        ### BEGIN SOLUTION
-        q = self.W_q(x)  # (B, S, D)
-        k = self.W_k(x)  # (B, S, D)
-        v = self.W_v(x)  # (B, S, D)
-        return scaled_dot_product_attention(q, k, v, mask)  # (B, S, D), (B, S, S)
-        ### END SOLUTION
+    def forward(self, x, mask=None):
+        q = self.W_q(x) * self.scale
+        s = q @ self.W_k(x).transpose(-1, -2)
+        if mask is not None:
+            s = s + torch.zeros_like(s).masked_fill(~mask, float("-inf"))
+        w = masked_softmax(s, None)
+        w = torch.nan_to_num(w, nan=0.0)
+        return w @ self.W_v(x), w
 
 
 # ---------------------------------------------------------------------------------------------
