@@ -58,7 +58,7 @@ NOTEBOOKS = REPO / "tests" / "qa" / "qa13n"
 NOTEBOOK_LOSSES = {  # the parts that are not full
     "n10_e1_helper_defined_below_check_cell": {"E": 0.0},
     "n11_helper_above_a2_broken_in_scratch_after_check": {},
-    "n12_bug_a2_helper_above_fixed_only_in_scratch_after_check": {"A": 31.0},
+    "n12_bug_a2_helper_above_fixed_only_in_scratch_after_check": {"A": 30.0},  # NaN in a fully blocked row: its gradient check too (qa35n F1)
     "n13_cmap_constant_changed_in_scratch_after_e_check": {},
 }
 

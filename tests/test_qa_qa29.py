@@ -56,7 +56,7 @@ NOTEBOOKS = {  # stem -> (per-part scores, mistakes named); the rest score full 
     "n04_bug_d1_pre_norm": ({**FULL_MARKS, "D": 1}, {"block_pre_norm"}),
     "n05_bug_c3_no_w_o_demo_in_cell": ({**FULL_MARKS, "C": 8}, {"mha_no_output_projection"}),
     "n06_bug_e1_default_viridis": ({**FULL_MARKS, "E": 9}, set()),
-    "n08_bug_a2_blocked_row_nan": ({**FULL_MARKS, "A": 31}, {"fully_masked_nan"}),
+    "n08_bug_a2_blocked_row_nan": ({**FULL_MARKS, "A": 30}, {"fully_masked_nan"}),  # its gradient check too: values first (qa35n F1)
     "n11_bug_a1_rewrite_cell_between_task_and_check": ({**FULL_MARKS, "A": 27}, {"scores_scaled_by_d"}),
 }
 A2_STUB = {**FULL_MARKS, "A": 18}

@@ -1,5 +1,5 @@
 # qa10s b14_a2_fully_blocked_nan_via_map_over_heads: BUG A.2: no guard for a row whose keys are all blocked (NaN); C.3 maps masked_softmax over the heads.
-# Per-part scores (A-D): A=31 B=10 C=28 D=12.
+# Per-part scores (A-D): A=30 B=10 C=28 D=12.
 # Mistakes named: fully_masked_nan.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math

@@ -1,5 +1,5 @@
 # qa4s b09_a2_finfo_min_uniform: BUG A.2: blocked scores filled with finfo.min: a fully blocked row comes out uniform.
-# Per-part scores (A-D): A=31 B=10 C=28 D=12.
+# Per-part scores (A-D): A=30 B=10 C=28 D=12.
 # Mistakes named: fully_masked_uniform.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

@@ -2,7 +2,7 @@
 #   qa4s/b02_a1_scaled_by_lk: A.1: scores divided by sqrt(Lk) (the number of keys) instead of sqrt(d).
 #   qa4s/b09_a2_finfo_min_uniform: A.2: blocked scores filled with finfo.min: a fully blocked row comes out uniform.
 #   qa4s/b18_a4_device_ignored: A.4: the mask is made on the default device (device= ignored).
-# expected: A=25 B=10 C=28 D=12 E=10 F=8
+# expected: A=24 B=10 C=28 D=12 E=10 F=8
 # mistakes: fully_masked_uniform, scores_scaled_by_key_count
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

@@ -2,7 +2,7 @@
 #   qa4s/b09_a2_finfo_min_uniform: A.2: blocked scores filled with finfo.min: a fully blocked row comes out uniform.
 #   qa4s/b17_a4_off_by_one: A.4: tril(diagonal=1): each query also sees the next key.
 #   qa4s/b49_d1_no_residual: D.1: no residual: norm(dropout(attn(x))).
-# expected: A=27 B=10 C=28 D=1 E=10 F=8
+# expected: A=26 B=10 C=28 D=1 E=10 F=8
 # mistakes: block_no_residual, fully_masked_uniform
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

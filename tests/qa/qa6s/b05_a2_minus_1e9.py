@@ -1,5 +1,5 @@
 # qa6s b05_a2_minus_1e9: BUG A.2: blocked scores filled with -1e9 instead of -inf (a fully blocked row is uniform; float16 overflows).
-# Per-part scores (A-D): A=30 B=10 C=28 D=12.
+# Per-part scores (A-D): A=29 B=10 C=28 D=12.
 # Mistakes named: fully_masked_uniform, mask_fill_overflows.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math

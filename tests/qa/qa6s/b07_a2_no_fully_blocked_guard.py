@@ -1,5 +1,5 @@
 # qa6s b07_a2_no_fully_blocked_guard: BUG A.2: no guard for a fully blocked row (NaN from -inf - -inf).
-# Per-part scores (A-D): A=31 B=10 C=28 D=12.
+# Per-part scores (A-D): A=30 B=10 C=28 D=12.
 # Mistakes named: fully_masked_nan.
 # ruff: noqa  (a student's file: written as a student writes it)
 import functools

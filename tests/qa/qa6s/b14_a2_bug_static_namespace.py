@@ -1,5 +1,5 @@
 # qa6s b14_a2_bug_static_namespace: BUG A.2 (a staticmethod of a namespace class, aliased at module level and called through cls.softmax by the classmethod sdpa): blocked keys filled with -1e4.
-# Per-part scores (A-D): A=31 B=10 C=28 D=12.
+# Per-part scores (A-D): A=30 B=10 C=28 D=12.
 # Mistakes named: fully_masked_uniform.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math

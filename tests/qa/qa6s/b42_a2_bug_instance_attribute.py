@@ -1,5 +1,5 @@
 # qa6s b42_a2_bug_instance_attribute: BUG A.2 (kept as MultiHeadAttention's instance attribute self.softmax): -1e9 fill and no guard for the float16 range.
-# Per-part scores (A-D): A=30 B=10 C=28 D=12.
+# Per-part scores (A-D): A=29 B=10 C=28 D=12.
 # Mistakes named: fully_masked_uniform, mask_fill_overflows.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math

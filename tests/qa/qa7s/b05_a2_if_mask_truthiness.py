@@ -1,5 +1,5 @@
 # qa7s b05_a2_if_mask_truthiness: BUG A.2: `if mask:` instead of `if mask is not None:` (a mask of several elements raises).
-# Per-part scores (A-D): A=22 B=10 C=28 D=12.
+# Per-part scores (A-D): A=21 B=10 C=28 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math

@@ -1,5 +1,5 @@
 # qa7s b07_a2_mask_unsqueezed_for_heads: BUG A.2: the mask always gets a head axis (mask.unsqueeze(1)) inside masked_softmax.
-# Per-part scores (A-D): A=22 B=10 C=28 D=12.
+# Per-part scores (A-D): A=21 B=10 C=28 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math

@@ -1,5 +1,5 @@
 # qa7s b09_a2_eps_added_to_exp: BUG A.2: exp + 1e-9 'to avoid zeros' (blocked keys get a small weight, not exactly 0).
-# Per-part scores (A-D): A=25 B=10 C=28 D=12.
+# Per-part scores (A-D): A=24 B=10 C=28 D=12.
 # Mistakes named: fully_masked_uniform.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math

@@ -1,5 +1,5 @@
 # qa9s b17_a2_all_blocked_row_nan_softmax_attribute: BUG A.2: no guard for an all-blocked row (0/0 = NaN); C.3 keeps masked_softmax as self.softmax.
-# Per-part scores (A-D): A=31 B=10 C=28 D=12.
+# Per-part scores (A-D): A=30 B=10 C=28 D=12.
 # Mistakes named: fully_masked_nan.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math

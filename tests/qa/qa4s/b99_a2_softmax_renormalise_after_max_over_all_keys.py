@@ -1,6 +1,6 @@
-# qa4s c11_softmax_renormalise_after: masked_softmax: softmax over all keys, then mask and renormalise (equal to masking first).
-# Per-part scores (A-D): A=32 B=10 C=28 D=12.
-# Mistakes named: none.
+# qa4s c11, now b99_a2 (qa35s): BUG A.2: softmax over all keys, then mask and renormalise: the maximum subtracted is taken over every key, blocked ones included, so a blocked key that scores far above the allowed ones leaves them all 0 (the contract: blocked keys count nowhere, however large their scores).
+# Per-part scores (A-D): A=31 B=10 C=28 D=12.
+# Mistakes named: softmax_blocked_key_counts.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
 

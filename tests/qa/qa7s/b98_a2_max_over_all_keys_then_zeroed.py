@@ -1,6 +1,6 @@
-# qa7s c17_exp_then_zero_blocked: CORRECT: masked_softmax subtracts the max of the unmasked row (blocked keys included), takes exp, then zeroes the blocked keys with masked_fill(~mask, 0) and divides by a sum made safe by where.
-# Per-part scores (A-D): A=32 B=10 C=28 D=12.
-# Mistakes named: none.
+# qa7s c17, now b98_a2 (qa35s): BUG A.2: masked_softmax subtracts the max of the unmasked row (blocked keys included), takes exp, then zeroes the blocked keys: a blocked key far above the allowed ones leaves them all 0 (the contract: blocked keys count nowhere, however large their scores).
+# Per-part scores (A-D): A=31 B=10 C=28 D=12.
+# Mistakes named: softmax_blocked_key_counts.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math
 
