@@ -77,7 +77,7 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     "named_make_forges": (scores(D=1), True, set()),
     "rebind_walk_exits": (scores(A=29, D=1, E=0), True, {"evasion", "tamper"}),
     "mask_broadcast_to_grader": (scores(A=22), True, set()),
-    "standin_refusal_markup": (scores(A=15), True, set()),
+    "standin_refusal_markup": (scores(A=19), True, set()),  # A.2's mistake is named now (softmax_mask_ignored): A.3 is correct given it (qa35n F19)
     # c. the figure of Part E
     "figure_image_subclass_forged": (scores(E=0), True, {"tamper"}),
     "figure_savefig_override": (scores(), True, set()),
@@ -103,7 +103,9 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     "honest_high_dpi_rcparams": (scores(), True, set()),
     "honest_dark_style": (scores(), True, set()),
 }
-MAY_RAISE = {"cpu_limit_at_import": {"resource_limit"}}  # where the CPU limit is hit depends on the machine's load
+MAY_RAISE = {"cpu_limit_at_import": {"resource_limit"},  # where the CPU limit is hit depends on the machine's load
+             # open (note 47): with A.2's mistake carried into A.3, the worker's look at the code both share is seen walking this class
+             "standin_refusal_markup": {"evasion"}}
 
 
 def corpus() -> list[Path]:

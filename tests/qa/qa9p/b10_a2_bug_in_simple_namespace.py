@@ -1,5 +1,5 @@
 # qa9p b10_a2_bug_in_simple_namespace: BUG A.2 (held in a types.SimpleNamespace and a lambda's default): blocked scores filled with -10000 (a fully blocked row is uniform, not zeros).
-# expected: A=31 B=10 C=28 D=12 E=10
+# expected: A=30 B=10 C=28 D=12 E=10
 # Public check: A.2 fails: "query row 2 has every key blocked and your result gives those keys weight"; the others pass.
 # ruff: noqa  (a self-learner's file: written as a student writes it)
 import math
