@@ -821,13 +821,18 @@ def test_a_tick_label_that_is_not_a_token_and_a_position_is_kept(label):
 @pytest.mark.parametrize(
     ("xlabel", "ylabel", "swapped"),
     [("query", "key", False), ("key", "query", True), ("Key 位置", "Query 位置", True), ("position", "query", True),
-     ("query", "query", True), ("键", "查询", True), ("query (the word that looks)", "the word each query looks at", False),
-     ("查询（当前词）", "每个查询所关注的词", False), ("query → key", "weight", False)],
+     ("query", "query", False), ("键", "查询", True), ("query (the word that looks)", "the word each query looks at", False),
+     ("查询（当前词）", "每个查询所关注的词", False), ("query → key", "weight", False), ("Key", "Position", True),
+     ("attending token (position i)", "token each query looks at", False), ("当前词（发出注意力）", "每个查询所关注的词", False),
+     ("token attending to the keys", "key token", False), ("关注各个键的词（当前位置）", "键", False)],
 )
 def test_a_vertical_label_that_mentions_the_queries_under_one_that_names_them_is_not_swapped(xlabel, ylabel, swapped):
     """qa7e c41, c42: 'query (the word that looks)' across and 'the word each query looks at' down
     (or '查询（当前词）' and '每个查询所关注的词') lost the axis-label check as labels that 'name the
-    wrong axes': any vertical label that mentions the queries and not the keys was read as naming them."""
+    wrong axes': any vertical label that mentions the queries and not the keys was read as naming them.
+    qa37s c28, c29, c31, c32: the same for a label beside one that names neither side, or a
+    horizontal label that describes the queries through the keys. "query" twice is told as the
+    same label on both axes (axis_labels_same), not as a swap."""
     from autograder.assignments.attention.checks.part_e import labels_swapped
 
     assert labels_swapped(xlabel, ylabel) is swapped

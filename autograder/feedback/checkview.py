@@ -158,7 +158,7 @@ def _task_lines(task: str, checks: list, lang: str) -> list[str]:
             lines.append(f"       {t('check.folded', lang, count=len(entry.folded))}")
             for other in entry.folded:
                 lines.append(f"         - {words().check_name(other.check_id, other.name, lang)}")
-        hint = "" if not_the_task(check) else first_hint(check.check_id, check.task, lang)
+        hint = "" if not_the_task(check) else first_hint(check.check_id, check.task, lang, message_key=check.message_key)
         if hint and hint not in hints_shown:
             hints_shown.add(hint)
             lines.append(f"       {t('check.hint', lang, hint=hint)}")

@@ -54,10 +54,12 @@ def tiers_for(task: str, tables: HintTables) -> Tiers:
     return tiers[task]
 
 
-def first_tier(check_id: str, task: str, lang: str, tables: HintTables) -> str:
-    """The hint that feedback shows for a failed check: the idea, never code."""
+def first_tier(check_id: str, task: str, lang: str, tables: HintTables, message_key: str = "") -> str:
+    """The hint that feedback shows for a failed check: the idea, never code; the idea of its
+    failure's message (`key:<message key>`) before the check's own."""
     tiers, ideas = tables
-    idea = ideas.get(check_id)
+    idea = ideas.get(f"key:{message_key}") if message_key else None
+    idea = ideas.get(check_id) if idea is None else idea
     if idea is not None:
         return idea.get(lang) or idea["en"]
     return tiers[task].tier(1, lang) if task in tiers else ""

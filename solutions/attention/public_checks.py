@@ -1748,8 +1748,7 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
             tr("label both axes (e.g. 'query position' and 'key position').", "两个坐标轴都要有标签（例如 “Query 位置” 和 “Key 位置”）。"),
             tr("set the x label and the y label of ax.", "设置 ax 的 x 轴标签和 y 轴标签。"),
         )
-    across_names_queries = _names_only(xlabel, QUERY_WORDS, KEY_WORDS) and xlabel.casefold() != ylabel.casefold()
-    if _names_only(xlabel, KEY_WORDS, QUERY_WORDS) or _names_only(ylabel, QUERY_WORDS, KEY_WORDS) and not across_names_queries:
+    if _labels_swapped(xlabel, ylabel):
         raise task.fail(
             tr(f"the axis labels are swapped (x: {xlabel!r}, y: {ylabel!r}): 横轴是 Query 位置, 纵轴是 Key 位置.",
                f"坐标轴标签放反了（x：{xlabel!r}，y：{ylabel!r}）：横轴是 Query 位置，纵轴是 Key 位置。"),
@@ -1760,6 +1759,21 @@ def _check_heatmap(task: Task, ax: Axes, weights: torch.Tensor) -> None:
 def _names_only(label: str, named: re.Pattern, other: re.Pattern) -> bool:
     """Whether an axis label names one side (the keys or the queries) and not the other."""
     return bool(named.search(label)) and not other.search(label)
+
+
+LABEL_FILLER = re.compile(r"\b(?:positions?|tokens?|index|idx|words?|pos|rows?|columns?|cols?|[a-z])\b|位置|词|序号|[\W\d_]", re.IGNORECASE)
+
+
+def _labels_swapped(xlabel: str, ylabel: str) -> bool:
+    """One label is barely the wrong side's name ("Key" across, "query position" down) beside one
+    that names the other side or neither; a label that describes one side through the other ("the
+    word each query looks at", for the keys) is left alone."""
+    across_keys, down_queries = _names_only(xlabel, KEY_WORDS, QUERY_WORDS), _names_only(ylabel, QUERY_WORDS, KEY_WORDS)
+    across_neither = not (QUERY_WORDS.search(xlabel) or KEY_WORDS.search(xlabel))
+    down_neither = not (QUERY_WORDS.search(ylabel) or KEY_WORDS.search(ylabel))
+    bare_keys = not LABEL_FILLER.sub("", KEY_WORDS.sub("", xlabel))
+    bare_queries = not LABEL_FILLER.sub("", QUERY_WORDS.sub("", ylabel))
+    return (across_keys and bare_keys and (down_queries or down_neither)) or (down_queries and bare_queries and (across_keys or across_neither))
 
 
 def _lightness(rgba: Any) -> float:

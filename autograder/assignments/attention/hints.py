@@ -2,7 +2,8 @@
 
 The manifest names this file (`hints`); autograder/feedback/hints.py serves them (the first tier
 in feedback, the next one at each `attnkit hint A.2`). CHECK_IDEAS: the first tier of checks
-whose idea is not their task's.
+whose idea is not their task's, and of failures whose message says more than the check (keyed
+`key:<message key>`: a pair expected, one tensor returned).
 """
 from __future__ import annotations
 
@@ -131,6 +132,9 @@ def _ideas(check_ids: Iterable[str], en: str, zh: str) -> None:
         CHECK_IDEAS[check_id] = _t(en, zh)
 
 
+_ideas(("key:not_a_pair",),
+       "Return both results as one tuple: the output first, then the attention weights.",
+       "把两个结果作为一个元组一起返回：先是输出，再是注意力权重。")
 _ideas(("attention_scores_dtype", "masked_softmax_dtypes"),
        "The result keeps the dtype of the inputs: float16 in, float16 out.",
        "结果保持输入的 dtype：输入 float16，输出也是 float16。")

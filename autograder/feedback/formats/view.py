@@ -88,12 +88,12 @@ def check_title(check_id: str, name: str, lang: str, assignment: str = "") -> st
 def hint_text(check: CheckResult, lang: str, assignment: str = "") -> str:
     """The first hint tier in `lang`: the idea of the check or of its task (the assignment's hints,
     served by autograder.feedback.hints), never code; '' when there is none or the failure is not the task's."""
-    return "" if not_the_task(check) else first_hint(check.check_id, check.task, lang, assignment)
+    return "" if not_the_task(check) else first_hint(check.check_id, check.task, lang, assignment, check.message_key)
 
 
-def first_hint(check_id: str, task: str, lang: str = DEFAULT_LANG, assignment: str = "") -> str:
+def first_hint(check_id: str, task: str, lang: str = DEFAULT_LANG, assignment: str = "", message_key: str = "") -> str:
     """The first hint tier of a check of the assignment called `assignment` ("": the current one)."""
-    return first_tier(check_id, task, lang, named(assignment).hint_tables())
+    return first_tier(check_id, task, lang, named(assignment).hint_tables(), message_key)
 
 
 def part_title(part: str, lang: str = DEFAULT_LANG, assignment: str = "") -> str:

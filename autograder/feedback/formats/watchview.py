@@ -97,7 +97,7 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
         else:  # the check's message in lang; a diagnosed mistake is said in the catalogue's words
             lines.append(f"    {check_message(first, lang)}")
         unwritten = all(NOT_IMPLEMENTED_RE.search(c.message) for c in failing)  # a stub: the task's idea, as `check` gives it
-        hint = "" if not_the_task(first) else first_hint("" if unwritten else first.check_id, first.task, lang)  # the first tier: the idea, never code
+        hint = "" if not_the_task(first) else first_hint("" if unwritten else first.check_id, first.task, lang, message_key="" if unwritten else first.message_key)  # the first tier: the idea, never code
         if hint:
             lines.append(f"    {t('watch.hint', lang)}: {hint}")
         if len(failing) > 1:

@@ -253,9 +253,10 @@ class AttnkitPlugin:
 
     def _as_charged(self, item: pytest.Function, function: Callable, task: str, failed: set[str]) -> tuple[str, dict] | None:
         """The note of a check that passes against the reference given a mistake already charged
-        in an earlier task, where this task's code may run code of that task's own (a class both
-        use: no stand-in replaces it); None otherwise. A second copy of the same mistake, written
-        again in this task's own code, is charged again (qa5x m40)."""
+        in an earlier task, where this task's code runs code of that task's own (a class both use:
+        no stand-in replaces it); None otherwise. A second copy of the same mistake, written again
+        in this task's own code, is charged again (qa5x m40), though the earlier task's function be
+        named in code that never runs (qa35h x02)."""
         carried = current().carried_module()
         assert carried is not None
         named = {(r.task, r.mistake) for r in self.results if r.task in failed and r.mistake}
@@ -263,24 +264,32 @@ class AttnkitPlugin:
             if not self._shares_code(earlier, task) or not self._makes_throughout(earlier, key):
                 continue
             kwargs = self._kwargs(function, item.name)
-            with carried.reference_with(key):
-                outcome = _outcome(function, kwargs)
-            if outcome is None:
+            try:
+                with carried.reference_with(key), cast(Student, self._student).noting_shared_code([current().task_names[earlier]], self._besides(earlier)) as ran:
+                    outcome = _outcome(function, kwargs)
+            except StudentError:  # the worker could not start watching: not shared
+                continue
+            if outcome is None and ran == [True]:  # that task's own code ran: the mistake may be its alone
                 self._as_charged_tasks.add(task)  # its own code holds that mistake: a later check that leans on it may have it replaced
                 return carried.carried_note([earlier], (earlier,))
         return None
 
     def _shares_code(self, earlier: str, task: str) -> bool:
+        """Whether `task`'s code may run code of `earlier`'s own (read, not run: a first sieve)."""
         if (earlier, task) not in self._shared:
             names = current().task_names
-            carried = current().carried_module()
-            assert carried is not None
-            besides = [names[t] for t in carried.earlier_tasks(earlier) if t in names and t[0] < earlier[0]]  # an earlier part's functions it calls: stand-ins reach them
             try:
-                self._shared[earlier, task] = cast(Student, self._student).shared_code([names[earlier]], [names[task]], besides)
+                self._shared[earlier, task] = cast(Student, self._student).shared_code([names[earlier]], [names[task]], self._besides(earlier))
             except StudentError:  # the worker could not tell: not shared
                 self._shared[earlier, task] = False
         return self._shared[earlier, task]
+
+    def _besides(self, earlier: str) -> list[str]:
+        """An earlier part's functions that `earlier` calls: stand-ins reach them."""
+        names = current().task_names
+        carried = current().carried_module()
+        assert carried is not None
+        return [names[t] for t in carried.earlier_tasks(earlier) if t in names and t[0] < earlier[0]]
 
     def _makes_throughout(self, task: str, key: str) -> bool:
         """Whether `task`'s code makes the mistake `key` wherever it would show: no check of the
@@ -330,7 +339,7 @@ class AttnkitPlugin:
     def _result(self, item: pytest.Item, error: BaseException | None) -> CheckResult:
         info = check_info(item)
         duration = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
-        base: dict[str, Any] = dict(check_id=check_id(item), name=info.name, part=info.part, task=info.task, max_points=info.points, hint=first_tier(check_id(item), info.task, "en", current().hint_tables()), visibility=info.visibility, duration=round(duration, 4))
+        base: dict[str, Any] = dict(check_id=check_id(item), name=info.name, part=info.part, task=info.task, max_points=info.points, hint=first_tier(check_id(item), info.task, "en", current().hint_tables(), getattr(error, "key", "") or ""), visibility=info.visibility, duration=round(duration, 4))
         if error is None:
             return CheckResult(points=info.points, status=PASSED, **base)
         if isinstance(error, CheckFailure):

@@ -9,7 +9,7 @@ EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins",
                              "frozen_importlib", "frozen_importlib_external",  # by their names without leading underscores: _pickle is pickle
                              "cffi", "cffi_backend"})  # cffi: raw memory and C calls, as ctypes (ffi.buffer(ffi.cast("char*", id(x))))
 EVASION_ATTRIBUTES = frozenset({
-    "modules", "_getframe", "settrace", "setprofile", "addaudithook", "monitoring", "ops", "library", "overrides", "jit", "_dynamo",
+    "modules", "_getframe", "settrace", "setprofile", "gettrace", "getprofile", "addaudithook", "monitoring", "ops", "library", "overrides", "jit", "_dynamo",
     "f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame", "cr_frame", "__globals__", "__code__", "__closure__",
     "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__getattribute__", "__self__", "__func__",
     "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__getstate__", "__setattr__", "__delattr__", "__class__",
@@ -19,6 +19,8 @@ EVASION_ATTRIBUTES = frozenset({
     "CodeType", "FunctionType", "LambdaType", "MethodType",  # a function built from a code object's parts, or bound to any object (qa21h c01, c05)
     "__get__", "fget", "fset", "fdel",  # a function taking self bound by hand to another object: sys as its self (qa21h c05)
     "hub",  # torch.hub.load(folder, source="local") imports a hubconf.py the code may have written (qa21h c03)
+    # torch's public names for the switches of torch._C: the trace's modes skipped (qa37h F1)
+    "DisableTorchFunction", "DisableTorchFunctionSubclass", "ExcludeDispatchKeyGuard", "DispatchKeySet", "DispatchKey",
 })
 EVASION_BUILTINS = frozenset({"eval", "exec", "compile", "__import__", "globals", "vars", "locals", "breakpoint", "__builtins__", "__loader__", "__spec__"})
 NAME_LOOKUPS = frozenset({"getattr", "setattr", "delattr"})
@@ -35,6 +37,9 @@ TEXT_LOOKUPS = frozenset({
     "Loader", "UnsafeConstructor", "FullConstructor", "unsafe_load_all", "full_load_all", "import_item", "import_object", "EntryPoint",
     "MonkeyPatch", "compile_expression", "InteractiveShell", "TerminalInteractiveShell", "InteractiveShellEmbed", "start_ipython",
     "run_cell", "run_cell_async", "safe_execfile", "safe_run_module",  # not run_line_magic: a notebook saved as .py holds get_ipython().run_line_magic(...)
+    # a string.Formatter's other doors to the object a field names, and IPython's formatters that eval it (qa37h F2)
+    "EvalFormatter", "FullEvalFormatter", "DollarFormatter",
+    "addsitedir", "addpackage", "execsitecustomize", "execusercustomize",  # site's: run the `import` lines of the .pth files found (qa37h F3)
 })
 # modules (by their top-level name) whose purpose is running text as code or looking names up by text
 TEXT_CODE_MODULES = frozenset({

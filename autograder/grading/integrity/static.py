@@ -32,14 +32,14 @@ import re
 import signal
 import threading
 import tokenize
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
 from autograder.grading.chunks import Cells, line_where, split_chunks
 from autograder.grading.integrity import syntax
 from autograder.grading.integrity.syntax import (
-    dotted_name, constant_text, on_super, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, is_main_guard, starts_workers, opens_for_writing, installed,
+    dotted_name, constant_text, on_super, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, shown_texts_used, is_main_guard, starts_workers, opens_for_writing, installed,
     Ownership, ownership, receivers, record_fields, threading_in_place, torch_bound,
 )
 from autograder.settings import STATIC_PASS_CPU_SECONDS
@@ -160,6 +160,8 @@ class _Scanner(ast.NodeVisitor):
         self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
         self.os_names: set[str] = set()  # names bound to the os (or posix) module
+        self.sys_names: set[str] = {"sys"}  # names bound to the sys module (`import sys as _sys`: _sys.stdout is sys.stdout, qa37h F5)
+        self.pandas_names: set[str] = set()  # names bound to the pandas module: its eval taken as a value runs text (qa37h F2)
         self.makes_modules = False  # it changes where imports look, makes temporary files or writes files
         self.loaders: set[str] = {LOADER}  # names bound to torch's DataLoader
         self.threading_in_place = False  # threading used only for locks and the like (syntax.threading_in_place)
@@ -172,6 +174,11 @@ class _Scanner(ast.NodeVisitor):
 
     # -- scopes ---------------------------------------------------------------------------------
     def _top_level(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        if isinstance(node, ast.ClassDef) and any(dotted_name(base).endswith("Formatter") for base in node.bases):
+            for method in node.body:  # a string.Formatter's convert_field overridden: the object a text names is handed to it (qa37h F2)
+                if isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) and method.name in FORMATTER_DOORS:
+                    self.findings.append(Finding(EVASION, f"{node.name}.{method.name} (reaches a name given as text)", method.lineno,
+                                                 f"{self.prefix}{node.name if self.scope == MODULE_SCOPE else self.scope}", method.name))
         if self.scope != MODULE_SCOPE:
             self.generic_visit(node)
             return
@@ -227,6 +234,10 @@ class _Scanner(ast.NodeVisitor):
                 self.torch_names.add(alias.asname or "torch")
             if alias.name in ("os", "posix"):
                 self.os_names.add(alias.asname or alias.name)
+            if alias.name == "sys":
+                self.sys_names.add(alias.asname or alias.name)
+            if alias.name == "pandas":
+                self.pandas_names.add(alias.asname or alias.name)
             for part in alias.name.split("."):
                 self._name_use(part, node, imported=True)
         self.generic_visit(node)
@@ -306,7 +317,8 @@ class _Scanner(ast.NodeVisitor):
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
             self.add(GRADER_REFERENCE, dotted, node)
-        if isinstance(node.ctx, (ast.Store, ast.Del)) and self._patches(node.value, node.attr) and id(node) not in self.settings and dotted not in NOT_PATCHES:
+        plain = f"sys{dotted[len(receiver):]}" if receiver in self.sys_names else dotted
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and self._patches(node.value, node.attr) and id(node) not in self.settings and plain not in NOT_PATCHES:
             self.add(LIBRARY_PATCH, f"{dotted} assigned (a patched library can rewrite what the grader is sent)", node)
         if receiver == "sys" and node.attr in IMPORT_PATHS:
             self.makes_modules = True
@@ -314,6 +326,8 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, f"{dotted} (raw descriptor I/O can reach the worker's channel)", node)
         if dotted.startswith("torch.compile") or ".jit." in f".{dotted}.":
             self.add(EVASION, f"{dotted} {SCRIPTED}", node)
+        elif node.attr == "eval" and id(node) not in self.called and isinstance(node.ctx, ast.Load) and receiver in self.pandas_names:
+            self.add(EVASION, f"{dotted} as a value (pandas' eval runs a text as code)", node, "eval")
         elif node.attr in CALLED_IS_FINE and id(node) in self.called:
             pass
         elif node.attr in READ_IS_FINE and isinstance(node.ctx, ast.Load):
@@ -349,6 +363,8 @@ class _Scanner(ast.NodeVisitor):
             self.add(GRADER_REFERENCE, f"the text {node.value[:60]!r}", node)
         if isinstance(node.value, str) and "WEIGHTS_ONLY" in node.value:  # TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD: torch.load unpickles anything
             self.add(EVASION, f"the text {node.value[:60]!r} (unpickled data can look up any name)", node)
+        if isinstance(node.value, str) and node.value.startswith("module:") and id(node) not in self.printed:  # matplotlib imports a backend so named (qa37h F3)
+            self.add(EVASION, f"the text {node.value[:60]!r} (a backend named by a text is imported)", node)
         if isinstance(node.value, str) and node.value.startswith(("/proc", "/etc", "/root", "/home", "/grade", "/autograder", "/work", "/tmp", "/dev", "../")):
             self.add(FILE_ACCESS, f"the path {node.value[:60]!r}", node)
 
@@ -372,6 +388,8 @@ class _Scanner(ast.NodeVisitor):
                 self.add(EVASION, f"{keyword_.arg}= (unpickled data can look up any name)", node)
         if isinstance(node.func, ast.Attribute) and node.func.attr == "eval" and (node.args or node.keywords) and dotted_name(node.func.value).split(".", 1)[0] not in self.receivers:
             self.add(EVASION, f"{dotted_name(node.func)}(...) (runs a text as code: pandas' eval; nn.Module's eval() takes nothing)", node, "eval")
+        if by_text := _imports_or_runs_text(node, self.receivers):
+            self.add(EVASION, f"{dotted_name(node.func)}(...) ({by_text})", node)
         position = UNPICKLING_POSITIONS.get(opened)
         given = node.args[position] if position is not None and len(node.args) > position else None
         if position is not None and (
@@ -459,6 +477,28 @@ class _Scanner(ast.NodeVisitor):
                 self.scoped_aliases.update(dict.fromkeys(((self.scope, name) for name in names), (banned[0], ast.unparse(target), target.lineno)))
             else:
                 self.aliases.update(dict.fromkeys(names, banned[0]))
+
+
+FORMATTER_DOORS = frozenset({"get_field", "get_value", "convert_field", "format_field", "vformat"})  # what a string.Formatter's subclass may override
+QUERY_KEYWORDS = frozenset({"engine", "local_dict", "global_dict", "resolvers"})  # pandas' query and eval: the names a text may reach
+
+
+def _imports_or_runs_text(node: ast.Call, receivers: AbstractSet[str]) -> str:
+    """Why a call imports a module or runs an expression named by a constant text (qa37h F2, F3),
+    or ''. Narrow on purpose: help() of an object, a backend or option given by a variable, a
+    DataFrame query over its own columns are honest (qa38h F1)."""
+    function = node.func
+    texts = [text for text in (constant_text(a) for a in [*node.args[:2], *(k.value for k in node.keywords)]) if text is not None]
+    if isinstance(function, ast.Name) and function.id == "help":
+        named = [text for text in texts if not (text.split(".")[0].isidentifier() and installed(text.split(".")[0]))]
+        return "help() of a name given as text imports that module" if named else ""
+    if not isinstance(function, ast.Attribute) or dotted_name(function.value).split(".", 1)[0] in receivers:
+        return ""
+    if function.attr == "set_option" and texts and "backend" in texts[0] and texts[1:2] != ["matplotlib"]:
+        return "a backend option names a module to import"
+    if function.attr == "query" and (any(k.arg in QUERY_KEYWORDS for k in node.keywords) or any("@" in text for text in texts)):
+        return "runs a text as code: pandas' query"
+    return ""
 
 
 def _persists(finding: Finding) -> bool:
@@ -588,18 +628,6 @@ def library_methods() -> frozenset[str]:
     return library_attributes() | frozenset(dir(importlib.import_module("torch.nn").Module))
 
 
-def shown_texts_used(trees: Sequence[ast.Module]) -> bool:
-    """Whether the source can use a text it only seems to show: it reads docstrings back
-    (`__doc__`, by name or in a text, or a code object's constants) or binds the name print (qa36h F1)."""
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and node.attr in ("__doc__", "co_consts") or isinstance(node, ast.Name) and node.id == "__doc__":
-                return True
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "__doc__" in node.value or "print" in syntax._bound_names(node):
-                return True
-    return False
-
-
 def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Module | str], everything: Sequence[ast.Module], prefix: str = "",
           own_definitions: dict[str, frozenset[str]] | None = None) -> _Scanner:
     """Scan the trees of the entry (or of one helper file); `everything`: the trees of all of them."""
@@ -705,7 +733,7 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
         scanner.references.setdefault(name, set()).update(loads)
     _resolve_aliases(scanner)
     starred = _starred_library(everything, local)
-    unbound = library - {name for tree in everything for node in ast.walk(tree) for name in syntax._bound_names(node)} if starred else frozenset()
+    unbound = library - {name for tree in everything for node in ast.walk(tree) for name in syntax.node_binds(node)} if starred else frozenset()
     _star_uses(scanner, starred, unbound)
     findings = [replace(finding, cells=cells) for finding in scanner.findings]
     for name, trees in helpers.items():

@@ -118,7 +118,7 @@ def record_fields(trees: Sequence[ast.AST]) -> dict[str, tuple[str, ...]]:
     bound: dict[str, int] = {}
     for tree in trees:
         for node in ast.walk(tree):
-            for name in _bound_names(node):
+            for name in node_binds(node):
                 bound[name] = bound.get(name, 0) + 1
             if isinstance(node, ast.ClassDef) and _is_record(node):
                 found[node.name] = tuple(s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name))
@@ -143,7 +143,7 @@ def _is_record(node: ast.ClassDef) -> bool:
     return not bases and decorators in (["dataclass"], ["dataclasses.dataclass"])
 
 
-def _bound_names(node: ast.AST) -> list[str]:
+def node_binds(node: ast.AST) -> list[str]:
     """The names one node binds: a def or class, a stored or deleted name, an import, a parameter,
     a match capture, `except ... as`, global and nonlocal."""
     if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -203,7 +203,7 @@ def receivers(trees: Sequence[ast.AST]) -> frozenset[str]:
                 for t in node.targets if isinstance(t, ast.Name)}  # C = Block: C.forward(x) too
     for node in nodes:
         if id(node) not in firsts and not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            unsafe.update(_bound_names(node))  # bound some other way than as a method's receiver
+            unsafe.update(node_binds(node))  # bound some other way than as a method's receiver
         if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) and node.value.id in classes
                 and node.attr in methods and not _called_or_named(node, parent.get(id(node)))):
             unsafe.update(SAFE_RECEIVERS)  # Block.forward given on as a value (map, partial, g = ...): any object may become its self (qa21h c05)
@@ -645,6 +645,18 @@ def text_bound_names(trees: Sequence[ast.AST], stored: frozenset[str]) -> frozen
     for name, value in assigned:
         values.setdefault(name, []).append(value)
     return frozenset(name for name in text if all(looks_like_path(value, text) for value in values[name]))
+
+
+def shown_texts_used(trees: Sequence[ast.Module]) -> bool:
+    """Whether the source can use a text it only seems to show: it reads docstrings back
+    (`__doc__`, by name or in a text, or a code object's constants) or binds the name print (qa36h F1)."""
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in ("__doc__", "co_consts") or isinstance(node, ast.Name) and node.id == "__doc__":
+                return True
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "__doc__" in node.value or "print" in node_binds(node):
+                return True
+    return False
 
 
 def argv_is_text(trees: Sequence[ast.AST]) -> bool:

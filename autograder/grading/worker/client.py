@@ -704,6 +704,21 @@ class Student:
         run), `others` may run too (read, not run)."""
         return self.request({"op": "shared_code", "names": names, "others": others, "besides": besides or []}, "looking up names") is True
 
+    @contextlib.contextmanager
+    def noting_shared_code(self, names: list[str], besides: list[str]) -> Iterator[list[bool]]:
+        """Within the block, note whether the requests run the submission's own code that `names`
+        may run (apart from what `besides` may run); after it, the list holds the answer (False
+        where the worker could not tell)."""
+        ran: list[bool] = []
+        try:
+            self.request({"op": "watch_shared", "names": names, "besides": besides}, "looking up names")
+            yield ran
+        finally:
+            try:
+                ran.append(self.request({"op": "shared_ran"}, "looking up names") is True)
+            except StudentError:  # the worker is gone (a limit): nothing noted
+                ran.append(False)
+
     def _look(self, target: str | Handle) -> bool:
         """Whether a call of `target` runs under the trace though its trace is not read: every call
         of what a rule covers does, and what each saw is judged with the rule's own (other_calls)."""

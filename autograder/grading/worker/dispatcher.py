@@ -156,6 +156,7 @@ class Dispatcher:
         self._callbacks = 0
         self._deadline: float | None = None  # loading: when the load's time is up (CellTimeLimit)
         self._helpers: tuple[int, list[types.ModuleType]] = (-1, [])  # len(sys.modules) when looked, the submission's helper modules
+        self._watched: tuple[Callable[..., None], set[types.CodeType]] | None = None  # watch_shared: the profile, the watched code seen running
 
     # -- requests --------------------------------------------------------------------------
     def handle(self, request: dict) -> dict:
@@ -163,8 +164,12 @@ class Dispatcher:
         method: Callable[[dict], Any] | None = getattr(self, f"op_{op}", None) if isinstance(op, str) else None
         if method is None:
             return {"status": "bad_request", "message": f"unknown op {op!r}"}
+        # float32 matrix products at full precision, whatever the file set at import: "medium" or
+        # "high" (PyTorch's advice on GPUs) computes them in bfloat16 or TF32 on CPUs and GPUs that
+        # have it, a setting the contract does not forbid (qa29s c83 lost Part F on an AMX CPU)
+        torch.set_float32_matmul_precision("highest")
         try:  # each request with gradients on, whatever a call before left (in-process too: inprocess.py)
-            with self._stand_ins(request.get("stand_ins") or [], request.get("handle")), torch.enable_grad():
+            with self._stand_ins(request.get("stand_ins") or [], request.get("handle")), torch.enable_grad(), self._watching():
                 response = {"status": "ok", "value": method(request)}
         except StudentRaised as raised:
             response = {"status": "raised", "error": raised.as_dict()}
@@ -382,10 +387,46 @@ class Dispatcher:
         task's `others` may run too (standins.code_reach), apart from what `besides` (the tasks the
         earlier one calls, which have stand-ins of their own) may run: then the later task may be
         wrong only through the earlier one's mistake, which no stand-in replaced (a class both use)."""
+        return bool(self._own_code(request["names"], request.get("besides")) & self._reach(request["others"]))
+
+    def op_watch_shared(self, request: dict) -> None:
+        """Until `shared_ran`, note whether the requests run code of the submission's own that
+        `names` may run, apart from what `besides` may run (op_shared_code's, seen running: a name
+        in code that never runs shares nothing, qa35h x02)."""
+        watched = self._own_code(request["names"], request.get("besides"))
+        numbers = {id(code) for code in watched}
+        seen: set[types.CodeType] = set()
+
+        def note(frame: types.FrameType, event: str, _arg: Any) -> None:
+            if event == "call" and id(frame.f_code) in numbers and frame.f_code in watched:  # (watched keeps each id's code alive)
+                seen.add(frame.f_code)
+
+        self._watched = note, seen
+
+    def op_shared_ran(self, _request: dict) -> bool:
+        """Whether watched code ran since `watch_shared` (which this ends)."""
+        watched, self._watched = self._watched, None
+        return watched is not None and bool(watched[1])
+
+    def _reach(self, names: Any) -> set[types.CodeType]:
         modules = self._student_globals()
-        reach = [standins.code_reach([self.namespace[n] for n in names if type(n) is str and n in self.namespace], lambda obj: _owned(obj, modules))
-                 for names in (request["names"], request["others"], request.get("besides") or [])]
-        return bool((reach[0] - reach[2]) & reach[1])
+        return standins.code_reach([self.namespace[n] for n in names or () if type(n) is str and n in self.namespace], lambda obj: _owned(obj, modules))
+
+    def _own_code(self, names: Any, besides: Any) -> set[types.CodeType]:
+        return self._reach(names) - self._reach(besides)
+
+    @contextlib.contextmanager
+    def _watching(self) -> Iterator[None]:
+        """For one request, the profile of `watch_shared` (the main thread's: the student's code runs there)."""
+        if self._watched is None:
+            yield
+            return
+        before = sys.getprofile()
+        sys.setprofile(self._watched[0])
+        try:
+            yield
+        finally:
+            sys.setprofile(before)
 
     def op_call(self, request: dict) -> Any:
         target = self._target(request)
@@ -628,12 +669,18 @@ def _remember_source(filename: str, chunks: list) -> None:
 def _strided(args: list, positions: list) -> list:
     """The arguments, with those at `positions` made non-contiguous (same values, other strides).
 
-    Tensors always cross the boundary contiguous; this is how a check asks for the other kind.
+    Tensors always cross the boundary contiguous; this is how a check asks for the other kind:
+    the last two axes swapped in memory, and the last one a slice of a longer one, so that no view
+    that merges it with another axis is possible (merge_heads' `x.transpose(1, 2).view(...)`,
+    which fails on every contiguous input, worked on the swap alone: qa37s b08).
     """
     args = list(args)
     for index in positions:
         if isinstance(index, int) and 0 <= index < len(args) and isinstance(args[index], torch.Tensor) and args[index].dim() >= 2:
-            args[index] = args[index].transpose(-2, -1).contiguous().transpose(-2, -1)
+            value = args[index]
+            wide = value.new_zeros(*value.shape[:-2], 2 * value.shape[-1], value.shape[-2])  # (..., 2C, R): rows of the transposed value, padded
+            wide[..., :value.shape[-1], :] = value.transpose(-2, -1)
+            args[index] = wide[..., :value.shape[-1], :].transpose(-2, -1)
     return args
 
 

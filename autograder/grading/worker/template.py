@@ -362,6 +362,7 @@ def _worker_main(config, data_fd: int, output_fd: int, uid: int | None, pid_name
         send_message(sock, {"status": "no_sandbox", "error": str(error)[:500]})
         return 70
     dispatcher = Dispatcher(stand_ins=standins.load(str(request.get("stand_ins", ""))))  # imported before the fork
+    streams = (sys.stdout, sys.stderr)  # the worker's own, kept before any student code: flushing them runs none of it
 
     def channel(message: dict) -> dict:  # a stand-in's callback to the grader, during a request
         send_message(sock, message)
@@ -378,8 +379,11 @@ def _worker_main(config, data_fd: int, output_fd: int, uid: int | None, pid_name
             return 0
         request.setdefault("root", os.path.join(scratch, "submission"))
         response = dispatcher.handle(request)
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr, *streams):  # the student's may be theirs (the contract lets the code replace them)
+            try:
+                stream.flush()
+            except BaseException:  # noqa: BLE001 - a Tee with no flush, a log file closed at the end (qa37h F4): what it printed is its own
+                pass
         send_message(sock, response)
 
 

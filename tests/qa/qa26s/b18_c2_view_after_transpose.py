@@ -1,5 +1,5 @@
 # qa26s b18_c2_view_after_transpose: BUG C.2: merge_heads = x.transpose(1, 2).view(B, S, H * Dh): view of a transposed tensor always raises
-# Per-part scores: A=32 B=10 C=25.5 D=12 E=10 F=8.
+# Per-part scores: A=32 B=10 C=25 D=12 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 

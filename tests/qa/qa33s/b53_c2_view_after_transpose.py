@@ -1,5 +1,5 @@
 # qa33s b53_c2_view_after_transpose: BUG C.2: view after transpose (fails: not contiguous)
-# Per-part scores: A=32 B=10 C=25.5 D=12 E=10 F=8.
+# Per-part scores: A=32 B=10 C=25 D=12 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 

@@ -1,5 +1,5 @@
 # qa4s b28_c2_view_after_transpose: BUG C.2: merge_heads calls .view after transpose (no .contiguous()): always raises.
-# Per-part scores (A-D): A=32 B=10 C=25.5 D=12.
+# Per-part scores (A-D): A=32 B=10 C=25 D=12.
 # Mistakes named: none.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

@@ -2,7 +2,7 @@
 #   qa4s/b28_c2_view_after_transpose: C.2: merge_heads calls .view after transpose (no .contiguous()): always raises.
 #   qa4s/b61_d1_norm_of_x_plus_attention: D.1: y = norm(x) + dropout(attn(x)): the norm on the residual branch only.
 #   qa4e/b05_ticks_off_by_one: E.1, x ticks at 1..Lq instead of 0..Lq-1 (labels shifted one cell right).
-# expected: A=32 B=10 C=25.5 D=1 E=8 F=8
+# expected: A=32 B=10 C=25 D=1 E=8 F=8
 # mistakes: none
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

@@ -2,7 +2,7 @@
 #   qa4s/b27_c1_interleaved: C.1: heads interleaved: view (B, S, Dh, H) then permute.
 #   qa4s/b28_c2_view_after_transpose: C.2: merge_heads calls .view after transpose (no .contiguous()): always raises.
 #   qa4e/b22_returns_image: E.1, returns the AxesImage (im) instead of the Axes.
-# expected: A=32 B=10 C=22.5 D=12 E=9.5 F=8
+# expected: A=32 B=10 C=22 D=12 E=9.5 F=8
 # mistakes: split_interleaved
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).

@@ -246,15 +246,21 @@ def mha(
     """Multi-head attention from plain functions; the keyword switches plant one bug each."""
     key = query if key is None else key
     value = key if value is None else value
-    q = split(linear(p, prefix + "W_q", query), heads)  # (B, H, Lq, Dh)
-    k = split(linear(p, prefix + "W_k", key), heads)  # (B, H, Lk, Dh)
+    scores = mha_scores(p, heads, query, key, split=split, scale_dim=scale_dim, prefix=prefix)  # (B, H, Lq, Lk)
     v = split(linear(p, prefix + "W_v" if value_projection == "W_v" else prefix + value_projection, value), heads)  # (B, H, Lk, Dh)
-    scores = reference().attention_scores(q, k) if scale_dim is None else q @ k.transpose(-2, -1) / math.sqrt(scale_dim)  # (B, H, Lq, Lk)
     if fill_zero and mask is not None:  # the blocked scores set to 0, softmax over every key
         scores, mask = scores.masked_fill(~mask, 0.0), None
     weights = reference().masked_softmax(scores, mask if use_mask else None)  # (B, H, Lq, Lk)
     merged = merge(weights @ v)  # (B, Lq, E)
     return (linear(p, prefix + "W_o", merged) if output_projection else merged), weights
+
+
+def mha_scores(p: Params, heads: int, query: torch.Tensor, key: torch.Tensor, *, split: Callable = split_correct, scale_dim: int | None = None,
+               prefix: str = "") -> torch.Tensor:
+    """Each head's scores (B, H, Lq, Lk) before the softmax; scale_dim: divided by its root instead."""
+    q = split(linear(p, prefix + "W_q", query), heads)  # (B, H, Lq, Dh)
+    k = split(linear(p, prefix + "W_k", key), heads)  # (B, H, Lk, Dh)
+    return reference().attention_scores(q, k) if scale_dim is None else q @ k.transpose(-2, -1) / math.sqrt(scale_dim)
 
 
 def mha_variants(p: Params, heads: int, query: torch.Tensor, key: torch.Tensor | None = None, value: torch.Tensor | None = None, mask: torch.Tensor | None = None, prefix: str = "") -> list[tuple[str, tuple[torch.Tensor, torch.Tensor]]]:

@@ -7,7 +7,7 @@ import torch
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, merge_interleaved, linear, merge_no_transpose, mha_variants, reload_student, split_interleaved, split_no_transpose, split_size_for_count, unmerged, vjp_checked,
+    PROJECTIONS, Params, attention_state, build_reference, build_student, expect_attention, expect_match, expect_parameter_gradients, forward_checked, merge_interleaved, merge_no_transpose, mha_scores, mha_variants, reload_student, split_interleaved, split_no_transpose, split_size_for_count, unmerged, vjp_checked,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
@@ -218,8 +218,7 @@ def test_mha_mask(student: StudentAPI, gen, seed):
     where = f"{MHA} with a mask of shape {tuple(padding.shape)} that blocks two keys of large norm"
     output, weights = forward_checked(student, handle, where, OUT, WEIGHTS, query, far, key, padding)
     expected = reference_module(query, far, key, padding)
-    scores = reference().attention_scores(*(reference().split_heads(linear(state, name, x), H) for name, x in (("W_q", query), ("W_k", far))))
-    if blocked_key_counts(weights, expected[1], scores, padding):
+    if blocked_key_counts(weights, expected[1], mha_scores(state, H, query, far), padding):
         raise fail_with(f"{where} lost the allowed weights", "softmax_blocked_key_counts")
     variants = mha_variants(state, H, query, far, key, padding.expand(B, H, LQ, LK))
     expect_attention(output, weights, expected, where, variants)

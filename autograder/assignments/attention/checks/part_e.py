@@ -553,15 +553,26 @@ def test_plot_attention_axis_labels(student: StudentAPI):
         raise CheckFailure.keyed("axis_labels_same", label=xlabel)
 
 
+# What a bare axis label may hold besides the side it names: "Query position (i)", "Key 位置", "Queries (rows)".
+LABEL_FILLER = re.compile(r"\b(?:positions?|tokens?|index|idx|words?|pos|rows?|columns?|cols?|[a-z])\b|位置|词|序号|[\W\d_]", re.IGNORECASE)
+
+
+def bare(label: str, named: re.Pattern) -> bool:
+    """Whether the label is the side's name and nothing more ("Query", "key position", "键 (j)")."""
+    return not LABEL_FILLER.sub("", named.sub("", label))
+
+
 def labels_swapped(xlabel: str, ylabel: str) -> bool:
-    """Whether the axis labels name the wrong axes: the horizontal one names the keys, or the
-    vertical one names the queries where the horizontal one does not (a vertical label that
-    mentions the queries under one that names them describes the keys: 'the word each query looks
-    at', '每个查询所关注的词'), or says the same."""
-    if names_only(xlabel, KEY_WORDS, QUERY_WORDS):
-        return True
-    across_names_queries = names_only(xlabel, QUERY_WORDS, KEY_WORDS) and xlabel.casefold() != ylabel.casefold()
-    return names_only(ylabel, QUERY_WORDS, KEY_WORDS) and not across_names_queries
+    """Whether the axis labels name the wrong axes: one of them is barely the wrong side's name
+    ("Key" across, "query position" down) beside one that names the other side or neither. A label
+    that describes one side through the other is left alone: 'the word each query looks at' down,
+    'token attending to the keys' across, '每个查询所关注的词' (qa7e c41, c42; qa37s c28, c29, c31,
+    c32; qa38h c30), and so is a pair of such descriptions."""
+    across_keys, down_queries = names_only(xlabel, KEY_WORDS, QUERY_WORDS), names_only(ylabel, QUERY_WORDS, KEY_WORDS)
+    across_neither = not (QUERY_WORDS.search(xlabel) or KEY_WORDS.search(xlabel))
+    down_neither = not (QUERY_WORDS.search(ylabel) or KEY_WORDS.search(ylabel))
+    return ((across_keys and bare(xlabel, KEY_WORDS) and (down_queries or down_neither))
+            or (down_queries and bare(ylabel, QUERY_WORDS) and (across_keys or across_neither)))
 
 
 @check("E.1", 1, "plot_attention: draws on the Axes given as ax=, on a new figure without it", kind=PROPERTY, gate="plot_attention_cell_values")
