@@ -266,22 +266,22 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     from autograder.assignment import current
     from autograder.feedback.hints import TIER_NAMES, next_hint, state_path, tiers_for
 
-    lang = _lang(args)
     tables = current().hint_tables()
     tiers_for(args.task, tables)  # an unknown task is told first
     if args.file:
         student_file = Path(args.file)
         if not student_file.is_file():  # as check and watch: a mistyped name is an error, not a new hint state
-            raise AttnkitError(t("cli.no_file", lang, path=args.file))
+            raise AttnkitError(t("cli.no_file", _lang(args), path=args.file))
     else:
         try:
             student_file = _default_file("hint")
         except AttnkitError:  # no file yet: the state goes next to where it will be
             student_file = Path(_student_file())
+    lang = _lang(args, student_file)  # as check's: zh for attention.zh.ipynb, the file check suggested this from (qa39p)
     tier, text = next_hint(args.task, student_file, tables, lang, reset=args.reset)
     print(t("hint.heading", lang, task=args.task, tier=tier, kind=TIER_NAMES[lang][tier - 1]))
     print(text)
-    again = args.task + (f" --file {args.file}" if args.file else "")
+    again = args.task + (f" --file {args.file}" if args.file else "") + (f" --lang {args.lang}" if args.lang else "")
     print(t("hint.next", lang, task=again) if tier < 3 else t("hint.last", lang, task=args.task))
     print(t("hint.saved", lang, path=state_path(student_file)))
     return 0
@@ -607,7 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("task", type=str.upper, help="a task id, e.g. A.2")
     p.add_argument("--file", default=None, help="your file (default: the one saved last, here or in assignments/<assignment>/); the hint state is saved next to it")
     p.add_argument("--reset", action="store_true", help="start this task's hints again from the first")
-    p.add_argument("--lang", choices=("en", "zh"), default=None, help="hint language (or ATTNKIT_LANG)")
+    p.add_argument("--lang", choices=("en", "zh"), default=None, help="hint language (or ATTNKIT_LANG; default: zh for a *.zh.ipynb or *.zh.py file, else en)")
     p.set_defaults(func=_cmd_hint)
 
     p = sub.add_parser("watch", help="check your file again every time you save it (for students)")

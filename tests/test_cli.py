@@ -180,6 +180,21 @@ def test_hint_with_a_file_says_to_ask_again_with_that_file(tmp_path, capsys):
     assert f"ask again for the next step: attnkit hint A.1 --file {student}" in capsys.readouterr().out
 
 
+def test_hint_for_the_chinese_notebook_is_in_chinese_and_keeps_a_given_language(tmp_path, capsys, monkeypatch):
+    """`attnkit check attention.zh.ipynb` suggests `attnkit hint C.1`, which answered in English,
+    and `hint --lang zh` suggested asking again without --lang (qa39p)."""
+    monkeypatch.delenv("ATTNKIT_LANG", raising=False)
+    notebook = tmp_path / "attention.zh.ipynb"
+    notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+    assert main(["hint", "C.1", "--file", str(notebook)]) == 0
+    out = capsys.readouterr().out
+    assert "任务 C.1" in out and "Task C.1" not in out, out
+    english = tmp_path / "attention.py"
+    english.write_text("", encoding="utf-8")
+    assert main(["hint", "A.1", "--file", str(english), "--lang", "zh"]) == 0
+    assert f"attnkit hint A.1 --file {english} --lang zh" in capsys.readouterr().out
+
+
 def test_a_task_id_in_lower_case_is_read_as_the_task(tmp_path, capsys):
     """`attnkit hint a.1` was refused with the list of tasks (qa6p): task ids are read in any case."""
     student = tmp_path / "attention.py"
@@ -207,6 +222,7 @@ def test_lang_help_says_which_commands_take_the_language_from_the_file_name(caps
     for command in ("grade", "check", "watch"):
         text = _help(command, capsys)
         assert "default: zh for a *.zh.ipynb or *.zh.py file, or a folder or zip whose graded file is one, else en" in text, command
+    assert "default: zh for a *.zh.ipynb or *.zh.py file, else en" in _help("hint", capsys)
     for command in ("grade-batch", "report", "demo"):
         text = _help(command, capsys)
         assert "default: en, whatever the file names" in text and "*.zh" not in text, command

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -93,6 +94,18 @@ def test_prairielearn_params_accept_a_numeric_string_and_default_to_a_fresh_seed
     assert (params.seed, params.lang) == (12, "zh")
     data.write_text(json.dumps({"params": {}}))
     assert {read_params(data).seed for _ in range(5)} != {0}
+    assert read_params(data).lang is None  # the handed-in file's language
+
+
+def test_prairielearn_without_a_language_speaks_the_handed_in_notebooks(tmp_path):
+    """An upload of attention.zh.ipynb got English feedback where no server.py set attnkit_lang,
+    and Chinese on Gradescope and from `attnkit grade` (qa39p)."""
+    grade = tmp_path / "grade"
+    (grade / "student").mkdir(parents=True)
+    shutil.copy(REPO / "assignments" / "attention" / "attention.zh.ipynb", grade / "student")
+    run(grade)
+    results = json.loads((grade / "results" / "results.json").read_text())
+    assert results["gradable"] is True and results["lang"] == "zh", results.get("format_errors")
 
 
 def test_prairielearn_bad_params_write_not_gradable_results_and_exit_0(tmp_path):

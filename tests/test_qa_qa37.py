@@ -187,3 +187,11 @@ def test_a_non_contiguous_argument_merges_with_no_view():
     with pytest.raises(RuntimeError):
         y.transpose(1, 2).view(2, 5, 24)
     assert torch.equal(y.transpose(1, 2).reshape(2, 5, 24), x.transpose(1, 2).reshape(2, 5, 24))
+
+
+def test_an_integer_too_long_to_send_is_refused_by_name(hostile):
+    """qa37h b10: causal_mask returning 10**5000 ended the worker ("exited with code 70": its
+    reply could not be written as JSON); it is a refused value now, named as what it is."""
+    failed = [c for c in hostile["b10_A4_huge_int_return"].checks if c.points < c.max_points]
+    assert failed and all(c.task == "A.4" for c in failed)
+    assert all("causal_mask returned an integer of about 5001 digits" in c.message for c in failed), [c.message for c in failed]

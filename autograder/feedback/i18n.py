@@ -224,7 +224,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "watch.all_done": {"en": "every task is right: well done", "zh": "所有任务都正确，做得好"},
     "watch.mistake": {"en": "mistake", "zh": "错误"},
     "watch.hint": {"en": "hint", "zh": "提示"},
-    "watch.more_failing": {"en": "{count} more failing checks in {task}", "zh": "{task} 还有 {count} 项检查未通过"},
+    "watch.more_failing": {"en": "{count} more failing check(s) in {task}", "zh": "{task} 还有 {count} 项检查未通过"},
     "watch.checked_task": {"en": "checked {task} in {seconds:.2f} s; checking the other tasks...", "zh": "{task} 已在 {seconds:.2f} 秒内检查完；正在检查其余任务..."},
     "watch.checked_all": {"en": "checked in {seconds:.2f} s; watching {name}: save to check again, Ctrl-C to stop", "zh": "{seconds:.2f} 秒内检查完；正在监视 {name}：保存即重新检查，Ctrl-C 退出"},
     "watch.stopped": {"en": "attnkit watch stopped", "zh": "attnkit watch 已停止"},

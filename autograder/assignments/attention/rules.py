@@ -44,14 +44,15 @@ SDPA_OWN = Rule(
 )
 # A library attention inside scaled_dot_product_attention is charged once, by A.3: B.1 and C.3,
 # which may call it, are graded again with its stand-in (their trace is then clean), and their
-# source is read without it.
+# source is read without it; so is masked_softmax's source, A.2's (an evasion in it was charged
+# again in C.3, which calls it itself: qa39h F5).
 SELF_ATTENTION_OWN = Rule(
     "B.1", "SelfAttention.forward", frozenset({"SelfAttention"}), ATTENTION_NAMES, frozenset({"attention"}),
-    advice="build it from your own attention functions", charged_elsewhere=frozenset({"scaled_dot_product_attention"}),
+    advice="build it from your own attention functions", charged_elsewhere=frozenset({"scaled_dot_product_attention", "masked_softmax"}),
 )
 MHA_OWN = Rule(
     "C.3", "MultiHeadAttention.forward", frozenset({"MultiHeadAttention"}), ATTENTION_NAMES, frozenset({"attention"}),
-    advice="build it from your own attention functions", charged_elsewhere=frozenset({"scaled_dot_product_attention"}),
+    advice="build it from your own attention functions", charged_elsewhere=frozenset({"scaled_dot_product_attention", "masked_softmax"}),
 )
 
 # every call of what a rule covers runs under the trace (autograder.grading.worker.client: `look`)

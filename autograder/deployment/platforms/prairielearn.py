@@ -36,7 +36,7 @@ GRADE_TIMEOUT = PRAIRIELEARN_GRADE_SECONDS  # below the question's container tim
 @dataclass(frozen=True)
 class Params:
     seed: int
-    lang: str
+    lang: str | None  # None: the handed-in file's (zh for attention.zh.ipynb, as on Gradescope: qa39p)
 
 
 class ParamsError(AttnkitError):
@@ -54,7 +54,7 @@ PARAMS_FIX = (
     "Where they come from: PrairieLearn writes {data_file} from the params that the generate(data) of the"
     " question's server.py sets (`attnkit export prairielearn` writes info.json, question.html and tests/,"
     " and no server.py: these come from one added to the question folder); locally, run-prairielearn reads"
-    " {data_file} as it is. Fix them there, or leave them out: {seed} unset is a fresh seed, {lang} unset is {default}."
+    " {data_file} as it is. Fix them there, or leave them out: {seed} unset is a fresh seed, {lang} unset is the handed-in file's language (zh for a *.zh.ipynb or *.zh.py file, else {default})."
 )
 
 
@@ -76,8 +76,8 @@ def read_params(data_file: Path) -> Params:
         seed = int(seed)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         problems.append(f"question parameter {SEED_PARAM}={seed!r} must be a whole number from 0 to {MAX_SEED}")
-    lang = params.get(LANG_PARAM, DEFAULT_LANG)
-    if lang not in LANGS:
+    lang = params.get(LANG_PARAM)
+    if lang is not None and lang not in LANGS:
         problems.append(f"question parameter {LANG_PARAM}={lang!r} must be one of {', '.join(LANGS)}")
     if problems:
         raise ParamsError([*problems, PARAMS_FIX.format(data_file=data_file, seed=SEED_PARAM, lang=LANG_PARAM, default=DEFAULT_LANG)])
@@ -96,10 +96,10 @@ def grade(grade_root: Path) -> dict:
     except OSError:  # a folder that cannot be listed: the grade command says why
         handed_in = True
     if not handed_in:
-        return not_gradable([t("platform.no_files", params.lang)])
+        return not_gradable([t("platform.no_files", params.lang or DEFAULT_LANG)])
     with tempfile.TemporaryDirectory(prefix="attnkit-pl-") as out:
         command = [sys.executable, "-m", "autograder.cli", "grade", str(student), "--out", out,
-                   "--seed", str(params.seed), "--lang", params.lang]
+                   "--seed", str(params.seed), *(["--lang", params.lang] if params.lang else [])]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=GRADE_TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -108,7 +108,7 @@ def grade(grade_root: Path) -> dict:
         if done is None or not result_file.is_file():
             tail = "" if done is None else (done.stdout + done.stderr)[-2000:]
             print(f"attnkit grade wrote no {result_file}:\n{tail}", file=sys.stderr)
-            return not_gradable([t("platform.grader_failed", params.lang)])
+            return not_gradable([t("platform.grader_failed", params.lang or DEFAULT_LANG)])
         return to_prairielearn(load_submission_result(result_file), result_dir=result_file.parent, source=student)
 
 

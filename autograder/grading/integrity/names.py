@@ -40,6 +40,8 @@ TEXT_LOOKUPS = frozenset({
     # a string.Formatter's other doors to the object a field names, and IPython's formatters that eval it (qa37h F2)
     "EvalFormatter", "FullEvalFormatter", "DollarFormatter",
     "addsitedir", "addpackage", "execsitecustomize", "execusercustomize",  # site's: run the `import` lines of the .pth files found (qa37h F3)
+    "importorskip",  # pytest's: an import by text (qa39h F1)
+    "walk_stack", "walk_tb",  # traceback's: the frames above, whose variables stack_data reads with no attribute named (qa39h F1)
 })
 # modules (by their top-level name) whose purpose is running text as code or looking names up by text
 TEXT_CODE_MODULES = frozenset({
@@ -47,7 +49,16 @@ TEXT_CODE_MODULES = frozenset({
     "imp", "unittest", "sympy",  # sympy: sympify and parse_expr end in eval, with the builtins at hand
     "jinja2", "mako", "pure_eval",  # templates and expression evaluators: attribute access (and more) by text
     "traitlets",  # a Type or Instance trait given "torch._C.DisableTorchFunction" imports that class by its name
+    # lazy_loader.attach(package, submod_attrs={module: [name]}) imports a module and looks an attribute up by text;
+    # fsspec's registry imports a class by its dotted text; stack_data reads frames' variables (qa39h F1)
+    "lazy_loader", "fsspec", "stack_data",
 })
+# of those, the modules of self-tests and debugging: importing one runs nothing, so their names count
+# where they are used (a self-test under the main guard is no finding: qa39h F2)
+TEST_AND_DEBUG_MODULES = frozenset({"unittest", "doctest", "pdb"})
+# what of those modules is only used, never run from text: a test case's class and its skip markers
+TEXT_CODE_SAFE_NAMES = frozenset({"unittest.TestCase", "unittest.IsolatedAsyncioTestCase", "unittest.skip", "unittest.skipIf", "unittest.skipUnless",
+                                  "unittest.expectedFailure", "unittest.SkipTest"})
 # a module reached as another module's attribute (`torch.serialization.pickle`, a library that imported
 # it) is the module: these names count as attributes too (but for those that name everyday methods:
 # x.trace(), err.code, torch.profiler.profile)
@@ -79,6 +90,12 @@ FILE_NAMES = frozenset({
 # change where imports look, or any other evasion): an optional import of a library the grader
 # lacks (`try: import einops`) is only a failed import, also in a file that only reads files.
 UNKNOWN_MODULE = ", neither a library nor a file of the submission (a module written while the code runs)"
+# A debugger stopped in the code (breakpoint(), pdb.set_trace()) runs the commands it reads from
+# sys.stdin, an empty pipe in the worker, or calls the function PYTHONBREAKPOINT names: it counts
+# only in a submission that replaces sys.stdin or writes that variable (a `breakpoint()` left in a
+# branch that never runs is not a text door: qa39h F3)
+DEBUGGER = " (a debugger runs the commands it reads from sys.stdin, which the file replaces, or the function PYTHONBREAKPOINT names)"
+DEBUGGER_CALLS = frozenset({"breakpoint", "pdb.set_trace"})
 # file functions of os whose name is also a method of everyday objects (list.remove, set.remove,
 # Artist.remove, Colorbar.remove): as an attribute they reach a file only on the os module
 OS_ONLY_METHODS = frozenset({"remove"})

@@ -44,7 +44,7 @@ from autograder.grading.integrity.syntax import (
 )
 from autograder.settings import STATIC_PASS_CPU_SECONDS
 from autograder.grading.integrity.names import (
-    GRADER_NAMES, EVASION_MODULES, MODULE_ATTRIBUTES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, UNPICKLING_POSITIONS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
+    GRADER_NAMES, EVASION_MODULES, MODULE_ATTRIBUTES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, TEXT_CODE_SAFE_NAMES, TEST_AND_DEBUG_MODULES, DEBUGGER, DEBUGGER_CALLS, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, UNPICKLING_POSITIONS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
 )
 # what makes the worker's evidence worthless: a switch of the trace where it runs, or a library patched,
 # which can rewrite what the worker sends (json.dumps, socket.socket.sendall: a forged trace or figure)
@@ -168,6 +168,9 @@ class _Scanner(ast.NodeVisitor):
         self.settings: set[int] = set()  # ids of attribute targets assigned a constant (torch.backends.cudnn.deterministic = True)
         self.prose = False  # texts only shown name nothing: docstrings and print's arguments (_scan: not where __doc__ is read or print rebound)
         self.printed: set[int] = set()  # ids of the texts print is given
+        self.text_code: dict[str, str] = {}  # a name bound by an import of a TEST_AND_DEBUG_MODULES module -> what it names: each use is a finding, the import is not (qa39h F2)
+        self.debugger_names: set[int] = set()  # ids of the names of `pdb.set_trace` (DEBUGGER)
+        self.own_reflection: set[int] = set()  # ids of names and attributes that reflect on the file's own object only (vars(self), object.__setattr__(self, "x", v))
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
         self.findings.append(Finding(code, what, getattr(node, "lineno", 0), f"{self.prefix}{self.scope}", name))
@@ -226,7 +229,10 @@ class _Scanner(ast.NodeVisitor):
     # -- imports --------------------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            self._module(alias.name, node)
+            deferred = self._text_code(alias.name)
+            self._module(alias.name, node, deferred=deferred)
+            if deferred:
+                self.text_code[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
             self.imported.add(alias.asname or alias.name.split(".")[0])
             if alias.name.split(".")[0] in self.local:
                 self.own_modules.add(alias.asname or alias.name.split(".")[0])
@@ -243,8 +249,11 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        self._module(node.module or "", node, relative=node.level > 0)
+        deferred = self._text_code(node.module or "", node.level > 0) and all(alias.name != "*" and not alias.name.startswith("_") for alias in node.names)
+        self._module(node.module or "", node, relative=node.level > 0, deferred=deferred)
         for alias in node.names:
+            if deferred and f"{node.module}.{alias.name}" not in TEXT_CODE_SAFE_NAMES:
+                self.text_code[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             self.imported.add(alias.asname or alias.name)
             if (node.module or "").split(".")[0] == "torch":
                 self.torch_names.add(alias.asname or alias.name)
@@ -262,12 +271,21 @@ class _Scanner(ast.NodeVisitor):
         (`from attn_helpers import scaled_dot_product_attention`: its own, not the library's)."""
         return any(name in names for own, names in self.own_definitions.items() if module and (own == module or own.endswith(f".{module}")))
 
-    def _module(self, dotted: str, node: ast.AST, relative: bool = False) -> None:
+    def _text_code(self, dotted: str, relative: bool = False) -> bool:
+        """Whether an import is of a self-test or debugging module (TEST_AND_DEBUG_MODULES):
+        importing it runs nothing, so its names are findings where they are used."""
+        parts = dotted.split(".")
+        return (not relative and parts[0] in TEST_AND_DEBUG_MODULES and not {p.lstrip("_") for p in parts} & EVASION_MODULES
+                and not any(p.startswith("_") for p in parts))
+
+    def _module(self, dotted: str, node: ast.AST, relative: bool = False, deferred: bool = False) -> None:
         parts = set(dotted.split("."))
         top = dotted.split(".")[0]
         bare = {p.lstrip("_") for p in parts}  # the C module behind one (_pickle, _frozen_importlib, _imp) is that module
         if parts & GRADER_NAMES:
             self.add(GRADER_REFERENCE, f"import of {dotted}", node)
+        if deferred:
+            return
         if (bare & EVASION_MODULES or top.lstrip("_") in TEXT_CODE_MODULES or any(dotted == m or dotted.startswith(f"{m}.") for m in ("torch.ops", "torch._C", "torch.overrides", "torch.library", "torch.jit", "torch.fx", "logging.config"))
                 or any(p.startswith("_") and not p.startswith("__") for p in dotted.split(".")[1:])):
             self.add(EVASION, f"import of {dotted}", node)
@@ -278,6 +296,10 @@ class _Scanner(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load) and node.id in NAME_LOOKUPS and id(node) not in self.called:
             self.add(EVASION, f"{node.id} passed as a value (it can look up any name)", node)
+        if isinstance(node.ctx, ast.Load) and node.id in self.text_code and id(node) not in self.own_reflection:
+            named = self.text_code[node.id]
+            self.add(EVASION, f"{named}{DEBUGGER}" if named in DEBUGGER_CALLS or id(node) in self.debugger_names
+                     else f"{named} (its module runs text as code or reaches names given as text)", node)
         if isinstance(node.ctx, ast.Load):
             self.references.setdefault(self.scope, set()).add(node.id)  # MODULE_SCOPE: what import-time code reaches
             self.first_loads.setdefault((self.scope, node.id), node.lineno)
@@ -288,8 +310,8 @@ class _Scanner(ast.NodeVisitor):
     def _name_use(self, name: str, node: ast.AST, imported: bool = False, origin: str = "") -> None:
         if name in GRADER_NAMES:
             self.add(GRADER_REFERENCE, f"the name {name}", node)
-        if name in EVASION_BUILTINS or (imported and name in EVASION_MODULES | (EVASION_ATTRIBUTES - {"sys"})):
-            self.add(EVASION, f"{name}", node, name)
+        if (name in EVASION_BUILTINS or (imported and name in EVASION_MODULES | (EVASION_ATTRIBUTES - {"sys"}))) and id(node) not in self.own_reflection:
+            self.add(EVASION, f"{name}{DEBUGGER if name in DEBUGGER_CALLS else ''}", node, name)
         if imported and name in self.library:
             self.add(LIBRARY_CALL, f"{origin + '.' if origin else ''}{name} (imported)", node, name)
         self._reach(name, node)
@@ -311,8 +333,12 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         dotted = dotted_name(node)
+        if isinstance(node.value, ast.Name) and f"{self.text_code.get(node.value.id)}.{node.attr}" in TEXT_CODE_SAFE_NAMES:
+            self.own_reflection.add(id(node.value))  # unittest.TestCase
+        if isinstance(node.value, ast.Name) and f"{self.text_code.get(node.value.id)}.{node.attr}" in DEBUGGER_CALLS:
+            self.debugger_names.add(id(node.value))  # pdb.set_trace
         receiver = dotted.split(".", 1)[0]
-        own = receiver in self.receivers and node.attr not in ("__globals__", "__code__", "__closure__", "__subclasses__", "__mro__", "__bases__", "__base__", "__builtins__")
+        own = (receiver in self.receivers and node.attr not in ("__globals__", "__code__", "__closure__", "__subclasses__", "__mro__", "__bases__", "__base__", "__builtins__")) or id(node) in self.own_reflection
         if node.attr in self.library and receiver not in self.receivers:
             self.add(LIBRARY_CALL, dotted, node, node.attr)
         if node.attr in GRADER_NAMES:
@@ -369,9 +395,30 @@ class _Scanner(ast.NodeVisitor):
             self.add(FILE_ACCESS, f"the path {node.value[:60]!r}", node)
 
     # -- calls and assignments ------------------------------------------------------------------
+    def visit_Compare(self, node: ast.Compare) -> None:
+        """`"get_ipython" in globals()`: a membership test of the file's own names reads no value (qa39h F2)."""
+        for operator, right in zip(node.ops, node.comparators):
+            if (isinstance(operator, ast.In | ast.NotIn) and isinstance(right, ast.Call) and isinstance(right.func, ast.Name)
+                    and right.func.id in ("globals", "locals", "vars", "dir") and not right.args and not right.keywords):
+                self.own_reflection.add(id(right.func))
+        self.generic_visit(node)
+
+    def _reflects_on_own(self, node: ast.Call) -> bool:
+        """`vars(self)`, `object.__setattr__(self, "name", value)` (a frozen dataclass's
+        __post_init__), `"name" in globals()`: reflection on the file's own object or module by a
+        constant name, which reaches nothing else (qa39h F4)."""
+        own = bool(node.args) and isinstance(node.args[0], ast.Name) and node.args[0].id in self.receivers
+        if isinstance(node.func, ast.Name) and node.func.id == "vars":
+            return own and len(node.args) == 1 and not node.keywords
+        if dotted_name(node.func) == "object.__setattr__":
+            return own and len(node.args) == 3 and not node.keywords and constant_text(node.args[1]) is not None
+        return False
+
     def visit_Call(self, node: ast.Call) -> None:
         function = node.func.id if isinstance(node.func, ast.Name) else ""
         self.called.add(id(node.func))
+        if self._reflects_on_own(node):
+            self.own_reflection.add(id(node.func))
         if function == "print" and self.prose:  # the builtin: what it is given goes to the output alone (qa35h F2)
             self.printed.update(id(part) for arg in node.args for part in (arg.values if isinstance(arg, ast.JoinedStr) else [arg]) if isinstance(part, ast.Constant))
         opened = node.func.attr if isinstance(node.func, ast.Attribute) else function
@@ -744,6 +791,8 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
     unique = tuple(dict.fromkeys(findings))
     if not _can_make_modules(unique, scanner.makes_modules):
         unique = tuple(f for f in unique if not f.what.endswith(UNKNOWN_MODULE))
+    if not _feeds_debugger(everything):
+        unique = tuple(f for f in unique if not f.what.endswith(DEBUGGER))
     return SourceFacts(
         findings=unique,
         references={k: frozenset(v) for k, v in scanner.references.items()},
@@ -873,6 +922,25 @@ def _star_uses(scanner: _Scanner, starred: str, unbound: frozenset[str]) -> None
     for scope, names in scanner.references.items():
         for name in sorted(names & unbound):
             scanner.findings.append(Finding(LIBRARY_CALL, f"{name} (from {starred} import *)", scanner.first_loads.get((scope, name), 0), scope, name))
+
+
+def _feeds_debugger(trees: Iterable[ast.AST]) -> bool:
+    """Whether the code can give a debugger commands (DEBUGGER): it replaces sys.stdin, names
+    PYTHONBREAKPOINT or sys.breakpointhook, or writes the environment other than by a constant key."""
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and (node.attr == "breakpointhook" or (node.attr == "stdin" and not isinstance(node.ctx, ast.Load))):
+                return True
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "PYTHONBREAKPOINT" in node.value:
+                return True
+            if isinstance(node, ast.Name | ast.Attribute) and (node.id if isinstance(node, ast.Name) else node.attr) in ("putenv", "breakpointhook"):
+                return True
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute | ast.Name) and dotted_name(node.value).endswith("environ") and node.attr != "get":
+                return True  # os.environ.update(...), .setdefault(...)
+            if (isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load) and dotted_name(node.value).endswith("environ")
+                    and constant_text(node.slice) is None):
+                return True
+    return False
 
 
 def _can_make_modules(findings: tuple[Finding, ...], paths_or_temporary_files: bool) -> bool:

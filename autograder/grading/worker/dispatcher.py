@@ -156,7 +156,7 @@ class Dispatcher:
         self._callbacks = 0
         self._deadline: float | None = None  # loading: when the load's time is up (CellTimeLimit)
         self._helpers: tuple[int, list[types.ModuleType]] = (-1, [])  # len(sys.modules) when looked, the submission's helper modules
-        self._watched: tuple[Callable[..., None], set[types.CodeType]] | None = None  # watch_shared: the profile, the watched code seen running
+        self._watched: tuple[Callable[..., None], set[types.CodeType], _OperationsOf] | None = None  # watch_shared: the profile, the watched code seen working, the mode
 
     # -- requests --------------------------------------------------------------------------
     def handle(self, request: dict) -> dict:
@@ -197,6 +197,8 @@ class Dispatcher:
             path = args[0] if args and isinstance(args[0], str) else ""
             if not path or os.path.abspath(path).startswith(self._inside) or not self._called_by_student():
                 return
+        elif event.startswith("gc.") and not self._called_by_student():
+            return  # the worker's own walk of the submission's objects (standins.py), not the student's (qa39s F3)
         self.audit.append(f"{event} {detail}".strip())
 
     def _called_by_student(self) -> bool:
@@ -392,16 +394,28 @@ class Dispatcher:
     def op_watch_shared(self, request: dict) -> None:
         """Until `shared_ran`, note whether the requests run code of the submission's own that
         `names` may run, apart from what `besides` may run (op_shared_code's, seen running: a name
-        in code that never runs shares nothing, qa35h x02)."""
+        in code that never runs shares nothing, qa35h x02), and that code works on tensors itself:
+        a torch operation called from it, or tensors it returns other than its own arguments handed
+        back in place. A helper that only checks a shape or reads a size carries no mistake of the
+        values (qa39s F2: a mistake written again beside a shared `_check_input` was excused)."""
         watched = self._own_code(request["names"], request.get("besides"))
         numbers = {id(code) for code in watched}
         seen: set[types.CodeType] = set()
+        given: dict[int, list[int]] = {}  # a running watched frame -> the ids of its tensor arguments, as called
 
-        def note(frame: types.FrameType, event: str, _arg: Any) -> None:
-            if event == "call" and id(frame.f_code) in numbers and frame.f_code in watched:  # (watched keeps each id's code alive)
-                seen.add(frame.f_code)
+        def note(frame: types.FrameType, event: str, value: Any) -> None:
+            if event not in ("call", "return") or id(frame.f_code) not in numbers or frame.f_code not in watched:  # (watched keeps each id's code alive)
+                return
+            code = frame.f_code
+            if event == "call":
+                arguments = [frame.f_locals.get(name) for name in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]]
+                given[id(frame)] = [id(t) for t in _tensors(arguments)]
+                return
+            handed = given.pop(id(frame), [])
+            if any(index >= len(handed) or id(t) != handed[index] for index, t in enumerate(_tensors(value))):
+                seen.add(code)
 
-        self._watched = note, seen
+        self._watched = note, seen, _OperationsOf(numbers, watched, seen)
 
     def op_shared_ran(self, _request: dict) -> bool:
         """Whether watched code ran since `watch_shared` (which this ends)."""
@@ -424,7 +438,8 @@ class Dispatcher:
         before = sys.getprofile()
         sys.setprofile(self._watched[0])
         try:
-            yield
+            with self._watched[2]:
+                yield
         finally:
             sys.setprofile(before)
 
@@ -692,6 +707,25 @@ def _own_torch_function(kind: type) -> bool:
     """Whether objects of this type answer torch functions with code of their own."""
     handler = getattr(kind, "__torch_function__", None)
     return getattr(handler, "__func__", handler) not in _PLAIN_TORCH_FUNCTIONS
+
+
+class _OperationsOf(torch.overrides.TorchFunctionMode):
+    """Notes (into `seen`) the watched code objects that make a tensor with a torch operation
+    themselves: the first frame above the operation that is not torch's own (nn.Linear's forward
+    is its caller's); `x.dim()`, `x.size(-1)` make none."""
+
+    def __init__(self, numbers: set[int], watched: set[types.CodeType], seen: set[types.CodeType]):
+        super().__init__()
+        self.numbers, self.watched, self.seen = numbers, watched, seen
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename.startswith(TORCH_DIR):
+            frame = frame.f_back
+        if frame is not None and id(frame.f_code) in self.numbers and frame.f_code in self.watched and _tensors(result):
+            self.seen.add(frame.f_code)
+        return result
 
 
 class _FunctionNames(torch.overrides.TorchFunctionMode):

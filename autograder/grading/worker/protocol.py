@@ -61,6 +61,9 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
+MAX_INT_BITS = 4096  # an integer sent as a number (about 1,233 digits; Python's text limit is 4,300)
+
+
 class ProtocolError(Exception):
     """The peer sent something that is not a valid frame or value."""
 
@@ -104,6 +107,8 @@ def encode_value(value: Any, blobs: list[bytes], limits: Limits = DEFAULT_LIMITS
     """Turn a value into JSON-able data plus blobs. Unknown objects become {"__refused__": ...}."""
     if depth > limits.max_depth:
         return {"__refused__": "a value nested too deeply"}
+    if type(value) is int and value.bit_length() > MAX_INT_BITS:  # past int_max_str_digits, json.dumps raises: the worker ended (qa37h b10)
+        return {"__refused__": f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"}
     if value is None or type(value) in (bool, int, str):
         return value
     if type(value) is float:
