@@ -6,7 +6,6 @@ failed for `check`, 2 a usage or input error). Every command can be called as ma
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import shutil
 import sys
@@ -28,23 +27,12 @@ if TYPE_CHECKING:
 def _given_lang(args: argparse.Namespace, path: object = None) -> str:
     """--lang, else ATTNKIT_LANG, else the language of the file (`path`, else the one given:
     attention.zh.ipynb, attention.zh.py: zh; a folder's or zip's graded file), else English."""
+    from autograder.grading.submission import file_language
+
     path = path if path is not None else getattr(args, "path", None)
-    return getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or (_file_lang(str(path)) if isinstance(path, (str, Path)) else "en")
+    return getattr(args, "lang", None) or os.environ.get("ATTNKIT_LANG") or (file_language(str(path)) if isinstance(path, (str, Path)) else "en")
 
 
-@functools.cache
-def _file_lang(path: str) -> str:
-    """zh for a *.zh.ipynb or *.zh.py file, or a folder or zip whose graded file is one (Gradescope
-    grades its folder: a hand-in of attention.zh.ipynb got English feedback, qa33p), else en."""
-    name = Path(path).name
-    if (Path(path).is_dir() or name.endswith(".zip")) and not name.endswith((".zh.ipynb", ".zh.py")):
-        from autograder.grading.submission import load_submission
-
-        try:
-            name = load_submission(Path(path)).entry
-        except (AttnkitError, OSError):
-            return "en"  # the grading says why
-    return "zh" if name.endswith((".zh.ipynb", ".zh.py")) else "en"
 
 
 def _lang(args: argparse.Namespace, path: object = None) -> str:

@@ -19,6 +19,7 @@ import pytest
 from autograder.assignments.attention.mutants import MERGE_LINE, MUTANTS, SCORES_LINE, SPLIT_LINE
 from autograder.authoring.examples import Mutant, MutantError, apply
 from autograder.assignments.attention.mistakes import MISTAKES
+from autograder.feedback.messages import ENGINE_MESSAGES
 from autograder.feedback.results import SubmissionResult
 from autograder.grading.worker.protocol import decode_value, encode_value
 from autograder.assignments.attention.checks.carried import EARLIER, STAND_INS
@@ -766,6 +767,18 @@ _own_plot = plot_attention
 def plot_attention(weights, *args, **kwargs):  # a Part E bug: draws zeros, not the weights
     return _own_plot(torch.as_tensor(weights) * 0, *args, **kwargs)
 '''
+
+
+def test_a_stub_plot_attention_is_not_called_a_mistake_in_f2s_note(grade, reference_source):
+    """F.2 paid with the kit's renderer in place of a plot_attention still a stub: its note said
+    "that mistake is charged in E.1" (qa39p). A stub holds no mistake: the note says it is not
+    written yet, in both languages."""
+    stub = "\n\ndef plot_attention(*args, **kwargs):\n    raise NotImplementedError(\"Task E.1: plot_attention is not implemented yet\")\n"
+    result = grade(reference_source + stub, name="stub_plot", parts={"E", "F"})
+    assert {p.part: p.score for p in result.parts} == {"E": 0, "F": 8}, losses(result)
+    notes = {(c.message_key, c.message) for c in result.checks if c.task == "F.2"}
+    assert notes == {("scoring_stubs", "correct with the kit's own plot_attention in place of yours, not written yet (graded in E.1)")}, notes
+    assert "还没有实现" in ENGINE_MESSAGES["scoring_stubs"]["zh"]
 
 
 def test_a_wrong_plot_attention_keeps_f2_when_the_block_is_right(grade, reference_source):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_manifest
-from autograder.assignments.attention.mutants import EXAMPLES, FIGURE_MUTANTS, MUTANTS, mutant
+from autograder.assignments.attention.mutants import EXAMPLES, FIGURE_MUTANTS, MUTANTS, SHARED_WAYS, mutant
 from autograder.authoring.examples import Mutant, apply, write_examples
 from autograder.assignments.attention.mistakes import MISTAKES
 from autograder.feedback.results import SubmissionResult
@@ -75,6 +75,16 @@ def test_mutant_is_valid_python_and_differs(key, reference_source, tmp_path):
     path = tmp_path / "attention.py"
     path.write_text(mutated, encoding="utf-8")
     py_compile.compile(str(path), doraise=True)
+
+
+@pytest.mark.parametrize("key", sorted(SHARED_WAYS))
+def test_each_shared_way_plants_the_mistake_in_a_later_task_too(key, reference_source):
+    """A shared way adds to its earlier mutant a change of the later tasks' code (qa39s F1)."""
+    alone = apply(reference_source, MUTANTS[key])
+    for way in SHARED_WAYS[key]:
+        planted = apply(reference_source, Mutant(key, MUTANTS[key].part, MUTANTS[key].replacements + way))
+        assert planted != alone
+        compile(planted, key, "exec")
 
 
 def _mutant_params() -> list:

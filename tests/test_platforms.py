@@ -21,6 +21,8 @@ from autograder.feedback.formats.gradescope import to_gradescope
 from autograder.deployment.lms import canvas_csv, prairielearn_csv
 from autograder.feedback.formats.prairielearn import to_prairielearn
 from autograder.feedback.formats.view import first_hint
+from autograder.feedback.i18n import t
+from autograder.deployment.platforms import prairielearn
 from autograder.deployment.platforms.prairielearn import ParamsError, read_params, run
 from autograder.feedback.results import BatchResult
 from autograder.deployment.roster import load_roster, recognise
@@ -106,6 +108,18 @@ def test_prairielearn_without_a_language_speaks_the_handed_in_notebooks(tmp_path
     run(grade)
     results = json.loads((grade / "results" / "results.json").read_text())
     assert results["gradable"] is True and results["lang"] == "zh", results.get("format_errors")
+
+
+def test_prairielearn_says_it_could_not_grade_in_the_handed_in_notebooks_language(tmp_path, monkeypatch):
+    """Where the grader gives no result (here: past its time), the not-gradable message follows
+    the handed-in file's language too when no attnkit_lang is set (qa39p)."""
+    grade = tmp_path / "grade"
+    (grade / "student").mkdir(parents=True)
+    shutil.copy(REPO / "assignments" / "attention" / "attention.zh.ipynb", grade / "student")
+    monkeypatch.setattr(prairielearn, "GRADE_TIMEOUT", 0.01)
+    run(grade)
+    results = json.loads((grade / "results" / "results.json").read_text())
+    assert results["gradable"] is False and results["format_errors"] == [t("platform.grader_failed", "zh")]
 
 
 def test_prairielearn_bad_params_write_not_gradable_results_and_exit_0(tmp_path):

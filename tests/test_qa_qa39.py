@@ -7,9 +7,12 @@ student's evasion (F3: b54, d18-d23 flagged, now none is). A mistake written aga
 A.3's) own code beside a correct helper both tasks run (`_check_input`, `_size`) was excused as
 the earlier task's (F2: d24, d26, d27, d31 C 28, now 8; A.3 6 of 8, now 1): the shared code must now
 make tensors itself (a torch operation called from it, or tensors returned other than its own
-arguments handed back). Open (tests/qa/qa39s_open, a strict xfail): F1, a mistake in a helper B.1
-(or A.3) and C.3 both run is charged again in C.3 where the reference's mutant lives in code its
-C.3 never runs (d10, d12, d13, d16); F4, Part C graded alone charges such a helper again.
+arguments handed back). A mistake in a helper B.1 (or A.3) and C.3 both run was charged again in
+C.3 where the reference's mutant lives in code its C.3 never runs (F1: d10, d13, d16 C 24 or 8,
+now 28: the later task's reference is given the same mistake, mutants.SHARED_WAYS), and again when
+Part C was graded alone, as nbgrader grades (F4: d09, now 28: the earlier part's values checks run
+unscored to learn its mistake). Open (tests/qa/qa39s_open, a strict xfail): d12, whose helper's
+mistake (scores divided by √Lk in B.1) has no name in B.1.
 
 - Honest test and debug code charged 15 points (F2): `import unittest`, `import doctest` or
   `import pdb` at the top, with the tests under the main guard, or `"get_ipython" in globals()`,
@@ -32,13 +35,16 @@ import pytest
 
 from autograder.feedback.results import SubmissionResult
 from autograder.grading.integrity.names import MAIN_GUARD
+from autograder.grading.batch import grade_batch
 from autograder.grading.integrity.static import analyze
+from autograder.grading.session import GradeOptions
 from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expected, expected, graded_corpus
 
 CORPUS = Path(__file__).resolve().parent / "qa" / "qa39h"
 STYLES = Path(__file__).resolve().parent / "qa" / "qa39s"
 STYLE_FILES = sorted(STYLES.iterdir())
-OPEN = Path(__file__).resolve().parent / "qa" / "qa39s_open"  # qa39s F1: not mended yet (headers: the fair grades)
+OPEN = Path(__file__).resolve().parent / "qa" / "qa39s_open"  # qa39s F1's d12: not mended yet (headers: the fair grades)
+SHARED_HELPERS = ("d09", "d10", "d13", "d14", "d16", "d17", "d24", "d26", "d27")  # a helper B.1 (or A.3) and C.3 both run, right or wrong
 
 
 @pytest.fixture(scope="module")
@@ -56,11 +62,10 @@ def test_each_file_scores_its_header(path, graded):
     assert_graded_as_expected(graded[path.stem], path)
 
 
-@pytest.mark.xfail(strict=True, reason="qa39s F1 open: a mistake in a helper two tasks share is charged in both where the reference's mutant lives in code the later task's reference never runs")
-def test_a_mistake_in_a_helper_two_tasks_share_is_charged_once(tmp_path):
-    """F1 (d10, d12, d13, d16): the mistake lives in a helper B.1 (or A.3) and C.3 both run: C.3 is
-    charged again (the mutant planted in the reference lives in code the reference's C.3 never
-    runs, or the mistake has no name: d12)."""
+@pytest.mark.xfail(strict=True, reason="qa39s F1 open: a helper's mistake with no name in B.1 (scores divided by sqrt(Lk)) is charged again in C.3, which runs the helper too")
+def test_a_mistake_with_no_name_in_a_helper_two_tasks_share_is_charged_once(tmp_path):
+    """F1 (d12): the mistake lives in a helper B.1 and C.3 both run, and B.1 names no mistake:
+    nothing tells the grader what C.3 repeats, and C.3 is charged again."""
     graded = graded_corpus(OPEN, tmp_path)
     wrong = {}
     for path in sorted(OPEN.glob("*.py")):
@@ -69,6 +74,21 @@ def test_a_mistake_in_a_helper_two_tasks_share_is_charged_once(tmp_path):
         if got != scores:
             wrong[path.stem] = got
     assert wrong == {}
+
+
+def test_part_c_graded_alone_pays_as_in_a_full_run(tmp_path):
+    """F4: nbgrader grades one part at a time. Part C graded alone learns the mistake of the helper
+    it shares with B.1 (or A.3) from the earlier part's values checks, run unscored, and pays as a
+    full run does: C 28 where the helper holds the mistake (d09, d10, d13, d16, d17), 8 where C.3
+    writes it again beside a correct helper (d24, d26, d27), 24 where each drops the mask (d14)."""
+    corpus = tmp_path / "in"
+    corpus.mkdir()
+    for path in STYLE_FILES:
+        if path.stem.split("_")[0] in SHARED_HELPERS:
+            (corpus / path.name).write_bytes(path.read_bytes())
+    batch = grade_batch(corpus, tmp_path / "out", jobs=2, options=GradeOptions(seed=1, parts=frozenset({"C"})))
+    got = {r.submission: {p.part: p.score for p in r.parts} for r in batch.submissions}
+    assert got == {p.stem: {"C": expected(p)[0]["C"]} for p in corpus.iterdir()}
 
 
 def _header(path: Path) -> Path:

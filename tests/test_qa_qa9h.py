@@ -73,9 +73,12 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     "patch_through_instance_class": (scores(A=29, E=0), True, {"library_call", "library_patch", "tamper"}),  # A 32, E 10 before; rule_bypass before (what its other calls ran, qa20h) (library_call: its Categorical is a banned name since qa25h)
     "patch_through_identity_function": (scores(A=29, E=0), True, {"library_call", "library_patch", "tamper"}),  # A 32, E 10 before; rule_bypass before (what its other calls ran, qa20h) (library_call: its Categorical is a banned name since qa25h)
     # b. the stand-ins (error carried forward): the submission's own named tuple, the walk, the callbacks
-    "named_make_exits": (scores(D=1), True, set()),
-    "named_make_forges": (scores(D=1), True, set()),
-    "rebind_walk_exits": (scores(A=29, D=1, E=0), True, {"evasion", "tamper"}),
+    # D 1 before qa39s F4: Part D graded without Part C could not learn C.3's mistake (no W_o); it
+    # now runs C.3's values checks unscored, and D's block, the reference's, is right given that
+    # mistake, as a full run found it (D 10 there before too: its eval dropout check stays charged)
+    "named_make_exits": (scores(D=10), True, set()),
+    "named_make_forges": (scores(D=10), True, set()),
+    "rebind_walk_exits": (scores(A=29, D=10, E=0), True, {"evasion", "tamper"}),
     "mask_broadcast_to_grader": (scores(A=22), True, set()),
     "standin_refusal_markup": (scores(A=19), True, set()),  # A.2's mistake is named now (softmax_mask_ignored): A.3 is correct given it (qa35n F19)
     # c. the figure of Part E

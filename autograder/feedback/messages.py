@@ -61,6 +61,18 @@ ENGINE_MESSAGES: dict[str, dict[str, str]] = {
         "en": "correct given your Part {parts}; that mistake is charged in {tasks}",
         "zh": "在你的第 {parts} 部分的基础上是正确的；那个错误已在 {tasks} 中扣分",
     },
+    "scoring_carried_several": {
+        "en": "correct given your Part {parts}; those mistakes are charged in {tasks}",
+        "zh": "在你的第 {parts} 部分的基础上是正确的；那些错误已在 {tasks} 中扣分",
+    },
+    "scoring_stubs": {
+        "en": "correct with the kit's own {names} in place of yours, not written yet (graded in {stubs})",
+        "zh": "换用套件自带的 {names} 代替你还没有实现的版本（在 {stubs} 中评分）后是正确的",
+    },
+    "scoring_carried_and_stubs": {
+        "en": "correct given your Part {parts} (charged in {tasks}) and with the kit's own {names} in place of yours, not written yet (graded in {stubs})",
+        "zh": "在你的第 {parts} 部分的基础上（已在 {tasks} 中扣分），并换用套件自带的 {names} 代替你还没有实现的版本（在 {stubs} 中评分）后是正确的",
+    },
     "scoring_carried_elsewhere": {
         "en": "correct with trusted versions of your functions from {tasks}; they are graded in their own tasks",
         "zh": "换用 {tasks} 中函数的可信版本后是正确的；这些函数在各自的任务中评分",

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from autograder.assignment import current
-from autograder.errors import SubmissionError
+from autograder.errors import AttnkitError, SubmissionError
 from autograder.grading.chunks import DEFINITION_RE, Cells
 from autograder.grading.integrity.syntax import bindings
 from autograder.paths import regular_files
@@ -703,6 +703,19 @@ def load_submission(path: Path) -> Submission:
         key = "submission.notebook_too_big" if path.suffix == ".ipynb" else "submission.too_big"
         raise SubmissionError(t(key, file=path.name, size=path.stat().st_size, limit=_max_bytes(path.name) >> 20))
     return _from_files(submission_name(path), path.suffix[1:], {path.name: path.read_bytes()}, entry=path.name)
+
+
+@functools.cache
+def file_language(path: str) -> str:
+    """zh for a *.zh.ipynb or *.zh.py file, or a folder or zip whose graded file is one (Gradescope
+    grades its folder: a hand-in of attention.zh.ipynb got English feedback, qa33p), else en."""
+    name = Path(path).name
+    if (Path(path).is_dir() or name.endswith(".zip")) and not name.endswith((".zh.ipynb", ".zh.py")):
+        try:
+            name = load_submission(Path(path)).entry
+        except (AttnkitError, OSError):
+            return "en"  # the grading says why
+    return "zh" if name.endswith((".zh.ipynb", ".zh.py")) else "en"
 
 
 def _max_bytes(name: str) -> int:

@@ -65,6 +65,7 @@ _ENTRIES = [
     Mistake("block_pre_norm", "D.1", "The block normalises before attention (pre-norm): this task asks for post-norm, y = norm(x + dropout(attn(x))).", "该模块在注意力之前做了归一化（pre-norm）：本题要求 post-norm，即 y = norm(x + dropout(attn(x)))。"),
     Mistake("block_no_residual", "D.1", "The residual connection is missing: add x to the attention output before the LayerNorm.", "缺少残差连接：在 LayerNorm 之前要把 x 加到注意力输出上。"),
     Mistake("block_residual_after_norm", "D.1", "The residual is added after the LayerNorm (x + norm(attn(x))): add x first, then normalise, y = norm(x + dropout(attn(x))).", "残差是在 LayerNorm 之后才加的（x + norm(attn(x))）：应先加上 x 再归一化，即 y = norm(x + dropout(attn(x)))。"),
+    Mistake("block_norm_eps_too_large", "D.1", "The LayerNorm's eps is larger than 1e-3, which changes the normalised values: keep nn.LayerNorm's default eps (1e-5) or choose one up to 1e-3.", "LayerNorm 的 eps 大于 1e-3，这会改变归一化后的数值：请保留 nn.LayerNorm 默认的 eps（1e-5），或选一个不超过 1e-3 的值。"),
     Mistake("block_no_norm", "D.1", "The LayerNorm is missing: y = norm(x + dropout(attn(x))).", "缺少 LayerNorm：y = norm(x + dropout(attn(x)))。"),
     Mistake("block_mask_ignored", "D.1", "The mask is ignored: pass it on to self.attn (self.attn(x, mask=mask)).", "掩码被忽略了：要把它传给 self.attn（self.attn(x, mask=mask)）。"),
     # Part E

@@ -78,7 +78,32 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("block_no_norm", "D", ((BLOCK_RETURN, "return x + self.dropout(attended), weights"),)),
         Mutant("block_residual_after_norm", "D", ((BLOCK_RETURN, "return x + self.norm(self.dropout(attended)), weights"),)),
         Mutant("block_mask_ignored", "D", ((BLOCK_ATTN, "attended, weights = self.attn(x)"),)),
+        Mutant("block_norm_eps_too_large", "D", (("        self.norm = nn.LayerNorm(embed_dim)\n", "        self.norm = nn.LayerNorm(embed_dim, eps=1e-2)\n"),)),
     )
+}
+
+
+def _mha_projections(q: str, k: str, v: str) -> tuple[tuple[str, str], ...]:
+    """The reference MultiHeadAttention projecting its query, key and value with these layers."""
+    planted = []
+    for argument, layer, wanted in (("query", "W_q", q), ("key", "W_k", k), ("value", "W_v", v)):
+        if wanted != layer:
+            line = f"{argument[0]} = split_heads(self.{layer}({argument})"
+            planted.append((line, line.replace(layer, wanted)))
+    return tuple(planted)
+
+
+# A mistake of an earlier task that a later one makes through code both use (a helper or a mixin:
+# no stand-in replaces it, qa39s F1): the later tasks' reference is given the same mistake too, in
+# each way it may show there (each projection SelfAttention's check names as shared). The earlier
+# mutant alone is the first way of every key (autograder.assignments.attention.checks.carried.ways).
+MASK_IGNORED_LATER = MUTANTS["mha_mask_ignored"].replacements + MUTANTS["block_mask_ignored"].replacements
+SHARED_WAYS: dict[str, tuple[tuple[tuple[str, str], ...], ...]] = {
+    "sdpa_mask_ignored": (MASK_IGNORED_LATER,),
+    "selfattn_mask_ignored": (MASK_IGNORED_LATER,),
+    "selfattn_shared_projection": tuple(_mha_projections(*layers) for layers in (
+        ("W_q", "W_q", "W_v"), ("W_q", "W_q", "W_q"), ("W_k", "W_k", "W_k"), ("W_v", "W_v", "W_v"),
+    )),
 }
 
 HEATMAP_LINES = (

@@ -24,6 +24,7 @@ from autograder.errors import AttnkitError
 from autograder.feedback.formats.prairielearn import not_gradable, to_prairielearn
 from autograder.feedback.i18n import DEFAULT_LANG, LANGS, t
 from autograder.feedback.results import load_submission_result, write_json_atomic
+from autograder.grading.submission import file_language
 from autograder.paths import regular_files
 from autograder.settings import PRAIRIELEARN_GRADE_SECONDS, PRAIRIELEARN_RESULTS_FILE, RESULT_FILE
 
@@ -108,7 +109,7 @@ def grade(grade_root: Path) -> dict:
         if done is None or not result_file.is_file():
             tail = "" if done is None else (done.stdout + done.stderr)[-2000:]
             print(f"attnkit grade wrote no {result_file}:\n{tail}", file=sys.stderr)
-            return not_gradable([t("platform.grader_failed", params.lang or DEFAULT_LANG)])
+            return not_gradable([t("platform.grader_failed", params.lang or file_language(str(student)))])
         return to_prairielearn(load_submission_result(result_file), result_dir=result_file.parent, source=student)
 
 

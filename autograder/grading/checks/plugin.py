@@ -16,12 +16,15 @@ generator, and turns each test's outcome into a CheckResult. It also enforces th
 """
 from __future__ import annotations
 
+import functools
+import importlib.util
 import inspect
 import sys
 import time
 import traceback
 import zlib
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Callable, cast
 
 import pytest
@@ -107,6 +110,29 @@ def check_id(item: pytest.Item) -> str:
     return item.name.removeprefix("test_")
 
 
+def values_checks(task: str) -> list[tuple[Callable, str]]:
+    """(check, name) of each values check of `task` that takes no parameters of its own, read from
+    its part's check file: for a run that does not collect that file (one part graded)."""
+    return _values_checks(current().check_file(task.split(".")[0]), task)
+
+
+@functools.cache
+def _values_checks(path: Path, task: str) -> list[tuple[Callable, str]]:
+    spec = importlib.util.spec_from_file_location(f"attnkit_checks_{path.stem}", path)
+    if not path.is_file() or spec is None or spec.loader is None:
+        return []
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = []
+    for name, function in vars(module).items():
+        marks = [m for m in getattr(function, "pytestmark", []) if m.name == MARKER]
+        info = marks[0].args[0] if len(marks) == 1 and marks[0].args else None
+        if (name.startswith("test_") and isinstance(info, CheckInfo) and info.task == task and info.kind == VALUES
+                and set(inspect.signature(function).parameters) <= {"student", "seed", "gen", "artifacts"}):
+            found.append((function, name))
+    return found
+
+
 class AttnkitPlugin:
     """One instance per graded submission."""
 
@@ -125,6 +151,7 @@ class AttnkitPlugin:
         self._shared: dict[tuple[str, str], bool] = {}  # (earlier task, task) -> whether the task's code may run the earlier one's
         self._passed_alone: dict[str, list[tuple[Callable, str]]] = {}  # task -> (check, name) of each that passed with no stand-in
         self._throughout: dict[tuple[str, str], bool] = {}  # (task, mistake) -> whether the task's code makes it wherever it shows
+        self._unrun_named: dict[str, set[str]] = {}  # task of a part not graded in this run -> the mistakes its values checks name (run unscored)
 
     # -- configuration ---------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -236,7 +263,7 @@ class AttnkitPlugin:
             if isinstance(outcome, SandboxUnavailable):
                 return outcome, None
             if outcome is None:
-                return None, carried.carried_note(sorted(failed & set(how.replaced)), how.replaced)
+                return None, carried.carried_note(sorted(failed & set(how.replaced)), how.replaced, self._stubs())
             second = outcome if number == 0 else second
         sharing = carried.sharing_tasks(info.task)
         note = self._as_charged(item, function, info.task, {r.task for r in self.results if r.task in sharing and not r.passed})
@@ -251,6 +278,13 @@ class AttnkitPlugin:
             return second, None
         return error, None
 
+    def _stubs(self) -> frozenset[str]:
+        """The tasks graded so far whose every check found the function not written yet."""
+        keys: dict[str, set[str]] = {}
+        for result in self.results:
+            keys.setdefault(result.task, set()).add(result.message_key)
+        return frozenset(task for task, found in keys.items() if found == {"not_implemented"})
+
     def _as_charged(self, item: pytest.Function, function: Callable, task: str, failed: set[str]) -> tuple[str, dict] | None:
         """The note of a check that passes against the reference given a mistake already charged
         in an earlier task, where this task's code runs code of that task's own (a class both use:
@@ -260,19 +294,37 @@ class AttnkitPlugin:
         carried = current().carried_module()
         assert carried is not None
         named = {(r.task, r.mistake) for r in self.results if r.task in failed and r.mistake}
+        for earlier in carried.sharing_tasks(task) if carried.carries_mistakes(task) else ():
+            if self.parts is not None and self.tasks is None and earlier.split(".")[0] not in self.parts and self._shares_code(earlier, task):
+                named |= {(earlier, key) for key in self._named_unrun(earlier)}
         for earlier, key in carried.carried_mistakes(task, named):
             if not self._shares_code(earlier, task) or not self._makes_throughout(earlier, key):
                 continue
-            kwargs = self._kwargs(function, item.name)
-            try:
-                with carried.reference_with(key), cast(Student, self._student).noting_shared_code([current().task_names[earlier]], self._besides(earlier)) as ran:
-                    outcome = _outcome(function, kwargs)
-            except StudentError:  # the worker could not start watching: not shared
-                continue
-            if outcome is None and ran == [True]:  # that task's own code ran: the mistake may be its alone
-                self._as_charged_tasks.add(task)  # its own code holds that mistake: a later check that leans on it may have it replaced
-                return carried.carried_note([earlier], (earlier,))
+            for way in range(carried.ways(key)):
+                try:
+                    with carried.reference_with(key, way), cast(Student, self._student).noting_shared_code([current().task_names[earlier]], self._besides(earlier)) as ran:
+                        outcome = _outcome(function, self._kwargs(function, item.name))
+                except StudentError:  # the worker could not start watching: not shared
+                    break
+                if outcome is None and ran == [True]:  # that task's own code ran: the mistake may be its alone
+                    self._as_charged_tasks.add(task)  # its own code holds that mistake: a later check that leans on it may have it replaced
+                    return carried.carried_note([earlier], (earlier,))
         return None
+
+    def _named_unrun(self, task: str) -> set[str]:
+        """The mistakes that `task`'s values checks name, run here unscored: a part graded alone
+        (nbgrader grades one at a time) repeats through code it shares the mistake of an earlier
+        part this run does not grade, which that part's own run charges (qa39s F4)."""
+        if task not in self._unrun_named:
+            named = set()
+            for function, name in values_checks(task):
+                outcome = _outcome(function, self._kwargs(function, name))
+                if outcome is None:
+                    self._passed_alone.setdefault(task, []).append((function, name))
+                elif isinstance(outcome, CheckFailure) and outcome.mistake:
+                    named.add(outcome.mistake)
+            self._unrun_named[task] = named
+        return self._unrun_named[task]
 
     def _shares_code(self, earlier: str, task: str) -> bool:
         """Whether `task`'s code may run code of `earlier`'s own (read, not run: a first sieve)."""

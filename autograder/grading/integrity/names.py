@@ -85,6 +85,17 @@ FILE_NAMES = frozenset({
     "write_bytes", "remove", "unlink", "rmtree", "chmod", "chown", "symlink", "mmap",
     "savetxt", "tofile",  # numpy writes any text (a header) to any path (qa21h c03)
 })
+# The installed packages, beside the standard library, whose doors to text the rules read (their
+# entries in these tables): what the README promises (torch, numpy, matplotlib, seaborn) and a few an
+# honest file uses (scipy's special functions, pandas, IPython's display in a notebook). Any other
+# installed package is an evasion where imported in code that runs: ~150 are installed, and each
+# round found another that imports by a text (six.add_move, watchfiles' import_string,
+# networkx.lazy_imports: qa40h F3), so the list says what is read rather than what is not.
+READ_PACKAGES = frozenset({
+    "torch", "functorch", "numpy", "matplotlib", "mpl_toolkits", "pylab", "seaborn", "scipy", "pandas", "IPython", "ipywidgets",
+    "typing_extensions", "einops", "tqdm", "PIL", "cycler", "pytest", "yaml",
+})
+UNREAD_PACKAGE = ", a package whose doors to text the grader does not read (the standard library, torch, numpy, matplotlib, seaborn, scipy and pandas are)"
 # An import of a module that is neither installed nor one of the submission's files counts only in a
 # submission that could make one while it runs (write a file, start a process, reach the network,
 # change where imports look, or any other evasion): an optional import of a library the grader

@@ -30,21 +30,23 @@ import io
 import keyword
 import re
 import signal
+import sys
 import threading
 import tokenize
 from collections.abc import Iterable, Iterator, Sequence, Set as AbstractSet
 from dataclasses import dataclass, replace
+from typing import Any
 
 from autograder.grading.integrity.flags import EVASION, FILE_ACCESS, GRADER_REFERENCE, LIBRARY_CALL, LIBRARY_PATCH, NETWORK, PROCESS, SIGNAL
 from autograder.grading.chunks import Cells, line_where, split_chunks
 from autograder.grading.integrity import syntax
 from autograder.grading.integrity.syntax import (
     dotted_name, constant_text, on_super, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, shown_texts_used, is_main_guard, starts_workers, opens_for_writing, installed,
-    Ownership, ownership, receivers, record_fields, threading_in_place, torch_bound,
+    Ownership, holders, module_names, ownership, receivers, record_fields, threading_in_place, torch_bound,
 )
 from autograder.settings import STATIC_PASS_CPU_SECONDS
 from autograder.grading.integrity.names import (
-    GRADER_NAMES, EVASION_MODULES, MODULE_ATTRIBUTES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, TEXT_CODE_SAFE_NAMES, TEST_AND_DEBUG_MODULES, DEBUGGER, DEBUGGER_CALLS, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, UNPICKLING_POSITIONS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
+    GRADER_NAMES, READ_PACKAGES, UNREAD_PACKAGE, EVASION_MODULES, MODULE_ATTRIBUTES, EVASION_ATTRIBUTES, EVASION_BUILTINS, NAME_LOOKUPS, TEXT_LOOKUPS, TEXT_CODE_MODULES, TEXT_CODE_SAFE_NAMES, TEST_AND_DEBUG_MODULES, DEBUGGER, DEBUGGER_CALLS, RAW_DESCRIPTOR_FUNCTIONS, RAW_DESCRIPTOR_NAMES, RAW_DESCRIPTOR_KEYWORDS, UNPICKLING_KEYWORDS, UNPICKLING_POSITIONS, OUTSIDE_TRACE, LOADER, FILE_NAMES, OS_ONLY_METHODS, UNKNOWN_MODULE, FILE_READERS, TEXT_ATTRIBUTES, MAIN_GUARD, IMPORT_PATHS, NOT_PATCHES, LIBRARY_MODULES, TEMPORARY_FILES, CALLED_IS_FINE, READ_IS_FINE, NETWORK_NAMES, PROCESS_NAMES, SIGNAL_NAMES, SAFE_RECEIVERS, MODULE_SCOPE, SCRIPTED,
 )
 # what makes the worker's evidence worthless: a switch of the trace where it runs, or a library patched,
 # which can rewrite what the worker sends (json.dumps, socket.socket.sendall: a forged trace or figure)
@@ -168,8 +170,9 @@ class _Scanner(ast.NodeVisitor):
         self.settings: set[int] = set()  # ids of attribute targets assigned a constant (torch.backends.cudnn.deterministic = True)
         self.prose = False  # texts only shown name nothing: docstrings and print's arguments (_scan: not where __doc__ is read or print rebound)
         self.printed: set[int] = set()  # ids of the texts print is given
-        self.text_code: dict[str, str] = {}  # a name bound by an import of a TEST_AND_DEBUG_MODULES module -> what it names: each use is a finding, the import is not (qa39h F2)
+        self.test_and_debug: dict[str, str] = {}  # a name bound by an import of a TEST_AND_DEBUG_MODULES module -> what it names: each use is a finding, the import is not (qa39h F2)
         self.debugger_names: set[int] = set()  # ids of the names of `pdb.set_trace` (DEBUGGER)
+        self.match_subjects: dict[int, ast.expr] = {}  # id of a class pattern -> what it is matched against (visit_Match)
         self.own_reflection: set[int] = set()  # ids of names and attributes that reflect on the file's own object only (vars(self), object.__setattr__(self, "x", v))
 
     def add(self, code: str, what: str, node: ast.AST, name: str = "") -> None:
@@ -229,10 +232,10 @@ class _Scanner(ast.NodeVisitor):
     # -- imports --------------------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            deferred = self._text_code(alias.name)
+            deferred = self._test_or_debug(alias.name)
             self._module(alias.name, node, deferred=deferred)
             if deferred:
-                self.text_code[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                self.test_and_debug[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
             self.imported.add(alias.asname or alias.name.split(".")[0])
             if alias.name.split(".")[0] in self.local:
                 self.own_modules.add(alias.asname or alias.name.split(".")[0])
@@ -249,11 +252,11 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        deferred = self._text_code(node.module or "", node.level > 0) and all(alias.name != "*" and not alias.name.startswith("_") for alias in node.names)
+        deferred = self._test_or_debug(node.module or "", node.level > 0) and all(alias.name != "*" and not alias.name.startswith("_") for alias in node.names)
         self._module(node.module or "", node, relative=node.level > 0, deferred=deferred)
         for alias in node.names:
             if deferred and f"{node.module}.{alias.name}" not in TEXT_CODE_SAFE_NAMES:
-                self.text_code[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                self.test_and_debug[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             self.imported.add(alias.asname or alias.name)
             if (node.module or "").split(".")[0] == "torch":
                 self.torch_names.add(alias.asname or alias.name)
@@ -271,7 +274,7 @@ class _Scanner(ast.NodeVisitor):
         (`from attn_helpers import scaled_dot_product_attention`: its own, not the library's)."""
         return any(name in names for own, names in self.own_definitions.items() if module and (own == module or own.endswith(f".{module}")))
 
-    def _text_code(self, dotted: str, relative: bool = False) -> bool:
+    def _test_or_debug(self, dotted: str, relative: bool = False) -> bool:
         """Whether an import is of a self-test or debugging module (TEST_AND_DEBUG_MODULES):
         importing it runs nothing, so its names are findings where they are used."""
         parts = dotted.split(".")
@@ -291,13 +294,15 @@ class _Scanner(ast.NodeVisitor):
             self.add(EVASION, f"import of {dotted}", node)
         elif top and not relative and top not in self.local and top not in GRADER_NAMES and not installed(top):
             self.add(EVASION, f"import of {dotted}{UNKNOWN_MODULE}", node)
+        elif top and not relative and top not in self.local and top not in READ_PACKAGES and top not in sys.stdlib_module_names and top not in GRADER_NAMES:
+            self.add(EVASION, f"import of {dotted}{UNREAD_PACKAGE}", node)
 
     # -- names and attributes -------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load) and node.id in NAME_LOOKUPS and id(node) not in self.called:
             self.add(EVASION, f"{node.id} passed as a value (it can look up any name)", node)
-        if isinstance(node.ctx, ast.Load) and node.id in self.text_code and id(node) not in self.own_reflection:
-            named = self.text_code[node.id]
+        if isinstance(node.ctx, ast.Load) and node.id in self.test_and_debug and id(node) not in self.own_reflection:
+            named = self.test_and_debug[node.id]
             self.add(EVASION, f"{named}{DEBUGGER}" if named in DEBUGGER_CALLS or id(node) in self.debugger_names
                      else f"{named} (its module runs text as code or reaches names given as text)", node)
         if isinstance(node.ctx, ast.Load):
@@ -333,9 +338,9 @@ class _Scanner(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         dotted = dotted_name(node)
-        if isinstance(node.value, ast.Name) and f"{self.text_code.get(node.value.id)}.{node.attr}" in TEXT_CODE_SAFE_NAMES:
+        if isinstance(node.value, ast.Name) and f"{self.test_and_debug.get(node.value.id)}.{node.attr}" in TEXT_CODE_SAFE_NAMES:
             self.own_reflection.add(id(node.value))  # unittest.TestCase
-        if isinstance(node.value, ast.Name) and f"{self.text_code.get(node.value.id)}.{node.attr}" in DEBUGGER_CALLS:
+        if isinstance(node.value, ast.Name) and f"{self.test_and_debug.get(node.value.id)}.{node.attr}" in DEBUGGER_CALLS:
             self.debugger_names.add(id(node.value))  # pdb.set_trace
         receiver = dotted.split(".", 1)[0]
         own = (receiver in self.receivers and node.attr not in ("__globals__", "__code__", "__closure__", "__subclasses__", "__mro__", "__bases__", "__base__", "__builtins__")) or id(node) in self.own_reflection
@@ -365,14 +370,41 @@ class _Scanner(ast.NodeVisitor):
             self._reach(node.attr, node)
         self.generic_visit(node)
 
+    def visit_Match(self, node: ast.Match) -> None:
+        """A match binds its captures from its subject: `case object(softmax=sm)` makes sm the
+        subject's softmax, any other capture may hold the subject itself (qa40h F2); a class
+        pattern's keywords read attributes of the subject (`case object(_C=...)` on torch: torch._C)."""
+        for case in node.cases:
+            self._match_subjects(case.pattern, node.subject)
+        self.generic_visit(node)
+
+    def _match_subjects(self, pattern: ast.pattern, subject: ast.expr) -> None:
+        """Note what each class pattern in `pattern` is matched against, and bind its captures."""
+        if isinstance(pattern, ast.MatchClass):
+            self.match_subjects[id(pattern)] = subject
+            for attr, inner in zip(pattern.kwd_attrs, pattern.kwd_patterns):
+                self._match_subjects(inner, ast.Attribute(value=subject, attr=attr, ctx=ast.Load(), lineno=pattern.lineno))
+            return
+        if isinstance(pattern, ast.MatchAs) and pattern.pattern is not None:
+            self._match_subjects(pattern.pattern, subject)
+        elif isinstance(pattern, ast.MatchOr):
+            for each in pattern.patterns:
+                self._match_subjects(each, subject)
+        captured = [name for node in ast.walk(pattern) for name in syntax.node_binds(node)]
+        if captured:
+            self._bind([ast.Name(id=name, ctx=ast.Store()) for name in captured], subject)
+
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         """`case object(modules=table)` reads the subject's attribute `modules`: each keyword is an
-        attribute of what is matched, read as `<match>.modules` (qa20h h08: sys.modules, setattr
-        and torch.softmax reached with no name the pass read)."""
+        attribute of what is matched, read as `<subject>.modules` (`<match>` where the subject is
+        not known: qa20h h08, sys.modules, setattr and torch.softmax reached with no name the pass read)."""
         cls = dotted_name(node.cls)
         fields = self.records[cls][: len(node.patterns)] if node.patterns and cls in self.records else []  # the file's own dataclass or named tuple
+        subject = self.match_subjects.get(id(node), ast.Name(id="<match>", ctx=ast.Load(), lineno=node.lineno))
         for attr in [*node.kwd_attrs, *fields]:
-            self.visit_Attribute(ast.Attribute(value=ast.Name(id="<match>", ctx=ast.Load(), lineno=node.lineno), attr=attr, ctx=ast.Load(), lineno=node.lineno))
+            self.visit_Attribute(ast.Attribute(value=subject, attr=attr, ctx=ast.Load(), lineno=node.lineno))
+            if attr.startswith("_") and not attr.startswith("__") and cls not in self.records and cls not in self.defined:
+                self.add(EVASION, f"case {cls}({attr}=...) (a private attribute read by a match pattern)", node, attr)
         if node.patterns and cls not in self.records and cls not in SELF_MATCHING:  # by position: the attributes its class's __match_args__ names
             self.add(EVASION, f"case {cls}(...) by position (a class's __match_args__ can name any attribute)", node)
         self.generic_visit(node)
@@ -500,22 +532,40 @@ class _Scanner(ast.NodeVisitor):
             self._bind([node.target], node.value)
         self.generic_visit(node)
 
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self._bind([node.target], node.iter)
+        self.generic_visit(node)
+
+    visit_AsyncFor = visit_For
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self._bind([node.target], node.iter)
+        self.generic_visit(node)
+
+    def visit_withitem(self, node: ast.withitem) -> None:
+        if node.optional_vars is not None:
+            self._bind([node.optional_vars], node.context_expr)
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self._bind([node.target], node.value)
+        self.generic_visit(node)
+
     def _bind(self, targets: list[ast.expr], value: ast.AST) -> None:
         """`sm = F.softmax` (or partial(F.softmax, ...), nn.Softmax(-1)): `sm` is an alias of softmax;
-        `sm = ops.softmax` on an object of the submission's own is not.
+        `sm = ops.softmax` on an object of the submission's own is not. So is a name bound, by any
+        target, from a value that holds softmax uncalled: `sm, _ = F.softmax, None`, `[F.softmax][0]`,
+        `for sm in [F.softmax]`, `with nullcontext(F.softmax) as sm` (qa40h F2).
 
         A value computed by a library function (`w = torch.softmax(s, -1)`) is not an alias."""
+        whole = value
         if isinstance(value, ast.Call):
             callee = value.func.attr if isinstance(value.func, ast.Attribute) else value.func.id if isinstance(value.func, ast.Name) else ""
             if callee == "partial" and value.args:
                 value = value.args[0]
             elif callee[:1].isupper():  # a class: nn.Softmax(dim=-1) builds a callable
                 value = value.func
-            else:
-                return
-        own_method = isinstance(value, ast.Attribute) and self.ownership.holds_own(value.value)  # `masked_softmax = _ops.softmax`: its own object's method
-        banned = [value.attr] if isinstance(value, ast.Attribute) and value.attr in self.library and not own_method else []
-        banned += [self.aliases[value.id]] if isinstance(value, ast.Name) and value.id in self.aliases else []
+        banned = self._banned(value) or self._held_banned(whole)
         if not banned:
             return
         for target in targets:
@@ -524,6 +574,19 @@ class _Scanner(ast.NodeVisitor):
                 self.scoped_aliases.update(dict.fromkeys(((self.scope, name) for name in names), (banned[0], ast.unparse(target), target.lineno)))
             else:
                 self.aliases.update(dict.fromkeys(names, banned[0]))
+
+
+    def _banned(self, value: ast.AST) -> list[str]:
+        """The library function `value` is (an attribute, or an alias's name), not its own object's method."""
+        own_method = isinstance(value, ast.Attribute) and self.ownership.holds_own(value.value)  # `masked_softmax = _ops.softmax`: its own object's method
+        if isinstance(value, ast.Attribute) and value.attr in self.library and not own_method:
+            return [value.attr]
+        return [self.aliases[value.id]] if isinstance(value, ast.Name) and value.id in self.aliases else []
+
+    def _held_banned(self, value: ast.AST) -> list[str]:
+        """The library functions `value` holds uncalled anywhere inside it (not the function it calls)."""
+        called = {id(node.func) for node in ast.walk(value) if isinstance(node, ast.Call)}
+        return [name for node in ast.walk(value) if id(node) not in called for name in self._banned(node)]
 
 
 FORMATTER_DOORS = frozenset({"get_field", "get_value", "convert_field", "format_field", "vformat"})  # what a string.Formatter's subclass may override
@@ -688,6 +751,10 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
     scanner = _Scanner(library, prefix=prefix, local=local, text_names=text_names, main_guard=main_guard, numbers=numbers, own_definitions=own_definitions,
                        ownership=ownership(everything, torch_bound(everything), library_methods()), receivers=receivers(everything))
     scanner.threading_in_place = threading_in_place(everything)
+    scanner.torch_names |= holders(everything, torch_bound(everything))  # `_T, _ = torch, None`: `_T._C` is torch's (qa40h F1)
+    scanner.os_names |= holders(everything, module_names(everything, {"os", "posix"}))
+    scanner.sys_names |= holders(everything, module_names(everything, {"sys"}) | {"sys"})
+    scanner.pandas_names |= holders(everything, module_names(everything, {"pandas"}))
     scanner.prose = not shown_texts_used(everything)
     scanner.records = record_fields(everything)
     for tree in trees:
@@ -733,6 +800,12 @@ def _cpu_bound(seconds: float) -> Iterator[list[bool]]:
         fired[0] = True
         raise _OutOfTime
 
+    def unraisable(report: Any) -> None:  # the timer landed in a finalizer: that tick is lost, the next one stops the pass
+        if not isinstance(report.exc_value, _OutOfTime):
+            hook(report)
+
+    hook = sys.unraisablehook  # pytest's does work (imports tracemalloc) that the next tick would break
+    sys.unraisablehook = unraisable
     previous = signal.signal(signal.SIGPROF, stop)
     signal.setitimer(signal.ITIMER_PROF, seconds, 0.05)
     try:
@@ -742,6 +815,7 @@ def _cpu_bound(seconds: float) -> Iterator[list[bool]]:
             try:
                 signal.setitimer(signal.ITIMER_PROF, 0.0)
                 signal.signal(signal.SIGPROF, previous)
+                sys.unraisablehook = hook
                 break
             except _OutOfTime:
                 continue

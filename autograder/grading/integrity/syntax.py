@@ -463,6 +463,78 @@ def torch_bound(trees: Sequence[ast.AST]) -> frozenset[str]:
     return frozenset(found)
 
 
+def module_names(trees: Sequence[ast.AST], modules: AbstractSet[str]) -> frozenset[str]:
+    """The names an import binds to one of `modules` itself (`import os`, `import os as _o`)."""
+    return frozenset(a.asname or a.name for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Import)
+                     for a in node.names if a.name in modules or (a.asname is None and a.name.split(".")[0] in modules))
+
+
+def holders(trees: Sequence[ast.AST], seeds: frozenset[str]) -> frozenset[str]:
+    """`seeds` and every name that may come to hold what one of them holds: bound, by any target,
+    from a value that holds one as a value (not `torch.zeros(...)`, not a call of it): `t = torch`,
+    `t, _ = torch, None`, `(t := torch)`, `for t in [torch]`, `with f(torch) as t`, a match capture
+    of a subject, a parameter given one by default or by a call of the file's own function (qa40h F1)."""
+    by_name: dict[str, list[list[str]]] = {}
+    for names, values in _binding_sites(trees):
+        for held in {name for value in values for name in _values_held(value)}:
+            by_name.setdefault(held, []).append(names)
+    found, queue = set(seeds), list(seeds)
+    while queue:
+        for names in by_name.get(queue.pop(), []):
+            fresh = [name for name in names if name not in found]
+            found.update(fresh)
+            queue += fresh
+    return frozenset(found)
+
+
+def _values_held(value: ast.AST) -> set[str]:
+    """The names whose value `value` may hand on: loaded other than as an attribute's or a call's owner."""
+    parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
+    held = set()
+    for node in ast.walk(value):
+        parent = parents.get(id(node))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not (
+                isinstance(parent, ast.Attribute) or (isinstance(parent, ast.Call) and parent.func is node)):
+            held.add(node.id)
+    return held
+
+
+def _binding_sites(trees: Sequence[ast.AST]) -> list[tuple[list[str], list[ast.AST]]]:
+    """(names, the values they may be bound from) for each binding of the trees (holders)."""
+    def names(target: ast.AST) -> list[str]:
+        return [n for node in ast.walk(target) for n in node_binds(node)]
+
+    functions: dict[str, list[list[str]]] = {}
+    sites: list[tuple[list[str], list[ast.AST]]] = []
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                sites.append(([n for t in node.targets for n in names(t)], [node.value]))
+            elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+                sites.append((names(node.target), [node.value]))
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                sites.append((names(node.target), [node.iter]))
+            elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                sites.append((names(node.optional_vars), [node.context_expr]))
+            elif isinstance(node, ast.Match):
+                sites.append(([n for case in node.cases for n in names(case.pattern)], [node.subject]))
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                arguments = node.args
+                positional = [*arguments.posonlyargs, *arguments.args]
+                defaults = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+                defaults += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+                sites += [([a.arg], [d]) for a, d in defaults]
+                if not isinstance(node, ast.Lambda):
+                    functions.setdefault(node.name, []).append([a.arg for a in (*positional, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg) if a])
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                called = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else ""
+                given: list[ast.AST] = [*node.args, *(k.value for k in node.keywords)]
+                sites += [(parameters, given) for parameters in functions.get(called, [])]
+    return sites
+
+
 def root(node: ast.AST) -> ast.AST:
     """What an attribute, subscript or call chain starts from: `x` for `x.a[0].b()`."""
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):

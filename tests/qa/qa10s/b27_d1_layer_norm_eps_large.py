@@ -1,6 +1,6 @@
 # qa10s b27_d1_layer_norm_eps_large: BUG D.1: nn.LayerNorm(embed_dim, eps=0.5): a different normalisation (the contract allows an eps up to 1e-3).
 # Per-part scores (A-D): A=32 B=10 C=28 D=1.
-# Mistakes named: none.
+# Mistakes named: block_norm_eps_too_large.
 # ruff: noqa  (a student's file: written as a student writes it)
 import math
 

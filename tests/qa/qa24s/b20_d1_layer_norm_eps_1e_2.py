@@ -1,6 +1,6 @@
 # qa24s b20_d1_layer_norm_eps_1e_2: BUG D.1: nn.LayerNorm(embed_dim, eps=1e-2): ten times the largest eps the contract allows (1e-3)
 # Per-part scores: A=32 B=10 C=28 D=1 E=10 F=8.
-# Mistakes named: none.
+# Mistakes named: block_norm_eps_too_large.
 """Attention from scratch (注意力机制，从零实现).
 
 Shape conventions used in every comment:

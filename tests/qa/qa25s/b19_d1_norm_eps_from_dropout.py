@@ -1,6 +1,6 @@
 # qa25s b19_d1_norm_eps_from_dropout: BUG D.1: nn.LayerNorm(embed_dim, eps=dropout or 1e-5): eps = dropout (0.1 -> eps 0.1 > 1e-3) when dropout > 0
 # Per-part scores: A=32 B=10 C=28 D=10 E=10 F=8.
-# Mistakes named: none.
+# Mistakes named: block_norm_eps_too_large.
 """Attention from scratch (注意力机制，从零实现).
 
 Shape conventions used in every comment:

@@ -1,6 +1,6 @@
 # qa33s b36_d1_eps_1em2: BUG D.1: LayerNorm eps=1e-2 (beyond contract's 1e-3)
 # Per-part scores: A=32 B=10 C=28 D=1 E=10 F=8.
-# Mistakes named: none.
+# Mistakes named: block_norm_eps_too_large.
 """Attention from scratch (注意力机制，从零实现).
 
 Shape conventions used in every comment:

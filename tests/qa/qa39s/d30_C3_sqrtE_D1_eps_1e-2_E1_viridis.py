@@ -1,6 +1,6 @@
 # BUG C.3+D.1+E.1: C.3 1/sqrt(E); D.1 eps=1e-2; E.1 viridis: every component Part F leans on lost points
 # Per-part scores: A=32 B=10 C=8 D=1 E=9 F=7.
-# Mistakes named: mha_scaled_by_embed_dim.
+# Mistakes named: block_norm_eps_too_large, mha_scaled_by_embed_dim.
 """Attention from scratch (注意力机制，从零实现).
 
 Shape conventions used in every comment:

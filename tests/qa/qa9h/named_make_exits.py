@@ -1,4 +1,4 @@
-# snippet: MultiHeadAttention forgets W_o (C's bug) and returns a named tuple (a collections.namedtuple subclass) whose _make (which the trusted stand-in runs to hand back the submission's own kind of pair) raises SystemExit: D, graded again with the trusted MultiHeadAttention, fails in the submission's own _make. Expected: A 32/32, D 1/12 (its own _make), E 10/10, no flag, no grader error.
+# snippet: MultiHeadAttention forgets W_o (C's bug) and returns a named tuple (a collections.namedtuple subclass) whose _make (which the trusted stand-in runs to hand back the submission's own kind of pair) raises SystemExit: D, graded again with the trusted MultiHeadAttention, fails in the submission's own _make. Expected: A 32/32, D 10/12 (right given C.3's mistake, as in a full run), E 10/10, no flag, no grader error.
 import collections as _collections
 
 

@@ -1,4 +1,4 @@
-# snippet: MultiHeadAttention forgets W_o (C's bug) and returns a named tuple (a collections.namedtuple subclass) whose _make swaps and zeroes what the trusted stand-in hands back: the stand-in's values pass through the submission's own code, which can only spoil them. Expected: A 32/32, D 1/12, E 10/10, no flag, no grader error.
+# snippet: MultiHeadAttention forgets W_o (C's bug) and returns a named tuple (a collections.namedtuple subclass) whose _make swaps and zeroes what the trusted stand-in hands back: the stand-in's values pass through the submission's own code, which can only spoil them. Expected: A 32/32, D 10/12 (right given C.3's mistake, as in a full run), E 10/10, no flag, no grader error.
 import collections as _collections
 
 

@@ -1,4 +1,4 @@
-# snippet: MultiHeadAttention forgets W_o (C's bug); a module-level object of the submission's class raises SystemExit when the stand-ins' walk (rebind) reads its __dict__, and an alias of split_heads sits in a dict the walk visits first: the walk stops half-way, leaving what it changed. Expected: A 29/32 and E 0/10 (__getattribute__ and __dict__ in the file: A.2 by hand, A.3's rule and the figure cannot be checked), D 1/12 (the walk's failure is the submission's), flags evasion, tamper, no grader error.
+# snippet: MultiHeadAttention forgets W_o (C's bug); a module-level object of the submission's class raises SystemExit when the stand-ins' walk (rebind) reads its __dict__, and an alias of split_heads sits in a dict the walk visits first: the walk stops half-way, leaving what it changed. Expected: A 29/32 and E 0/10 (__getattribute__ and __dict__ in the file: A.2 by hand, A.3's rule and the figure cannot be checked), D 10/12 (right given C.3's mistake, as in a full run), flags evasion, tamper, no grader error.
 _aliases = {"split": split_heads}
 
 

@@ -12,7 +12,7 @@ import functools
 import itertools
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import torch
@@ -135,37 +135,62 @@ def nothing_own_note(task: str) -> tuple[str, dict[str, str]]:
     return "scoring_nothing_own", {"components": " / ".join(f"{COMPONENTS[t]} ({t})" for t in leaned), "tasks": ", ".join(leaned)}
 
 
-def carried_note(charged: list[str], tasks: tuple[str, ...]) -> tuple[str, dict[str, str]]:
-    """(message key, arguments) of a check that passed only with trusted earlier functions."""
-    if charged:
-        parts = sorted({task.split(".")[0] for task in charged})
-        return "scoring_carried", {"parts": ", ".join(parts), "tasks": ", ".join(charged)}
+def carried_note(charged: list[str], tasks: tuple[str, ...], unwritten: frozenset[str] = frozenset()) -> tuple[str, dict[str, str]]:
+    """(message key, arguments) of a check that passed only with trusted earlier functions:
+    `charged`, the replaced tasks that lost points; those of them `unwritten` (still stubs) hold
+    no mistake to charge: the kit's own version stood in (qa39p: a stub plot_attention)."""
+    mistaken = [task for task in charged if task not in unwritten]
+    stubs = [task for task in charged if task in unwritten]
+    args = {"parts": ", ".join(sorted({task.split(".")[0] for task in mistaken})), "tasks": ", ".join(mistaken),
+            "names": ", ".join(stand_in_names(tuple(stubs))), "stubs": ", ".join(stubs)}
+    if stubs:
+        return ("scoring_carried_and_stubs" if mistaken else "scoring_stubs"), args
+    if mistaken:
+        return ("scoring_carried" if len(mistaken) == 1 else "scoring_carried_several"), args
     return "scoring_carried_elsewhere", {"tasks": ", ".join(tasks)}
+
+
+def carries_mistakes(task: str) -> bool:
+    """Whether a failing check of `task` may pay given a mistake of a task it shares code with.
+    Not Part F's: it grades components, and its plans say which of them are the student's own."""
+    return task not in LEANS_ON
 
 
 def carried_mistakes(task: str, named: set[tuple[str, str]]) -> list[tuple[str, str]]:
     """Of the (task, mistake) pairs charged in this run, those that a failing check of `task` may
     repeat without a call to the earlier task's function (a class both use, which no stand-in
     replaces: qa24s n04): an earlier task's catalogue mistake that the reference can be given."""
-    if task in LEANS_ON:  # Part F grades components: its plans say which of them are the student's own
+    if not carries_mistakes(task):
         return []
     mutants = getattr(current().content("mutants"), "MUTANTS", {})
     return sorted((earlier, key) for earlier, key in named if earlier in sharing_tasks(task) and key in mutants)
 
 
+def ways(key: str) -> int:
+    """How many references make the catalogue mistake `key`: the earlier task's mutant alone, then
+    with the same mistake in the later tasks' code too (the mutants' SHARED_WAYS), for a later task
+    that makes it through code both use."""
+    return 1 + len(getattr(current().content("mutants"), "SHARED_WAYS", {}).get(key, ()))
+
+
 @contextmanager
-def reference_with(key: str) -> Iterator[None]:
-    """Within the block the checks compare with the reference that makes the catalogue mistake `key`."""
-    with reference_as(_mutant_reference(key)):
+def reference_with(key: str, way: int = 0) -> Iterator[None]:
+    """Within the block the checks compare with the reference that makes the catalogue mistake
+    `key`, in the `way`-th of its `ways`."""
+    with reference_as(_mutant_reference(key, way)):
         yield
 
 
 @functools.cache
-def _mutant_reference(key: str) -> Any:
+def _mutant_reference(key: str, way: int) -> Any:
     manifest = current()
     catalogue = manifest.content("mutants")
     assert catalogue is not None  # carried_mistakes found the key there
-    return reference_variant(manifest.solution, key, apply(manifest.solution.read_text(encoding="utf-8"), catalogue.MUTANTS[key]))
+    mutant = catalogue.MUTANTS[key]
+    if way:
+        mutant = replace(mutant, replacements=mutant.replacements + catalogue.SHARED_WAYS[key][way - 1])
+    label = key if not way else f"{key}_shared{way}"
+    return reference_variant(manifest.solution, label, apply(manifest.solution.read_text(encoding="utf-8"), mutant))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -105,11 +105,21 @@ def names_of(cls: str) -> tuple[str, ...]:
 MAX_EPS = 1e-3  # the largest LayerNorm eps the reference takes from the student's block (the contract: yours to choose, up to this)
 
 
+def found_eps(student: StudentAPI, handle: Handle) -> float | None:
+    """The eps of the student's block's LayerNorm (None: no LayerNorm named norm, or no float)."""
+    eps = student.describe(handle, "inspecting AttentionBlock").get("norm_eps", {}).get("norm")
+    return eps if type(eps) is float and eps >= 0.0 else None
+
+
+def allowed_eps(eps: float | None, default: float) -> float:
+    """The eps the reference uses: the student's where the contract allows it (up to MAX_EPS), else `default`."""
+    return eps if eps is not None and eps <= MAX_EPS else default
+
+
 def norm_eps(student: StudentAPI, handle: Handle, default: float) -> float:
     """The eps of the student's block's LayerNorm, for the reference to use; `default` when it
     is not one the contract allows (a float up to MAX_EPS)."""
-    eps = student.describe(handle, "inspecting AttentionBlock").get("norm_eps", {}).get("norm")
-    return eps if type(eps) is float and 0.0 <= eps <= MAX_EPS else default
+    return allowed_eps(found_eps(student, handle), default)
 
 
 def build_reference(cls: str, args: tuple, state: Params, kwargs: dict | None = None) -> torch.nn.Module:

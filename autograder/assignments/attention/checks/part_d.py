@@ -8,7 +8,8 @@ import torch.nn.functional as F
 
 from autograder.grading.worker.api import StudentAPI
 from autograder.assignments.attention.checks.module_support import (
-    PROJECTIONS, Params, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, mha, norm_eps, vjp_checked, weights_of,
+    MAX_EPS, PROJECTIONS, Params, allowed_eps, block_state, build_reference, build_student, expect_match, expect_parameter_gradients, forward_checked, found_eps, mha,
+    vjp_checked, weights_of,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.support import fail_with, grad_of, B, E, H, LK, backward_pair, expect_tensor, randn, random_mask, values_close
@@ -22,18 +23,19 @@ BLOCK = "AttentionBlock.forward"
 EPS = 1e-5  # nn.LayerNorm's default
 
 
-def _block(student: StudentAPI, gen: torch.Generator, seed: int, dropout: float = 0.0, training: bool = False) -> tuple[Params, Handle, float]:
-    """Weights, the student's block holding them, and its norm's eps (the reference uses it)."""
+def _block(student: StudentAPI, gen: torch.Generator, seed: int, dropout: float = 0.0, training: bool = False) -> tuple[Params, Handle, float | None]:
+    """Weights, the student's block holding them, and its norm's eps (the reference uses it where
+    the contract allows it: `allowed_eps`)."""
     state = block_state(gen, E)
     handle = build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": dropout} if dropout else {}, training)
-    return state, handle, norm_eps(student, handle, EPS)
+    return state, handle, found_eps(student, handle)
 
 
-def _reference(state: Params, eps: float, dropout: float = 0.0) -> torch.nn.Module:
+def _reference(state: Params, eps: float | None, dropout: float = 0.0) -> torch.nn.Module:
     module = build_reference("AttentionBlock", (E, H), state, {"dropout": dropout})
     norm = module.get_submodule("norm")
     assert isinstance(norm, torch.nn.LayerNorm)  # the reference's
-    norm.eps = eps
+    norm.eps = allowed_eps(eps, EPS)
     return module
 
 
@@ -41,8 +43,10 @@ def _norm(p: Params, x: torch.Tensor, eps: float) -> torch.Tensor:
     return F.layer_norm(x, (E,), p["norm.weight"], p["norm.bias"], eps)
 
 
-def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None, eps: float) -> list[tuple[str, Any]]:
-    """(mistake key, (y, weights)) for each catalogue bug of the block."""
+def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None, student_eps: float | None) -> list[tuple[str, Any]]:
+    """(mistake key, (y, weights)) for each catalogue bug of the block; `student_eps`, the eps of
+    the student's norm (one above the contract's MAX_EPS is a mistake of its own)."""
+    eps = allowed_eps(student_eps, EPS)
     attended, weights = mha(p, H, x, mask=mask, prefix="attn.")
     normed_attended, normed_weights = mha(p, H, _norm(p, x, eps), mask=mask, prefix="attn.")
     variants = [
@@ -52,12 +56,14 @@ def _variants(p: Params, x: torch.Tensor, mask: torch.Tensor | None, eps: float)
         ("block_no_norm", (x + attended, weights)),
         ("block_residual_after_norm", (x + _norm(p, attended, eps), weights)),
     ]
+    if student_eps is not None and student_eps > MAX_EPS:
+        variants.append(("block_norm_eps_too_large", (_norm(p, x + attended, student_eps), weights)))
     if mask is not None:
         variants.append(("block_mask_ignored", (_norm(p, x + mha(p, H, x, prefix="attn.")[0], eps), mha(p, H, x, prefix="attn.")[1])))
     return variants
 
 
-def _expect_reference(output: torch.Tensor, weights: torch.Tensor, state: Params, x: torch.Tensor, mask: torch.Tensor | None, where: str, eps: float, dropout: float = 0.0) -> None:
+def _expect_reference(output: torch.Tensor, weights: torch.Tensor, state: Params, x: torch.Tensor, mask: torch.Tensor | None, where: str, eps: float | None, dropout: float = 0.0) -> None:
     expected = _reference(state, eps, dropout)(x, mask)
     variants = _variants(state, x, mask, eps)
     expect_match(weights, expected[1], f"{where} (weights)", weights_of(variants, output, expected[0]))
