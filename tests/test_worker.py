@@ -447,9 +447,9 @@ def test_a_call_that_waited_for_a_cpu_taken_by_others_gets_that_time_back(factor
         assert student.call("spin", 0.01) == "done"
         with crowded(16 * (os.cpu_count() or 1)):
             started = time.monotonic()
-            assert student.call("spin", 0.5) == "done"
+            assert student.call("spin", 0.3) == "done"  # 0.3 s, not 0.5: a busy CI's own work left too thin a margin
             elapsed = time.monotonic() - started
-        assert elapsed > 1.0, elapsed  # it did wait: 0.5 s of CPU took longer than its 1 s limit
+        assert elapsed > 1.0, elapsed  # it did wait: 0.3 s of CPU took longer than its 1 s limit
         assert student.events == []
     finally:
         student.close()
