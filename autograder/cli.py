@@ -539,6 +539,13 @@ def _cmd_run_prairielearn(args: argparse.Namespace) -> int:
     return 0  # PrairieLearn reads results.json only after an exit code 0, and one is always written
 
 
+def _kit_folder() -> str:
+    """The student folder of the kit this command belongs to (not the current folder's: qa39p 5)."""
+    from autograder.paths import REPO_ROOT
+
+    return f"{REPO_ROOT / 'assignments'}/<assignment>/"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="attnkit", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -593,13 +600,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("hint", help="the next hint for a task: the idea, then the operation, then the code")
     p.add_argument("task", type=str.upper, help="a task id, e.g. A.2")
-    p.add_argument("--file", default=None, help="your file (default: the one saved last, here or in assignments/<assignment>/); the hint state is saved next to it")
+    p.add_argument("--file", default=None, help=f"your file (default: the one saved last, here or in {_kit_folder()}); the hint state is saved next to it")
     p.add_argument("--reset", action="store_true", help="start this task's hints again from the first")
     p.add_argument("--lang", choices=("en", "zh"), default=None, help="hint language (or ATTNKIT_LANG; default: zh for a *.zh.ipynb or *.zh.py file, else en)")
     p.set_defaults(func=_cmd_hint)
 
     p = sub.add_parser("watch", help="check your file again every time you save it (for students)")
-    p.add_argument("path", nargs="?", default=None, help="your file or notebook (default: your .py file and notebooks here, or in assignments/<assignment>/: the one saved last, then the one you save)")
+    p.add_argument("path", nargs="?", default=None, help=f"your file or notebook (default: your .py file and notebooks here, or in {_kit_folder()}: the one saved last, then the one you save)")
     common(p)
     p.set_defaults(func=_cmd_watch)
 

@@ -550,3 +550,17 @@ def test_markdown_leaves_an_arrow_in_a_check_name_as_it_is() -> None:
     check = replace(buggy_result().checks[0], name="merge_heads: (B, H, S, Dh) -> (B, S, H·Dh)")
     text = render_markdown(replace(buggy_result(), checks=(check, *buggy_result().checks[1:])))
     assert "(B, H, S, Dh) -> (B, S, H·Dh)" in text and "-&gt;" not in text
+
+
+def test_the_class_summary_and_dashboard_say_why_a_file_was_not_graded_in_their_language() -> None:
+    """qa39p 4: `report --lang zh` left a grader error in English in summary.md and index.html."""
+    from autograder.feedback.formats.dashboard import render_dashboard, render_summary
+    from autograder.feedback.i18n import t
+    from autograder.feedback.results import BatchResult, SubmissionResult
+
+    error = t("submission.nul", "en", file="dave.py", student_file="attention.py")
+    batch = BatchResult((SubmissionResult(submission="dave", source="dave.py", seed=1, grader_error=error),))
+    chinese = t("submission.nul", "zh", file="`dave.py`", student_file="`attention.py`")
+    for page in (render_summary(batch, "zh"), render_dashboard(batch, "zh")):
+        assert "不是文本文件" in page and "is not a text file" not in page, page
+    assert chinese.split("；")[0] in render_summary(batch, "zh")

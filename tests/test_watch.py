@@ -295,3 +295,38 @@ def test_the_view_of_an_unwritten_task_gives_the_tasks_idea_as_check_does():
                        status=FAILED, message="Task A.3 (scaled_dot_product_attention) is not implemented yet: it still raises NotImplementedError")
     view = render_view(Pass(Progress((stub,)), "", 0.1, False), Path("attention.py"), 1, "en")
     assert first_hint("", "A.3", "en") in view and first_hint("sdpa_shapes", "A.3", "en") not in view, view
+
+
+def test_the_view_counts_what_else_fails_in_words_and_keeps_its_columns_in_chinese():
+    """qa39p 6: "(1 more failing checks)", and Chinese task names pushed the Chinese view's
+    scores out of their column (a Chinese character takes two columns of a terminal)."""
+    from wcwidth import wcswidth
+
+    from autograder.feedback.formats.watchview import Pass, Progress, render_view
+    from autograder.feedback.results import FAILED, PASSED, CheckResult
+
+    def check(check_id: str, task: str, status: str = FAILED) -> CheckResult:
+        return CheckResult(check_id=check_id, name=f"plot_attention: {check_id}", part=task[0], task=task, points=0.0, max_points=1.0, status=status, message="wrong")
+
+    two = (check("heatmap_a", "E.1"), check("heatmap_b", "E.1"))
+    assert "(1 more failing check in E.1)" in render_view(Pass(Progress(two), "", 0.1, False), Path("attention.py"), 1, "en")
+    three = (*two, check("heatmap_c", "E.1"))
+    assert "(2 more failing checks in E.1)" in render_view(Pass(Progress(three), "", 0.1, False), Path("attention.py"), 1, "en")
+    rows = (check("heatmap_a", "E.1", PASSED), check("trained_maps_match", "F.1", PASSED))
+    view = render_view(Pass(Progress(rows), "", 0.1, False), Path("attention.py"), 1, "zh")
+    lines = [line for line in view.splitlines() if line.lstrip().startswith("✓")]
+    assert len(lines) == 2 and "训练好的模型" in lines[1], view
+    assert len({wcswidth(line[: line.rindex(" ")]) for line in lines}) == 1, view  # the scores start in one column
+
+
+def test_watch_and_hint_help_name_the_kits_own_assignment_folder(capsys, monkeypatch):
+    """qa39p 5: run at another clone's root, watch and hint act on this kit's assignments/ folder;
+    their help said "assignments/<assignment>/", which reads as the current folder's."""
+    from autograder.cli import main
+    from autograder.paths import REPO_ROOT
+
+    monkeypatch.setenv("COLUMNS", "2000")  # one line per option: a path is never wrapped
+    for command in ("watch", "hint"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert f"{REPO_ROOT / 'assignments'}/<assignment>/" in capsys.readouterr().out, command

@@ -18,7 +18,7 @@ END = "### END SOLUTION"
 TASK_RE = re.compile(r"Task ([A-Z]\.\d+)")
 STUB_TEXT = {  # the two lines of a stub, by language
     "en": ("# TODO: Implement for Task {task}.", "Task {task}: {where} is not implemented yet"),
-    "zh": ("# TODO：在这里完成任务 {task}。", "Task {task}: {where} 还没有实现"),
+    "zh": ("# TODO：在这里完成任务 {task}。", "任务 {task}：{where} 还没有实现"),
 }
 
 

@@ -10,7 +10,7 @@ from autograder.feedback.formats.html import png_data_uri, render_page
 from autograder.feedback.formats.markdown import inline
 from autograder.feedback.formats.view import number, percent
 from autograder.feedback.i18n import t
-from autograder.feedback.formats.view import part_title
+from autograder.feedback.formats.view import note_text, part_title
 from autograder.grading.integrity.similarity import THRESHOLD as SIMILARITY_THRESHOLD
 from autograder.grading.integrity.flags import flag_codes
 from autograder.grading.integrity.similarity import Pair
@@ -76,7 +76,7 @@ def render_summary(batch: BatchResult, lang: str = "en") -> str:
               "| --- | ---: | ---: | ---: | --- |"]
     for s in sorted(batch.submissions, key=lambda s: s.submission):
         if s.grader_error:
-            reason = f"{t('status.error', lang)}: {inline(s.grader_error)}"
+            reason = f"{t('status.error', lang)}: {inline(note_text(s.grader_error, lang))}"
             lines.append(f"| {inline(s.submission)} | – | – | {s.execution_time:.2f} | {reason} |")
         else:
             share = percent(s.score, s.max_score)

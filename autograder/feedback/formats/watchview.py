@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from wcwidth import wcswidth
+
 from autograder.feedback.checkview import NOT_IMPLEMENTED_RE, message as check_message
 from autograder.feedback.formats.view import first_hint, name_text, note_text
 from autograder.feedback.hints import not_the_task
@@ -101,12 +103,14 @@ def render_view(step: Pass, path: Path, seed: int, lang: str) -> str:
         if hint:
             lines.append(f"    {t('watch.hint', lang)}: {hint}")
         if len(failing) > 1:
-            lines.append(f"    ({t('watch.more_failing', lang, count=len(failing) - 1, task=focus)})")
+            more = t("watch.one_more_failing", lang, task=focus) if len(failing) == 2 else t("watch.more_failing", lang, count=len(failing) - 1, task=focus)
+            lines.append(f"    ({more})")
     lines.append("")
     for task, checks in tasks.items():
         passed = sum(c.passed for c in checks)
         name = task_name(checks, lang)
-        lines.append(f"  … {task}  {name}" if task in pending else f"  {mark(checks)} {task}  {name:<{TASK_NAME_WIDTH}} {passed}/{len(checks)}")
+        padded = name + " " * max(0, TASK_NAME_WIDTH - wcswidth(name))  # a Chinese character takes two columns
+        lines.append(f"  … {task}  {name}" if task in pending else f"  {mark(checks)} {task}  {padded} {passed}/{len(checks)}")
     lines.append("")
     if step.more:
         lines.append(t("watch.checked_task", lang, task=step.checked, seconds=step.seconds))

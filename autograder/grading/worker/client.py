@@ -264,7 +264,8 @@ class RequestedWorker:
 @dataclass
 class Deadline:
     """A call's limit, for the call and its stand-in callbacks together: when it is up
-    (time.monotonic()), moved on by WorkerProcess.reply_by, but never past `latest`."""
+    (time.monotonic()), moved on by the time the worker waited for a CPU (WorkerProcess.reply_by)
+    and the time the grader took to answer its callbacks (Student._request), never past `latest`."""
 
     at: float
     latest: float
@@ -611,7 +612,10 @@ class Student:
             if self._callbacks > 2 * MAX_CALLBACKS_PER_REQUEST:
                 self._discard_worker(t("note.callbacks", where=where))
                 raise WorkerFailure(t("note.too_many_callbacks", where=where, count=MAX_CALLBACKS_PER_REQUEST))
-            response = self._exchange(self.answer_callback(response.get("callback")), where, seconds, deadline)
+            began = time.monotonic()
+            answer = self.answer_callback(response.get("callback"))
+            deadline.at = min(deadline.latest, deadline.at + time.monotonic() - began)  # the grader's time, not the call's
+            response = self._exchange(answer, where, seconds, deadline)
         looked = response.get("looked")
         if message.get("look") and isinstance(looked, dict) and not self.holds_private():
             seen = self._looked.setdefault((self._target_name(message), self._stand_ins), {"ops": set(), "aten": set()})
