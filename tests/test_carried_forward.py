@@ -1016,3 +1016,49 @@ def test_the_reference_multi_head_attention_is_torchs(seed):
         got = build_reference("MultiHeadAttention", (E, H), state)(query, key, value, mask)
     torch.testing.assert_close(got[0], expected[0], rtol=0, atol=1e-12)
     torch.testing.assert_close(got[1], expected[1], rtol=0, atol=1e-12)
+
+
+SCALED_HELPER = "\n\ndef _scaled(s, n):\n    return 0.9 * s / math.sqrt(n)\n"
+SCORES = "return q @ k.transpose(-2, -1) / math.sqrt(d)  # (..., Lq, Lk)"
+MHA_SCORES = "weights = masked_softmax(attention_scores(q, k), mask)  # (B, H, Lq, Lk)"
+
+
+def _with_helper(reference_source: str, scores: str, mha_scores: str) -> str:
+    source = reference_source.replace(SCORES, scores).replace(MHA_SCORES, mha_scores)
+    return source.replace("\ndef attention_scores(", SCALED_HELPER + "\n\ndef attention_scores(", 1)
+
+
+def test_a_mistake_no_catalogue_names_in_a_helper_two_tasks_share_is_charged_once(grade, reference_source):
+    """qa40s d21: `_scaled` (0.9·s/√n) makes A.1's scores and C.3's own: C.3's values are the
+    reference's given the student's attention_scores, so the mistake is charged in A.1 alone;
+    the same scaling written into C.3's own code, with A.1 right, is C.3's (and the reference's
+    C.3 is built on the student's A.1 through the worker, gradients included)."""
+    shared = grade(_with_helper(reference_source, "return _scaled(q @ k.transpose(-2, -1), d)",
+                                "weights = masked_softmax(_scaled(q @ k.transpose(-2, -1), q.size(-1)), mask)"), parts="ABCD")
+    assert {p.part: p.score for p in shared.parts} == {"A": 27, "B": 10, "C": 28, "D": 12}
+    notes = {c.check_id: c.message_key for c in shared.checks if c.task == "C.3" and c.message_key}
+    assert notes.get("mha_values") == "scoring_carried" and notes.get("mha_gradients") == "scoring_carried", notes
+    alone = grade(_with_helper(reference_source, "return _scaled(q @ k.transpose(-2, -1), d)",
+                               "weights = masked_softmax(_scaled(q @ k.transpose(-2, -1), q.size(-1)), mask)"), parts="C")
+    assert {p.part: p.score for p in alone.parts} == {"C": 28}  # graded alone, as nbgrader does: A's values checks, run unscored, fail
+    own = grade(_with_helper(reference_source, SCORES, "weights = masked_softmax(_scaled(q @ k.transpose(-2, -1), q.size(-1)), mask)"), parts="ABCD")
+    assert {p.part: p.score for p in own.parts}["A"] == 32 and {p.part: p.score for p in own.parts}["C"] < 28
+    twice = grade(reference_source.replace(SCORES, "return 0.9 * (q @ k.transpose(-2, -1)) / math.sqrt(d)")
+                  .replace(MHA_SCORES, "weights = masked_softmax(0.9 * (q @ k.transpose(-2, -1)) / math.sqrt(q.size(-1)), mask)"), parts="ABCD")
+    assert {p.part: p.score for p in twice.parts}["A"] == 27 and {p.part: p.score for p in twice.parts}["C"] < 28  # written again: charged again
+
+
+SOFTMAX_BODY = '''    if mask is not None:
+        scores = scores.masked_fill(mask.logical_not(), float("-inf"))  # (..., Lq, Lk)'''
+SELF_ATTENTION_RETURN = "return scaled_dot_product_attention(q, k, v, mask)  # (B, S, D), (B, S, S)"
+
+
+def test_an_earlier_function_that_gives_nothing_to_compute_carries_nothing_forward(grade, reference_source):
+    """Hostile: masked_softmax returns zeros (A.2 lost), and B.1, given them, has nothing left to
+    compute: zeros and masked_softmax's zeros. A reference built on that masked_softmax would
+    agree; a function whose values barely vary is no basis (carried.LEAST_SPREAD): B.1 pays nothing."""
+    source = reference_source.replace(SOFTMAX_BODY, "    return torch.zeros_like(scores)\n" + SOFTMAX_BODY, 1)
+    source = source.replace(SELF_ATTENTION_RETURN, "return torch.zeros_like(v), masked_softmax(q @ k.transpose(-2, -1), mask)")
+    result = grade(source, parts="AB")
+    assert {p.part: p.score for p in result.parts}["B"] <= 2, [(c.check_id, c.points, c.message_key) for c in result.checks if c.task == "B.1"]
+    assert not any(c.message_key.startswith("scoring_carried") for c in result.checks if c.task == "B.1")

@@ -7,9 +7,11 @@ by the bare trusted function: C.3, calling the helper with that parameter, crash
 own TypeError (`stand_ins.<locals>.scaled_dot_product_attention() takes from 3 to 4 positional
 arguments`, F1: d20, d31 C 7, now 28), or was charged again (F2: d28, d30 C 8, now 28). The
 stand-in is now fitted to the helper's own signature, as it is to the task function's.
-Open (tests/qa/qa40s_open, a strict xfail): a helper's mistake that no catalogue entry names, or
-whose helper does part of a task only, or that a later task calls with a further argument at
-another value (d17, d21, d24, d36-d39), and a dropout helper C.3 and D.1 share (d34).
+A helper's mistake that no catalogue entry names (d21, d37: a helper that scales by 0.9), or one a
+stand-in cannot take over (a further argument at another value: d36, d39), is charged once since
+round 35: the later task's reference runs on the student's own earlier functions (carried.reference_on).
+Open (tests/qa/qa40s_open, a strict xfail): such a mistake in a class B.1 or C.3 shares (d17, d24,
+d38), and a dropout helper C.3 and D.1 share (d34).
 
 qa40h (tests/qa/qa40h): the rules switched off, 100 with no flag,
 - through torch (or os) bound by any target but a plain `x = torch`: `_T, _ = torch, None`,
@@ -74,9 +76,9 @@ def test_no_style_file_is_flagged(styles):
     assert {stem: r.flags for stem, r in styles.items() if r.flags} == {}
 
 
-@pytest.mark.xfail(strict=True, reason="qa40s open: mistakes in shared helpers that no catalogue entry names, or called with a further argument, are charged again")
+@pytest.mark.xfail(strict=True, reason="qa40s open: mistakes in classes B.1 or C.3 share with a later task are charged again")
 def test_a_mistake_in_code_two_tasks_share_is_charged_once(tmp_path):
-    """d17, d21, d24, d36-d39: a helper (or an inherited method) two tasks run holds the mistake;
+    """d17, d24, d38: a helper (or an inherited method) of a class two tasks run holds the mistake;
     the later task is charged again. d34: a dropout helper C.3 and D.1 share."""
     results = graded_corpus(OPEN, tmp_path)
     wrong = {p.stem: {q.part: q.score for q in results[p.stem].parts} for p in sorted(OPEN.glob("*.py"))

@@ -346,8 +346,19 @@ def _cell_code(cell: dict, where: str, number: int, runs: _RunLines | None = Non
     return _checked_code(text, runs) + "\n"
 
 
+# The cell magics whose body IPython runs as Python in the kernel; any other (%%script false,
+# %%bash, %%html, %%markdown...) runs no Python there, or is not loaded: Run All defines nothing
+# in such a cell (qa41h F7: an old try kept under %%script false was graded).
+KERNEL_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+CELL_MAGIC = re.compile(r"\A(?:[ \t]*\n)*%%(\w*)")
+
+
 def _checked_code(text: str, runs: _RunLines | None = None) -> str:
-    """A cell's code with its magics and shell escapes blanked (the lines keep their numbers)."""
+    """A cell's code with its magics and shell escapes blanked (the lines keep their numbers); a
+    cell whose body is not run as Python in the kernel, all blank."""
+    magic = CELL_MAGIC.match(text)
+    if magic and magic.group(1) not in KERNEL_CELL_MAGICS:
+        return "\n" * text.count("\n")
     runs = runs or NO_SCRIPTS
     return "\n".join(_magic_blanked(line, runs) for line in text.splitlines())
 

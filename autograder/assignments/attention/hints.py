@@ -160,8 +160,8 @@ _ideas(("masked_softmax_gradcheck", "mha_gradcheck", "attention_scores_gradients
        "Training needs gradients: build the result from differentiable tensor operations only.",
        "训练需要梯度：结果只能由可微的张量运算构成。")
 _ideas(("self_attention_gradients", "mha_gradients", "block_gradients"),
-       "Every learned parameter must take part in the output, so that training can change it.",
-       "每个可学习的参数都必须参与输出的计算，训练才能更新它。")
+       "The input and every learned parameter must reach the output through differentiable operations (nothing detached), so that gradients flow back to them.",
+       "输入和每个可学习的参数都必须通过可微的运算参与输出（不能 detach），梯度才能传回到它们。")
 _ideas(("sdpa_invariances", "self_attention_invariances", "mha_invariances"),
        "Attention compares positions with each other, never across the batch: reordering the inputs reorders the result, and one sentence alone gives the same answer as in a batch.",
        "注意力只在位置之间比较，从不跨批次：输入换了顺序，结果也跟着换；单独一句话与放在批次里的结果相同。")

@@ -253,8 +253,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "block_norm": {"en": "AttentionBlock.norm should be nn.LayerNorm(embed_dim)", "zh": "`AttentionBlock.norm` 应为 `nn.LayerNorm(embed_dim)`"},
     "block_no_projections": {"en": "AttentionBlock has no {names} of shape {expected}", "zh": "AttentionBlock 没有形状为 {expected} 的 {names}"},
     "block_dropout_not_passed_on": {
-        "en": "AttentionBlock(E, H, dropout=0.25) built self.attn with dropout {got}: the block passes its dropout on, MultiHeadAttention(embed_dim, num_heads, dropout)",
-        "zh": "AttentionBlock(E, H, dropout=0.25) 建出的 self.attn 的 dropout 是 {got}：模块要把自己的 dropout 传下去，MultiHeadAttention(embed_dim, num_heads, dropout)",
+        "en": "AttentionBlock(E, H, dropout={rate}) built self.attn with dropout {got}: the block passes its dropout on, MultiHeadAttention(embed_dim, num_heads, dropout)",
+        "zh": "AttentionBlock(E, H, dropout={rate}) 建出的 self.attn 的 dropout 是 {got}：模块要把自己的 dropout 传下去，MultiHeadAttention(embed_dim, num_heads, dropout)",
     },
     "block_no_dropout": {"en": "AttentionBlock has no self.dropout = nn.Dropout(dropout)", "zh": "AttentionBlock 没有 `self.dropout = nn.Dropout(dropout)`"},
     "not_module": {"en": "{where} is not a module", "zh": "{where} 不是模块"},
@@ -395,6 +395,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "mha_dropout_not_rescaled": {
         "en": "{where}: the weights that multiply V are dropped but the kept ones are not scaled up by 1/(1 - p), as nn.Dropout does in training mode: apply self.dropout to them",
         "zh": "{where}：乘以 V 的权重做了丢弃，但保留下来的权重没有乘以 1/(1 - p)（nn.Dropout 在训练模式下会这样做）：请对它们使用 self.dropout",
+    },
+    "mha_dropout_rate_unused": {
+        "en": "{where}: the output is not that of the weights dropped at rate {rate} and the kept ones scaled by 1/(1 - {rate}): dropout must use the rate it is given, self.dropout = nn.Dropout(dropout)",
+        "zh": "{where}：输出不是以 {rate} 的比例丢弃权重、并把保留的权重乘以 1/(1 - {rate}) 的结果：dropout 要用传入的比例，self.dropout = nn.Dropout(dropout)",
+    },
+    "block_dropout_at_zero": {
+        "en": "{where} gives another output than in eval mode: with dropout=0 nothing is dropped; the block's own Dropout takes the dropout it is given, nn.Dropout(dropout)",
+        "zh": "{where} 的输出与 eval 模式不同：dropout=0 时不应丢弃任何元素；模块自己的 Dropout 要用传入的 dropout，nn.Dropout(dropout)",
     },
     "block_dropout_missing": {
         "en": "{where} with dropout=0.5 gives the same output as in eval mode: apply the block's own self.dropout to the attention output",

@@ -152,6 +152,7 @@ class AttnkitPlugin:
         self._passed_alone: dict[str, list[tuple[Callable, str]]] = {}  # task -> (check, name) of each that passed with no stand-in
         self._throughout: dict[tuple[str, str], bool] = {}  # (task, mistake) -> whether the task's code makes it wherever it shows
         self._unrun_named: dict[str, set[str]] = {}  # task of a part not graded in this run -> the mistakes its values checks name (run unscored)
+        self._unrun_failed: set[str] = set()  # those tasks whose values checks, run unscored, failed
 
     # -- configuration ---------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -309,7 +310,46 @@ class AttnkitPlugin:
                 if outcome is None and ran == [True]:  # that task's own code ran: the mistake may be its alone
                     self._as_charged_tasks.add(task)  # its own code holds that mistake: a later check that leans on it may have it replaced
                     return carried.carried_note([earlier], (earlier,))
+        return self._given_own(item, function, task, failed)
+
+    def _given_own(self, item: pytest.Function, function: Callable, task: str, failed: set[str]) -> tuple[str, dict] | None:
+        """The note of a check that passes against the reference built on the student's own
+        functions of earlier tasks (`carried.reference_on`) that lost points (or are graded in
+        another run, and fail their values checks), where this task's code runs code of theirs: a mistake of a helper both use
+        that no catalogue mistake names (qa40s d21), or one a stand-in could not take over
+        (a further argument: d39). Each such task alone."""
+        carried = current().carried_module()
+        assert carried is not None
+        if not carried.carries_mistakes(task):  # Part F: its plans say which components are the student's (and its reference model, built once, must not be built on them)
+            return None
+        names = current().task_names
+        own = [t for t in carried.sharing_tasks(task) if t in getattr(carried, "OWN_FUNCTIONS", ()) and t in names
+               and (t in failed or self._failed_unrun(t)) and self._shares_code(t, task)]
+        student = cast(Student, self._student)
+        for chosen in [[t] for t in own]:  # one at a time: the code it runs must be the code with the mistake (together, any one of them would do)
+            calls = [names[t] for t in chosen]
+            with carried.reference_on(student, calls):
+                if _outcome(function, self._kwargs(function, item.name)) is not None:
+                    continue
+            besides = sorted({name for t in chosen for name in self._besides(t)} - set(calls))
+            try:  # again against the reference, noting whether this task's code ran theirs (the calls above did)
+                with student.noting_shared_code(calls, besides) as ran:
+                    _outcome(function, self._kwargs(function, item.name))
+            except StudentError:
+                continue
+            if ran == [True]:
+                self._as_charged_tasks.add(task)
+                charged = [t for t in chosen if t in failed]
+                return carried.carried_note(charged, tuple(chosen))
         return None
+
+    def _failed_unrun(self, task: str) -> bool:
+        """Whether an earlier task of a part this run does not grade fails a values check, run
+        here unscored (a part graded alone pays as in a full run: qa39s F4)."""
+        if self.parts is None or self.tasks is not None or task.split(".")[0] in self.parts:
+            return False
+        self._named_unrun(task)
+        return task in self._unrun_failed
 
     def _named_unrun(self, task: str) -> set[str]:
         """The mistakes that `task`'s values checks name, run here unscored: a part graded alone
@@ -321,8 +361,10 @@ class AttnkitPlugin:
                 outcome = _outcome(function, self._kwargs(function, name))
                 if outcome is None:
                     self._passed_alone.setdefault(task, []).append((function, name))
-                elif isinstance(outcome, CheckFailure) and outcome.mistake:
-                    named.add(outcome.mistake)
+                else:
+                    self._unrun_failed.add(task)
+                    if isinstance(outcome, CheckFailure) and outcome.mistake:
+                        named.add(outcome.mistake)
             self._unrun_named[task] = named
         return self._unrun_named[task]
 

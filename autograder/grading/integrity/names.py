@@ -63,6 +63,10 @@ TEXT_CODE_SAFE_NAMES = frozenset({"unittest.TestCase", "unittest.IsolatedAsyncio
 # it) is the module: these names count as attributes too (but for those that name everyday methods:
 # x.trace(), err.code, torch.profiler.profile)
 MODULE_ATTRIBUTES = (EVASION_MODULES | TEXT_CODE_MODULES) - {"code", "trace", "profile"}
+# torch's private modules that reach its dispatcher, its modes and its kernels: read on anything not
+# provably the submission's own (`self.t._C` where self.t = torch, `_T[0]._C`, `Lib.t._C`: qa41h F2, F3)
+TORCH_PRIVATE_MODULES = frozenset({"_C", "_VF", "_ops", "_dispatch", "_dynamo", "_functorch", "_higher_order_ops", "_library", "_prims",
+                                   "_refs", "_decomp", "_subclasses", "_inductor", "_python_dispatch", "_jit_internal"})
 # raw descriptor I/O: the worker's channel to the grader is a descriptor, so these could write replies
 # the grader takes for the worker's own (a forged trace); os/posix functions, and socket/file objects
 # made from a descriptor number

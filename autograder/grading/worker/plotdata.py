@@ -266,9 +266,26 @@ def _title(ax: Axes, loc: str) -> str:
     return str(Text.get_text(title)) if _inked(title) else ""
 
 
+MIN_TEXT_POINTS = 4.0  # a label or title smaller than this cannot be read (qa41h F6: 1 pt)
+MIN_CONTRAST = 0.1  # the least difference of luminance between a text and what it is drawn on (white on white: 0)
+MIN_STRIP_PIXELS = 3.0  # a colorbar strip narrower than this shows no colours (qa41h F6: a fraction of a pixel)
+
+
 def _inked(text: Text) -> bool:
-    """Whether a Text is drawn in a colour that shows: visible, and neither alpha=0 nor color='none'."""
-    return bool(text.get_visible() and matplotlib.colors.to_rgba(text.get_color(), text.get_alpha())[3] > 0)
+    """Whether a Text is drawn so that it shows: visible, not transparent, at a readable size, in
+    a colour that stands out from what it is drawn on (its own box, or the figure)."""
+    colour = matplotlib.colors.to_rgba(text.get_color(), text.get_alpha())
+    if not text.get_visible() or colour[3] <= 0 or float(text.get_fontsize()) < MIN_TEXT_POINTS:
+        return False
+    box, figure = text.get_bbox_patch(), text.get_figure()
+    grounds = [box.get_facecolor() if box is not None and box.get_visible() else "none", figure.get_facecolor() if figure is not None else "none", "white"]
+    ground = next(rgba for rgba in map(matplotlib.colors.to_rgba, grounds) if rgba[3] > 0)  # its box, else the figure, else (transparent) the page
+    return abs(_luminance(colour) - _luminance(ground)) >= MIN_CONTRAST
+
+
+def _luminance(rgba: Any) -> float:
+    red, green, blue = rgba[:3]
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
 
 
 def _axes(ax: Axes, origin: tuple[float, float] = (0.0, 0.0), boxes: bool = True) -> dict:
@@ -343,6 +360,9 @@ def _colorbar_shown(ax: Axes) -> bool:
     """Whether an Axes is a colorbar that shows on the page, with its strip of colours drawn (not
     hidden: bar.solids.set_visible(False), or transparent)."""
     if not _is_colorbar(ax) or not _on_page(ax):
+        return False
+    box = ax.get_window_extent()
+    if min(box.width, box.height) < MIN_STRIP_PIXELS:
         return False
     colorbar = getattr(ax, "_colorbar", None)
     if colorbar is None:

@@ -193,6 +193,97 @@ def _mutant_reference(key: str, way: int) -> Any:
     return reference_variant(manifest.solution, label, apply(manifest.solution.read_text(encoding="utf-8"), mutant))
 
 
+# The earlier tasks whose function the reference may call in the student's version (`reference_on`).
+OWN_FUNCTIONS = ("A.1", "A.2", "A.3", "A.4", "C.1", "C.2")
+# A student's function whose values vary less than this share of the reference's (zeros, a
+# constant, scores scaled to nothing) is no basis for grading the tasks that use it: a later task
+# given it would have next to nothing left to compute (a B.1 that returns zeros, given a
+# masked_softmax that does).
+LEAST_SPREAD = 0.1
+
+
+@contextmanager
+def reference_on(student: Any, names: list[str]) -> Iterator[None]:
+    """Within the block the checks compare with the reference that calls the student's own
+    functions `names` (through the worker) in place of its own: this task's values given the
+    earlier tasks' as they are, for a mistake that no catalogue mistake names (a helper both
+    tasks use: qa40s d21). A call whose values barely vary (LEAST_SPREAD), or change from one
+    call to the next (a null submission's random values), fails the check."""
+    solution = current().solution
+    module = reference_variant(solution, "own", solution.read_text(encoding="utf-8"))
+    saved = {name: module.__dict__[name] for name in names}
+    module.__dict__.update({name: _own_function(student, name, saved[name]) for name in names})
+    try:
+        with reference_as(module):
+            yield
+    finally:
+        module.__dict__.update(saved)
+
+
+def _own_function(student: Any, name: str, trusted: Callable[..., Any]) -> Callable[..., Any]:
+    """The student's function `name` as the reference calls its own: through the worker, with
+    gradients (the worker's vector-Jacobian product) for inputs that require them."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        wrt = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.requires_grad]
+        sent, named = [_sent(a) for a in args], {key: _sent(a) for key, a in kwargs.items()}
+        if wrt and torch.is_grad_enabled():
+            value = _OwnCall.apply(student, name, args, kwargs, wrt, *(args[i] for i in wrt))
+        else:
+            value = _tupled(student.call(name, *sent, **named))
+        with torch.no_grad():
+            _informative(name, value, trusted(*sent, **kwargs), _tupled(student.call(name, *sent, **named)))
+        return value
+
+    return call
+
+
+def _sent(value: Any) -> Any:
+    return value.detach() if isinstance(value, torch.Tensor) else str(value) if isinstance(value, torch.device) else value
+
+
+def _tupled(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _each(v: Any) -> tuple:
+    return v if isinstance(v, tuple) else (v,)
+
+
+def _informative(name: str, value: Any, expected: Any, again: Any) -> None:
+    """TypeError unless each tensor of `value` varies at least LEAST_SPREAD as much as the
+    reference's of the same call (`expected`), and is the same on a second call (`again`): a
+    function that answers at random is no basis either."""
+    for got, want, second in itertools.zip_longest(_each(value), _each(expected), _each(again)):
+        if isinstance(got, torch.Tensor) and not (isinstance(second, torch.Tensor) and torch.equal(got.detach(), second)):
+            raise TypeError(f"{name} gives other values when called again with the same inputs")
+        if isinstance(got, torch.Tensor) and isinstance(want, torch.Tensor) and want.is_floating_point() and want.numel() > 1:
+            spread, wanted = got.detach().double().std(), want.double().std()
+            if not bool(spread >= LEAST_SPREAD * wanted):  # (NaN too)
+                raise TypeError(f"{name}'s values barely vary: nothing to grade the tasks that use it on")
+
+
+class _OwnCall(torch.autograd.Function):
+    """A call of the student's function whose backward asks the worker."""
+
+    @staticmethod
+    def forward(ctx: Any, student: Any, name: str, args: tuple, kwargs: dict, wrt: list[int], *tensors: torch.Tensor) -> Any:
+        ctx.call = (student, name, [_sent(a) for a in args], {key: _sent(a) for key, a in kwargs.items()}, wrt)
+        value = student.call(name, *ctx.call[2], **ctx.call[3])
+        outputs = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+        if not all(isinstance(output, torch.Tensor) for output in outputs):
+            raise TypeError(f"{name} returned {', '.join(_kind(output) for output in outputs)}")
+        return outputs if isinstance(value, (list, tuple)) else value
+
+    @staticmethod
+    def backward(ctx: Any, *grads: torch.Tensor) -> tuple:
+        student, name, args, kwargs, wrt = ctx.call
+        result = student.vjp(name, args, [grad.contiguous() for grad in grads], wrt=wrt, where=f"{name} backward", **kwargs)
+        found = result.get("grads") if isinstance(result, dict) else None
+        if not isinstance(found, list) or len(found) != len(wrt):
+            raise TypeError(f"{name} backward gave no gradients")
+        return (None,) * 5 + tuple(found)
+
+
 # ---------------------------------------------------------------------------------------------
 # trusted answers (grader side)
 # ---------------------------------------------------------------------------------------------

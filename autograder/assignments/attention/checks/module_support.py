@@ -141,7 +141,7 @@ def forward_checked(student: StudentAPI, handle: Handle, where: str, out_shape: 
 def expect_weights(weights: Any, where: str, shape: tuple | None) -> torch.Tensor:
     """The weights must have `shape`; per-head weights (B, H, Lq, Lk) returned as one map for all
     heads (B, Lq, Lk), as nn.MultiheadAttention does by default, are named as such."""
-    if shape is not None and len(shape) == 4 and isinstance(weights, torch.Tensor) and tuple(weights.shape) == (shape[0], *shape[2:]):
+    if shape is not None and len(shape) == 4 and shape[1] > 1 and isinstance(weights, torch.Tensor) and tuple(weights.shape) == (shape[0], *shape[2:]):  # (one head: a squeeze, qa41s b49)
         raise CheckFailure.keyed("wrong_shape", "mha_weights_without_heads", where=f"{where} (weights)", got=fmt_shape(weights.shape), expected=fmt_shape(shape))
     return expect_tensor(weights, f"{where} (weights)", shape)
 

@@ -124,10 +124,15 @@ def _transposes_axes_1_2(student: StudentAPI) -> bool:
     return isinstance(got, torch.Tensor) and bool(diagnose(got, {"scores_wrong_transpose": q @ k.transpose(1, 2) / math.sqrt(n)}))
 
 
-@check("A.1", 1, "attention_scores: output shape for batched, multi-head inputs", kind=SHAPE)
+@check("A.1", 1, "attention_scores: output shape for batched, multi-head inputs, one query or one key too", kind=SHAPE)
 def test_attention_scores_shape(student: StudentAPI, gen):
-    q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
-    expect_tensor(_scores(student, q, k), "attention_scores", (B, H, LQ, LK))
+    for lq, lk in ((LQ, LK), (1, LK), (LQ, 1)):  # an axis of size 1 stays (a squeeze drops it: qa41s b57)
+        q, k = randn(gen, B, H, lq, DH), randn(gen, B, H, lk, DH)
+        expect_tensor(_scores(student, q, k), _sized("attention_scores", lq, lk), (B, H, lq, lk))
+
+
+def _sized(where: str, lq: int, lk: int) -> str:
+    return where + (" with one query" if lq == 1 else "") + (" with one key" if lk == 1 else "")
 
 
 @check("A.1", 2, "attention_scores: values equal q·kᵀ/√d")
@@ -350,10 +355,12 @@ def test_masked_softmax_by_hand(student: StudentAPI, gen):
 # --------------------------------------------------------------------------------------------- A.3
 @check("A.3", 1, "scaled_dot_product_attention: returns (output, weights) with the right shapes", kind=SHAPE)
 def test_sdpa_shapes(student: StudentAPI, gen):
-    q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
-    output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v), "scaled_dot_product_attention")
-    expect_tensor(output, "scaled_dot_product_attention (output)", (B, H, LQ, DV))
-    expect_tensor(weights, "scaled_dot_product_attention (weights)", (B, H, LQ, LK))
+    for lq, lk in ((LQ, LK), (1, LK), (LQ, 1)):  # an axis of size 1 stays (qa41s b56)
+        q, k, v = randn(gen, B, H, lq, DH), randn(gen, B, H, lk, DH), randn(gen, B, H, lk, DV)
+        where = _sized("scaled_dot_product_attention", lq, lk)
+        output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v), where)
+        expect_tensor(output, f"{where} (output)", (B, H, lq, DV))
+        expect_tensor(weights, f"{where} (weights)", (B, H, lq, lk))
 
 
 @check("A.3", 1, "scaled_dot_product_attention: values with and without a mask")

@@ -88,6 +88,7 @@ def test_self_attention_parameters(student: StudentAPI, seed):
 def test_self_attention_shapes(student: StudentAPI, gen, seed):
     handle = build_student(student, "SelfAttention", (D,), {}, seed)  # its own weights: shapes do not depend on them (bias=False keeps this point)
     forward_checked(student, handle, "SelfAttention.forward", (B, S, D), (B, S, S), randn(gen, B, S, D))
+    forward_checked(student, handle, "SelfAttention.forward on one position", (B, 1, D), (B, 1, 1), randn(gen, B, 1, D))  # a squeeze drops it (qa41s b58)
 
 
 @check("B.1", 3, "SelfAttention: output and weights equal the reference with the same weights")

@@ -152,6 +152,8 @@ def test_mha_shapes(student: StudentAPI, gen, seed):
     handle = build_student(student, "MultiHeadAttention", (E, H), {}, seed)  # its own weights: shapes do not depend on them (bias=False keeps this point)
     query, key = randn(gen, B, LQ, E), randn(gen, B, LK, E)
     forward_checked(student, handle, MHA, OUT, WEIGHTS, query, key, key)
+    single = build_student(student, "MultiHeadAttention", (E, 1), {}, seed)  # one head, one query: a squeeze drops an axis (qa41s b49, b55)
+    forward_checked(student, single, f"MultiHeadAttention({E}, 1).forward with one query", (B, 1, E), (B, 1, 1, LK), query[:, :1], key, key)
 
 
 @check("C.3", 3, "MultiHeadAttention: self-attention equals the reference with the same weights")
@@ -276,6 +278,15 @@ def test_mha_train_dropout(student: StudentAPI, gen, seed):
     if not dropped_weights_explain(output, state, query, p_drop=0.5):
         unscaled = dropped_weights_explain(output, state, query, p_drop=0.5, rescaled=False)  # a dropout by hand (qa35s b41)
         raise CheckFailure.keyed("mha_dropout_not_rescaled" if unscaled else "mha_dropout_not_on_weights", where=f"{MHA} in training mode")
+    # ...and at another rate: a rate of its own that equals 0.5 at 0.5 (F.dropout(w, 0.5), nn.Dropout()) is not the one given (qa41s b53)
+    where = f"{MHA}(dropout={OTHER_RATE}) in training mode"
+    other = build_student(student, "MultiHeadAttention", (E, H), state, seed, {"dropout": OTHER_RATE}, training=True)
+    other_out, _ = forward_checked(student, other, where, OUT, SELF_WEIGHTS, query, seed=seed)
+    if not dropped_weights_explain(other_out, state, query, p_drop=OTHER_RATE):
+        raise CheckFailure.keyed("mha_dropout_rate_unused", where=where, rate=f"{OTHER_RATE:g}")
+
+
+OTHER_RATE = 0.25  # the second dropout rate of the training-mode checks (C.3, D.1)
 
 
 def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor, *, p_drop: float = 0.5, rescaled: bool = True) -> bool:

@@ -86,15 +86,20 @@ def test_block_parameters(student: StudentAPI, seed):
         raise CheckFailure.keyed("block_no_projections", names=", ".join(missing), expected=f"({E}, {E})")
     if children.get("dropout") != "Dropout" and info["attributes"].get("dropout") not in ("float", "int"):
         raise CheckFailure.keyed("block_no_dropout")
-    inner = info.get("dropout_p", {}).get("attn.dropout")
-    if inner is not None and abs(inner - 0.25) > 1e-12:
-        raise CheckFailure.keyed("block_dropout_not_passed_on", got=f"{inner:g}")
+    for rate in (0.25, 0.0):  # a rate of its own that is the one given at one rate only (`dropout or 0.1`: qa41s b86)
+        if rate != 0.25:
+            info = student.describe(student.new("AttentionBlock", E, H, rate, seed=seed), "inspecting AttentionBlock")
+        inner = info.get("dropout_p", {}).get("attn.dropout")
+        if inner is not None and abs(inner - rate) > 1e-12:
+            raise CheckFailure.keyed("block_dropout_not_passed_on", got=f"{inner:g}", rate=f"{rate:g}")
 
 
 @check("D.1", 1, "AttentionBlock: returns (y (B, S, E), weights (B, H, S, S))", kind=SHAPE)
 def test_block_shapes(student: StudentAPI, gen, seed):
     handle = build_student(student, "AttentionBlock", (E, H), {}, seed)  # its own weights: shapes do not depend on them (a norm without bias keeps this point)
     forward_checked(student, handle, BLOCK, OUT, WEIGHTS, randn(gen, B, S, E))
+    single = build_student(student, "AttentionBlock", (E, 1), {}, seed)  # one head, one sequence of one position: a squeeze drops an axis (qa41s b52, b54, b61)
+    forward_checked(student, single, f"AttentionBlock({E}, 1).forward on one sequence of one position", (1, 1, E), (1, 1, 1, 1), randn(gen, 1, 1, E))
 
 
 @check("D.1", 4, "AttentionBlock: y = norm(x + dropout(attn(x))), equal to the reference with the same weights")
@@ -127,10 +132,7 @@ def test_block_dropout(student: StudentAPI, gen, seed):
     # The block trains while its attention stays in eval mode: only the block's own self.dropout
     # acts, so it is told apart from the attention's (graded in C.3).
     student.train(handle, True, where="AttentionBlock.train()")
-    attn = student.method(handle, "get_submodule", "attn", where="AttentionBlock.get_submodule('attn')")
-    if not isinstance(attn, Handle):
-        raise CheckFailure.keyed("not_module", where="AttentionBlock.attn")
-    student.train(attn, False, where="AttentionBlock.attn.eval()")
+    _attention_in_eval(student, handle)
     where = f"{BLOCK} in training mode (its attention in eval mode)"
     trained, train_weights = forward_checked(student, handle, where, OUT, WEIGHTS, x, seed=seed)
     expect_match(train_weights, weights, f"{where} (weights)")
@@ -139,6 +141,20 @@ def test_block_dropout(student: StudentAPI, gen, seed):
     if unchanged or not block_dropout_explains(trained, state, x, attended, p_drop=0.5):
         _explain_dropout(student.describe(handle, "inspecting AttentionBlock"), trained, state, x, attended, unchanged)
         raise CheckFailure.keyed("block_dropout_missing" if unchanged else "block_dropout_misplaced", where=where)
+    # ...and with dropout=0 nothing is dropped: a rate of its own that is 0.5 at 0.5 (nn.Dropout()) is not the one given (qa41s b26, b32)
+    zero = build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": 0.0}, training=True)
+    _attention_in_eval(student, zero)
+    where = f"{BLOCK} with dropout=0.0 in training mode (its attention in eval mode)"
+    kept, _ = forward_checked(student, zero, where, OUT, WEIGHTS, x, seed=seed)
+    if not values_close(kept, first):
+        raise CheckFailure.keyed("block_dropout_at_zero", where=where)
+
+
+def _attention_in_eval(student: StudentAPI, handle: Handle) -> None:
+    attn = student.method(handle, "get_submodule", "attn", where="AttentionBlock.get_submodule('attn')")
+    if not isinstance(attn, Handle):
+        raise CheckFailure.keyed("not_module", where="AttentionBlock.attn")
+    student.train(attn, False, where="AttentionBlock.attn.eval()")
 
 
 def _explain_dropout(info: dict, trained: torch.Tensor, state: Params, x: torch.Tensor, attended: torch.Tensor, unchanged: bool) -> None:
