@@ -140,6 +140,12 @@ class Manifest:
         module = self.content("rules")
         return frozenset(root for rule in getattr(module, "RULES", ()) for root in rule.roots) if module else frozenset()
 
+    def profiled_roots(self) -> frozenset[str]:
+        """The functions and classes of its rules that must be written by hand (`elementary_only`):
+        their calls also note other libraries' Python functions (a softmax computed in numpy)."""
+        module = self.content("rules")
+        return frozenset(root for rule in getattr(module, "RULES", ()) if rule.elementary_only for root in rule.roots) if module else frozenset()
+
     def banned_words(self) -> frozenset[str]:
         """What its rules ban by name: torch functions, and the words of banned operators
         (a trace's name is kept for a rule only when it holds one: client.other_calls)."""

@@ -258,7 +258,7 @@ def test_the_static_pass_stops_at_its_cpu_limit_and_says_so(monkeypatch, referen
     assert facts.unread and not facts.findings
     assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0) and signal.getsignal(signal.SIGPROF) == handler
     assert [flag.code for flag in source_flags(facts)] == [RESOURCE_LIMIT]
-    traced = {"probe": {"ops": ["softmax"], "aten": ["aten._softmax.default"]}}
+    traced = {"probe": {"ops": ["rgb_to_hsv", "softmax"], "aten": ["aten._softmax.default"]}, "unprofiled": False}
     verdict = judge(SOFTMAX_BY_HAND, traced, facts, "A")
     assert not verdict.passed and verdict.key == "rule_unread" and "0.2 s of CPU" in verdict.message
     assert figure_verdict(facts, "plot_attention", "E").key == "figure_unread"

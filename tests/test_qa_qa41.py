@@ -1,13 +1,14 @@
 """qa41s, qa41h: unseen styles and bugs of round 35, and its red team.
 
-qa41s (tests/qa/qa41s: 39 correct styles, 81 single bugs, 18 double bugs; headers are the fair
+qa41s (tests/qa/qa41s: 39 correct styles, 82 single bugs, 18 double bugs; headers are the fair
 grades): a dropout rate checked at one value let a rate of the submission's own pass where it
 equals the one given there: `nn.Dropout()` in the block (always 0.5, the rate D.1 asked for:
 b26, b32, b84, d17), `dropout or 0.1` for the block's attention (b86), `F.dropout(w, 0.5)` in C.3
 (b53). C.3 now also trains at dropout=0.25, D.1 at dropout=0, and D.1's structure check builds
 the block at 0 too. No check had an axis of size 1 but the batch of B.1 and C.3: a `.squeeze()`
 got full marks (b49-b61, d18); the shape checks of A.1, A.3, B.1, C.3 and D.1 now try one query,
-one key, one head, one position, one batch element. Open (tests/qa/qa41s_open): a one-row heatmap (b60).
+one key, one head, one position, one batch element, and E.1's one query (b60: a `.squeeze()` made
+the map 1-D).
 
 qa41h, the red team:
 
@@ -25,8 +26,11 @@ qa41h, the red team:
   attention (F5: b01, b03).
 - Axis labels in white at 1 pt and a colorbar strip narrower than a pixel earned their points (F6: b08).
 - A notebook cell switched off with `%%script false` was graded as code (F7: c03).
-Open (tests/qa/qa41h_open, a strict xfail): os held in a list slot (b04), a softmax taken out of
-an `except*` group (b06), a name built from text looked up on an object held by `self` (b13).
+- os held in a list slot reached raw descriptor I/O unflagged (b04): os is followed through
+  subscripts, attributes given it (`self.o = os`) and a lambda's result. scipy.special.softmax
+  taken out of an `except*` group (b06) or looked up by a text-built name on an object held by
+  `self` (b13) passed A.2's rule: each call of masked_softmax now runs under a profile too, which
+  notes other libraries' Python functions by name however the file reached them.
 """
 from __future__ import annotations
 
@@ -37,11 +41,11 @@ import pytest
 from autograder.feedback.results import SubmissionResult
 from autograder.grading.integrity.static import analyze
 from autograder.grading.submission import _checked_code
-from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expected, expected, graded_corpus
+from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expected, graded_corpus
 
 QA = Path(__file__).resolve().parent / "qa"
-CORPUS, OPEN = QA / "qa41h", QA / "qa41h_open"
-STYLES, STYLES_OPEN = QA / "qa41s", QA / "qa41s_open"
+CORPUS = QA / "qa41h"
+STYLES = QA / "qa41s"
 ENTRIES = sorted(CORPUS.iterdir())
 
 
@@ -68,13 +72,6 @@ def test_no_style_file_is_flagged(styles):
     assert {stem: r.flags for stem, r in styles.items() if r.flags} == {}
 
 
-@pytest.mark.xfail(strict=True, reason="qa41s open: a heatmap of one query")
-def test_a_heatmap_of_one_query_is_drawn_as_a_map(tmp_path):
-    results = graded_corpus(STYLES_OPEN, tmp_path)
-    path = STYLES_OPEN / "b60_E1_single_query.py"
-    assert {q.part: q.score for q in results[path.stem].parts} == expected(path)[0]
-
-
 def _stem(path: Path) -> str:
     return path.stem if path.is_file() else path.name
 
@@ -82,14 +79,6 @@ def _stem(path: Path) -> str:
 @pytest.mark.parametrize("path", ENTRIES, ids=_stem)
 def test_each_red_team_file_scores_its_header(path, graded):
     assert_graded_as_expected(graded[_stem(path)], path if path.is_file() else path / "EXPECTED.txt")
-
-
-@pytest.mark.xfail(strict=True, reason="qa41h open: os in a list slot, a softmax out of an except* group, a text-built name on an object held by self")
-def test_the_open_doors_are_charged(tmp_path):
-    results = graded_corpus(OPEN, tmp_path)
-    wrong = {p.stem: {q.part: q.score for q in results[p.stem].parts} for p in sorted(OPEN.glob("*.py"))
-             if {q.part: q.score for q in results[p.stem].parts} != expected(p)[0]}
-    assert wrong == {}
 
 
 @pytest.mark.parametrize("terms", [400, 1000, 2000])
@@ -118,6 +107,31 @@ HOLDERS = {
 def test_torchs_private_modules_are_private_wherever_torch_is_held(how):
     findings = analyze([(1, "import torch\n" + HOLDERS[how])]).findings
     assert any(f.code == "evasion" and f.what.endswith("._C") for f in findings), findings
+
+
+OS_HOLDERS = {
+    "list slot": "_O = [os]\n_O[0].write(2, b'')\n",
+    "dict": "_D = {'o': os}\n_D['o'].write(2, b'')\n",
+    "self": "class K:\n    def __init__(self):\n        self.o = os\n    def run(self):\n        return self.o.write(2, b'')\nK().run()\n",
+    "class attribute": "class L:\n    o = os\nL.o.write(2, b'')\n",
+    "returned": "(lambda: os)().write(2, b'')\n",
+}
+FILES_HELD = {
+    "list slot": "_F = [open('x.txt', 'w')]\n_F[0].write('hi')\n",
+    "self": "class K:\n    def __init__(self):\n        self.f = open('x.txt', 'w')\n        self.sep = os.sep\n    def run(self):\n        return self.f.write(self.sep)\nK().run()\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(OS_HOLDERS))
+def test_raw_descriptor_io_is_seen_wherever_os_is_held(how):
+    findings = analyze([(1, "import os\n" + OS_HOLDERS[how])]).findings
+    assert any(f.code == "evasion" and "raw descriptor" in f.what for f in findings), findings
+
+
+@pytest.mark.parametrize("how", sorted(FILES_HELD))
+def test_a_file_held_the_same_way_is_no_descriptor(how):
+    findings = analyze([(1, "import os\n" + FILES_HELD[how])]).findings
+    assert not any("raw descriptor" in f.what for f in findings), findings
 
 
 def test_the_submissions_own_attribute_of_that_name_is_its_own():

@@ -92,7 +92,67 @@ def test_library_softmaxes_fail_the_allow_list(name):
 
 def test_the_tripwire_sees_a_known_softmax():
     probe = probe_tracer()
-    assert "softmax" in probe["ops"] and "aten._softmax.default" in probe["aten"]
+    assert "softmax" in probe["ops"] and "aten._softmax.default" in probe["aten"] and "rgb_to_hsv" in probe["ops"]
+    assert probe["unprofiled"] is False
+
+
+LIBRARY_MODULE = """import numpy as np
+
+
+def softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+"""
+
+
+def _numpy_through(softmax):
+    """A file's masked_softmax that hands the values to a numpy softmax (as scipy.special.softmax is)."""
+    def masked_softmax(s, m):
+        return torch.from_numpy(softmax(s.masked_fill(~m, -1e30).numpy(), axis=-1)) * m.any(-1, keepdim=True)
+    return masked_softmax
+
+
+def test_a_library_softmax_in_numpy_is_seen_however_it_was_reached(tmp_path, monkeypatch):
+    """qa41h b06, b13: scipy.special.softmax carried out of an exception group, or looked up by a
+    text-built name, calls no torch function: the profile sees the library's Python function by
+    name. The submission's own function of that name (its globals are `own`) is not noted."""
+    import importlib
+
+    from autograder.grading.integrity.rules import judge
+    from autograder.grading.integrity.static import analyze
+
+    (tmp_path / "numlib.py").write_text(LIBRARY_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    library = importlib.import_module("numlib")
+    own: dict = {}
+    exec(LIBRARY_MODULE, own)  # the same code, as the submission's own
+    scores = torch.randn(2, 4, 5, dtype=torch.float64)
+    mask = torch.rand(2, 4, 5) < 0.6
+    reports = {}
+    for name, softmax in (("library", library.softmax), ("own", own["softmax"])):
+        with OpTracer([own]) as tracer:
+            _numpy_through(softmax)(scores, mask)
+        reports[name] = tracer.report()
+    assert "softmax" in reports["library"]["ops"] and "softmax" not in reports["own"]["ops"]
+    facts = analyze(((1, "def masked_softmax(scores, mask=None):\n    return scores\n"),), (), frozenset({"softmax"}))
+    verdicts = {name: judge(SOFTMAX_BY_HAND, {**report, "probe": probe_tracer()}, facts, "A") for name, report in reports.items()}
+    assert not verdicts["library"].passed and verdicts["library"].used == "softmax" and verdicts["own"].passed
+
+
+def test_a_call_that_switches_the_profile_off_is_untraced():
+    """A call that puts another profile (or none) in the trace's place cannot be checked (the
+    source that does so is also an evasion: sys.setprofile)."""
+    import sys
+
+    from autograder.grading.integrity.rules import judge
+    from autograder.grading.integrity.static import analyze
+
+    with OpTracer() as tracer:
+        sys.setprofile(None)
+    report = tracer.report()
+    assert report["unprofiled"] is True and sys.getprofile() is None
+    facts = analyze(((1, "def masked_softmax(scores, mask=None):\n    return scores\n"),), (), frozenset({"softmax"}))
+    assert judge(SOFTMAX_BY_HAND, {**report, "probe": probe_tracer()}, facts, "A").key == "rule_untraced"
 
 
 def test_a_rule_reads_what_the_other_calls_of_its_function_ran():
@@ -100,11 +160,11 @@ def test_a_rule_reads_what_the_other_calls_of_its_function_ran():
     alone; every call is traced, and what the others ran that the rule bans by name counts."""
     from autograder.assignment import current
     from autograder.assignments.attention.rules import SDPA_OWN
-    from autograder.grading.integrity.rules import PROBE_FUNCTION, PROBE_OP, judge
+    from autograder.grading.integrity.rules import PROBE_FUNCTION, PROBE_LIBRARY, PROBE_OP, judge
     from autograder.grading.integrity.static import analyze
 
     facts = analyze(((1, "def scaled_dot_product_attention(q, k, v, mask=None):\n    return q, q\n"),), (), current().library_names())
-    own = {"ops": ["matmul", "exp"], "aten": ["aten.mm.default", "aten.exp.default"], "probe": {"ops": [PROBE_FUNCTION], "aten": [PROBE_OP]}}
+    own = {"ops": ["matmul", "exp"], "aten": ["aten.mm.default", "aten.exp.default"], "probe": {"ops": [PROBE_FUNCTION, PROBE_LIBRARY], "aten": [PROBE_OP]}, "unprofiled": False}
     assert judge(SDPA_OWN, own, facts, "A").passed
     elementary = {"ops": ["cumsum"], "aten": ["aten.nonzero.default"]}  # not elementary, but the allow-list is the own call's alone
     assert judge(SDPA_OWN, {**own, "other_calls": elementary}, facts, "A").passed
@@ -125,9 +185,9 @@ def test_a_rule_broken_only_in_the_other_calls_is_not_graded_again_with_stand_in
     from autograder.assignments.attention.checks.support import expect_rule
     from autograder.assignments.attention.rules import SELF_ATTENTION_OWN
     from autograder.grading.checks.plugin import CheckFailure
-    from autograder.grading.integrity.rules import PROBE_FUNCTION, PROBE_OP
+    from autograder.grading.integrity.rules import PROBE_FUNCTION, PROBE_LIBRARY, PROBE_OP
 
-    own = {"ops": ["matmul"], "aten": ["aten.mm.default"], "probe": {"ops": [PROBE_FUNCTION], "aten": [PROBE_OP]}}
+    own = {"ops": ["matmul"], "aten": ["aten.mm.default"], "probe": {"ops": [PROBE_FUNCTION, PROBE_LIBRARY], "aten": [PROBE_OP]}, "unprofiled": False}
     source = "class SelfAttention:\n    def forward(self, x, mask=None):\n        return x, x\n"
     for others, library_in_own, carried in ((["aten._scaled_dot_product_flash_attention_for_cpu.default"], False, False),
                                             (["aten._scaled_dot_product_flash_attention_for_cpu.default"], True, True)):

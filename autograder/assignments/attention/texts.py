@@ -103,7 +103,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "block_gradients": _text("AttentionBlock：输出和权重的梯度能传到注意力和 LayerNorm"),
     "block_causal_future_independence": _text("AttentionBlock：使用因果掩码时，后面的位置不改变前面的输出"),
     # E.1
-    "plot_attention_returns_axes": _text("plot_attention：返回画有热力图的 Axes"),
+    "plot_attention_returns_axes": _text("plot_attention：返回画有热力图的 Axes，只有一个 query 时也一样"),
     "plot_attention_tick_labels": _text("plot_attention：横轴是 query（x 刻度标签），纵轴是 key（y 刻度标签）"),
     "plot_attention_cell_values": _text("plot_attention：格子显示权重矩阵，每个 (query, key) 对一个格子"),
     "plot_attention_flat_cells": _text("plot_attention：每个格子一种纯色，没有平滑到相邻格子"),
@@ -275,6 +275,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "cells_out_of_view": {
         "en": "the Axes' limits (set_xlim / set_ylim) leave {columns} of the heatmap's {total_columns} columns and {rows} of its {total_rows} rows off the picture: show every cell (leave the limits to imshow, or set them to the edges of the cells)",
         "zh": "Axes 的坐标范围（set_xlim / set_ylim）把热力图 {total_columns} 列中的 {columns} 列、{total_rows} 行中的 {rows} 行留在了画面之外：请显示每一个格子（让 imshow 自己定范围，或把范围设到格子的边上）",
+    },
+    "plot_one_query": {
+        "en": "plot_attention with the weights of one query ((1, Lk), one query token) does not draw a heatmap of one row of cells and return its Axes ({error}): keep both axes of the matrix (no .squeeze())",
+        "zh": "plot_attention 画只有一个 query 的权重（(1, Lk)，一个 query 词）时，没有画出只有一行格子的热力图并返回它的 Axes（{error}）：保留矩阵的两个维度（不要 .squeeze()）",
     },
     "plot_returned_other_axes": {
         "en": "plot_attention returned an Axes that does not hold the heatmap (the colorbar's, or another Axes of the figure): return the Axes it drew the heatmap on",

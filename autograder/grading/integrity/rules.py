@@ -1,9 +1,10 @@
 """The "by hand" / "not the library" rules, judged in the grader from two kinds of evidence.
 
-1. The trace (autograder.grading.worker.dispatcher.OpTracer): every torch function name and every aten
-   operator the call ran, recorded in the student's process. It judges nothing there: the lists
-   below live here, where student code cannot change them. A tripwire call traced after the
-   student's call must show a known softmax, or the tracing was switched off.
+1. The trace (autograder.grading.worker.dispatcher.OpTracer): every torch function name, every aten
+   operator and every other library's Python function the call ran, recorded in the student's
+   process. It judges nothing there: the lists below live here, where student code cannot change
+   them. A tripwire call traced after the student's call must show a known softmax and a known
+   library function, or the tracing was switched off.
 2. The static pass (autograder.grading.integrity.static): the submitted source, read here.
 
 A rule passes only when both are clean. When they disagree the rule fails, and the reason and a
@@ -35,7 +36,7 @@ ELEMENTARY_OPS = frozenset({
     "sort", "topk", "kthvalue", "mm", "bmm", "mv", "dot", "matmul",  # a row's max by sort or topk(1), its sum as e @ ones (no softmax in them)
 })
 ELEMENTARY_TAGS = ("pointwise", "reduction")
-PROBE_FUNCTION, PROBE_OP = "softmax", "aten._softmax.default"  # what probe_tracer() must show
+PROBE_FUNCTION, PROBE_OP, PROBE_LIBRARY = "softmax", "aten._softmax.default", "rgb_to_hsv"  # what probe_tracer() must show
 # what the worker reports of code that ran where its trace does not look (the trace's key -> said)
 UNTRACED_PLACES = {
     "elsewhere": "code ran in another thread or process",
@@ -115,7 +116,8 @@ def judge(rule: Rule, traced: dict, facts: SourceFacts, part: str) -> Verdict:
     trace_ops += sorted({str(op) for op in others.get("aten", []) if isinstance(op, str) and any(word in packet(op) for word in rule.banned_ops)} - set(trace_ops))
     source_uses = facts.library_uses(set(rule.roots), rule.banned | rule.source_banned, rule.charged_elsewhere)
     untrusted = facts.untrusted(set(rule.roots), rule.charged_elsewhere)
-    tripped = PROBE_FUNCTION not in probe.get("ops", []) or PROBE_OP not in probe.get("aten", [])
+    probed = probe.get("ops", [])
+    tripped = PROBE_FUNCTION not in probed or PROBE_LIBRARY not in probed or PROBE_OP not in probe.get("aten", []) or traced.get("unprofiled") is not False
     if trace_names or trace_ops:
         used = ", ".join(trace_names + trace_ops)
         flags = [Flag(LIBRARY_CALL, f"{rule.where}: {_list(source_uses)}", part)] if source_uses else [Flag(RULE_BYPASS, f"{rule.where}: the trace saw {used}, which the source does not name", part)]

@@ -42,7 +42,7 @@ from autograder.grading.chunks import Cells, line_where, split_chunks
 from autograder.grading.integrity import syntax
 from autograder.grading.integrity.syntax import (
     dotted_name, constant_text, on_super, definition_time, looks_like_path, number_names, bindings, stored_attributes, text_bound_names, argv_is_text, shown_texts_used, is_main_guard, starts_workers, opens_for_writing, installed,
-    Ownership, holders, module_names, ownership, receivers, record_fields, threading_in_place, torch_bound,
+    Ownership, attributes_holding, holders, may_hold, module_names, ownership, receivers, record_fields, threading_in_place, torch_bound,
 )
 from autograder.settings import STATIC_PASS_CPU_SECONDS
 from autograder.grading.integrity.names import (
@@ -162,6 +162,7 @@ class _Scanner(ast.NodeVisitor):
         self.links: dict[str, set[str]] = {}  # top-level name -> names assigned into it at module level
         self.torch_names: set[str] = {"torch"}  # names bound to torch or to something imported from it
         self.os_names: set[str] = set()  # names bound to the os (or posix) module
+        self.os_attributes: frozenset[str] = frozenset()  # attribute names given it (`self.o = os`)
         self.sys_names: set[str] = {"sys"}  # names bound to the sys module (`import sys as _sys`: _sys.stdout is sys.stdout, qa37h F5)
         self.pandas_names: set[str] = set()  # names bound to the pandas module: its eval taken as a value runs text (qa37h F2)
         self.makes_modules = False  # it changes where imports look, makes temporary files or writes files
@@ -354,8 +355,8 @@ class _Scanner(ast.NodeVisitor):
             self.add(LIBRARY_PATCH, f"{dotted} assigned (a patched library can rewrite what the grader is sent)", node)
         if receiver == "sys" and node.attr in IMPORT_PATHS:
             self.makes_modules = True
-        if receiver in self.os_names and node.attr in RAW_DESCRIPTOR_FUNCTIONS:
-            self.add(EVASION, f"{dotted} (raw descriptor I/O can reach the worker's channel)", node)
+        if node.attr in RAW_DESCRIPTOR_FUNCTIONS and (receiver in self.os_names or may_hold(node.value, frozenset(self.os_names), self.os_attributes)):  # `_O[0].write` (qa41h b04)
+            self.add(EVASION, f"{dotted if '(...)' not in dotted else ast.unparse(node)[:80]} (raw descriptor I/O can reach the worker's channel)", node)
         if dotted.startswith("torch.compile") or ".jit." in f".{dotted}.":
             self.add(EVASION, f"{dotted} {SCRIPTED}", node)
         elif node.attr == "eval" and id(node) not in self.called and isinstance(node.ctx, ast.Load) and receiver in self.pandas_names:
@@ -765,6 +766,7 @@ def _scan(library: frozenset[str], local: frozenset[str], trees: Sequence[ast.Mo
     scanner.threading_in_place = threading_in_place(everything)
     scanner.torch_names |= holders(everything, torch_bound(everything))  # `_T, _ = torch, None`: `_T._C` is torch's (qa40h F1)
     scanner.os_names |= holders(everything, module_names(everything, {"os", "posix"}))
+    scanner.os_attributes = attributes_holding(everything, frozenset(scanner.os_names))
     scanner.sys_names |= holders(everything, module_names(everything, {"sys"}) | {"sys"})
     scanner.pandas_names |= holders(everything, module_names(everything, {"pandas"}))
     scanner.prose = not shown_texts_used(everything)

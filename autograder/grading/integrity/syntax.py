@@ -682,6 +682,28 @@ def attribute_values(trees: Sequence[ast.AST]) -> list[tuple[str, ast.AST]]:
     return found
 
 
+def attributes_holding(trees: Sequence[ast.AST], names: frozenset[str]) -> frozenset[str]:
+    """The attribute names given a value that holds what one of `names` holds (`self.o = os`,
+    `o = os` in a class body, `setattr(k, "o", os)`)."""
+    return frozenset(attribute for attribute, value in attribute_values(trees) if _values_held(value) & names)
+
+
+def may_hold(node: ast.AST, names: frozenset[str], attributes: frozenset[str]) -> bool:
+    """Whether an expression may be what `names` hold, as far as its chain shows: `_O[0]` (`_O = [os]`),
+    `self.o` (an attribute of `attributes`), `(lambda: os)()`."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id in names
+        if isinstance(node, ast.Attribute) and node.attr in attributes:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Lambda):
+            node = node.func.body
+        elif isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        else:
+            return False
+
+
 def stored_attributes(trees: Sequence[ast.AST]) -> frozenset[str]:
     """The attribute names anything assigns or deletes (`os.devnull = 3`, `me.LOG = 3`, setattr(m, "LOG", 3))."""
     stored: set[str] = set()

@@ -31,7 +31,7 @@ from autograder.feedback.i18n import t
 from autograder.grading.worker import cpuwait, sandbox
 from autograder.grading.chunks import Cells
 from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template, signals_deferred  # noqa: F401  (TEMPLATE_ENV: re-exported)
-from autograder.grading.worker.protocol import Handle, ProtocolError, Refused, recv_message, send_message
+from autograder.grading.worker.protocol import PROFILED, Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
 from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, StandInError, StandInRefused
 from autograder.paths import PACKAGE_DIR
@@ -415,6 +415,7 @@ class Student:
     _callbacks: int = 0  # callbacks answered in the current request
     _classes: dict[int, str] = field(default_factory=dict)  # handle number -> the class it was made from
     _traced_roots: frozenset[str] = field(default_factory=lambda: current().traced_roots())  # read once, asked on every call
+    _profiled_roots: frozenset[str] = field(default_factory=lambda: current().profiled_roots())
     # (what a rule covers, the stand-ins then in use) -> the names the traces of its other calls saw:
     # a rule's own call is one of many, and a file that knows its inputs is hand-written there alone (qa20h h01, h13)
     _looked: dict[tuple[str, tuple[str, ...]], dict[str, set[str]]] = field(default_factory=dict)
@@ -723,11 +724,12 @@ class Student:
             except StudentError:  # the worker is gone (a limit): nothing noted
                 ran.append(False)
 
-    def _look(self, target: str | Handle) -> bool:
+    def _look(self, target: str | Handle) -> bool | str:
         """Whether a call of `target` runs under the trace though its trace is not read: every call
-        of what a rule covers does, and what each saw is judged with the rule's own (other_calls)."""
+        of what a rule covers does, and what each saw is judged with the rule's own (other_calls).
+        PROFILED for what must be written by hand: its trace notes other libraries' Python functions too."""
         name = self._classes.get(target.number, "") if isinstance(target, Handle) else target
-        return name in self._traced_roots
+        return (PROFILED if name in self._profiled_roots else True) if name in self._traced_roots else False
 
     def _target_name(self, message: dict) -> str:
         handle = message.get("handle")
@@ -750,7 +752,7 @@ class Student:
         A reply that is not that dict (code in the submission changed the worker's: qa20h h07) has
         no value and no trace: (None, {}), which the rule's judge reads as tracing switched off, as
         it reads a malformed reply of method(..., trace=True)."""
-        result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "trace": True}, name)
+        result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "trace": True, "look": self._look(name)}, name)
         if not isinstance(result, dict):
             return None, {}
         return result.get("value"), result

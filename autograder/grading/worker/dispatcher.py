@@ -10,6 +10,7 @@ from __future__ import annotations
 import __future__
 import ast
 import builtins
+import colorsys
 import contextlib
 import linecache
 import os
@@ -30,7 +31,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from autograder.grading.worker import cpuwait, standins
 from autograder.grading.worker.devicetrace import DeviceTracer  # here: a worker cannot import after isolation
 from autograder.grading.chunks import DEFINITION_RE, SourcePlaces, frame_where, line_where, split_chunks
-from autograder.grading.worker.protocol import Handle, Refused
+from autograder.grading.worker.protocol import PROFILED, Handle, Refused
 
 STUDENT_MARK = types.SimpleNamespace(__attnkit_student__=True)  # what a name no module has yet counts as
 MAX_COPIED_ELEMENTS = 1 << 24  # a returned tensor up to this size is sent as a copy
@@ -38,6 +39,7 @@ MAX_TRACED_NAMES = 16384  # names reported per traced call (a call uses a few do
 # flood of other names can push a banned one out of the report: they are sent sorted)
 TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 MAX_CALLER_FRAMES = 64  # frames looked at above each torch function call for torch's own Python code
+KIT_DIR = str(Path(__file__).resolve().parents[2]) + os.sep  # the autograder package: its stand-ins and tracers are not library code
 STDLIB = os.path.dirname(os.__file__)
 MAX_AUDIT_EVENTS = 64  # audit events reported per worker
 AUDITED = frozenset({  # Python audit events reported to the grader (it maps them to integrity flags)
@@ -457,7 +459,7 @@ class Dispatcher:
             return sorted(tracer.found.values(), key=lambda found: found["where"])
         # every call of what a rule covers runs under the trace (`look`), its trace read or not: its
         # stack depth, its speed, the room left before the recursion limit do not tell them apart
-        tracer = OpTracer() if request.get("trace") or request.get("look") else None
+        tracer = OpTracer(self._student_globals(), request.get("look") == PROFILED) if request.get("trace") or request.get("look") else None
         before = threads_seen() if request.get("trace") else None
         # one line calls the student, traced or not
         try:
@@ -530,7 +532,7 @@ class Dispatcher:
         for index in wrt:
             args[index] = args[index].detach().clone().requires_grad_(True)
         self._seed(request)
-        tracer = OpTracer() if request.get("look") else None  # as op_call's
+        tracer = OpTracer(self._student_globals(), request.get("look") == PROFILED) if request.get("look") else None  # as op_call's
         try:
             with tracer or contextlib.nullcontext():
                 outputs = target(*args, **request.get("kwargs", {}))
@@ -783,18 +785,59 @@ class _AtenOps(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+class _LibraryCalls:
+    """Every Python function of another library that runs (scipy.special.softmax), by the first and
+    the last part of its qualified name, as _FunctionNames notes torch's: a library that computes
+    in numpy calls no torch function, so only a profile sees it, however the file reached it (a
+    name carried out of an exception, a text-built getattr: qa41h b06, b13). The submission's own
+    code (its modules' globals), torch's (traced by the modes) and the kit's are not noted. The
+    profile that was set before (watch_shared's) still gets every event; `lost`: the call set
+    another profile, or none, in this one's place."""
+
+    def __init__(self, seen: set[str], own: list[dict]):
+        self.seen = seen
+        self.own = {id(globals_) for globals_ in own}
+        self.names: dict[types.CodeType, tuple[str, ...]] = {}  # code -> what to note (() for torch's and the kit's)
+        self.before: Any = None
+        self.lost = False
+
+    def note(self, frame: types.FrameType, event: str, value: Any) -> None:
+        if event == "call" and id(frame.f_globals) not in self.own:
+            code = frame.f_code
+            names = self.names.get(code)
+            if names is None:
+                parts = code.co_qualname.split(".")
+                names = self.names[code] = () if code.co_filename.startswith((TORCH_DIR, KIT_DIR)) else (parts[0], parts[-1])
+            self.seen.update(names)
+        if self.before is not None:
+            self.before(frame, event, value)
+
+    def __enter__(self) -> _LibraryCalls:
+        self.before = sys.getprofile()
+        sys.setprofile(self.note)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.lost = sys.getprofile() != self.note
+        sys.setprofile(self.before)
+
+
 class OpTracer:
-    """Records what a call runs, at two levels: torch function names and aten operators.
+    """Records what a call runs, at three levels: torch function names, aten operators and, with
+    `profile`, the Python functions of other libraries (`own`: the globals of the submission's modules).
 
     It records everything and judges nothing: which names break a rule is decided in the grader
     (autograder.grading.integrity.rules), where the student's code cannot change the lists.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, own: list[dict] | None = None, profile: bool = True) -> None:
         self.functions: set[str] = set()
         self.aten: set[str] = set()
         self.subclassed: list[bool] = []  # a type's own __torch_function__ or __torch_dispatch__ ran (untraced)
-        self._modes = (_FunctionNames(self.functions, self.subclassed), _AtenOps(self.aten, self.subclassed))
+        self._library = _LibraryCalls(self.functions, own or [])
+        self._modes: tuple[Any, ...] = (_FunctionNames(self.functions, self.subclassed), _AtenOps(self.aten, self.subclassed))
+        if profile:  # a profile slows every Python line ~1.7x: only where a rule asks for it (the client's `look`)
+            self._modes += (self._library,)
 
     def __enter__(self) -> OpTracer:
         for mode in self._modes:
@@ -806,7 +849,8 @@ class OpTracer:
             mode.__exit__(*exc)
 
     def report(self) -> dict:
-        return {"ops": sorted(self.functions)[:MAX_TRACED_NAMES], "aten": sorted(self.aten)[:MAX_TRACED_NAMES], "subclassed": bool(self.subclassed)}
+        return {"ops": sorted(self.functions)[:MAX_TRACED_NAMES], "aten": sorted(self.aten)[:MAX_TRACED_NAMES], "subclassed": bool(self.subclassed),
+                "unprofiled": self._library.lost}
 
 
 def threads_seen() -> tuple[frozenset[int], int | None]:
@@ -867,13 +911,15 @@ def ran_elsewhere(before: tuple[frozenset[int], int | None], after: tuple[frozen
 
 
 def probe_tracer() -> dict:
-    """A tripwire: trace a known library softmax, reached two ways, after the student's call.
+    """A tripwire: trace a known library softmax, reached two ways, and a library's Python
+    function, after the student's call.
 
-    The grader expects `softmax` among the functions and `aten._softmax.default` among the
-    operators; when either is missing, the tracing machinery was patched or switched off.
+    The grader expects `softmax` and `rgb_to_hsv` among the functions and `aten._softmax.default`
+    among the operators; when one is missing, the tracing machinery was patched or switched off.
     """
     scores = torch.zeros(1, 2)
     with OpTracer() as tracer:
         torch.softmax(scores, -1)
         torch.ops.aten._softmax.default(scores, -1, False)
+        colorsys.rgb_to_hsv(0.0, 0.0, 0.0)  # a library's Python function: the profile's tripwire
     return tracer.report()

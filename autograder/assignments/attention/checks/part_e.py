@@ -165,6 +165,20 @@ def self_attention_problem(student: StudentAPI) -> CheckFailure | None:
     return None
 
 
+def one_query_problem(student: StudentAPI) -> CheckFailure | None:
+    """A map of one query (a decoder's step: weights (1, Lk)) is a heatmap of one row or column
+    too, its Axes returned; `.squeeze()` made it 1-D, which imshow refuses (qa41s b60)."""
+    weights = probe_weights()[:1]  # (1, Lk)
+    try:
+        description = _once("one_query", lambda: student.plot("plot_attention", weights, list(QUERY_TOKENS[:1]), list(KEY_TOKENS), picture=False))
+        heatmap = read_heatmap(description)
+    except (StudentError, UnreadablePlot) as error:
+        return CheckFailure.keyed("plot_one_query", error=str(error)[:300])
+    if not returned_axes(description) or heatmap.shape not in ((LK, 1), (1, LK)) or not shows_values(np.sort(heatmap.values.flatten()), np.sort(weights.flatten().numpy())):
+        return CheckFailure.keyed("plot_one_query", error=f"a grid of {heatmap.shape[0]} × {heatmap.shape[1]} cells, its Axes {'returned' if returned_axes(description) else 'not returned'}")
+    return None
+
+
 def not_returned(description: dict, key: str) -> CheckFailure:
     """What plot_attention returned instead of its heatmap's Axes, said with `key` ('plot_returned'...)."""
     if description.get("returned") in ("Axes", "AxesSubplot"):  # an Axes, but not the heatmap's (qa10e b02/b03)
@@ -313,7 +327,7 @@ def label_problem(heatmap: Heatmap) -> CheckFailure | None:
 
 
 # --------------------------------------------------------------------------------------------- E.1
-@check("E.1", 0.5, "plot_attention: returns the Axes with a heatmap on it", kind=SHAPE)
+@check("E.1", 0.5, "plot_attention: returns the Axes with a heatmap on it, for one query too", kind=SHAPE)
 def test_plot_attention_returns_axes(student: StudentAPI, artifacts):
     description = drawing(student)
     png = description.get("png") if isinstance(description, dict) else None
@@ -329,6 +343,9 @@ def test_plot_attention_returns_axes(student: StudentAPI, artifacts):
     error = needs_detach(student)
     if error is not None:
         raise CheckFailure.keyed("plot_needs_detach", error=str(error)[:300])
+    problem = one_query_problem(student)
+    if problem is not None:
+        raise problem
     try:  # the contract's other call: an Axes given, no title (a `return` under `if title:`, qa9e b13)
         given = drawing_on_given_axes(student)
     except StudentError:
