@@ -186,7 +186,9 @@ def test_a_stand_in_takes_the_calls_written_for_the_submissions_own_signature():
     """The submission's code calls its own signature: parameters named otherwise, and further ones
     held at their defaults, reach the stand-in (qa4s: `masked_softmax(scores, mask=None, dim=-1)`
     called with dim=-1 made A.3 and C.3 lose 10 points for A.2's bug: the stand-in took no `dim`).
-    A further argument away from its default is refused, saying which."""
+    A further argument away from its default is refused, saying which, unless the submission's own
+    code answers the same without it (qa40s d38: `scale=1/√Dh`, what its default None does)."""
+    import torch
     import torch.nn as nn
 
     from autograder.grading.worker.standins import StandInError, fitted
@@ -195,7 +197,7 @@ def test_a_stand_in_takes_the_calls_written_for_the_submissions_own_signature():
         return ("trusted", scores, mask)
 
     def own(logits, attn_mask=None, dim=-1):
-        raise AssertionError("the submission's own function is never called")
+        return ("own", logits, attn_mask, dim)  # another dim, another answer
 
     fit = fitted(trusted, own, "masked_softmax")
     assert fit(1, attn_mask=2, dim=-1) == fit(1, 2) == ("trusted", 1, 2)
@@ -216,16 +218,22 @@ def test_a_stand_in_takes_the_calls_written_for_the_submissions_own_signature():
     class Own(nn.Module):
         def __init__(self, dim, heads, causal=False):
             super().__init__()
+            self.head_size = dim // heads
 
-        def forward(self, x, mask=None, need_weights=True):
-            raise AssertionError("never called")
+        def forward(self, x, mask=None, need_weights=True, scale=None):
+            scale = self.head_size ** -0.5 if scale is None else scale
+            return x * scale, (x if need_weights else None)
 
     Fit = fitted(Trusted, Own, "MultiHeadAttention")
     module = Fit(4, 2, causal=False)
     assert isinstance(module, Trusted) and Fit.__name__ == "Trusted" and (module.dim, module.heads) == (4, 2)
-    assert module(1, mask=2, need_weights=True) == (1, 2)
+    x = torch.ones(3)
+    assert module(x, mask=2, need_weights=True) == (x, 2)
+    assert module(x, mask=2, scale=2 ** -0.5) == (x, 2)  # its own object, made with (4, 2), answers the same without it
     with pytest.raises(StandInError, match="need_weights"):
-        module(1, need_weights=False)
+        module(x, need_weights=False)
+    with pytest.raises(StandInError, match="scale=float"):
+        module(x, scale=0.25)
 
 
 NAMED_RESULTS = Path(__file__).resolve().parent / "qa" / "qa6s" / "c07_namedtuple_returns.py"

@@ -1,6 +1,6 @@
 """qa40s, qa40h: unseen styles and bugs of round 34, and its red team.
 
-qa40s (tests/qa/qa40s: 36 correct styles and 4 correct notebooks, 44 single bugs, 34 double or
+qa40s (tests/qa/qa40s: 36 correct styles and 4 correct notebooks, 44 single bugs, 37 double or
 shared-code bugs; headers, or EXPECTED.txt in a notebook's folder, are the fair grades): a helper
 that A.3 (or A.2) hands its parameters to, with a further parameter of its own, was stood in for
 by the bare trusted function: C.3, calling the helper with that parameter, crashed on the grader's
@@ -10,8 +10,11 @@ stand-in is now fitted to the helper's own signature, as it is to the task funct
 A helper's mistake that no catalogue entry names (d21, d37: a helper that scales by 0.9), or one a
 stand-in cannot take over (a further argument at another value: d36, d39), is charged once since
 round 35: the later task's reference runs on the student's own earlier functions (carried.reference_on).
-Open (tests/qa/qa40s_open, a strict xfail): such a mistake in a class B.1 or C.3 shares (d17, d24,
-d38), and a dropout helper C.3 and D.1 share (d34).
+A further argument the later task passes that the student's own earlier class answers the same
+without (D.1 giving its C.3 `scale=1/√Dh`, what its default None does: d38) is no longer refused by
+the stand-in (round 36: standins._same_at_default).
+Open (tests/qa/qa40s_open, a strict xfail): such a mistake in code B.1 and C.3 share (d17, d24),
+and a dropout helper C.3 and D.1 share (d34).
 
 qa40h (tests/qa/qa40h): the rules switched off, 100 with no flag,
 - through torch (or os) bound by any target but a plain `x = torch`: `_T, _ = torch, None`,
@@ -78,7 +81,7 @@ def test_no_style_file_is_flagged(styles):
 
 @pytest.mark.xfail(strict=True, reason="qa40s open: mistakes in classes B.1 or C.3 share with a later task are charged again")
 def test_a_mistake_in_code_two_tasks_share_is_charged_once(tmp_path):
-    """d17, d24, d38: a helper (or an inherited method) of a class two tasks run holds the mistake;
+    """d17, d24: a helper (or an inherited method) that two tasks run holds the mistake;
     the later task is charged again. d34: a dropout helper C.3 and D.1 share."""
     results = graded_corpus(OPEN, tmp_path)
     wrong = {p.stem: {q.part: q.score for q in results[p.stem].parts} for p in sorted(OPEN.glob("*.py"))

@@ -167,7 +167,7 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
     if isinstance(stand_in, type):
         if not isinstance(own, type):
             return stand_in
-        methods = {m: _fit(getattr(stand_in, m), getattr(own, m, None), f"{name}.{m}") for m in ("__init__", "forward")}
+        methods = {m: _fit(getattr(stand_in, m), getattr(own, m, None), f"{name}.{m}", _twin(own) if m == "forward" else None) for m in ("__init__", "forward")}
         trusted: Any = stand_in  # a class of the stand-ins module: its __init__ and forward are its own
         methods["__init__"] = _recording(methods["__init__"] or trusted.__init__)
         methods["__getattr__"] = _own_settings(trusted, own)
@@ -186,6 +186,7 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
 _SETTINGS = (int, float, bool, str, type(None))
 _MADE_WITH = "_stand_in_made_with"  # an object's __dict__ key: the arguments its class was called with
 _OWN_SETTINGS = "_stand_in_own_settings"  # ...and the plain settings the submission's own class stores for them
+_TWIN = "_stand_in_twin"  # ...and the submission's own object made with them (_twin)
 
 
 def _recording(init: Callable[..., Any]) -> Callable[..., Any]:
@@ -205,6 +206,7 @@ def _own_settings(trusted: type, own: type) -> Callable[[Any, str], Any]:
     `self.attn.head_dim`): read, when first asked, from one of its own objects made with the same
     arguments (the random state kept); none when its __init__ fails."""
     inherited = getattr(trusted, "__getattr__", None)
+    twin = _twin(own)
 
     def __getattr__(self: Any, name: str) -> Any:
         if inherited is not None:
@@ -212,15 +214,10 @@ def _own_settings(trusted: type, own: type) -> Callable[[Any, str], Any]:
                 return inherited(self, name)
             except AttributeError:
                 pass
-        made = self.__dict__.get(_MADE_WITH)
-        if made is not None and not name.startswith("__"):
+        if _MADE_WITH in self.__dict__ and not name.startswith("__"):
             if _OWN_SETTINGS not in self.__dict__:
-                try:
-                    with torch.random.fork_rng(devices=[]):
-                        mine = own(*made[0], **made[1])
-                    self.__dict__[_OWN_SETTINGS] = {k: v for k, v in vars(mine).items() if _is_setting(v)}
-                except Exception:  # noqa: BLE001 - its own __init__ fails (a bug of that task): nothing to read
-                    self.__dict__[_OWN_SETTINGS] = {}
+                mine = twin(self)  # None: its own __init__ fails (a bug of that task), nothing to read
+                self.__dict__[_OWN_SETTINGS] = {k: v for k, v in vars(mine).items() if _is_setting(v)} if mine is not None else {}
             if name in self.__dict__[_OWN_SETTINGS]:
                 return self.__dict__[_OWN_SETTINGS][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -285,8 +282,9 @@ def _returning(named: type, call: Callable[..., Any]) -> Callable[..., Any]:
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
-def _fit(trusted: Callable[..., Any], own: Any, name: str) -> Callable[..., Any] | None:
-    """A wrapper of `trusted` that binds calls to `own`'s signature; None when none is needed."""
+def _fit(trusted: Callable[..., Any], own: Any, name: str, twin: Callable[[Any], Any] | None = None) -> Callable[..., Any] | None:
+    """A wrapper of `trusted` that binds calls to `own`'s signature; None when none is needed.
+    `twin`: for a method, the submission's own object standing beside the stand-in object (_twin)."""
     if not callable(own):
         return None
     try:
@@ -315,6 +313,8 @@ def _fit(trusted: Callable[..., Any], own: Any, name: str) -> Callable[..., Any]
             if _at_default(p, value):
                 continue
             taken = takes(p.name, value) if takes else None
+            if taken is None and _same_at_default(own, theirs, bound, p, twin):
+                continue
             if taken is None:
                 shown = name.split(".")[0]
                 raise StandInError(f"the trusted {shown} (standing in for yours) does only what the task asks: it cannot take {p.name}={type(value).__name__} other than your default")
@@ -322,6 +322,68 @@ def _fit(trusted: Callable[..., Any], own: Any, name: str) -> Callable[..., Any]
         return trusted(*positional, **keywords)
 
     return call
+
+
+def _twin(own: type) -> Callable[[Any], Any]:
+    """The submission's own object made with the arguments a stand-in object was made with (kept in
+    it; the random state kept), or None when its own __init__ fails."""
+    def twin(stand_in: Any) -> Any:
+        made = getattr(stand_in, "__dict__", {}).get(_MADE_WITH)
+        if made is None:
+            return None
+        if _TWIN not in stand_in.__dict__:
+            try:
+                with torch.random.fork_rng(devices=[]):
+                    stand_in.__dict__[_TWIN] = own(*made[0], **made[1])
+            except Exception:  # noqa: BLE001 - its own __init__ fails (a bug of that task): no twin
+                stand_in.__dict__[_TWIN] = None
+        return stand_in.__dict__[_TWIN]
+
+    return twin
+
+
+def _same_at_default(own: Callable[..., Any], signature: inspect.Signature, bound: inspect.BoundArguments, parameter: inspect.Parameter,
+                     twin: Callable[[Any], Any] | None) -> bool:
+    """Whether the submission's own code answers the call the same with `parameter` at its default:
+    then the argument asks nothing the task does not, and the stand-in does that (D.1 passing its
+    own attention `scale=1/√Dh`, which its default None does: qa40s d38). A method is asked of
+    its `twin` object, in the stand-in object's training mode, dtype and device; both calls start
+    from one random state."""
+    if parameter.kind in _VARIADIC or parameter.default is inspect.Parameter.empty:
+        return False
+    given = dict(bound.arguments)
+    if twin is not None:
+        first = next(iter(signature.parameters))
+        mine = twin(given[first])
+        if mine is None:
+            return False
+        if isinstance(mine, torch.nn.Module) and isinstance(given[first], torch.nn.Module):
+            mine.train(given[first].training)
+            like = next((q for q in given[first].parameters() if q.is_floating_point()), None)
+            if like is not None:  # the checks make float64 objects (.double())
+                mine.to(device=like.device, dtype=like.dtype)
+        given[first] = mine
+    plain = {**given, parameter.name: parameter.default}
+    try:
+        with torch.random.fork_rng(devices=[]):
+            state = torch.random.get_rng_state()
+            answers = []
+            for arguments in (given, plain):
+                torch.random.set_rng_state(state)
+                call = inspect.BoundArguments(signature, collections.OrderedDict(arguments))
+                answers.append(own(*call.args, **call.kwargs))
+        return _identical(*answers)
+    except Exception:  # noqa: BLE001 - its own code fails either way: nothing can be told
+        return False
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """The same answer: equal tensors (shape, dtype, every value) in the same structure."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dtype == b.dtype and a.shape == b.shape and bool(torch.equal(a.detach(), b.detach()))
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b))
+    return type(a) in _SETTINGS and type(b) is type(a) and a == b
 
 
 def _at_default(parameter: inspect.Parameter, value: Any) -> bool:
