@@ -33,7 +33,8 @@ CORPUS = Path(__file__).resolve().parent / "qa" / "qa24s"
 FILES = sorted(CORPUS.glob("*.py"))
 NOTEBOOKS = {  # stem -> (per-part scores, mistakes named)
     "n01_helpers_in_added_cell_used_by_a1_a2_e1": ({"A": 32, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}, set()),
-    "n02_bug_a2_no_shift_helper_in_added_cell_used_by_c3": ({"A": 30, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}, {"softmax_no_max_subtraction"}),
+    # exp() of the unshifted scores before the mask: also a NaN gradient past a blocked score far above the rest (round 36)
+    "n02_bug_a2_no_shift_helper_in_added_cell_used_by_c3": ({"A": 29, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}, {"softmax_no_max_subtraction"}),
     "n03_zh_heads_class_in_c1_cell_used_by_c2_c3": ({"A": 32, "B": 10, "C": 28, "D": 12, "E": 10, "F": 8}, set()),
     "n04_bug_c1_heads_class_split_interleaved_used_by_c3": ({"A": 32, "B": 10, "C": 25, "D": 12, "E": 10, "F": 8}, {"split_interleaved"}),
 }

@@ -139,6 +139,84 @@ def test_a_library_softmax_in_numpy_is_seen_however_it_was_reached(tmp_path, mon
     assert not verdicts["library"].passed and verdicts["library"].used == "softmax" and verdicts["own"].passed
 
 
+def test_a_profile_put_in_the_traces_place_is_seen_whatever_it_says_of_itself():
+    """qa42h F1, F3: a C profiler (_lsprof) whose object says it equals anything, enabled during the
+    call, or a profile of the file's on before the call, which the trace must never call."""
+    import _lsprof
+    import sys
+
+    class Liar(_lsprof.Profiler):
+        def __eq__(self, other):
+            return True
+
+        def __ne__(self, other):
+            return False
+
+        __hash__ = object.__hash__
+
+    called, inside = [], []
+    for when in ("during", "before"):
+        liar = Liar()
+        if when == "before":
+            sys.setprofile(lambda *event: inside and called.append(event))
+        try:
+            with OpTracer() as tracer:
+                inside.append(True)
+                if when == "during":
+                    liar.enable()
+                torch.zeros(2).exp()
+                inside.clear()
+        finally:
+            liar.disable()
+            sys.setprofile(None)
+        assert tracer.report()["unprofiled"] is True, when
+    assert called == []  # the file's profile never ran under the trace
+
+
+def test_what_the_other_calls_could_not_see_makes_the_rule_unchecked():
+    """qa42h F4: a file that switches the profile off in every call of masked_softmax but the rule's
+    own (which it tells apart by their order) is not checked; nor is one whose other calls ran a
+    thread or a tensor subclass of its own."""
+    from autograder.grading.integrity.rules import PROBE_FUNCTION, PROBE_LIBRARY, PROBE_OP, judge
+    from autograder.grading.integrity.static import analyze
+
+    facts = analyze(((1, "def masked_softmax(scores, mask=None):\n    return scores\n"),), (), frozenset({"softmax"}))
+    own = {"ops": ["exp"], "aten": ["aten.exp.default"], "probe": {"ops": [PROBE_FUNCTION, PROBE_LIBRARY], "aten": [PROBE_OP]}, "unprofiled": False}
+    assert judge(SOFTMAX_BY_HAND, {**own, "other_calls": {"ops": [], "aten": [], "untraced": []}}, facts, "A").passed
+    keys = {"unprofiled": "rule_untraced", "elsewhere": "rule_elsewhere", "subclassed": "rule_subclassed"}
+    for untraced, key in keys.items():
+        verdict = judge(SOFTMAX_BY_HAND, {**own, "other_calls": {"ops": [], "aten": [], "untraced": [untraced]}}, facts, "A")
+        assert not verdict.passed and verdict.key == key, untraced
+
+
+def test_the_workers_audit_hook_runs_no_code_of_the_submissions():
+    """qa42h F2: the hook read an event's argument with str(), which ran a str subclass's own
+    __str__ (a library softmax there ran where no profile looks)."""
+    from autograder.grading.worker.dispatcher import _plain
+
+    ran = []
+
+    class Path(str):
+        def __str__(self):
+            ran.append("__str__")
+            return "elsewhere"
+
+    class Family(int):
+        def __repr__(self):
+            ran.append("__repr__")
+            return "0"
+
+    class Sneaky:
+        @property
+        def __class__(self):
+            ran.append("__class__")
+            return str
+
+    assert (_plain(Path("/tmp/x")), _plain(Family(1)), _plain((Path("h"), Family(80))), _plain(Sneaky()), _plain(b"\xff")) == (
+        "/tmp/x", "1", "(h, 80)", "<Sneaky>", "\ufffd")
+    assert ran == []
+
+
 def test_a_call_that_switches_the_profile_off_is_untraced():
     """A call that puts another profile (or none) in the trace's place cannot be checked (the
     source that does so is also an evasion: sys.setprofile)."""

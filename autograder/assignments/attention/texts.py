@@ -42,7 +42,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "masked_softmax_mask": _text("masked_softmax：被屏蔽的 key 权重恰好为 0，其余之和为 1"),
     "masked_softmax_broadcast_mask": _text("masked_softmax：(Lq, Lk) 和 (B, 1, 1, Lk) 形状的掩码广播到 (B, H, Lq, Lk)"),
     "masked_softmax_fully_blocked": _text("masked_softmax：全部被屏蔽的一行全为 0，绝不是 NaN（float16 和 bfloat16 也一样）"),
-    "masked_softmax_fully_blocked_gradient": _text("masked_softmax：全部被屏蔽的一行梯度有限"),
+    "masked_softmax_fully_blocked_gradient": _text("masked_softmax：全部被屏蔽的一行梯度有限，被屏蔽的分数远高于其余分数时也一样"),
     "masked_softmax_large_logits": _text("masked_softmax：很大的分数（×300、远低于零的整行分数、远高于其余分数的被屏蔽分数）保持有限且正确"),
     "masked_softmax_dtypes": _text("masked_softmax：保持 float16、bfloat16、float32 且不溢出"),
     "masked_softmax_no_inplace": _text("masked_softmax：不修改输入"),
@@ -81,7 +81,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "split_merge_inverse": _text("merge_heads 还原 split_heads，split_heads 还原 merge_heads"),
     # C.3
     "mha_parameters": _text("MultiHeadAttention：W_q、W_k、W_v、W_o 为 nn.Linear(E, E)，以及 self.dropout"),
-    "mha_no_bias": _text("MultiHeadAttention：bias=False 时投影没有偏置"),
+    "mha_no_bias": _text("MultiHeadAttention：bias=False 时投影没有偏置，模块也能正常运行"),
     "mha_value_error": _text("MultiHeadAttention：embed_dim 不能被 num_heads 整除时抛出 ValueError"),
     "mha_shapes": _text("MultiHeadAttention：输出 (B, Lq, E)，每个头的权重 (B, H, Lq, Lk)"),
     "mha_values": _text("MultiHeadAttention：相同权重下，自注意力与参考实现相同"),
@@ -309,8 +309,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{which}的每个格子都有刻度标签，但并非每个标签都是它的词元（{shown}）：每个刻度用原样的词元作标签（可以加上位置，例如 'the (0)'）",
     },
     "ticks_not_per_cell": {
-        "en": "the ticks of the {which} do not sit one per cell with every token: set the ticks at the cell centres with one token each (ax.set_xticks(range(Lq), labels=...))",
-        "zh": "{which}的刻度没有做到每个格子一个、每个词元都有：把刻度放在格子中心，每个刻度一个词元（`ax.set_xticks(range(Lq), labels=...)`）",
+        "en": "the ticks of the {which} do not sit one per cell with every token: set the ticks at the cell centres with one token each (imshow and matshow: ax.set_xticks(range(Lq), labels=...); pcolormesh, whose cells run from i to i + 1: ax.set_xticks(np.arange(Lq) + 0.5, labels=...))",
+        "zh": "{which}的刻度没有做到每个格子一个、每个词元都有：把刻度放在格子中心，每个刻度一个词元（imshow 和 matshow：`ax.set_xticks(range(Lq), labels=...)`；pcolormesh 的格子从 i 到 i + 1：`ax.set_xticks(np.arange(Lq) + 0.5, labels=...)`）",
+    },
+    "gradient_nan_blocked_high": {
+        "en": "masked_softmax gives the right weights where a blocked score lies far above the allowed ones, but a NaN gradient: exp() of that score overflows to inf before the mask zeroes it, and the gradient through the zero is 0 · inf = NaN, which training spreads to every weight; set blocked scores to -inf (masked_fill) before exp(), not after",
+        "zh": "被屏蔽的分数远高于允许的分数时，masked_softmax 的权重是对的，但梯度是 NaN：该分数的 exp() 在被掩码置零之前就溢出成了 inf，经过置零的梯度是 0 · inf = NaN，训练时会传到每个权重；请在 exp() 之前（而不是之后）把被屏蔽的分数设为 -inf（masked_fill）",
     },
     "constant_overflows": {
         "en": "masked_softmax on {dtype} raised RuntimeError: a number in `{line}` does not fit in {dtype} (float16's largest is 65504); use one the dtype holds (torch.finfo(scores.dtype).min, or float('-inf') where -inf is meant)",
@@ -419,6 +423,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "block_dropout_rate": {
         "en": "AttentionBlock(E, H, dropout=0.5) built self.dropout with p={got}: the block's own Dropout takes the dropout it is given, nn.Dropout(dropout)",
         "zh": "AttentionBlock(E, H, dropout=0.5) 建出的 self.dropout 的 p 是 {got}：模块自己的 Dropout 要用传入的 dropout，nn.Dropout(dropout)",
+    },
+    "block_training_differs": {
+        "en": "{where}: the output is not norm(x + dropout(attention output)) for any dropout, and with dropout=0 it still differs from eval mode's: the block computes another formula in training mode; both modes compute norm(x + dropout(attn(x))), only the dropout acting in training",
+        "zh": "{where}：输出不符合 norm(x + dropout(注意力输出))（无论 dropout 丢弃哪些元素），而且 dropout=0 时仍与 eval 模式的输出不同：训练模式下模块算的是另一个公式；两种模式都应计算 norm(x + dropout(attn(x)))，只是 dropout 只在训练时起作用",
     },
     "block_dropout_misplaced": {
         "en": "{where}: the output is not norm(x + dropout(attention output)) for any dropout: self.dropout must be applied once, to the attention output, before adding x",

@@ -7,9 +7,11 @@ from __future__ import annotations
 GRADER_NAMES = frozenset({"autograder", "attnkit", "dispatcher", "plotdata", "OpTracer", "OpRecorder", "Dispatcher", "plot_call", "extract_plot", "LIBRARY_FUNCTIONS"})
 EVASION_MODULES = frozenset({"importlib", "ctypes", "gc", "inspect", "builtins", "marshal", "codeop", "pickle", "dill", "cloudpickle", "runpy",
                              "frozen_importlib", "frozen_importlib_external",  # by their names without leading underscores: _pickle is pickle
-                             "cffi", "cffi_backend"})  # cffi: raw memory and C calls, as ctypes (ffi.buffer(ffi.cast("char*", id(x))))
+                             "cffi", "cffi_backend",  # cffi: raw memory and C calls, as ctypes (ffi.buffer(ffi.cast("char*", id(x))))
+                             "lsprof"})  # cProfile's C profiler: its enable() puts its own profile in the trace's place (qa42h F1)
 EVASION_ATTRIBUTES = frozenset({
     "modules", "_getframe", "settrace", "setprofile", "gettrace", "getprofile", "addaudithook", "monitoring", "ops", "library", "overrides", "jit", "_dynamo",
+    "trace_dependencies",  # torch.package.analyze: runs a callable under a profile of its own (qa42h F4)
     "f_back", "f_globals", "f_locals", "f_code", "tb_frame", "gi_frame", "cr_frame", "__globals__", "__code__", "__closure__",
     "__builtins__", "__subclasses__", "__bases__", "__base__", "__mro__", "__dict__", "__getattribute__", "__self__", "__func__",
     "__wrapped__", "__loader__", "__spec__", "__import__", "__reduce__", "__reduce_ex__", "__getstate__", "__setattr__", "__delattr__", "__class__",

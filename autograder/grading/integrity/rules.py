@@ -116,8 +116,10 @@ def judge(rule: Rule, traced: dict, facts: SourceFacts, part: str) -> Verdict:
     trace_ops += sorted({str(op) for op in others.get("aten", []) if isinstance(op, str) and any(word in packet(op) for word in rule.banned_ops)} - set(trace_ops))
     source_uses = facts.library_uses(set(rule.roots), rule.banned | rule.source_banned, rule.charged_elsewhere)
     untrusted = facts.untrusted(set(rule.roots), rule.charged_elsewhere)
+    untraced = {str(key) for key in others.get("untraced", []) if isinstance(key, str)}  # what the other calls could not see (qa42h F4)
     probed = probe.get("ops", [])
-    tripped = PROBE_FUNCTION not in probed or PROBE_LIBRARY not in probed or PROBE_OP not in probe.get("aten", []) or traced.get("unprofiled") is not False
+    tripped = (PROBE_FUNCTION not in probed or PROBE_LIBRARY not in probed or PROBE_OP not in probe.get("aten", [])
+               or traced.get("unprofiled") is not False or "unprofiled" in untraced)
     if trace_names or trace_ops:
         used = ", ".join(trace_names + trace_ops)
         flags = [Flag(LIBRARY_CALL, f"{rule.where}: {_list(source_uses)}", part)] if source_uses else [Flag(RULE_BYPASS, f"{rule.where}: the trace saw {used}, which the source does not name", part)]
@@ -128,7 +130,7 @@ def judge(rule: Rule, traced: dict, facts: SourceFacts, part: str) -> Verdict:
         used = _list(source_uses)
         flag = Flag(LIBRARY_CALL, f"{rule.where}: the source uses {used}; the trace did not see it on the inputs tried", part)
         return Verdict(False, f"{rule.where} uses {used}: {rule.advice}", (flag,), used)
-    if hidden := next((key for key in UNTRACED_PLACES if traced.get(key)), None):
+    if hidden := next((key for key in UNTRACED_PLACES if traced.get(key) or key in untraced), None):
         said = UNTRACED_PLACES[hidden]
         flag = Flag(EVASION, f"{rule.where}: {said} during the traced call", part)
         return Verdict(False, f"{rule.where} cannot be checked for this rule: {said} during the call, where the grader cannot trace it",

@@ -356,7 +356,7 @@ class _Scanner(ast.NodeVisitor):
         if receiver == "sys" and node.attr in IMPORT_PATHS:
             self.makes_modules = True
         if node.attr in RAW_DESCRIPTOR_FUNCTIONS and (receiver in self.os_names or may_hold(node.value, frozenset(self.os_names), self.os_attributes)):  # `_O[0].write` (qa41h b04)
-            self.add(EVASION, f"{dotted if '(...)' not in dotted else ast.unparse(node)[:80]} (raw descriptor I/O can reach the worker's channel)", node)
+            self.add(EVASION, f"{dotted if '(' not in dotted else ast.unparse(node)[:80]} (raw descriptor I/O can reach the worker's channel)", node)
         if dotted.startswith("torch.compile") or ".jit." in f".{dotted}.":
             self.add(EVASION, f"{dotted} {SCRIPTED}", node)
         elif node.attr == "eval" and id(node) not in self.called and isinstance(node.ctx, ast.Load) and receiver in self.pandas_names:

@@ -526,6 +526,7 @@ def _binding_sites(trees: Sequence[ast.AST]) -> list[tuple[list[str], list[ast.A
                 sites += [([a.arg], [d]) for a, d in defaults]
                 if not isinstance(node, ast.Lambda):
                     functions.setdefault(node.name, []).append([a.arg for a in (*positional, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg) if a])
+                    sites += [([node.name], [r.value]) for r in ast.walk(node) if isinstance(r, ast.Return) and r.value is not None]  # `def _get(): return os`
     for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
@@ -689,8 +690,12 @@ def attributes_holding(trees: Sequence[ast.AST], names: frozenset[str]) -> froze
 
 
 def may_hold(node: ast.AST, names: frozenset[str], attributes: frozenset[str]) -> bool:
-    """Whether an expression may be what `names` hold, as far as its chain shows: `_O[0]` (`_O = [os]`),
-    `self.o` (an attribute of `attributes`), `(lambda: os)()`."""
+    """Whether an expression may be what `names` hold: one of them is in it as a value (`[os][0]`,
+    `next(iter([os]))`, `os if c else None`, `(lambda m: m)(os)`), or its chain starts at a name
+    that holds one (`_O[0]`, `_O = [os]`; `_get()`, `def _get(): return os`: holders) or reads an
+    attribute of `attributes` (`self.o`)."""
+    if _values_held(node) & names:
+        return True
     while True:
         if isinstance(node, ast.Name):
             return node.id in names

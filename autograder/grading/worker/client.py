@@ -31,7 +31,7 @@ from autograder.feedback.i18n import t
 from autograder.grading.worker import cpuwait, sandbox
 from autograder.grading.chunks import Cells
 from autograder.grading.worker.launch import TEMPLATE_ENV, LaunchedTemplate, launch_template, signals_deferred  # noqa: F401  (TEMPLATE_ENV: re-exported)
-from autograder.grading.worker.protocol import PROFILED, Handle, ProtocolError, Refused, recv_message, send_message
+from autograder.grading.worker.protocol import PROFILED, UNTRACED_KEYS, Handle, ProtocolError, Refused, recv_message, send_message
 from autograder.grading.worker.sandbox import SandboxConfig
 from autograder.grading.worker.standins import MAX_CALLBACKS_PER_REQUEST, StandInError, StandInRefused
 from autograder.paths import PACKAGE_DIR
@@ -619,11 +619,12 @@ class Student:
             response = self._exchange(answer, where, seconds, deadline)
         looked = response.get("looked")
         if message.get("look") and isinstance(looked, dict) and not self.holds_private():
-            seen = self._looked.setdefault((self._target_name(message), self._stand_ins), {"ops": set(), "aten": set()})
-            for kind in seen:  # only what some rule bans by name (junk names cannot crowd out a softmax: qa20 review)
+            seen = self._looked.setdefault((self._target_name(message), self._stand_ins), {"ops": set(), "aten": set(), "untraced": set()})
+            for kind in ("ops", "aten"):  # only what some rule bans by name (junk names cannot crowd out a softmax: qa20 review)
                 names = looked.get(kind)
                 kept = {str(n)[:200] for n in (names if isinstance(names, list) else []) if any(word in str(n) for word in self._banned_words)}
                 seen[kind].update(sorted(kept)[:MAX_LOOKED_NAMES - len(seen[kind])])
+            seen["untraced"].update(key for key in UNTRACED_KEYS if looked.get(key) is not False)  # a look that did not say is one that could not (qa42h F4)
         events = response.get("audit")
         if isinstance(events, list):  # a worker holding private data: the event's name only (its path or argument is the submission's to choose: qa19r)
             self.audit.extend((str(e).split(" ", 1)[0] if self.holds_private() else str(e))[:200] for e in events[:64] if len(self.audit) < 256)
@@ -737,7 +738,8 @@ class Student:
 
     def other_calls(self, name: str) -> dict[str, list[str]]:
         """What the traces of the other calls of `name` (a function, or a class's methods) saw so
-        far with the stand-ins now in use (torch functions and operators): a rule's verdict reads them too."""
+        far with the stand-ins now in use (torch functions and operators, and under "untraced" what
+        kept one from seeing all: UNTRACED_KEYS): a rule's verdict reads them too."""
         seen = self._looked.get((name, self._stand_ins), {})
         return {kind: sorted(names) for kind, names in seen.items()}
 

@@ -189,14 +189,14 @@ class Dispatcher:
         the student's code did it (an `open` counts outside the submission's folders only)."""
         if event not in AUDITED or len(self.audit) >= MAX_AUDIT_EVENTS:
             return
-        if event == "socket.__new__" and len(args) > 1 and args[1] == socket.AF_UNIX:
+        if event == "socket.__new__" and len(args) > 1 and _plain(args[1]) == str(int(socket.AF_UNIX)):
             return  # a local socket: no network (the seccomp filter refuses the others before connect)
         if event == "socket.getaddrinfo" or (event == "socket.__new__" and len(args) > 1):
-            detail = str(args[0] if event == "socket.getaddrinfo" else f"family {args[1]}")[:120]
+            detail = (_plain(args[0]) if event == "socket.getaddrinfo" else f"family {_plain(args[1])}")[:120]
         else:
-            detail = str(args[1] if event.startswith("socket.") and len(args) > 1 else args[0] if args else "")[:120]
+            detail = _plain(args[1] if event.startswith("socket.") and len(args) > 1 else args[0] if args else "")[:120]
         if event == "open":
-            path = args[0] if args and isinstance(args[0], str) else ""
+            path = _plain(args[0]) if args and issubclass(type(args[0]), str) else ""
             if not path or os.path.abspath(path).startswith(self._inside) or not self._called_by_student():
                 return
         elif event.startswith("gc.") and not self._called_by_student():
@@ -459,23 +459,30 @@ class Dispatcher:
             return sorted(tracer.found.values(), key=lambda found: found["where"])
         # every call of what a rule covers runs under the trace (`look`), its trace read or not: its
         # stack depth, its speed, the room left before the recursion limit do not tell them apart
-        tracer = OpTracer(self._student_globals(), request.get("look") == PROFILED) if request.get("trace") or request.get("look") else None
-        before = threads_seen() if request.get("trace") else None
+        tracer = self._tracer(request) if request.get("trace") or request.get("look") else None
+        before = threads_seen() if tracer is not None else None
         # one line calls the student, traced or not
         try:
             with tracer or contextlib.nullcontext():
                 value = target(*args, **kwargs)
         finally:
-            if tracer is not None and before is None:  # a `look`: what it ran is judged with the rule's own call (qa20h h01)
-                self._looked = tracer.report()
-        if tracer is not None and before is not None:
-            elsewhere = ran_elsewhere(before, threads_seen(), self._ambient)
-            return {"value": self._export(value), **tracer.report(), "elsewhere": elsewhere, "probe": probe_tracer()}
+            if tracer is not None and not request.get("trace"):  # a `look`: what it ran is judged with the rule's own call (qa20h h01)
+                self._looked = self._seen(tracer, before)
+        if tracer is not None and request.get("trace"):
+            return {"value": self._export(value), **self._seen(tracer, before), "probe": probe_tracer()}
         if request.get("devices"):  # where the tensors of the result live (e.g. "meta"), not their values
             return [str(t.device) for t in _tensors(value)]
         if request.get("echo"):  # the arguments as they are after the call (to spot in-place changes)
             return {"value": self._export(value), "args": [self._export(a) for a in args]}
         return self._export(value)
+
+    def _tracer(self, request: dict) -> OpTracer:
+        """The trace of a call: profiled where the client's `look` asks, chained to this request's watch."""
+        return OpTracer(self._student_globals(), request.get("look") == PROFILED, self._watched[0] if self._watched is not None else None)
+
+    def _seen(self, tracer: OpTracer, before: Any) -> dict:
+        """A trace's report, and whether code ran in another thread or process during the call."""
+        return {**tracer.report(), "elsewhere": ran_elsewhere(before, threads_seen(), self._ambient)}
 
     def op_new(self, request: dict) -> Handle:
         cls = self.namespace.get(request["cls"])
@@ -532,13 +539,14 @@ class Dispatcher:
         for index in wrt:
             args[index] = args[index].detach().clone().requires_grad_(True)
         self._seed(request)
-        tracer = OpTracer(self._student_globals(), request.get("look") == PROFILED) if request.get("look") else None  # as op_call's
+        tracer = self._tracer(request) if request.get("look") else None  # as op_call's
+        before = threads_seen() if tracer is not None else None
         try:
             with tracer or contextlib.nullcontext():
                 outputs = target(*args, **request.get("kwargs", {}))
         finally:
             if tracer is not None:
-                self._looked = tracer.report()
+                self._looked = self._seen(tracer, before)
         selected = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
         pairs = [(o, g) for o, g in zip(selected, request["grad_outputs"]) if g is not None]
         if not all(isinstance(o, torch.Tensor) for o, _ in pairs):
@@ -626,6 +634,22 @@ class Dispatcher:
         if type(value).__module__ == "numpy" and hasattr(value, "dtype"):
             return Refused(f"a numpy {type(value).__name__}; return a torch.Tensor")
         return value
+
+
+def _plain(value: Any, nested: bool = False) -> str:
+    """An audit event's argument as text without running code of the submission's (an object of a
+    str subclass of its own: its __str__ ran inside the audit hook, where no profile sees: qa42h F2):
+    the C methods of str, bytes, int and tuple, on any subclass; a type's name for anything else."""
+    kind = type(value)  # not isinstance: it reads a __class__ the object may compute
+    if issubclass(kind, str):
+        return str.__str__(value)
+    if issubclass(kind, (bytes, bytearray)):
+        return bytes.decode(bytes(memoryview(value)), "utf-8", "replace")
+    if issubclass(kind, int):
+        return int.__repr__(value)
+    if issubclass(kind, tuple) and not nested:  # an address: (host, port)
+        return "(" + ", ".join(_plain(v, True) for v in tuple.__iter__(tuple.__getitem__(value, slice(0, 8)))) + ")"
+    return f"<{type.__getattribute__(kind, '__name__')}>"
 
 
 def _owned(obj: Any, modules: list[dict]) -> bool:
@@ -790,15 +814,18 @@ class _LibraryCalls:
     the last part of its qualified name, as _FunctionNames notes torch's: a library that computes
     in numpy calls no torch function, so only a profile sees it, however the file reached it (a
     name carried out of an exception, a text-built getattr: qa41h b06, b13). The submission's own
-    code (its modules' globals), torch's (traced by the modes) and the kit's are not noted. The
-    profile that was set before (watch_shared's) still gets every event; `lost`: the call set
-    another profile, or none, in this one's place."""
+    code (its modules' globals), torch's (traced by the modes) and the kit's are not noted.
 
-    def __init__(self, seen: set[str], own: list[dict]):
+    `chain`: the worker's own profile of the request (watch_shared's), which still gets every
+    event; no other is ever called. `lost`: another profile was on when the call began (one the
+    file set: it would run where this one does not look) or is on when it ends (qa42h F1, F3)."""
+
+    def __init__(self, seen: set[str], own: list[dict], chain: Callable[..., Any] | None):
         self.seen = seen
         self.own = {id(globals_) for globals_ in own}
         self.names: dict[types.CodeType, tuple[str, ...]] = {}  # code -> what to note (() for torch's and the kit's)
-        self.before: Any = None
+        self.chain = chain
+        self.hook = self.note  # the one object set as the profile: a bound method is made anew at each read
         self.lost = False
 
     def note(self, frame: types.FrameType, event: str, value: Any) -> None:
@@ -809,32 +836,33 @@ class _LibraryCalls:
                 parts = code.co_qualname.split(".")
                 names = self.names[code] = () if code.co_filename.startswith((TORCH_DIR, KIT_DIR)) else (parts[0], parts[-1])
             self.seen.update(names)
-        if self.before is not None:
-            self.before(frame, event, value)
+        if self.chain is not None:
+            self.chain(frame, event, value)
 
     def __enter__(self) -> _LibraryCalls:
-        self.before = sys.getprofile()
-        sys.setprofile(self.note)
+        self.lost = sys.getprofile() is not self.chain
+        sys.setprofile(self.hook)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.lost = sys.getprofile() != self.note
-        sys.setprofile(self.before)
+        self.lost = self.lost or sys.getprofile() is not self.hook
+        sys.setprofile(self.chain)
 
 
 class OpTracer:
     """Records what a call runs, at three levels: torch function names, aten operators and, with
-    `profile`, the Python functions of other libraries (`own`: the globals of the submission's modules).
+    `profile`, the Python functions of other libraries (`own`: the globals of the submission's
+    modules; `chain`: the worker's own profile of the request, see _LibraryCalls).
 
     It records everything and judges nothing: which names break a rule is decided in the grader
     (autograder.grading.integrity.rules), where the student's code cannot change the lists.
     """
 
-    def __init__(self, own: list[dict] | None = None, profile: bool = True) -> None:
+    def __init__(self, own: list[dict] | None = None, profile: bool = True, chain: Callable[..., Any] | None = None) -> None:
         self.functions: set[str] = set()
         self.aten: set[str] = set()
         self.subclassed: list[bool] = []  # a type's own __torch_function__ or __torch_dispatch__ ran (untraced)
-        self._library = _LibraryCalls(self.functions, own or [])
+        self._library = _LibraryCalls(self.functions, own or [], chain)
         self._modes: tuple[Any, ...] = (_FunctionNames(self.functions, self.subclassed), _AtenOps(self.aten, self.subclassed))
         if profile:  # a profile slows every Python line ~1.7x: only where a rule asks for it (the client's `look`)
             self._modes += (self._library,)

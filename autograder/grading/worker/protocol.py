@@ -48,6 +48,7 @@ NEW_AXES = "__attnkit_new_axes__"  # a plot keyword value the worker replaces by
 NOT_DRAWN_TEXT = "text"  # a plot description's `not_drawn` when a text of the figure cannot be encoded (plotdata)
 NOT_DRAWN_FIGURE = "figure"  # ... when matplotlib itself cannot draw the figure (its `error` says why: a bad mathtext label...)
 GOURAUD = "gouraud"  # a mesh description's `interpolation` when pcolormesh(shading="gouraud") blends its colours (plotdata)
+UNTRACED_KEYS = ("elsewhere", "subclassed", "unprofiled")  # a trace's report: True where code ran that it could not see (OpTracer)
 PROFILED = "profile"  # a request's `look` whose trace also notes other libraries' Python functions (dispatcher._LibraryCalls)
 
 

@@ -223,7 +223,7 @@ def test_masked_softmax_fully_blocked(student: StudentAPI, gen):
             raise CheckFailure.keyed("fully_blocked_not_zero")
 
 
-@check("A.2", 1, "masked_softmax: finite gradients through a fully blocked row")
+@check("A.2", 1, "masked_softmax: finite gradients through a fully blocked row, and past a blocked score far above the rest")
 def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
     scores = randn(gen, LQ, LK)
     mask = random_mask(gen, LQ, LK)
@@ -254,6 +254,28 @@ def test_masked_softmax_fully_blocked_gradient(student: StudentAPI, gen):
     leaf = scores.clone().requires_grad_(True)
     torch.autograd.backward(reference().masked_softmax(leaf, mask), grad_out)
     expect_close(grad, grad_of(leaf), "the gradient of masked_softmax", what="gradients")
+    _expect_gradient_past_blocked_far_above(student, gen)
+
+
+def _expect_gradient_past_blocked_far_above(student: StudentAPI, gen: torch.Generator) -> None:
+    """A blocked score far above the allowed ones, zeroed after its exp() overflowed: right values,
+    and a NaN gradient (0 · inf) that training takes everywhere (qa42s b03). Wrong values there are
+    the large-scores check's to charge."""
+    high, mask = blocked_far_above(randn(gen, B, LQ, LK), random_mask(gen, B, LQ, LK))
+    grad_out = randn(gen, B, LQ, LK)
+    where = "masked_softmax with a blocked score far above the allowed ones"
+    result = student.vjp("masked_softmax", [high, mask], [grad_out], wrt=[0], where=f"{where} backward")
+    leaf = high.clone().requires_grad_(True)
+    expected = reference().masked_softmax(leaf, mask)
+    if not values_close(expect_tensor(result["outputs"], where, (B, LQ, LK)), expected.detach()):
+        return
+    if result["grads"][0] is None:
+        raise CheckFailure.keyed("no_gradient", where="masked_softmax", name="scores")
+    grad = expect_tensor(result["grads"][0], f"the gradient of {where}", (B, LQ, LK))
+    if not torch.isfinite(grad).all():  # the values are right: exp() ran on the blocked score before the mask zeroed it
+        raise CheckFailure.keyed("gradient_nan_blocked_high")
+    torch.autograd.backward(expected, grad_out)
+    expect_close(grad, grad_of(leaf), f"the gradient of {where}", what="gradients")
 
 
 @check("A.2", 1, "masked_softmax: large scores (×300, rows far below zero, a blocked score far above the rest) stay finite and correct")

@@ -124,8 +124,8 @@ def test_mha_parameters(student: StudentAPI, seed):
         raise CheckFailure.keyed("mha_no_dropout")
 
 
-@check("C.3", 1, "MultiHeadAttention: bias=False gives projections without bias", kind=PROPERTY, gate="mha_values")
-def test_mha_no_bias(student: StudentAPI, seed):
+@check("C.3", 1, "MultiHeadAttention: bias=False gives projections without bias, and a module that works", kind=PROPERTY, gate="mha_values")
+def test_mha_no_bias(student: StudentAPI, gen, seed):
     handle = student.new("MultiHeadAttention", E, H, bias=False, seed=seed)
     info = student.describe(handle, "inspecting MultiHeadAttention(bias=False)")
     biases = sorted(name for name in info.get("parameters", {}) if name in {f"{p}.bias" for p in PROJECTIONS})  # extra parameters are the student's own
@@ -134,6 +134,13 @@ def test_mha_no_bias(student: StudentAPI, seed):
     missing = [name for name in PROJECTIONS if f"{name}.weight" not in info.get("parameters", {})]
     if missing:
         raise CheckFailure.keyed("has_no", where="MultiHeadAttention(..., bias=False)", names=", ".join(missing))
+    # nothing for nothing: the layers alone said yes to a forward that raised without a bias (qa42s b24, b27)
+    state, handle = _mha(student, gen, seed, bias=False)
+    x = randn(gen, B, LQ, E)
+    where = f"MultiHeadAttention({E}, {H}, bias=False).forward"
+    output, weights = forward_checked(student, handle, where, OUT, SELF_WEIGHTS, x)
+    expected = build_reference("MultiHeadAttention", (E, H), state, {"bias": False})(x)
+    expect_attention(output, weights, expected, where, mha_variants(state, H, x))
 
 
 @check("C.3", 1, "MultiHeadAttention: ValueError when embed_dim is not divisible by num_heads", kind=PROPERTY, gate="mha_values")

@@ -140,14 +140,23 @@ def test_block_dropout(student: StudentAPI, gen, seed):
     unchanged = values_close(trained, first)
     if unchanged or not block_dropout_explains(trained, state, x, attended, p_drop=0.5):
         _explain_dropout(student.describe(handle, "inspecting AttentionBlock"), trained, state, x, attended, unchanged)
+        if not unchanged and not _kept_at_zero(student, state, seed, x, first)[0]:  # not a dropout's doing: x added again, or not at all (qa42s b13, b43)
+            raise CheckFailure.keyed("block_training_differs", where=where)
         raise CheckFailure.keyed("block_dropout_missing" if unchanged else "block_dropout_misplaced", where=where)
     # ...and with dropout=0 nothing is dropped: a rate of its own that is 0.5 at 0.5 (nn.Dropout()) is not the one given (qa41s b26, b32)
+    kept, where = _kept_at_zero(student, state, seed, x, first)
+    if not kept:
+        raise CheckFailure.keyed("block_dropout_at_zero", where=where)
+
+
+def _kept_at_zero(student: StudentAPI, state: Params, seed: int, x: torch.Tensor, first: torch.Tensor) -> tuple[bool, str]:
+    """Whether the block built with dropout=0, in training mode (its attention in eval mode), gives
+    the eval output `first`; and where that was asked."""
     zero = build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": 0.0}, training=True)
     _attention_in_eval(student, zero)
     where = f"{BLOCK} with dropout=0.0 in training mode (its attention in eval mode)"
     kept, _ = forward_checked(student, zero, where, OUT, WEIGHTS, x, seed=seed)
-    if not values_close(kept, first):
-        raise CheckFailure.keyed("block_dropout_at_zero", where=where)
+    return values_close(kept, first), where
 
 
 def _attention_in_eval(student: StudentAPI, handle: Handle) -> None:

@@ -1,5 +1,5 @@
-# CORRECT (qa36h s06_where_on_exp_maxallowed): a masking or head style the new large-score cases must leave at 100
-# Per-part scores: A=32 B=10 C=28 D=12 E=10 F=8.
+# BUG A.2 (was c65, CORRECT for its values: qa36h s06): where(mask, exp(scores - max_allowed), 0): exp() before the mask, a NaN gradient past a blocked score far above the rest (round 36, qa42s b03)
+# Per-part scores: A=31 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 

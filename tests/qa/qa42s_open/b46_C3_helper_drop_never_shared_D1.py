@@ -1,5 +1,5 @@
-# qa24s c11_expand_arange_causal_where_zero_guard: CORRECT: causal_mask as arange(size_k).expand(size_q, -1) <= arange(size_q).view(-1, 1) on device; masked_softmax zeroes blocked keys with torch.where(mask, exp, exp.new_zeros(())) after exp of the max-shifted unmasked scores and guards with where(total > 0, total, 1)
-# Per-part scores: A=32 B=10 C=28 D=12 E=10 F=8.
+# BUG C.3: helper _drop(layer, t) never drops (training=... and False), used by C.3 on the weights and by D.1 on the attention output: charged once, in C.3; D.1 must pay
+# Per-part scores: A=32 B=10 C=26 D=12 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 
@@ -49,7 +49,8 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
 
     scores: (..., Lq, Lk); mask: bool, broadcastable to scores, True = may attend.
     Returns weights of the same shape and dtype: each row sums to 1 over its allowed keys,
-    blocked keys get exactly 0, and a row whose keys are all blocked is all zeros (never NaN).
+    blocked keys get exactly 0 and count nowhere, however large their scores, and a row whose
+    keys are all blocked is all zeros (never NaN).
     This holds for float16 and bfloat16 scores too (they are tried): a fill of -1e9 or a guard of
     +1e-9 does not fit in float16 (torch.finfo(scores.dtype) gives its limits).
     Do not call torch.softmax, F.softmax, log_softmax or nn.Softmax, and do not change `scores`
@@ -57,13 +58,12 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     """
     ### BEGIN SOLUTION
     if mask is not None:
-        shift = scores.masked_fill(mask.logical_not(), float("-inf")).amax(dim=-1, keepdim=True)
-        shift = torch.where(torch.isfinite(shift), shift, torch.zeros_like(shift)).detach()
-        exp = torch.where(mask, torch.exp(scores - shift).clamp_max(1.0), scores.new_zeros(()))
-    else:
-        exp = torch.exp(scores - scores.amax(dim=-1, keepdim=True).detach())
-    total = exp.sum(dim=-1, keepdim=True)
-    total = torch.where(total > 0, total, torch.ones_like(total))
+        scores = scores.masked_fill(mask.logical_not(), float("-inf"))  # (..., Lq, Lk)
+    row_max = scores.amax(dim=-1, keepdim=True)  # (..., Lq, 1)
+    row_max = torch.where(torch.isfinite(row_max), row_max, torch.zeros_like(row_max)).detach()
+    exp = torch.exp(scores - row_max)  # (..., Lq, Lk), every entry in [0, 1]
+    total = exp.sum(dim=-1, keepdim=True)  # (..., Lq, 1)
+    total = total + (total == 0).to(total.dtype)  # an all-blocked row divides 0 by 1
     return exp / total  # (..., Lq, Lk)
     ### END SOLUTION
 
@@ -93,8 +93,7 @@ def causal_mask(size_q: int, size_k: int | None = None, device=None) -> torch.Te
     """
     ### BEGIN SOLUTION
     size_k = size_q if size_k is None else size_k
-    keys = torch.arange(size_k, device=device).expand(size_q, size_k)
-    return keys <= torch.arange(size_q, device=device).view(-1, 1)
+    return torch.ones(size_q, size_k, dtype=torch.bool, device=device).tril()  # (Lq, Lk)
     ### END SOLUTION
 
 
@@ -155,6 +154,12 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
     ### END SOLUTION
 
 
+
+
+def _drop(layer: nn.Dropout, t: torch.Tensor) -> torch.Tensor:
+    """Shared dropout helper (MultiHeadAttention on the weights, AttentionBlock on the output)."""
+    return torch.nn.functional.dropout(t, layer.p, training=layer.training and False)  # BUG: never drops
+
 class MultiHeadAttention(nn.Module):
     """Task C.3: multi-head attention with projections W_q, W_k, W_v, W_o and dropout.
 
@@ -191,7 +196,7 @@ class MultiHeadAttention(nn.Module):
         k = split_heads(self.W_k(key), self.num_heads)  # (B, H, Lk, Dh)
         v = split_heads(self.W_v(value), self.num_heads)  # (B, H, Lk, Dh)
         weights = masked_softmax(attention_scores(q, k), mask)  # (B, H, Lq, Lk)
-        heads = self.dropout(weights) @ v  # (B, H, Lq, Dh)
+        heads = _drop(self.dropout, weights) @ v
         return self.W_o(merge_heads(heads)), weights  # (B, Lq, E), (B, H, Lq, Lk)
         ### END SOLUTION
 
@@ -222,8 +227,8 @@ class AttentionBlock(nn.Module):
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None):
         ### BEGIN SOLUTION
-        attended, weights = self.attn(x, mask=mask)  # (B, S, E), (B, H, S, S)
-        return self.norm(x + self.dropout(attended)), weights  # (B, S, E), (B, H, S, S)
+        attended, weights = self.attn(x, mask=mask)
+        return self.norm(x + _drop(self.dropout, attended)), weights
         ### END SOLUTION
 
 
