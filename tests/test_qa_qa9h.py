@@ -80,7 +80,7 @@ EXPECTED: dict[str, tuple[dict[str, float], bool, set[str]]] = {
     "named_make_forges": (scores(D=10), True, set()),
     "rebind_walk_exits": (scores(A=29, D=10, E=0), True, {"evasion", "tamper"}),
     "mask_broadcast_to_grader": (scores(A=22), True, set()),
-    "standin_refusal_markup": (scores(A=19), True, set()),  # A.2's mistake is named now (softmax_mask_ignored): A.3 is correct given it (qa35n F19)
+    "standin_refusal_markup": (scores(A=14), True, set()),  # its own masked_softmax refuses the layout, and so does the trusted one, naming its class (one that changes nothing is taken since round 36)
     # c. the figure of Part E
     "figure_image_subclass_forged": (scores(E=0), True, {"tamper"}),
     "figure_savefig_override": (scores(), True, set()),
