@@ -478,7 +478,8 @@ class Dispatcher:
 
     def _tracer(self, request: dict) -> OpTracer:
         """The trace of a call: profiled where the client's `look` asks, chained to this request's watch."""
-        return OpTracer(self._student_globals(), request.get("look") == PROFILED, self._watched[0] if self._watched is not None else None)
+        profiled = request.get("look") == PROFILED
+        return OpTracer(self._student_globals() if profiled else [], profiled, self._watched[0] if self._watched is not None else None)
 
     def _seen(self, tracer: OpTracer, before: Any) -> dict:
         """A trace's report, and whether code ran in another thread or process during the call."""
@@ -809,6 +810,9 @@ class _AtenOps(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+_LIBRARY_NAMES: dict[types.CodeType, tuple[str, ...]] = {}  # a library's code -> what _LibraryCalls notes of it (() for torch's and the kit's), for every call
+
+
 class _LibraryCalls:
     """Every Python function of another library that runs (scipy.special.softmax), by the first and
     the last part of its qualified name, as _FunctionNames notes torch's: a library that computes
@@ -823,7 +827,6 @@ class _LibraryCalls:
     def __init__(self, seen: set[str], own: list[dict], chain: Callable[..., Any] | None):
         self.seen = seen
         self.own = {id(globals_) for globals_ in own}
-        self.names: dict[types.CodeType, tuple[str, ...]] = {}  # code -> what to note (() for torch's and the kit's)
         self.chain = chain
         self.hook = self.note  # the one object set as the profile: a bound method is made anew at each read
         self.lost = False
@@ -831,10 +834,10 @@ class _LibraryCalls:
     def note(self, frame: types.FrameType, event: str, value: Any) -> None:
         if event == "call" and id(frame.f_globals) not in self.own:
             code = frame.f_code
-            names = self.names.get(code)
+            names = _LIBRARY_NAMES.get(code)
             if names is None:
                 parts = code.co_qualname.split(".")
-                names = self.names[code] = () if code.co_filename.startswith((TORCH_DIR, KIT_DIR)) else (parts[0], parts[-1])
+                names = _LIBRARY_NAMES[code] = () if code.co_filename.startswith((TORCH_DIR, KIT_DIR)) else (parts[0], parts[-1])
             self.seen.update(names)
         if self.chain is not None:
             self.chain(frame, event, value)
