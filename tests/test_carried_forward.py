@@ -1070,3 +1070,135 @@ def test_an_earlier_function_that_gives_nothing_to_compute_carries_nothing_forwa
     result = grade(source, parts="AB")
     assert {p.part: p.score for p in result.parts}["B"] <= 2, [(c.check_id, c.points, c.message_key) for c in result.checks if c.task == "B.1"]
     assert not any(c.message_key.startswith("scoring_carried") for c in result.checks if c.task == "B.1")
+
+
+REPAIRED = '''
+import torch
+import torch.nn as nn
+
+def attention_scores(q, k):
+    return q
+
+def masked_softmax(scores, mask=None):
+    return scores
+
+def _proj(layer, x):
+    return 0.5 * layer(x)
+
+def _weights(q, k, mask=None):
+    return q @ k.transpose(-2, -1)
+
+class _Projecting:
+    def _project(self, x):
+        return x, x, x
+
+class SelfAttention(nn.Module, _Projecting):
+    def __init__(self, dim):
+        super().__init__()
+        self.W_q, self.W_k, self.W_v = nn.Linear(dim, dim), nn.Linear(dim, dim), nn.Linear(dim, dim)
+
+    def forward(self, x, mask=None):
+        q, k, v = self._project(x)
+        return _weights(q, k, mask) @ v, _proj(self.W_q, x)
+
+class MultiHeadAttention(_Projecting):
+    def run(self, x):
+        return _weights(x, x), _proj(self.W_q, x)
+
+def plain(x):
+    return x
+'''
+
+
+def test_a_helper_two_tasks_share_is_repaired_for_one_request_only(factory):
+    """The worker lists the helpers of its own that two tasks' code may both run (a function, a
+    mixin's method; never a dunder, nor what only one of them runs), and a repair replaces one
+    for the requests of its block: the module it is given called on the tensor, the three
+    projections of `self`, the weights of the trusted functions. After the block the submission's
+    own helper is back."""
+    import torch
+
+    from autograder.assignments.attention.checks.carried import repairs, trusted_answer
+    from autograder.grading.worker.client import Student
+
+    student = Student(factory, [(1, REPAIRED)])
+    x = torch.randn(1, 3, 4)
+    try:
+        sites = student.shared_helpers(["SelfAttention"], ["MultiHeadAttention"], [])
+        assert {(s["name"], s.get("owner"), s["params"], s["method"]) for s in sites} == {
+            ("_proj", None, 2, False), ("_weights", None, 3, False), ("_project", "_Projecting", 1, True)}
+        kinds = {(r["name"], r["as"]) for r in repairs(sites)}
+        assert ("_proj", "module") in kinds and ("_project", "projections") in kinds and ("_project", "module") not in kinds
+        block = student.new("SelfAttention", 4)
+        before = student.method(block, "forward", x)
+        proj = next(s for s in sites if s["name"] == "_proj")
+        with student.repairing([{**proj, "as": "module"}]):
+            repaired = student.method(block, "forward", x)
+        assert torch.allclose(repaired[1], 2 * before[1])  # W_q(x), not half of it
+        weights = next(s for s in sites if s["name"] == "_weights")
+        project = next(s for s in sites if s["name"] == "_project")
+        with student.stand_ins(["attention_scores", "masked_softmax"], trusted_answer), student.repairing([{**weights, "as": "weights"}, {**project, "as": "projections"}]):
+            output = student.method(block, "forward", x)[0]
+        state = student.state_dict(block)
+        q, k, v = (x @ state[f"{name}.weight"].T + state[f"{name}.bias"] for name in ("W_q", "W_k", "W_v"))
+        torch.testing.assert_close(output, torch.softmax(q @ k.transpose(-2, -1) / 2.0, -1) @ v)
+        assert torch.equal(student.method(block, "forward", x)[0], before[0])  # its own again
+    finally:
+        student.close()
+
+
+ATTEND = '''
+
+def _attend(q, k, v, mask=None, drop=None):
+    weights = masked_softmax(attention_scores(q, k), mask)  # (..., Lq, Lk)
+    used = weights if drop is None else drop(weights)
+    return 0.9 * (used @ v), weights  # the mistake: 0.9
+'''
+A3_BODY = '''    scores = attention_scores(q, k)  # (..., Lq, Lk)
+    weights = masked_softmax(scores, mask)  # (..., Lq, Lk)
+    output = weights @ v  # (..., Lq, dv)
+    return output, weights'''
+MHA_BODY = '''        weights = masked_softmax(attention_scores(q, k), mask)  # (B, H, Lq, Lk)
+        heads = self.dropout(weights) @ v  # (B, H, Lq, Dh)'''
+
+
+def _attending(reference_source: str, mha_body: str) -> str:
+    source = reference_source.replace(A3_BODY, "    return _attend(q, k, v, mask)", 1).replace(MHA_BODY, mha_body, 1)
+    return source.replace("\ndef scaled_dot_product_attention(", ATTEND + "\n\ndef scaled_dot_product_attention(", 1)
+
+
+def test_a_helper_a3_and_c3_share_is_repaired_and_its_mistake_charged_once(grade, reference_source):
+    """A.3 and C.3 both call `_attend`, which scales the output by 0.9 (no catalogue mistake): C.3
+    calls it directly, so no stand-in of A.3 replaces it there. Repaired (the weighted sum of the
+    trusted scores and softmax, C.3's dropout on the weights), A.3 passes every values check and
+    C.3 its own: charged once, in A.3, in a full run and with Part C graded alone. The same
+    mistake written again in C.3's own code is C.3's; and a C.3 that hands its whole work to a
+    helper B.1 shares earns nothing from a repair."""
+    shared = _attending(reference_source, "        heads, weights = _attend(q, k, v, mask, self.dropout)  # (B, H, Lq, Dh), (B, H, Lq, Lk)")
+    full = grade(shared, parts="ABCD")
+    scores = {p.part: p.score for p in full.parts}
+    assert scores["A"] < 32 and (scores["B"], scores["C"], scores["D"]) == (10, 28, 12), scores
+    assert {c.message_key for c in full.checks if c.task == "C.3" and c.message_key} <= {"scoring_carried"}
+    assert {p.part: p.score for p in grade(shared, parts="C").parts} == {"C": 28}
+    again = _attending(reference_source, "        weights = masked_softmax(attention_scores(q, k), mask)  # (B, H, Lq, Lk)\n"
+                                         "        heads = 0.9 * (self.dropout(weights) @ v)  # (B, H, Lq, Dh)")
+    assert {p.part: p.score for p in grade(again, parts="AC").parts}["C"] < 28
+
+
+WHOLE_WORK = '''
+
+class _Attending:
+    def _run(self, query, key=None, value=None, mask=None):
+        raise NotImplementedError
+'''
+
+
+def test_a_shared_helper_that_does_a_tasks_whole_work_earns_nothing_when_repaired(grade, reference_source):
+    """Nothing for nothing: B.1 and C.3 hand everything to a shared stub; no repair (a module
+    call, projections, attention of what it is given) makes either right."""
+    source = reference_source.replace("\nclass SelfAttention(nn.Module):", WHOLE_WORK + "\n\nclass SelfAttention(nn.Module, _Attending):", 1)
+    source = source.replace("class MultiHeadAttention(nn.Module):", "class MultiHeadAttention(nn.Module, _Attending):", 1)
+    source = source.replace("        return scaled_dot_product_attention(q, k, v, mask)  # (B, S, D), (B, S, S)", "        return self._run(x, x, x, mask)", 1)
+    source = source.replace("        value = key if value is None else value\n", "        value = key if value is None else value\n        return self._run(query, key, value, mask)\n", 1)
+    result = grade(source, parts="BC")
+    assert [(c.check_id, c.points) for c in result.checks if c.task in ("B.1", "C.3") and c.points] == []

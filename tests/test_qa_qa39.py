@@ -11,8 +11,8 @@ arguments handed back). A mistake in a helper B.1 (or A.3) and C.3 both run was 
 C.3 where the reference's mutant lives in code its C.3 never runs (F1: d10, d13, d16 C 24 or 8,
 now 28: the later task's reference is given the same mistake, mutants.SHARED_WAYS), and again when
 Part C was graded alone, as nbgrader grades (F4: d09, now 28: the earlier part's values checks run
-unscored to learn its mistake). Open (tests/qa/qa39s_open, a strict xfail): d12, whose helper's
-mistake (scores divided by √Lk in B.1) has no name in B.1.
+unscored to learn its mistake). d12, whose helper's mistake (scores divided by √Lk in B.1) has no
+name in B.1, is charged once since round 37: the helper is repaired (carried.repairs).
 
 - Honest test and debug code charged 15 points (F2): `import unittest`, `import doctest` or
   `import pdb` at the top, with the tests under the main guard, or `"get_ipython" in globals()`,
@@ -43,7 +43,6 @@ from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expec
 CORPUS = Path(__file__).resolve().parent / "qa" / "qa39h"
 STYLES = Path(__file__).resolve().parent / "qa" / "qa39s"
 STYLE_FILES = sorted(STYLES.iterdir())
-OPEN = Path(__file__).resolve().parent / "qa" / "qa39s_open"  # qa39s F1's d12: not mended yet (headers: the fair grades)
 SHARED_HELPERS = ("d09", "d10", "d13", "d14", "d16", "d17", "d24", "d26", "d27")  # a helper B.1 (or A.3) and C.3 both run, right or wrong
 
 
@@ -60,20 +59,6 @@ def styles(tmp_path_factory) -> dict[str, SubmissionResult]:
 @pytest.mark.parametrize("path", sorted(CORPUS.glob("*.py")), ids=lambda p: p.stem)
 def test_each_file_scores_its_header(path, graded):
     assert_graded_as_expected(graded[path.stem], path)
-
-
-@pytest.mark.xfail(strict=True, reason="qa39s F1 open: a helper's mistake with no name in B.1 (scores divided by sqrt(Lk)) is charged again in C.3, which runs the helper too")
-def test_a_mistake_with_no_name_in_a_helper_two_tasks_share_is_charged_once(tmp_path):
-    """F1 (d12): the mistake lives in a helper B.1 and C.3 both run, and B.1 names no mistake:
-    nothing tells the grader what C.3 repeats, and C.3 is charged again."""
-    graded = graded_corpus(OPEN, tmp_path)
-    wrong = {}
-    for path in sorted(OPEN.glob("*.py")):
-        scores, _ = expected(path)
-        got = {p.part: p.score for p in graded[path.stem].parts}
-        if got != scores:
-            wrong[path.stem] = got
-    assert wrong == {}
 
 
 def test_part_c_graded_alone_pays_as_in_a_full_run(tmp_path):

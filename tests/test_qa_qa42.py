@@ -9,9 +9,11 @@ grades):
 - A block whose training path differs from its eval path whatever the dropout (x added again after
   the norm, or no residual, in training mode only: b13, b43) was told to move its dropout; it is
   now told that the two modes compute different formulas.
-Open (tests/qa/qa42s_open, a strict xfail): a mistake no catalogue entry names, in code B.1 and C.3
-share (a projection helper or mixin, an attention helper: b08, b22, b23, b28, b29, b32, b33, d08)
-or C.3 and D.1 share (b30, b46), is charged again in the later task.
+A mistake no catalogue entry names, in code B.1 and C.3 share (a projection helper or mixin, an
+attention helper: b08, b22, b23, b28, b29, b32, b33, d08) or C.3 and D.1 share (b30, b46), was
+charged again in the later task. Since round 37 the shared helper is repaired (carried.repairs: the
+module it is given called on the tensor, the three projections, the trusted attention); a repair
+that makes every values check of the earlier task pass and the later check pass charges it once.
 
 qa42h, the red team, on the profile of round 36 (every call of masked_softmax notes other
 libraries' Python functions):
@@ -36,10 +38,10 @@ import pytest
 
 from autograder.feedback.results import SubmissionResult
 from autograder.grading.integrity.static import analyze
-from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expected, expected, graded_corpus
+from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expected, graded_corpus
 
 QA = Path(__file__).resolve().parent / "qa"
-STYLES, STYLES_OPEN, CORPUS = QA / "qa42s", QA / "qa42s_open", QA / "qa42h"
+STYLES, CORPUS = QA / "qa42s", QA / "qa42h"
 
 
 @pytest.fixture(scope="module")
@@ -63,14 +65,6 @@ def test_the_style_headers_charge_each_bug_in_its_own_part():
 
 def test_no_style_file_is_flagged(styles):
     assert {stem: r.flags for stem, r in styles.items() if r.flags} == {}
-
-
-@pytest.mark.xfail(strict=True, reason="qa42s open: a mistake no catalogue entry names, in code two tasks share, is charged again")
-def test_a_mistake_in_code_two_tasks_share_is_charged_once(tmp_path):
-    results = graded_corpus(STYLES_OPEN, tmp_path)
-    wrong = {p.stem: {q.part: q.score for q in results[p.stem].parts} for p in sorted(STYLES_OPEN.glob("*.py"))
-             if {q.part: q.score for q in results[p.stem].parts} != expected(p)[0]}
-    assert wrong == {}
 
 
 @pytest.mark.parametrize("path", sorted(CORPUS.glob("*.py")), ids=lambda p: p.stem)

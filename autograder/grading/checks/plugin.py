@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import inspect
+import json
 import sys
 import time
 import traceback
@@ -153,6 +154,9 @@ class AttnkitPlugin:
         self._throughout: dict[tuple[str, str], bool] = {}  # (task, mistake) -> whether the task's code makes it wherever it shows
         self._unrun_named: dict[str, set[str]] = {}  # task of a part not graded in this run -> the mistakes its values checks name (run unscored)
         self._unrun_failed: set[str] = set()  # those tasks whose values checks, run unscored, failed
+        self._repairs: dict[str, dict] = {}  # task -> the repair of a helper it shares with an earlier task that made a check of it pass (Part F's plans keep it)
+        self._sites: dict[tuple[str, str], list[dict]] = {}  # (earlier task, task) -> the repairs of the helpers both share
+        self._repairing: dict[tuple[str, str], bool] = {}  # (task, a repair) -> whether every values check of the task passes with it
 
     # -- configuration ---------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -259,7 +263,8 @@ class AttnkitPlugin:
             if not doubtful & set(how.replaced):  # each earlier task passed its own checks: a stand-in that helps marks a mistake charged nowhere (qa28h z02)
                 continue
             kwargs = self._kwargs(function, item.name)
-            with self._student.stand_ins(list(how.names), carried.trusted_answer):
+            repairs = [repair for earlier, repair in self._repairs.items() if earlier in tasks and earlier not in how.replaced]  # a component kept, right once repaired
+            with self._student.stand_ins(list(how.names), carried.trusted_answer), cast(Student, self._student).repairing(repairs):
                 outcome = _outcome(function, kwargs)
             if isinstance(outcome, SandboxUnavailable):
                 return outcome, None
@@ -310,7 +315,7 @@ class AttnkitPlugin:
                 if outcome is None and ran == [True]:  # that task's own code ran: the mistake may be its alone
                     self._as_charged_tasks.add(task)  # its own code holds that mistake: a later check that leans on it may have it replaced
                     return carried.carried_note([earlier], (earlier,))
-        return self._given_own(item, function, task, failed)
+        return self._given_own(item, function, task, failed) or self._repaired(item, function, task, failed)
 
     def _given_own(self, item: pytest.Function, function: Callable, task: str, failed: set[str]) -> tuple[str, dict] | None:
         """The note of a check that passes against the reference built on the student's own
@@ -342,6 +347,57 @@ class AttnkitPlugin:
                 charged = [t for t in chosen if t in failed]
                 return carried.carried_note(charged, tuple(chosen))
         return None
+
+    def _repaired(self, item: pytest.Function, function: Callable, task: str, failed: set[str]) -> tuple[str, dict] | None:
+        """The note of a check that passes, with the earlier tasks' stand-ins, once a helper of the
+        student's own that this task's code and an earlier task's both run does what the contract
+        asks of it (`carried.repairs`: the module it is given called on the tensor, the three
+        projections, the trusted attention), where the same repair makes every values check of the
+        earlier task pass, one of which lost points: a mistake no catalogue names in code both
+        share, charged once, in the earlier task (qa42s b08, b29, b30; qa40s d17)."""
+        carried = current().carried_module()
+        assert carried is not None
+        if not carried.carries_mistakes(task) or not hasattr(carried, "repairs"):
+            return None
+        names, student = current().task_names, cast(Student, self._student)
+        stand_ins = carried.stand_in_names(carried.earlier_tasks(task))
+        for earlier in carried.sharing_tasks(task):
+            if earlier not in names or not self._values_failed(earlier) or not self._shares_code(earlier, task):
+                continue
+            if (earlier, task) not in self._sites:
+                try:
+                    self._sites[earlier, task] = carried.repairs(student.shared_helpers([names[earlier]], [names[task]], self._besides(earlier)))
+                except StudentError:
+                    self._sites[earlier, task] = []
+            for repair in self._sites[earlier, task]:
+                if not self._repairs_all(earlier, repair):  # first (once for every check): it rarely does
+                    continue
+                with student.stand_ins(stand_ins, carried.trusted_answer), student.repairing([repair]):
+                    if _outcome(function, self._kwargs(function, item.name)) is not None:
+                        continue
+                self._as_charged_tasks.add(task)
+                self._repairs.setdefault(task, repair)
+                return carried.carried_note([earlier] if earlier in failed else [], (earlier,))
+        return None
+
+    def _values_failed(self, task: str) -> bool:
+        """Whether a values check of `task` lost points in this run (a part not graded here: fails, run unscored)."""
+        graded = [r for r in self.results if r.task == task]
+        if not graded:
+            return self._failed_unrun(task)
+        checks = {name.removeprefix("test_") for _, name in values_checks(task)}
+        return any(not r.passed and r.check_id in checks for r in graded)
+
+    def _repairs_all(self, task: str, repair: dict) -> bool:
+        """Whether every values check of `task` passes, with its earlier tasks' stand-ins, given `repair`."""
+        key = (task, json.dumps(repair, sort_keys=True))
+        if key not in self._repairing:
+            carried = current().carried_module()
+            assert carried is not None
+            student = cast(Student, self._student)
+            with student.stand_ins(carried.stand_in_names(carried.earlier_tasks(task)), carried.trusted_answer), student.repairing([repair]):
+                self._repairing[key] = all(_outcome(check, self._kwargs(check, name)) is None for check, name in values_checks(task))
+        return self._repairing[key]
 
     def _failed_unrun(self, task: str) -> bool:
         """Whether an earlier task of a part this run does not grade fails a values check, run

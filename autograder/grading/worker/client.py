@@ -411,6 +411,8 @@ class Student:
     _next: RequestedWorker | None = None  # that worker, asked for and not used yet
     _closing: list[tuple[WorkerProcess, int]] = field(default_factory=list)  # asked to exit, not reaped yet (with their generation)
     _stand_ins: tuple[str, ...] = ()  # earlier functions replaced by trusted stand-ins (error carried forward)
+    _repairs: tuple[str, ...] = ()  # helpers two tasks share, repaired (error carried forward), as text: part of the setting
+    _repaired: list[dict] = field(default_factory=list)  # those repairs, sent with every request
     _trusted: Callable[[Any], Any] | None = None  # answers the stand-ins' callbacks, grader side
     _callbacks: int = 0  # callbacks answered in the current request
     _classes: dict[int, str] = field(default_factory=dict)  # handle number -> the class it was made from
@@ -587,7 +589,7 @@ class Student:
             worker.reply_by(deadline)
             response = recv_message(worker.sock, deadline=deadline.at)
         except TimeoutError:
-            reason = self._hung[(where, self._stand_ins)] = t("note.timed_out", seconds=f"{timeout:.0f}", where=where)
+            reason = self._hung[(where, self._setting())] = t("note.timed_out", seconds=f"{timeout:.0f}", where=where)
             self._discard_worker(reason)
             raise WorkerFailure(reason) from None
         except (EOFError, OSError, ProtocolError) as error:
@@ -619,7 +621,7 @@ class Student:
             response = self._exchange(answer, where, seconds, deadline)
         looked = response.get("looked")
         if message.get("look") and isinstance(looked, dict) and not self.holds_private():
-            seen = self._looked.setdefault((self._target_name(message), self._stand_ins), {"ops": set(), "aten": set(), "untraced": set()})
+            seen = self._looked.setdefault((self._target_name(message), self._setting()), {"ops": set(), "aten": set(), "untraced": set()})
             for kind in ("ops", "aten"):  # only what some rule bans by name (junk names cannot crowd out a softmax: qa20 review)
                 names = looked.get(kind)
                 kept = {str(n)[:200] for n in (names if isinstance(names, list) else []) if any(word in str(n) for word in self._banned_words)}
@@ -674,6 +676,21 @@ class Student:
         finally:
             self._stand_ins, self._trusted = saved
 
+    def _setting(self) -> tuple[str, ...]:
+        """The stand-ins and repairs in use: with others, other code runs."""
+        return self._stand_ins + self._repairs
+
+    @contextlib.contextmanager
+    def repairing(self, repairs: list[dict]) -> Iterator[None]:
+        """Within the block, every request runs with these helpers of the submission's own
+        (`shared_helpers`' places, each with its repair's kind "as") repaired in the worker."""
+        saved = self._repairs, self._repaired
+        self._repairs, self._repaired = tuple(sorted(json.dumps(r, sort_keys=True) for r in repairs)), list(repairs)
+        try:
+            yield
+        finally:
+            self._repairs, self._repaired = saved
+
     def answer_callback(self, callback: Any) -> dict:
         """The reply to one stand-in callback: the trusted value, or why there is none."""
         self._callbacks += 1
@@ -691,12 +708,14 @@ class Student:
 
     def request(self, message: dict, where: str) -> Any:
         self._check_total()
-        hung = self._hung.get((where, self._stand_ins)) or self._hung.get((where.removesuffix(" backward"), self._stand_ins))
+        hung = self._hung.get((where, self._setting())) or self._hung.get((where.removesuffix(" backward"), self._setting()))
         if hung:  # one hang costs one timeout, not one per check (nor a second one for its backward: qa33p)
             raise WorkerFailure(t("note.not_called_again", reason=hung))
         in_worker = [name for name in self._stand_ins if name not in current().grader_side]
         if in_worker:
             message = {**message, "stand_ins": in_worker}
+        if self._repaired:
+            message = {**message, "repairs": self._repaired}
         self._ensure_worker()
         value = self._request(message, where)
         return _reject_refused(value, where, private=self.holds_private())
@@ -709,6 +728,12 @@ class Student:
         """Whether the submission's own code that `names` may run (apart from what `besides` may
         run), `others` may run too (read, not run)."""
         return self.request({"op": "shared_code", "names": names, "others": others, "besides": besides or []}, "looking up names") is True
+
+    def shared_helpers(self, names: list[str], others: list[str], besides: list[str]) -> list[dict]:
+        """Where the submission's own code that `names` may run (apart from what `besides` may run)
+        and `others` may run too lives: the helpers a repair may replace."""
+        found = self.request({"op": "shared_helpers", "names": names, "others": others, "besides": besides}, "looking up names")
+        return [site for site in found if isinstance(site, dict)] if isinstance(found, list) else []
 
     @contextlib.contextmanager
     def noting_shared_code(self, names: list[str], besides: list[str]) -> Iterator[list[bool]]:
@@ -740,7 +765,7 @@ class Student:
         """What the traces of the other calls of `name` (a function, or a class's methods) saw so
         far with the stand-ins now in use (torch functions and operators, and under "untraced" what
         kept one from seeing all: UNTRACED_KEYS): a rule's verdict reads them too."""
-        seen = self._looked.get((name, self._stand_ins), {})
+        seen = self._looked.get((name, self._setting()), {})
         return {kind: sorted(names) for kind, names in seen.items()}
 
     def call(self, name: str, *args: Any, seed: int | None = None, noncontiguous: tuple[int, ...] = (), **kwargs: Any) -> Any:

@@ -12,6 +12,7 @@ import ast
 import builtins
 import colorsys
 import contextlib
+import inspect
 import linecache
 import os
 import signal
@@ -41,6 +42,7 @@ TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 MAX_CALLER_FRAMES = 64  # frames looked at above each torch function call for torch's own Python code
 KIT_DIR = str(Path(__file__).resolve().parents[2]) + os.sep  # the autograder package: its stand-ins and tracers are not library code
 STDLIB = os.path.dirname(os.__file__)
+MAX_REPAIR_SITES = 8  # helpers two tasks share that the grader may repair (op_shared_helpers): a few in any real file
 MAX_AUDIT_EVENTS = 64  # audit events reported per worker
 AUDITED = frozenset({  # Python audit events reported to the grader (it maps them to integrity flags)
     "socket.getaddrinfo", "socket.__new__", "socket.connect", "socket.bind", "socket.sendto", "os.kill", "os.killpg", "signal.pthread_kill", "subprocess.Popen",
@@ -171,7 +173,7 @@ class Dispatcher:
         # have it, a setting the contract does not forbid (qa29s c83 lost Part F on an AMX CPU)
         torch.set_float32_matmul_precision("highest")
         try:  # each request with gradients on, whatever a call before left (in-process too: inprocess.py)
-            with self._stand_ins(request.get("stand_ins") or [], request.get("handle")), torch.enable_grad(), self._watching():
+            with self._stand_ins(request.get("stand_ins") or [], request.get("handle")), self._repairs(request.get("repairs")), torch.enable_grad(), self._watching():
                 response = {"status": "ok", "value": method(request)}
         except StudentRaised as raised:
             response = {"status": "raised", "error": raised.as_dict()}
@@ -423,6 +425,87 @@ class Dispatcher:
         """Whether watched code ran since `watch_shared` (which this ends)."""
         watched, self._watched = self._watched, None
         return watched is not None and bool(watched[1])
+
+    def op_shared_helpers(self, request: dict) -> list[dict]:
+        """Where the submission's own code that `names` and `others` may both run (op_shared_code's)
+        lives as a function of a module or a method of a class of its own, which `repairs` may
+        replace: {"name", "owner" and "base" (a method: the class named in the module, the class of
+        its MRO that holds it), "method", "params" (its arguments besides self)}."""
+        shared = self._own_code(request["names"], request.get("besides")) & self._reach(request["others"])
+        found = []
+        for site, function in self._helper_sites():
+            code = function.__code__
+            if code in shared:
+                many = code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+                params = 99 if many else code.co_argcount + code.co_kwonlyargcount - site["method"]
+                found.append({**site, "params": params})
+        return found[:MAX_REPAIR_SITES]
+
+    def _helper_sites(self) -> Iterator[tuple[dict, types.FunctionType]]:
+        """Each function of the entry module and each method (not a dunder) of its classes' own MROs."""
+        modules = self._student_globals()
+        seen: set[int] = set()
+        for name, value in list(self.namespace.items()):
+            if type(value) is types.FunctionType and _owned(value, modules) and id(value) not in seen:
+                seen.add(id(value))
+                yield {"name": name, "method": False}, value
+            elif isinstance(value, type) and _owned(value, modules):
+                for base in value.__mro__:
+                    for attr, member in list(vars(base).items()) if _owned(base, modules) else ():
+                        function = member.__func__ if type(member) is staticmethod else member
+                        if type(function) is types.FunctionType and not attr.startswith("__") and id(function) not in seen:
+                            seen.add(id(function))
+                            yield {"name": attr, "owner": name, "base": base.__name__, "method": type(member) is not staticmethod}, function
+
+    @contextlib.contextmanager
+    def _repairs(self, repairs: Any) -> Iterator[None]:
+        """For one request, each helper of `repairs` (op_shared_helpers's places, each with the kind
+        "as" of the assignment's stand-ins' REPAIRS) is that repair: a correct behaviour in place of
+        the submission's own, its values from the stand-ins in use."""
+        if not repairs:
+            yield
+            return
+        kinds = getattr(self.stand_ins, "REPAIRS", {})
+        if type(repairs) is not list or len(repairs) > MAX_REPAIR_SITES or not all(type(r) is dict and r.get("as") in kinds for r in repairs):
+            raise ValueError("unknown repairs requested")
+        undo: list[Callable[[], None]] = []
+        try:
+            for site in repairs:
+                undo.append(self._repair(site))
+            yield
+        finally:
+            for restore in reversed(undo):
+                restore()
+
+    def _repair(self, site: dict) -> Callable[[], None]:
+        """Install one repair; returns what puts the submission's own back."""
+        name = site.get("name")
+        assert self.stand_ins is not None  # REPAIRS came from it
+        modules = self._student_globals()
+        if type(name) is not str:
+            raise ValueError("a repair names no helper")
+        if site.get("owner") is None:
+            if type(self.namespace.get(name)) is not types.FunctionType:
+                raise ValueError(f"no function {name} to repair")
+            saved = self.namespace[name]
+            self.namespace[name] = self.stand_ins.repair(site["as"], self._trusted, False)
+            return lambda: self.namespace.__setitem__(name, saved)
+        owner = self.namespace.get(site["owner"])
+        base = next((b for b in getattr(owner, "__mro__", ()) if b.__name__ == site.get("base") and _owned(b, modules) and name in vars(b)), None)
+        if base is None or not isinstance(owner, type):
+            raise ValueError(f"no method {name} to repair")
+        member = vars(base)[name]
+        method = type(member) is not staticmethod
+        helper = self.stand_ins.repair(site["as"], self._trusted, method)
+        type.__setattr__(base, name, helper if method else staticmethod(helper))
+        return lambda: type.__setattr__(base, name, member)
+
+    def _trusted(self, name: str) -> Callable[..., Any]:
+        """The stand-in in use for the submission's `name` (a repair's values come from it)."""
+        found = self._stand_in_sets.get(self._active, {}).get(name) if self._active else None
+        if found is None:
+            raise standins.StandInError(f"the trusted {name} is not in use now")
+        return found
 
     def _reach(self, names: Any) -> set[types.CodeType]:
         modules = self._student_globals()

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import torch
 
-from autograder.assignments.attention.standins import MAX_SEQUENCE
+from autograder.assignments.attention.standins import MAX_SEQUENCE, REPAIRS
 from autograder.grading.worker.standins import MAX_CALLBACK_ELEMENTS, StandInRefused
 from autograder.assignment import current, reference, reference_as, reference_variant
 from autograder.authoring.examples import apply
@@ -191,6 +191,23 @@ def _mutant_reference(key: str, way: int) -> Any:
         mutant = replace(mutant, replacements=mutant.replacements + catalogue.SHARED_WAYS[key][way - 1])
     label = key if not way else f"{key}_shared{way}"
     return reference_variant(manifest.solution, label, apply(manifest.solution.read_text(encoding="utf-8"), mutant))
+
+
+# The helpers of a failing task's code shared with an earlier task's that a repair may replace, at
+# most: each repair tried costs a run of the check.
+MAX_REPAIRED_HELPERS = 6
+
+
+def repairs(sites: list[dict]) -> list[dict]:
+    """Each repair (the stand-ins' REPAIRS) that fits a helper both tasks share (the worker's
+    `shared_helpers`: its arguments, and whether it is a method), in order."""
+    found: list[dict] = []
+    for site in sites[:MAX_REPAIRED_HELPERS]:
+        params, method = site.get("params"), site.get("method")
+        if type(params) is not int or type(method) is not bool or site.get("name") in (None, "forward"):  # a module's forward is a task's whole work
+            continue
+        found.extend({**site, "as": kind} for kind, (least, of_self) in REPAIRS.items() if params >= least and (method or not of_self))
+    return found
 
 
 # The earlier tasks whose function the reference may call in the student's version (`reference_on`).
