@@ -33,7 +33,8 @@ def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """Task A.1: scaled dot-product scores (注意力分数).
 
     q: (..., Lq, d) queries, k: (..., Lk, d) keys  ->  (..., Lq, Lk) with q·kᵀ / √d, in q's dtype
-    (float16 inputs give float16 scores).
+    (float16 inputs give float16 scores; float64, float32 and bfloat16 likewise). q and k may be
+    non-contiguous views: C.3 gives it the heads of split_heads.
     """
     # TODO: Implement for Task A.1.
     raise NotImplementedError("Task A.1: attention_scores is not implemented yet")
@@ -107,7 +108,7 @@ class SelfAttention(nn.Module):
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """Task C.1: (B, S, H*Dh) -> (B, H, S, Dh); head i takes features [i*Dh, (i+1)*Dh).
 
-    Must also work when x is not contiguous.
+    Must also work when x is not contiguous, and keep x's dtype.
     """
     # TODO: Implement for Task C.1.
     raise NotImplementedError("Task C.1: split_heads is not implemented yet")
@@ -116,7 +117,7 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
     """Task C.2: the inverse of split_heads: (B, H, S, Dh) -> (B, S, H*Dh).
 
-    Must also work when x is not contiguous.
+    Must also work when x is not contiguous, and keep x's dtype.
     """
     # TODO: Implement for Task C.2.
     raise NotImplementedError("Task C.2: merge_heads is not implemented yet")

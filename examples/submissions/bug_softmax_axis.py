@@ -36,7 +36,8 @@ def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """Task A.1: scaled dot-product scores (注意力分数).
 
     q: (..., Lq, d) queries, k: (..., Lk, d) keys  ->  (..., Lq, Lk) with q·kᵀ / √d, in q's dtype
-    (float16 inputs give float16 scores).
+    (float16 inputs give float16 scores; float64, float32 and bfloat16 likewise). q and k may be
+    non-contiguous views: C.3 gives it the heads of split_heads.
     """
     d = q.size(-1)
     return q @ k.transpose(-2, -1) / math.sqrt(d)  # (..., Lq, Lk)
@@ -121,7 +122,7 @@ class SelfAttention(nn.Module):
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """Task C.1: (B, S, H*Dh) -> (B, H, S, Dh); head i takes features [i*Dh, (i+1)*Dh).
 
-    Must also work when x is not contiguous.
+    Must also work when x is not contiguous, and keep x's dtype.
     """
     B, S, E = x.shape
     if E % num_heads:
@@ -132,7 +133,7 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
     """Task C.2: the inverse of split_heads: (B, H, S, Dh) -> (B, S, H*Dh).
 
-    Must also work when x is not contiguous.
+    Must also work when x is not contiguous, and keep x's dtype.
     """
     B, H, S, Dh = x.shape
     return x.transpose(1, 2).reshape(B, S, H * Dh)  # (B, S, E)

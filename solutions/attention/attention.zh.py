@@ -32,7 +32,8 @@ def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """Task A.1：缩放点积注意力分数。
 
     q：(..., Lq, d) 查询，k：(..., Lk, d) 键  ->  (..., Lq, Lk)，值为 q·kᵀ / √d，dtype 与 q 相同
-    （float16 的输入得到 float16 的分数）。
+    （float16 的输入得到 float16 的分数；float64、float32 和 bfloat16 同理）。q 和 k 可以是非连续的
+    视图：C.3 传给它的是 split_heads 分出的头。
     """
     ### BEGIN SOLUTION
     d = q.size(-1)
@@ -124,7 +125,7 @@ class SelfAttention(nn.Module):
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """Task C.1：(B, S, H*Dh) -> (B, H, S, Dh)；第 i 个头取特征 [i*Dh, (i+1)*Dh)。
 
-    x 不连续（not contiguous）时也必须能用。
+    x 不连续（not contiguous）时也必须能用，并保持 x 的 dtype。
     """
     ### BEGIN SOLUTION
     B, S, E = x.shape
@@ -137,7 +138,7 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
     """Task C.2：split_heads 的逆操作：(B, H, S, Dh) -> (B, S, H*Dh)。
 
-    x 不连续（not contiguous）时也必须能用。
+    x 不连续（not contiguous）时也必须能用，并保持 x 的 dtype。
     """
     ### BEGIN SOLUTION
     B, H, S, Dh = x.shape

@@ -795,17 +795,23 @@ def _strided(args: list, positions: list) -> list:
     """The arguments, with those at `positions` made non-contiguous (same values, other strides).
 
     Tensors always cross the boundary contiguous; this is how a check asks for the other kind:
-    the last two axes swapped in memory, and the last one a slice of a longer one, so that no view
-    that merges it with another axis is possible (merge_heads' `x.transpose(1, 2).view(...)`,
-    which fails on every contiguous input, worked on the swap alone: qa37s b08).
+    the axes in memory in reverse order (the first one kept outermost from three axes on), and
+    the last one a slice of a longer one, so that no view that merges two axes is possible
+    (merge_heads' `x.transpose(1, 2).view(...)`, which fails on every contiguous input, worked on
+    a swap of the last two axes alone: qa37s b08; nor `k.view(-1, Lk, d)` on the heads of
+    split_heads, which keeps the batch and head axes apart: qa43s b06).
     """
     args = list(args)
     for index in positions:
         if isinstance(index, int) and 0 <= index < len(args) and isinstance(args[index], torch.Tensor) and args[index].dim() >= 2:
             value = args[index]
-            wide = value.new_zeros(*value.shape[:-2], 2 * value.shape[-1], value.shape[-2])  # (..., 2C, R): rows of the transposed value, padded
-            wide[..., :value.shape[-1], :] = value.transpose(-2, -1)
-            args[index] = wide[..., :value.shape[-1], :].transpose(-2, -1)
+            kept = 1 if value.dim() >= 3 else 0
+            order = [*range(kept), *range(value.dim() - 1, kept - 1, -1)]  # the axes from outermost to innermost in memory
+            wide = value.new_zeros(*(2 * value.shape[a] if a == value.dim() - 1 else value.shape[a] for a in order))
+            inverse = [order.index(a) for a in range(value.dim())]
+            view = wide.narrow(order.index(value.dim() - 1), 0, value.shape[-1]).permute(*inverse)
+            view.copy_(value)
+            args[index] = view
     return args
 
 

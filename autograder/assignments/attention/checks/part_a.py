@@ -61,7 +61,8 @@ def _no_max_subtraction(weights: torch.Tensor, scores: torch.Tensor, mask: torch
 # range but 8 bits of mantissa: a stable softmax through logsumexp rounds the log-sum to 0.25 at
 # scores near 40 (weights 10 % off; qa2's st12 lost the point on 3 of 8 seeds); at scale 4 it is
 # within 0.034 (3,000 draws), under the tolerance twice over.
-DTYPE_CASES = ((torch.float16, 20.0, 2e-2), (torch.bfloat16, 4.0, 4e-2), (torch.float32, 20.0, 2e-2))
+DTYPE_CASES = ((torch.float16, 20.0, 2e-2), (torch.bfloat16, 4.0, 4e-2), (torch.float32, 20.0, 2e-2), (torch.float64, 20.0, 1e-6))
+BFLOAT16_BEYOND_HALF = 1e5  # an allowed bfloat16 score that float16 cannot hold (its largest is 65504): qa43s b02
 
 
 IN_PLACE_ON_LEAF = "a leaf Variable that requires grad is being used in an in-place operation"
@@ -142,16 +143,19 @@ def test_attention_scores_values(student: StudentAPI, gen):
     expect_close(student.call("attention_scores", q, k), expected, "attention_scores", _scores_variants(q, k))
 
 
-@check("A.1", 1, "attention_scores: works for 2-D and 5-D inputs")
+@check("A.1", 1, "attention_scores: works for 2-D and 5-D inputs, and on non-contiguous heads")
 def test_attention_scores_any_leading_dims(student: StudentAPI, gen):
     for shape_q, shape_k in (((LQ, DH), (LK, DH)), ((2, B, H, LQ, DH), (2, B, H, LK, DH))):
         q, k = randn(gen, *shape_q), randn(gen, *shape_k)
         expect_close(_scores(student, q, k), reference().attention_scores(q, k), f"attention_scores on {len(shape_q)}-D inputs", _scores_variants(q, k))
+    q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)  # as C.3 gives them: views of split_heads, not contiguous (qa43s b06: k.view)
+    expect_close(student.call("attention_scores", q, k, noncontiguous=(0, 1)), reference().attention_scores(q, k), "attention_scores on non-contiguous q and k", _scores_variants(q, k))
 
 
-@check("A.1", 1, "attention_scores: keeps float32 and float16", kind=PROPERTY, gate="attention_scores_values")
+@check("A.1", 1, "attention_scores: keeps float64, float32, float16 and bfloat16", kind=PROPERTY, gate="attention_scores_values")
 def test_attention_scores_dtype(student: StudentAPI, gen):
-    for dtype in (torch.float32, torch.float16):
+    """Each dtype a later task may give it (A.3's and C.3's checks run in float64: qa43s b18)."""
+    for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):
         q, k = randn(gen, B, LQ, DH, dtype=dtype), randn(gen, B, LK, DH, dtype=dtype)
         scores = expect_tensor(student.call("attention_scores", q, k), "attention_scores", (B, LQ, LK), dtype)
         expect_close(scores, reference().attention_scores(q.double(), k.double()), f"attention_scores on {dtype}", rtol=1e-2, atol=1e-2)  # pays on right values only
@@ -298,12 +302,16 @@ def test_masked_softmax_large_logits(student: StudentAPI, gen):
     expect_close(weights, expected, where, rtol=1e-4, atol=1e-6)
 
 
-@check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32 without overflow")
+@check("A.2", 1, "masked_softmax: keeps float16, bfloat16, float32, float64 without overflow")
 def test_masked_softmax_dtypes(student: StudentAPI, gen):
-    for dtype, scale, tolerance in DTYPE_CASES:
+    for number, (dtype, scale, tolerance) in enumerate((*DTYPE_CASES, (torch.bfloat16, 4.0, 4e-2))):
         scores = randn(gen, B, LQ, LK, scale=scale)
         mask = _keep_row_max(scores, random_mask(gen, B, LQ, LK))  # this check's subject is the dtype, not blocked rows
-        scores = _blocked_near_top(scores, mask).to(dtype)
+        scores = _blocked_near_top(scores, mask)
+        if number == len(DTYPE_CASES):  # bfloat16 again, each row shifted to its largest allowed score beyond float16's range
+            top = scores.masked_fill(~mask, float("-inf")).amax(-1, keepdim=True)
+            scores = scores - top + BFLOAT16_BEYOND_HALF
+        scores = scores.to(dtype)
         try:
             weights = expect_tensor(student.call("masked_softmax", scores, mask), f"masked_softmax on {dtype}", (B, LQ, LK), dtype)
         except StudentException as error:  # torch's own words for a fill value the dtype cannot hold
@@ -313,7 +321,7 @@ def test_masked_softmax_dtypes(student: StudentAPI, gen):
                     raise fail_with(f"masked_softmax on {dtype} raised RuntimeError ({error.text[:100]})", "mask_fill_overflows") from None
                 raise CheckFailure.keyed("constant_overflows", dtype=str(dtype), line=line[:120]) from None
             raise
-        if not torch.isfinite(weights).all() and _no_max_subtraction(weights, scores, mask):
+        if not torch.isfinite(weights).all() and number < len(DTYPE_CASES) and _no_max_subtraction(weights, scores, mask):  # (beyond float16, a float16 copy overflows alike)
             raise fail_with(f"masked_softmax: {dtype} scores give NaN or inf", "softmax_no_max_subtraction")
         expect_close(weights, reference().masked_softmax(scores.double(), mask), f"masked_softmax on {dtype}", rtol=tolerance, atol=tolerance)
 

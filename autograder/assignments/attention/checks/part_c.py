@@ -57,11 +57,14 @@ def test_split_heads_gradients(student: StudentAPI, gen):
     expect_gradients(student, "split_heads", [x, H], randn(gen, B, H, LQ, DH), {0: "x"}, (B, H, LQ, DH), variants=dict(_split_variants(x, H)))
 
 
-@check("C.1", 1, "split_heads: other sizes, one head, many heads")
+@check("C.1", 1, "split_heads: other sizes, one head, many heads, and x's dtype kept")
 def test_split_heads_other_sizes(student: StudentAPI, gen):
     for shape, heads in (((1, 6, 12), 4), ((3, 2, 10), 1), ((2, 3, 8), 8)):
         x = randn(gen, *shape)
         expect_match(student.call("split_heads", x, heads), reference().split_heads(x, heads), f"split_heads on {shape} with {heads} heads", _split_variants(x, heads))
+    for dtype in (torch.float64, torch.float32):  # C.3's checks run in float64 (qa43s b26: x.float())
+        x = randn(gen, B, LQ, E, dtype=dtype)
+        expect_tensor(student.call("split_heads", x, H), f"split_heads on {dtype}", (B, H, LQ, DH), dtype)
 
 
 @check("C.1", 1, "split_heads: works on a non-contiguous input")
@@ -82,11 +85,15 @@ def test_merge_heads_values(student: StudentAPI, gen):
         expect_match(student.call("merge_heads", x), reference().merge_heads(x), f"merge_heads on {shape}", _merge_variants(x))
 
 
-@check("C.2", 0.5, "merge_heads: works on a non-contiguous input")
+@check("C.2", 0.5, "merge_heads: works on a non-contiguous input, and keeps x's dtype")
 def test_merge_heads_noncontiguous(student: StudentAPI, gen):
-    """The contract's "also when x is not contiguous" (C.1's check had it, where C.2's stand-in answered: qa35n F3)."""
+    """The contract's "also when x is not contiguous" (C.1's check had it, where C.2's stand-in
+    answered: qa35n F3), and "in x's dtype" (C.3's checks run in float64: qa43s b27)."""
     y = randn(gen, B, H, LQ, DH)
     expect_match(student.call("merge_heads", y, noncontiguous=(0,)), reference().merge_heads(y), "merge_heads on a non-contiguous x", _merge_variants(y))
+    for dtype in (torch.float64, torch.float32):
+        y = randn(gen, B, H, LQ, DH, dtype=dtype)
+        expect_tensor(student.call("merge_heads", y), f"merge_heads on {dtype}", (B, LQ, E), dtype)
 
 
 @check("C.2", 1, "merge_heads: gradients reach x", kind=PROPERTY, gate="merge_heads_values")

@@ -413,8 +413,11 @@ def add_plot_artifact(artifacts: Any, png: bytes, heatmap: Heatmap | None, weigh
 
 @check("E.1", 2, "plot_attention: queries across (x tick labels), keys down (y tick labels)", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_tick_labels(student: StudentAPI):
-    _, heatmap = drawn(student)
+    description, heatmap = drawn(student)
     problem = label_problem(heatmap)
+    faint = [name for name, key in (("horizontal", "xticklabels"), ("vertical", "yticklabels")) if key in _faint(target_axes(description))]
+    if problem is not None and _problem_key(problem) == "heatmap_unlabelled" and faint:  # tokens written too small or faint to read (qa43s b22)
+        raise CheckFailure.keyed("tick_labels_unreadable", which=axes_named(faint))
     if problem is not None:
         raise problem
     cells = heatmap.by_labels()
@@ -469,9 +472,11 @@ def test_plot_attention_flat_cells(student: StudentAPI):
 
 @check("E.1", 1, "plot_attention: has a colorbar", kind=PROPERTY, gate="plot_attention_cell_values")
 def test_plot_attention_colorbar(student: StudentAPI):
-    _, heatmap = drawn(student)
+    description, heatmap = drawn(student)
     if not heatmap.colorbar and heatmap.colorbar_elsewhere:
         raise CheckFailure.keyed("colorbar_of_other_colours")
+    if not heatmap.colorbar and isinstance(description, dict) and description.get("faint_colorbars"):
+        raise CheckFailure.keyed("colorbar_unreadable")  # there is one: too thin to show its colours (qa43s b17)
     if not heatmap.colorbar:
         raise fail("the heatmap has no colorbar", "heatmap_no_colorbar")
 
@@ -543,6 +548,12 @@ def test_plot_attention_light_to_dark(student: StudentAPI):
         raise CheckFailure.keyed("heatmap_cells_dark_to_light")
 
 
+def _faint(axes: dict) -> list[str]:
+    """The labels of an Axes' description written too small or faint to read (plotdata's "faint")."""
+    faint = axes.get("faint")
+    return [str(name) for name in faint] if isinstance(faint, list) else []
+
+
 # Words that name the queries or the keys in an axis label (English, the course text's Chinese).
 QUERY_WORDS = re.compile(r"\bquer(y|ies)\b|查询", re.IGNORECASE)
 KEY_WORDS = re.compile(r"\bkeys?\b|(?<!关)键", re.IGNORECASE)
@@ -559,6 +570,9 @@ def test_plot_attention_axis_labels(student: StudentAPI):
     description, heatmap = drawn(student)
     axes = target_axes(description)
     missing = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if not str(axes.get(key, "")).strip()]
+    faint = [name for name, key in (("horizontal", "xlabel"), ("vertical", "ylabel")) if key in _faint(axes)]
+    if missing and set(missing) <= set(faint):  # written, but too small or faint to read (qa43s b16, b21)
+        raise CheckFailure.keyed("axis_label_unreadable", which=axes_named(missing))
     if missing:
         raise CheckFailure.keyed("axis_unlabelled", which=axes_named(missing))
     xlabel, ylabel = str(axes["xlabel"]).strip()[:80], str(axes["ylabel"]).strip()[:80]

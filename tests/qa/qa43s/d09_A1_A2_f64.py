@@ -1,5 +1,5 @@
-# BUG C.3 (path only C.3 takes): A.1 flattens with q.view(-1, Lq, d) + bmm (fine on contiguous inputs), C.3 feeds it split_heads' non-contiguous heads: every C.3 forward raises
-# Per-part scores: A=32 B=10 C=7 D=12 E=10 F=8.
+# BUG A.1+A.2: A.1 as b18 and A.2 as b23: both return float32 for float64 inputs (two dtype slips in A; A.3 is the reference)
+# Per-part scores: A=30 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 
@@ -39,10 +39,9 @@ def attention_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     (float16 inputs give float16 scores).
     """
     ### BEGIN SOLUTION
-    *lead, Lq, d = q.shape
-    Lk = k.shape[-2]
-    s = torch.bmm(q.view(-1, Lq, d), k.view(-1, Lk, d).transpose(1, 2))
-    return s.view(*lead, Lq, Lk) / math.sqrt(d)
+    d = q.size(-1)
+    s = q.float() @ k.float().transpose(-2, -1) / math.sqrt(d)
+    return s.half() if q.dtype == torch.float16 else s  # float64 (and bfloat16) q give float32
     ### END SOLUTION
 
 
@@ -59,6 +58,8 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     or `mask` in place.
     """
     ### BEGIN SOLUTION
+    out_dtype = scores.dtype
+    scores = scores.float()  # work in float32
     if mask is not None:
         scores = scores.masked_fill(mask.logical_not(), float("-inf"))  # (..., Lq, Lk)
     row_max = scores.amax(dim=-1, keepdim=True)  # (..., Lq, 1)
@@ -66,7 +67,9 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     exp = torch.exp(scores - row_max)  # (..., Lq, Lk), every entry in [0, 1]
     total = exp.sum(dim=-1, keepdim=True)  # (..., Lq, 1)
     total = total + (total == 0).to(total.dtype)  # an all-blocked row divides 0 by 1
-    return exp / total  # (..., Lq, Lk)
+    w = exp / total
+    return w.to(out_dtype) if out_dtype in (torch.float16, torch.bfloat16) else w  # float64 comes back float32
+
     ### END SOLUTION
 
 
