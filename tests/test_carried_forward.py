@@ -1114,12 +1114,12 @@ def test_a_helper_two_tasks_share_is_repaired_for_one_request_only(factory):
     """The worker lists the helpers of its own that two tasks' code may both run (a function, a
     mixin's method; never a dunder, nor what only one of them runs), and a repair replaces one
     for the requests of its block: the module it is given called on the tensor, the three
-    projections of `self`, the weights of the trusted functions. After the block the submission's
-    own helper is back."""
+    projections of `self`, the weights of the trusted functions. It answers only calls laid out
+    as those it learned from (the earlier task's). After the block the submission's own helper is back."""
     import torch
 
     from autograder.assignments.attention.checks.carried import repairs, trusted_answer
-    from autograder.grading.worker.client import Student
+    from autograder.grading.worker.client import Student, StudentError
 
     student = Student(factory, [(1, REPAIRED)])
     x = torch.randn(1, 3, 4)
@@ -1132,12 +1132,17 @@ def test_a_helper_two_tasks_share_is_repaired_for_one_request_only(factory):
         block = student.new("SelfAttention", 4)
         before = student.method(block, "forward", x)
         proj = next(s for s in sites if s["name"] == "_proj")
-        with student.repairing([{**proj, "as": "module"}]):
+        with student.repairing([{**proj, "as": "module"}]):  # not learned from an earlier task's calls: answers none
+            with pytest.raises(StudentError, match="other arguments than the earlier task gives it"):
+                student.method(block, "forward", x)
+        with student.repairing([{**proj, "as": "module"}], learn=True):
             repaired = student.method(block, "forward", x)
         assert torch.allclose(repaired[1], 2 * before[1])  # W_q(x), not half of it
+        with student.repairing([{**proj, "as": "module"}]):  # laid out as learned: answered
+            assert torch.equal(student.method(block, "forward", x)[1], repaired[1])
         weights = next(s for s in sites if s["name"] == "_weights")
         project = next(s for s in sites if s["name"] == "_project")
-        with student.stand_ins(["attention_scores", "masked_softmax"], trusted_answer), student.repairing([{**weights, "as": "weights"}, {**project, "as": "projections"}]):
+        with student.stand_ins(["attention_scores", "masked_softmax"], trusted_answer), student.repairing([{**weights, "as": "weights"}, {**project, "as": "projections"}], learn=True):
             output = student.method(block, "forward", x)[0]
         state = student.state_dict(block)
         q, k, v = (x @ state[f"{name}.weight"].T + state[f"{name}.bias"] for name in ("W_q", "W_k", "W_v"))
@@ -1202,3 +1207,33 @@ def test_a_shared_helper_that_does_a_tasks_whole_work_earns_nothing_when_repaire
     source = source.replace("        value = key if value is None else value\n", "        value = key if value is None else value\n        return self._run(query, key, value, mask)\n", 1)
     result = grade(source, parts="BC")
     assert [(c.check_id, c.points) for c in result.checks if c.task in ("B.1", "C.3") and c.points] == []
+
+
+HANGS_WHEN_REPAIRED = '''
+
+def _proj(layer, x):
+    return torch.nn.functional.linear(x, layer.weight)  # the mistake: no bias
+
+
+_OWN = _proj
+'''
+
+
+@pytest.mark.timing
+def test_a_helper_that_hangs_when_repaired_costs_one_time_limit(grade, reference_source):
+    """Hostile: B.1 and C.3 share `_proj`, and B.1 never returns once `_proj` is not its own. The
+    first repaired run that hits a limit ends the repairs of B.1's helpers (each would cost one
+    more time limit); C.3's values are its own, charged, and the grade ends."""
+    from autograder.grading.worker.client import Budget
+
+    source = reference_source.replace("\nclass SelfAttention(nn.Module):", HANGS_WHEN_REPAIRED + "\n\nclass SelfAttention(nn.Module):", 1)
+    for name in ("q", "k", "v"):
+        source = source.replace(f"        {name} = self.W_{name}(x)  # (B, S, D)", f"        {name} = _proj(self.W_{name}, x)  # (B, S, D)", 1)
+    source = source.replace("        return scaled_dot_product_attention(q, k, v, mask)  # (B, S, D), (B, S, S)",
+                            "        while _proj is not _OWN:\n            pass\n        return scaled_dot_product_attention(q, k, v, mask)  # (B, S, D), (B, S, S)", 1)
+    source = source.replace("q = split_heads(self.W_q(query), self.num_heads)", "q = split_heads(_proj(self.W_q, query), self.num_heads)", 1)
+    result = grade(source, name="hangs_when_repaired", parts={"B", "C"}, budget=Budget(call_seconds=3, import_seconds=30, total_seconds=300))
+    scores = {p.part: p.score for p in result.parts}
+    assert scores["B"] < 10 and scores["C"] < 28, scores
+    assert not any(c.message_key.startswith("scoring_carried") for c in result.checks if c.task == "C.3")
+    assert sum("timed out" in c.message for c in result.checks) <= 1, [c.message for c in result.checks if "timed out" in c.message]

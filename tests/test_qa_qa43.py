@@ -14,6 +14,17 @@
 - A colorbar under 3 pixels, axis labels of 3 pt or white on white, tick labels of 2 pt: told
   "no colorbar" or "no label", or not charged (F4: b16, b17, b21, b22). The worker now says which
   labels hold text too small or faint to read, and the checks say so.
+
+qa43h (tests/qa/qa43h), the red team, on the repair of a helper two tasks share (round 37):
+- the later task's own call site with two arguments swapped (a dropout where the mask goes, the
+  tensor where the module goes) crashed on every call, and the repair, which took its arguments
+  by kind, answered it: C.3 28 of 28 for code that never ran (F1, F2: b02, b03, b04);
+- the helper's own code never applied a module or a dropout that only the later task hands it
+  (a LayerNorm, C.3's dropout), and the repair applied it (F3: b01, b05).
+A repair now answers only calls that hand the helper, in each place, a kind of argument the
+earlier task's calls did there, or a dropout where they gave None, or another module where they
+gave modules, that the helper's own code applies (its values change when it is an identity).
+- An honest colorbar 2.7 pixels wide at 72 dpi was called too thin (F4: c01): the least is 2 pixels.
 """
 from __future__ import annotations
 
@@ -25,6 +36,7 @@ from autograder.feedback.results import SubmissionResult
 from tests.corpus import assert_each_bug_in_its_own_part, assert_graded_as_expected, graded_corpus
 
 STYLES = Path(__file__).resolve().parent / "qa" / "qa43s"
+RED_TEAM = Path(__file__).resolve().parent / "qa" / "qa43h"
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +75,13 @@ def test_dtype_slips_in_a1_and_c2_are_charged_in_their_own_checks(styles):
     lost = {stem: sorted(c.check_id for c in styles[stem].checks if c.points < c.max_points) for stem in ("b18_A1_f64_to_f32", "b27_C2_float32", "b06_A1_view_k")}
     assert lost == {"b18_A1_f64_to_f32": ["attention_scores_dtype"], "b27_C2_float32": ["merge_heads_noncontiguous"],
                     "b06_A1_view_k": ["attention_scores_any_leading_dims"]}
+
+
+@pytest.fixture(scope="module")
+def red_team(tmp_path_factory) -> dict[str, SubmissionResult]:
+    return graded_corpus(RED_TEAM, tmp_path_factory.mktemp("qa43h_out"))
+
+
+@pytest.mark.parametrize("path", sorted(RED_TEAM.glob("*.py")), ids=lambda p: p.stem)
+def test_each_red_team_file_scores_its_header(path, red_team):
+    assert_graded_as_expected(red_team[path.stem], path)

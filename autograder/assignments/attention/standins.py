@@ -65,51 +65,60 @@ def _returns_dropped_weights(own: Any, name: str, value: Any) -> bool:
 # fewest arguments it takes (besides `self`), and whether it is a method (it reads self.W_q...).
 REPAIRS = {
     "module": (2, False),  # helper(layer, x) -> layer(x): a projection, a norm or a dropout
+    "linear": (2, False),  # helper(x, weight, bias=None) -> F.linear(x, weight, bias)
+    "dropout": (3, False),  # helper(t, p, training) -> F.dropout(t, p, training)
     "projections": (1, True),  # self.helper(x) or (query, key, value) -> (W_q(query), W_k(key), W_v(value))
     "attention": (3, False),  # helper(q, k, v, mask, dropout) -> (output, weights before dropout)
+    "attention_swapped": (3, False),  # the same -> (weights, output)
     "attention_output": (3, False),  # helper(q, k, v, mask) -> output
     "weights": (2, False),  # helper(q, k, mask) -> masked_softmax(scores)
     "scores": (2, False),  # helper(q, k) -> scores
 }
 
 
-def repair(kind: str, trusted: Callable[[str], Any], method: bool) -> Callable[..., Any]:
+def repair(kind: str, trusted: Callable[[str], Any], given: Callable[[tuple, dict], tuple[Any, list[Any]]]) -> Callable[..., Any]:
     """The function that stands in for a helper (REPAIRS[kind]); `trusted(name)`, the stand-in of
-    that task's function in use (its values are the grader's); `method`: called with `self` first."""
+    that task's function in use (its values are the grader's); `given(args, kwargs)`, the helper's
+    `self` (None for a function) and its other arguments, in the order of its own parameters."""
 
-    def given(args: tuple, kwargs: dict) -> list[Any]:
-        return [*(args[1:] if method else args), *kwargs.values()]
-
-    def floats(values: list[Any], count: int) -> list[torch.Tensor]:
+    def floats(values: list[Any], counts: tuple[int, ...]) -> list[torch.Tensor]:
         found = [v for v in values if isinstance(v, torch.Tensor) and v.is_floating_point()]
         if len(found) == 1 and kind == "projections":
             found *= 3  # self-attention: one input for all three
-        if len(found) != count:
-            raise TypeError(f"the repaired helper ({kind}) takes {count} float tensors, not {len(found)}")
+        if len(found) not in counts:
+            raise TypeError(f"the repaired helper ({kind}) takes {' or '.join(map(str, counts))} float tensors, not {len(found)}")
         return found
 
     def mask(values: list[Any]) -> torch.Tensor | None:
         return next((v for v in values if isinstance(v, torch.Tensor) and v.dtype == torch.bool), None)
 
     def helper(*args: Any, **kwargs: Any) -> Any:
-        values = given(args, kwargs)
+        owner, values = given(args, kwargs)
         if kind == "module":
             layers = [v for v in values if isinstance(v, nn.Module)]
             if len(layers) != 1:
                 raise TypeError(f"the repaired helper (module) takes one module, not {len(layers)}")
-            return layers[0](*floats(values, 1))
+            return layers[0](*floats(values, (1,)))
+        if kind == "linear":
+            x, weight, *bias = floats(values, (2, 3))
+            return F.linear(x, weight, bias[0] if bias else None)
+        if kind == "dropout":
+            rates, modes = [v for v in values if type(v) is float], [v for v in values if type(v) is bool]
+            if len(rates) != 1 or len(modes) != 1:
+                raise TypeError("the repaired helper (dropout) takes one rate and one training flag")
+            return F.dropout(floats(values, (1,))[0], rates[0], modes[0])
         if kind == "projections":
-            q, k, v = floats(values, 3)
-            return args[0].W_q(q), args[0].W_k(k), args[0].W_v(v)  # (..., L, E) each
+            q, k, v = floats(values, (3,))
+            return owner.W_q(q), owner.W_k(k), owner.W_v(v)  # (..., L, E) each
         if kind == "scores":
-            return trusted("attention_scores")(*floats(values, 2))  # (..., Lq, Lk)
-        tensors = floats(values, 2 if kind == "weights" else 3)
+            return trusted("attention_scores")(*floats(values, (2,)))  # (..., Lq, Lk)
+        tensors = floats(values, (2,) if kind == "weights" else (3,))
         weights = trusted("masked_softmax")(trusted("attention_scores")(tensors[0], tensors[1]), mask(values))  # (..., Lq, Lk)
         if kind == "weights":
             return weights
         dropout = next((d for d in values if isinstance(d, nn.Dropout)), None)  # C.3's, on the weights that multiply V
         output = (weights if dropout is None else dropout(weights)) @ tensors[2]  # (..., Lq, dv)
-        return (output, weights) if kind == "attention" else output
+        return {"attention": (output, weights), "attention_swapped": (weights, output)}.get(kind, output)
 
     return helper
 

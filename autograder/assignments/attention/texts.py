@@ -316,6 +316,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "masked_softmax gives the right weights where a blocked score lies far above the allowed ones, but a NaN gradient: exp() of that score overflows to inf before the mask zeroes it, and the gradient through the zero is 0 · inf = NaN, which training spreads to every weight; set blocked scores to -inf (masked_fill) before exp(), not after",
         "zh": "被屏蔽的分数远高于允许的分数时，masked_softmax 的权重是对的，但梯度是 NaN：该分数的 exp() 在被掩码置零之前就溢出成了 inf，经过置零的梯度是 0 · inf = NaN，训练时会传到每个权重；请在 exp() 之前（而不是之后）把被屏蔽的分数设为 -inf（masked_fill）",
     },
+    "bfloat16_overflows": {
+        "en": "masked_softmax gives NaN or inf for bfloat16 scores beyond float16's range (1e5; float16's largest is 65504): compute in the scores' own dtype, or in float32, not in a float16 copy",
+        "zh": "bfloat16 的分数超出 float16 的范围（1e5；float16 最大只有 65504）时，masked_softmax 给出了 NaN 或 inf：请在分数自身的 dtype（或 float32）里计算，不要转成 float16",
+    },
     "constant_overflows": {
         "en": "masked_softmax on {dtype} raised RuntimeError: a number in `{line}` does not fit in {dtype} (float16's largest is 65504); use one the dtype holds (torch.finfo(scores.dtype).min, or float('-inf') where -inf is meant)",
         "zh": "masked_softmax 在 {dtype} 上抛出了 RuntimeError：`{line}` 中的某个数超出了 {dtype} 的范围（float16 最大只有 65504）；请用该 dtype 能表示的数（torch.finfo(scores.dtype).min，或在表示 -inf 的地方用 float('-inf')）",
@@ -331,7 +335,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "cells_wrong": {"en": "the cells do not show the weight matrix (rows = keys, columns = queries)", "zh": "格子显示的不是权重矩阵（行 = key，列 = query）"},
     "axis_label_unreadable": {"en": "the label of the {which} is too small (under 4 pt) or too faint against the page to be read: draw it at a readable size, in a colour that stands out", "zh": "{which}的标签太小（不到 4 pt）或颜色与背景太接近，看不清：请用能看清的字号和颜色"},
     "tick_labels_unreadable": {"en": "the tick labels of the {which} are too small (under 4 pt) or too faint against the page to be read: draw the tokens at a readable size, in a colour that stands out", "zh": "{which}的刻度标签太小（不到 4 pt）或颜色与背景太接近，看不清：请用能看清的字号和颜色写出词元"},
-    "colorbar_unreadable": {"en": "the colorbar is too thin (under 3 pixels) or its colour strip is hidden, so it shows no colours: draw it at a readable width", "zh": "颜色条太窄（不到 3 像素）或色带被隐藏，看不出颜色：请把它画得足够宽"},
+    "colorbar_unreadable": {"en": "the colorbar is too thin (under 2 pixels at 72 dpi) or its colour strip is hidden, so it shows no colours: draw it at a readable width", "zh": "颜色条太窄（72 dpi 下不到 2 像素）或色带被隐藏，看不出颜色：请把它画得足够宽"},
     "axis_unlabelled": {"en": "no label on the {which}: name what each axis shows (query / key positions)", "zh": "{which}没有标签：写明它表示什么（Query / Key 位置）"},
     "axis_labels_swapped": {
         "en": "the axis labels name the wrong axes (horizontal: {xlabel!r}, vertical: {ylabel!r}): queries run across and keys down, so the horizontal label names the queries and the vertical one the keys",

@@ -35,7 +35,7 @@ from autograder.feedback.hints import first_tier
 from autograder.assignment import current, words
 from autograder.feedback.results import ERROR, FAILED, PASSED, VISIBILITIES, CheckResult
 from autograder.grading.worker.api import StudentAPI
-from autograder.grading.worker.client import NotImplementedYet, SandboxUnavailable, Student, StudentError, StudentException
+from autograder.grading.worker.client import NotImplementedYet, SandboxUnavailable, Student, StudentError, StudentException, WorkerFailure
 from autograder.grading.worker.standins import StandInError
 
 MARKER = "attnkit_check"
@@ -157,6 +157,7 @@ class AttnkitPlugin:
         self._repairs: dict[str, dict] = {}  # task -> the repair of a helper it shares with an earlier task that made a check of it pass (Part F's plans keep it)
         self._sites: dict[tuple[str, str], list[dict]] = {}  # (earlier task, task) -> the repairs of the helpers both share
         self._repairing: dict[tuple[str, str], bool] = {}  # (task, a repair) -> whether every values check of the task passes with it
+        self._repairs_stopped: set[str] = set()  # tasks whose repaired run hit a limit: none of their helpers is tried again
 
     # -- configuration ---------------------------------------------------------------------
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -366,7 +367,8 @@ class AttnkitPlugin:
                 continue
             if (earlier, task) not in self._sites:
                 try:
-                    self._sites[earlier, task] = carried.repairs(student.shared_helpers([names[earlier]], [names[task]], self._besides(earlier)))
+                    sites = student.shared_helpers([names[earlier]], [names[task]], self._besides(earlier))
+                    self._sites[earlier, task] = carried.repairs([s for s in sites if s.get("owner") is not None or s.get("name") not in names.values()])  # a task's function has a stand-in
                 except StudentError:
                     self._sites[earlier, task] = []
             for repair in self._sites[earlier, task]:
@@ -376,7 +378,11 @@ class AttnkitPlugin:
                     if _outcome(function, self._kwargs(function, item.name)) is not None:
                         continue
                 self._as_charged_tasks.add(task)
-                self._repairs.setdefault(task, repair)
+                if task not in self._repairs:  # with what it noted, for Part F's private worker
+                    try:
+                        self._repairs[task] = {**repair, "seen": student.repair_layouts(repair)}
+                    except StudentError:
+                        pass
                 return carried.carried_note([earlier] if earlier in failed else [], (earlier,))
         return None
 
@@ -389,15 +395,37 @@ class AttnkitPlugin:
         return any(not r.passed and r.check_id in checks for r in graded)
 
     def _repairs_all(self, task: str, repair: dict) -> bool:
-        """Whether every values check of `task` passes, with its earlier tasks' stand-ins, given `repair`."""
+        """Whether `repair` mends `task`'s values: with its earlier tasks' stand-ins, a values check
+        of the task that failed passes, and none that passed fails (a second mistake of the task's
+        own may keep others failing: qa44s d02, d03). Its calls teach the repair how the task lays
+        out the helper's arguments (`repairing(learn=True)`)."""
         key = (task, json.dumps(repair, sort_keys=True))
         if key not in self._repairing:
             carried = current().carried_module()
             assert carried is not None
             student = cast(Student, self._student)
-            with student.stand_ins(carried.stand_in_names(carried.earlier_tasks(task)), carried.trusted_answer), student.repairing([repair]):
-                self._repairing[key] = all(_outcome(check, self._kwargs(check, name)) is None for check, name in values_checks(task))
+            passed = self._values_passed(task)
+            mended = False
+            with student.stand_ins(carried.stand_in_names(carried.earlier_tasks(task)), carried.trusted_answer), student.repairing([repair], learn=True):
+                for check, name in values_checks(task) if task not in self._repairs_stopped else ():
+                    outcome = _outcome(check, self._kwargs(check, name))
+                    if isinstance(outcome, WorkerFailure):  # a limit (a hang): no more repairs of this task, each would cost one
+                        self._repairs_stopped.add(task)
+                    if (outcome is not None and name in passed) or isinstance(outcome, WorkerFailure):
+                        mended = False
+                        break
+                    mended = mended or (outcome is None and name not in passed)
+            self._repairing[key] = mended
         return self._repairing[key]
+
+    def _values_passed(self, task: str) -> set[str]:
+        """The values checks of `task` (by function name) that passed in this run, with stand-ins or
+        not (a part not graded here: those that passed, run unscored)."""
+        graded = {r.check_id: r.passed for r in self.results if r.task == task}
+        if not graded:
+            self._failed_unrun(task)
+            return {name for _, name in self._passed_alone.get(task, [])}
+        return {name for _, name in values_checks(task) if graded.get(name.removeprefix("test_"))}
 
     def _failed_unrun(self, task: str) -> bool:
         """Whether an earlier task of a part this run does not grade fails a values check, run

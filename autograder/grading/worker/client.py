@@ -681,11 +681,14 @@ class Student:
         return self._stand_ins + self._repairs
 
     @contextlib.contextmanager
-    def repairing(self, repairs: list[dict]) -> Iterator[None]:
+    def repairing(self, repairs: list[dict], learn: bool = False) -> Iterator[None]:
         """Within the block, every request runs with these helpers of the submission's own
-        (`shared_helpers`' places, each with its repair's kind "as") repaired in the worker."""
+        (`shared_helpers`' places, each with its repair's kind "as") repaired in the worker. `learn`:
+        the calls are the earlier task's, whose layouts of arguments the repair notes; otherwise it
+        answers only calls laid out as those were (a worker started since has noted none)."""
+        repairs = [{**repair, "learn": learn} for repair in repairs]
         saved = self._repairs, self._repaired
-        self._repairs, self._repaired = tuple(sorted(json.dumps(r, sort_keys=True) for r in repairs)), list(repairs)
+        self._repairs, self._repaired = tuple(sorted(json.dumps(r, sort_keys=True) for r in repairs)), repairs
         try:
             yield
         finally:
@@ -734,6 +737,11 @@ class Student:
         and `others` may run too lives: the helpers a repair may replace."""
         found = self.request({"op": "shared_helpers", "names": names, "others": others, "besides": besides}, "looking up names")
         return [site for site in found if isinstance(site, dict)] if isinstance(found, list) else []
+
+    def repair_layouts(self, repair: dict) -> list[list[str]]:
+        """What a repair noted of the earlier task's calls (`repairing(learn=True)`), to send with it."""
+        found = self.request({"op": "repair_layouts", "repair": repair}, "looking up names")
+        return [[str(k)[:200] for k in kinds[:64]] for kinds in found[:64] if isinstance(kinds, list)] if isinstance(found, list) else []
 
     @contextlib.contextmanager
     def noting_shared_code(self, names: list[str], besides: list[str]) -> Iterator[list[bool]]:

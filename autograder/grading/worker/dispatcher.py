@@ -42,7 +42,8 @@ TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 MAX_CALLER_FRAMES = 64  # frames looked at above each torch function call for torch's own Python code
 KIT_DIR = str(Path(__file__).resolve().parents[2]) + os.sep  # the autograder package: its stand-ins and tracers are not library code
 STDLIB = os.path.dirname(os.__file__)
-MAX_REPAIR_SITES = 8  # helpers two tasks share that the grader may repair (op_shared_helpers): a few in any real file
+MAX_LAYOUT_PLACES = 32  # a helper's arguments whose kinds a repair notes
+MAX_REPAIR_SITES = 16  # helpers two tasks share that the grader may repair (op_shared_helpers): a few in any real file
 MAX_AUDIT_EVENTS = 64  # audit events reported per worker
 AUDITED = frozenset({  # Python audit events reported to the grader (it maps them to integrity flags)
     "socket.getaddrinfo", "socket.__new__", "socket.connect", "socket.bind", "socket.sendto", "os.kill", "os.killpg", "signal.pthread_kill", "subprocess.Popen",
@@ -161,6 +162,7 @@ class Dispatcher:
         self._deadline: float | None = None  # loading: when the load's time is up (CellTimeLimit)
         self._helpers: tuple[int, list[types.ModuleType]] = (-1, [])  # len(sys.modules) when looked, the submission's helper modules
         self._watched: tuple[Callable[..., None], set[types.CodeType], _OperationsOf] | None = None  # watch_shared: the profile, the watched code seen working, the mode
+        self._layouts: dict[str, list[set[str]]] = {}  # a repair -> the kinds of argument the earlier task's calls gave the helper, in each place
 
     # -- requests --------------------------------------------------------------------------
     def handle(self, request: dict) -> dict:
@@ -452,7 +454,7 @@ class Dispatcher:
             elif isinstance(value, type) and _owned(value, modules):
                 for base in value.__mro__:
                     for attr, member in list(vars(base).items()) if _owned(base, modules) else ():
-                        function = member.__func__ if type(member) is staticmethod else member
+                        function = member.__func__ if type(member) in (staticmethod, classmethod) else member
                         if type(function) is types.FunctionType and not attr.startswith("__") and id(function) not in seen:
                             seen.add(id(function))
                             yield {"name": attr, "owner": name, "base": base.__name__, "method": type(member) is not staticmethod}, function
@@ -466,7 +468,7 @@ class Dispatcher:
             yield
             return
         kinds = getattr(self.stand_ins, "REPAIRS", {})
-        if type(repairs) is not list or len(repairs) > MAX_REPAIR_SITES or not all(type(r) is dict and r.get("as") in kinds for r in repairs):
+        if type(repairs) is not list or len(repairs) > MAX_REPAIR_SITES or not all(type(r) is dict and r.get("as") in kinds and type(r.get("learn", False)) is bool for r in repairs):
             raise ValueError("unknown repairs requested")
         undo: list[Callable[[], None]] = []
         try:
@@ -480,6 +482,10 @@ class Dispatcher:
     def _repair(self, site: dict) -> Callable[[], None]:
         """Install one repair; returns what puts the submission's own back."""
         name = site.get("name")
+        layouts = self._layouts.setdefault(_repair_key(site), [])
+        given_layouts = site.get("seen")
+        if not layouts and type(given_layouts) is list and len(given_layouts) <= MAX_LAYOUT_PLACES and all(type(kinds) is list and all(type(k) is str for k in kinds[:64]) for kinds in given_layouts):
+            layouts.extend({k[:200] for k in kinds[:64]} for kinds in given_layouts)  # noted by another worker of this submission (Part F's private one)
         assert self.stand_ins is not None  # REPAIRS came from it
         modules = self._student_globals()
         if type(name) is not str:
@@ -488,17 +494,26 @@ class Dispatcher:
             if type(self.namespace.get(name)) is not types.FunctionType:
                 raise ValueError(f"no function {name} to repair")
             saved = self.namespace[name]
-            self.namespace[name] = self.stand_ins.repair(site["as"], self._trusted, False)
+            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True)
             return lambda: self.namespace.__setitem__(name, saved)
         owner = self.namespace.get(site["owner"])
         base = next((b for b in getattr(owner, "__mro__", ()) if b.__name__ == site.get("base") and _owned(b, modules) and name in vars(b)), None)
         if base is None or not isinstance(owner, type):
             raise ValueError(f"no method {name} to repair")
         member = vars(base)[name]
-        method = type(member) is not staticmethod
-        helper = self.stand_ins.repair(site["as"], self._trusted, method)
-        type.__setattr__(base, name, helper if method else staticmethod(helper))
+        kind = type(member) if type(member) in (staticmethod, classmethod) else None
+        function = member.__func__ if kind is not None else member
+        if type(function) is not types.FunctionType:
+            raise ValueError(f"no method {name} to repair")
+        given = _arguments(function, kind is not staticmethod)
+        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True)
+        type.__setattr__(base, name, kind(helper) if kind is not None else helper)
         return lambda: type.__setattr__(base, name, member)
+
+    def op_repair_layouts(self, request: dict) -> list[list[str]]:
+        """The kinds of argument each place of a repaired helper was given by the earlier task's
+        calls (`repairs` with learn), for another worker of the same submission to answer alike."""
+        return [sorted(kinds) for kinds in self._layouts.get(_repair_key(request.get("repair")), [])]
 
     def _trusted(self, name: str) -> Callable[..., Any]:
         """The stand-in in use for the submission's `name` (a repair's values come from it)."""
@@ -789,6 +804,100 @@ def _remember_source(filename: str, chunks: list) -> None:
         lines[first_line - 1:] = text.splitlines(keepends=True)
     lines = [line if line.endswith("\n") else line + "\n" for line in lines]
     linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)  # mtime None: never re-read
+
+
+def _repair_key(site: Any) -> str:
+    """A repair's key in the worker's notes of layouts: its place and kind, not how it is sent."""
+    return repr(sorted((k, v) for k, v in site.items() if k not in ("learn", "seen"))) if type(site) is dict else ""
+
+
+def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool) -> Callable[..., Any]:
+    """A repair that answers only calls that hand the helper, in each place, a kind of argument the
+    earlier task's calls did there (`learn`: those calls, noted); or a dropout where they always
+    gave None, or another module where they gave modules, that the helper's own code (`own`)
+    applies (its values change when it is swapped for an identity; a dropout that drops nothing
+    needs no test). A later task that hands it other kinds of argument, or the same in other
+    places (a dropout where the mask goes, a module swapped with the tensor, a LayerNorm that its
+    own code never applies), is on a path of the helper's that the earlier task's checks never
+    tried, which no repair answers for (qa43h b01, b02, b03, b05)."""
+
+    def gate(*args: Any, **kwargs: Any) -> Any:
+        layout = _layout(given(args, kwargs)[1])
+        if learn:
+            seen.extend(set() for _ in range(min(len(layout), MAX_LAYOUT_PLACES) - len(seen)))
+            for place, kind in enumerate(layout[:MAX_LAYOUT_PLACES]):
+                seen[place].add(kind)
+            return helper(*args, **kwargs)
+        unseen = [place for place, kind in enumerate(layout) if place >= len(seen) or kind not in seen[place]]
+        if not all(place < len(seen) and _may_stand_for(layout[place], seen[place]) for place in unseen):
+            raise TypeError("the repaired helper is called with other arguments than the earlier task gives it")
+        applied = [place for place in unseen if layout[place] != IDLE_DROPOUT]
+        if applied and not _applies(own, given, args, kwargs, applied):
+            raise TypeError("the helper of yours does not apply the module it is given")
+        return helper(*args, **kwargs)
+
+    return gate
+
+
+IDLE_DROPOUT = "module: a dropout that drops nothing"
+
+
+def _may_stand_for(kind: str, kinds: set[str]) -> bool:
+    """Whether an argument of `kind` may go where the earlier task gave `kinds`: a dropout where it
+    gave None, a module where it gave modules (if the helper applies it: `_applies`)."""
+    dropout = kind == IDLE_DROPOUT or kind == "module: Dropout"
+    return (dropout and kinds == {"NoneType"}) or (kind.startswith("module: ") and all(k.startswith("module: ") for k in kinds))
+
+
+def _applies(own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], args: tuple, kwargs: dict, places: list[int]) -> bool:
+    """Whether the submission's own helper gives other values when the modules it is handed in
+    `places` (of its parameters' order) are identities (run on copies of the random state,
+    without gradients; an error there: no)."""
+    modules = {id(value) for value in (given(args, kwargs)[1][place] for place in places)}
+    idle = torch.nn.Identity()
+    swap = lambda value: idle if id(value) in modules else value  # noqa: E731
+    outputs = []
+    try:
+        for call_args, call_kwargs in ((args, kwargs), (tuple(map(swap, args)), {k: swap(v) for k, v in kwargs.items()})):
+            with torch.random.fork_rng(devices=[]), torch.no_grad():
+                outputs.append(_tensors(own(*call_args, **call_kwargs)))
+    except Exception:  # noqa: BLE001 - its own code fails there: not a path the repair answers for
+        return False
+    return len(outputs[0]) != len(outputs[1]) or any(a.shape != b.shape or not torch.equal(a, b) for a, b in zip(*outputs))
+
+
+def _layout(values: list) -> tuple[str, ...]:
+    """The kinds of a helper's arguments, in order: a float, bool or other tensor, a module by its
+    class (a dropout that drops nothing, in eval mode or at rate 0, apart), or a value's type."""
+    def kind(value: Any) -> str:
+        if isinstance(value, torch.Tensor):
+            return "bool tensor" if value.dtype == torch.bool else "tensor" if value.is_floating_point() else "other tensor"
+        if isinstance(value, torch.nn.Dropout) and (not value.training or value.p == 0):
+            return IDLE_DROPOUT
+        return f"module: {type(value).__qualname__}" if isinstance(value, torch.nn.Module) else type(value).__name__
+
+    return tuple(kind(value) for value in values)
+
+
+def _arguments(function: types.FunctionType, method: bool) -> Callable[[tuple, dict], tuple[Any, list]]:
+    """What a repair of `function` is given: its `self` or `cls` (None for a function) and its other
+    arguments in the order of its own parameters, however it was called (keywords in any order)."""
+    signature = inspect.signature(function)
+
+    def given(args: tuple, kwargs: dict) -> tuple[Any, list]:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            values = [*args, *kwargs.values()]
+        else:
+            bound.apply_defaults()
+            values = []
+            for parameter, value in bound.arguments.items():
+                kind = signature.parameters[parameter].kind
+                values.extend(value if kind is inspect.Parameter.VAR_POSITIONAL else value.values() if kind is inspect.Parameter.VAR_KEYWORD else [value])
+        return (values[0], values[1:]) if method and values else (None, values)
+
+    return given
 
 
 def _strided(args: list, positions: list) -> list:

@@ -281,7 +281,7 @@ def _title(ax: Axes, loc: str) -> str:
 
 MIN_TEXT_POINTS = 4.0  # a label or title smaller than this cannot be read (qa41h F6: 1 pt)
 MIN_CONTRAST = 0.1  # the least difference of luminance between a text and what it is drawn on (white on white: 0)
-MIN_STRIP_PIXELS = 3.0  # a colorbar strip narrower than this shows no colours (qa41h F6: a fraction of a pixel)
+MIN_STRIP_PIXELS = 2.0  # a colorbar strip narrower than this shows no colours (qa41h F6: a fraction of a pixel; qa43h c01: an honest slim one is 2.7)
 
 
 def _inked(text: Text) -> bool:

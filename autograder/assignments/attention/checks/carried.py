@@ -195,7 +195,7 @@ def _mutant_reference(key: str, way: int) -> Any:
 
 # The helpers of a failing task's code shared with an earlier task's that a repair may replace, at
 # most: each repair tried costs a run of the check.
-MAX_REPAIRED_HELPERS = 6
+MAX_REPAIRED_HELPERS = 12
 
 
 def repairs(sites: list[dict]) -> list[dict]:

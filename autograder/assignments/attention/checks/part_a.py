@@ -321,7 +321,11 @@ def test_masked_softmax_dtypes(student: StudentAPI, gen):
                     raise fail_with(f"masked_softmax on {dtype} raised RuntimeError ({error.text[:100]})", "mask_fill_overflows") from None
                 raise CheckFailure.keyed("constant_overflows", dtype=str(dtype), line=line[:120]) from None
             raise
-        if not torch.isfinite(weights).all() and number < len(DTYPE_CASES) and _no_max_subtraction(weights, scores, mask):  # (beyond float16, a float16 copy overflows alike)
+        if number == len(DTYPE_CASES):  # bfloat16 holds 1e5 to within 512: no values to compare there (a logsumexp is right), only no overflow
+            if not torch.isfinite(weights).all():
+                raise CheckFailure.keyed("bfloat16_overflows")
+            continue
+        if not torch.isfinite(weights).all() and _no_max_subtraction(weights, scores, mask):
             raise fail_with(f"masked_softmax: {dtype} scores give NaN or inf", "softmax_no_max_subtraction")
         expect_close(weights, reference().masked_softmax(scores.double(), mask), f"masked_softmax on {dtype}", rtol=tolerance, atol=tolerance)
 

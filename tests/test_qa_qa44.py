@@ -1,0 +1,52 @@
+"""qa44s: helpers two tasks share, in shapes the repair of round 37 had not seen (tests/qa/qa44s:
+12 correct files, single mistakes in shared helpers and their controls; headers are the fair grades).
+
+A helper's arguments are taken in the order of its own parameters, however it is called (keywords
+in any order: b02, b03, b17, b21); a staticmethod or classmethod is repaired as a function (b07,
+b08); a helper that returns (weights, output) (b15), applies a Linear from its weight and bias
+(b19) or a dropout from a rate and a flag (b12) has a repair of its own; up to 12 shared helpers
+are tried (b23, b24). The earlier task's repair is accepted when a values check of it that failed
+passes and none that passed fails (a second mistake of its own may keep the others failing).
+
+Open (tests/qa/qa44s_open, a strict xfail; headers are the fair grades):
+- still charged again in the later task: a helper that returns a dict, a named tuple or one
+  stacked tensor (b04, b05, b20), one of a nested class (b09), with the keys first (b18), a Linear
+  helper given no bias (b19, bias=False), a seventh helper that is a weighted sum (b22), and an
+  earlier task with a second mistake in every values check (d02, d10, d12);
+- paid for a second mistake in the helper on a path only the later task takes, which the repair
+  mends too (d07 a dropout put on the heads, d08 a LayerNorm branch, d11 a transpose right only
+  for 3-D inputs, d13 a cross-attention branch).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.feedback.results import SubmissionResult
+from tests.corpus import assert_graded_as_expected, expected, graded_corpus
+
+QA = Path(__file__).resolve().parent / "qa"
+STYLES, OPEN = QA / "qa44s", QA / "qa44s_open"
+
+
+@pytest.fixture(scope="module")
+def styles(tmp_path_factory) -> dict[str, SubmissionResult]:
+    return graded_corpus(STYLES, tmp_path_factory.mktemp("qa44s_out"))
+
+
+@pytest.mark.parametrize("path", sorted(STYLES.glob("*.py")), ids=lambda p: p.stem)
+def test_each_shared_helper_file_scores_its_header(path, styles):
+    assert_graded_as_expected(styles[path.stem], path)
+
+
+def test_no_file_is_flagged(styles):
+    assert {stem: r.flags for stem, r in styles.items() if r.flags} == {}
+
+
+@pytest.mark.xfail(strict=True, reason="qa44s open: helper shapes no repair takes, two mistakes in the earlier task, or a second mistake on the later task's path of the helper")
+def test_a_mistake_in_a_helper_two_tasks_share_is_charged_once_in_every_shape(tmp_path):
+    results = graded_corpus(OPEN, tmp_path)
+    wrong = {p.stem: {q.part: q.score for q in results[p.stem].parts} for p in sorted(OPEN.glob("*.py"))
+             if {q.part: q.score for q in results[p.stem].parts} != expected(p)[0]}
+    assert wrong == {}
