@@ -803,6 +803,8 @@ class Student:
     def echo_call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, list[Any]]:
         """Call, and get back the arguments as the call left them."""
         result = self.request({"op": "call", "name": name, "args": list(args), "kwargs": kwargs, "echo": True, "look": self._look(name)}, name)
+        if not isinstance(result, dict) or "value" not in result or not isinstance(result.get("args"), list):  # a reply written by the submission's code
+            raise BadReturn(t("note.no_tensors", where=name))
         return result["value"], list(result["args"])
 
     def new(self, cls: str, *args: Any, seed: int | None = None, **kwargs: Any) -> Handle:
