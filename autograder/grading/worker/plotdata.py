@@ -262,16 +262,22 @@ def _label_text(axis: Any) -> str:
 
 
 def _shown_text(text: Text) -> str:
-    """A tick label's text as a reader sees it: '' when it is too small or faint to read."""
-    return str(text.get_text()) if _inked(text) else ""
+    """A tick label's text as a reader sees it: '' when it is too small to read (its colour is
+    not judged: an outline drawn around it, white in plt.xkcd(), may be what shows it)."""
+    return str(text.get_text()) if _readable_size(text) else ""
+
+
+def _readable_size(text: Text) -> bool:
+    return float(text.get_fontsize()) >= MIN_TEXT_POINTS
 
 
 def _faint(ax: Axes, xlabels: list[Text], ylabels: list[Text]) -> list[str]:
     """Which of an Axes' labels hold text that is drawn too small or faint to read (a wrong
-    diagnosis said "no label" where there was one of 3 pt: qa43s b16, b22)."""
-    held = {"xlabel": [ax.xaxis.label] if _shown(ax.xaxis) else [], "ylabel": [ax.yaxis.label] if _shown(ax.yaxis) else [],
-            "xticklabels": xlabels, "yticklabels": ylabels}
-    return [name for name, texts in held.items() if any(str(t.get_text()).strip() and t.get_visible() and not _inked(t) for t in texts)]
+    diagnosis said "no label" where there was one of 3 pt: qa43s b16, b22); tick labels by their
+    size alone (_shown_text)."""
+    axis_labels = {"xlabel": [ax.xaxis.label] if _shown(ax.xaxis) else [], "ylabel": [ax.yaxis.label] if _shown(ax.yaxis) else []}
+    faint = [name for name, texts in axis_labels.items() if any(str(t.get_text()).strip() and t.get_visible() and not _inked(t) for t in texts)]
+    return faint + [name for name, texts in (("xticklabels", xlabels), ("yticklabels", ylabels)) if any(str(t.get_text()).strip() and not _readable_size(t) for t in texts)]
 
 
 def _title(ax: Axes, loc: str) -> str:
@@ -288,7 +294,7 @@ def _inked(text: Text) -> bool:
     """Whether a Text is drawn so that it shows: visible, not transparent, at a readable size, in
     a colour that stands out from what it is drawn on (its own box, or the figure)."""
     colour = matplotlib.colors.to_rgba(text.get_color(), text.get_alpha())
-    if not text.get_visible() or colour[3] <= 0 or float(text.get_fontsize()) < MIN_TEXT_POINTS:
+    if not text.get_visible() or colour[3] <= 0 or not _readable_size(text):
         return False
     box, figure = text.get_bbox_patch(), text.get_figure()
     grounds = [box.get_facecolor() if box is not None and box.get_visible() else "none", figure.get_facecolor() if figure is not None else "none", "white"]
