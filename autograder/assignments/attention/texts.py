@@ -335,7 +335,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "cells_wrong": {"en": "the cells do not show the weight matrix (rows = keys, columns = queries)", "zh": "格子显示的不是权重矩阵（行 = key，列 = query）"},
     "axis_label_unreadable": {"en": "the label of the {which} is too small (under 4 pt) or too faint against the page to be read: draw it at a readable size, in a colour that stands out", "zh": "{which}的标签太小（不到 4 pt）或颜色与背景太接近，看不清：请用能看清的字号和颜色"},
     "tick_labels_unreadable": {"en": "the tick labels of the {which} are too small (under 4 pt) or too faint against the page to be read: draw the tokens at a readable size, in a colour that stands out", "zh": "{which}的刻度标签太小（不到 4 pt）或颜色与背景太接近，看不清：请用能看清的字号和颜色写出词元"},
-    "colorbar_unreadable": {"en": "the colorbar is too thin (under 2 pixels at 72 dpi) or its colour strip is hidden, so it shows no colours: draw it at a readable width", "zh": "颜色条太窄（72 dpi 下不到 2 像素）或色带被隐藏，看不出颜色：请把它画得足够宽"},
+    "colorbar_unreadable": {"en": "the colorbar is too thin (under 2 pixels at 72 dpi) to show its colours: draw it at a readable width", "zh": "颜色条太窄（72 dpi 下不到 2 像素），看不出颜色：请把它画得足够宽"},
     "axis_unlabelled": {"en": "no label on the {which}: name what each axis shows (query / key positions)", "zh": "{which}没有标签：写明它表示什么（Query / Key 位置）"},
     "axis_labels_swapped": {
         "en": "the axis labels name the wrong axes (horizontal: {xlabel!r}, vertical: {ylabel!r}): queries run across and keys down, so the horizontal label names the queries and the vertical one the keys",

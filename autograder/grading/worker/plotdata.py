@@ -276,7 +276,7 @@ def _faint(ax: Axes, xlabels: list[Text], ylabels: list[Text]) -> list[str]:
     diagnosis said "no label" where there was one of 3 pt: qa43s b16, b22); tick labels by their
     size alone (_shown_text)."""
     axis_labels = {"xlabel": [ax.xaxis.label] if _shown(ax.xaxis) else [], "ylabel": [ax.yaxis.label] if _shown(ax.yaxis) else []}
-    faint = [name for name, texts in axis_labels.items() if any(str(t.get_text()).strip() and t.get_visible() and not _inked(t) for t in texts)]
+    faint = [name for name, texts in axis_labels.items() if any(str(t.get_text()).strip() and t.get_visible() and matplotlib.colors.to_rgba(t.get_color(), t.get_alpha())[3] > 0 and not _inked(t) for t in texts)]  # (a transparent one: none)
     return faint + [name for name, texts in (("xticklabels", xlabels), ("yticklabels", ylabels)) if any(str(t.get_text()).strip() and not _readable_size(t) for t in texts)]
 
 
@@ -378,11 +378,14 @@ def _on_page(ax: Axes) -> bool:
 
 def _colorbar_shown(ax: Axes) -> bool:
     """Whether an Axes is a colorbar that shows on the page, with its strip of colours drawn (not
-    hidden: bar.solids.set_visible(False), or transparent)."""
-    if not _is_colorbar(ax) or not _on_page(ax):
-        return False
+    hidden: bar.solids.set_visible(False), or transparent), at least MIN_STRIP_PIXELS wide."""
     box = ax.get_window_extent()
-    if min(box.width, box.height) < MIN_STRIP_PIXELS:
+    return _colorbar_drawn(ax) and min(box.width, box.height) >= MIN_STRIP_PIXELS
+
+
+def _colorbar_drawn(ax: Axes) -> bool:
+    """Whether an Axes is a colorbar on the page whose strip of colours is drawn, however thin."""
+    if not _is_colorbar(ax) or not _on_page(ax):
         return False
     colorbar = getattr(ax, "_colorbar", None)
     if colorbar is None:
@@ -468,7 +471,7 @@ def _holders(returned_kind: str, axes: list[Axes], ax: Axes | None, given: list[
         "target": target,
         "returned_target": _returned_target(axes, ax, target),
         "colorbars": sum(1 for a in axes if _colorbar_shown(a)),  # a hidden one shows nothing
-        "faint_colorbars": sum(1 for a in axes if _is_colorbar(a) and _on_page(a) and not _colorbar_shown(a)),  # too thin, or its strip hidden
+        "faint_colorbars": sum(1 for a in axes if _colorbar_drawn(a) and not _colorbar_shown(a)),  # drawn, but too thin to show its colours
         "colorbar_maps": [_colorbar_map(a) for a in axes if _colorbar_shown(a)][:MAX_COLORBARS],
         "given_axes": axes.index(given[0]) if given and given[0] in axes else -1,
         "figures": len(plt.get_fignums()),
