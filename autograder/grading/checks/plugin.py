@@ -372,7 +372,7 @@ class AttnkitPlugin:
                 except StudentError:
                     self._sites[earlier, task] = []
             for repair in self._sites[earlier, task]:
-                if not self._repairs_all(earlier, repair):  # first (once for every check): it rarely does
+                if not self._mends(earlier, repair):  # first (once for every check): it rarely does
                     continue
                 with student.stand_ins(stand_ins, carried.trusted_answer), student.repairing([repair]):
                     if _outcome(function, self._kwargs(function, item.name)) is not None:
@@ -394,7 +394,7 @@ class AttnkitPlugin:
         checks = {name.removeprefix("test_") for _, name in values_checks(task)}
         return any(not r.passed and r.check_id in checks for r in graded)
 
-    def _repairs_all(self, task: str, repair: dict) -> bool:
+    def _mends(self, task: str, repair: dict) -> bool:
         """Whether `repair` mends `task`'s values: with its earlier tasks' stand-ins, a values check
         of the task that failed passes, and none that passed fails (a second mistake of the task's
         own may keep others failing: qa44s d02, d03). Its calls teach the repair how the task lays
