@@ -73,6 +73,8 @@ REPAIRS = {
     "attention_output": (3, False),  # helper(q, k, v, mask) -> output
     "weights": (2, False),  # helper(q, k, mask) -> masked_softmax(scores)
     "scores": (2, False),  # helper(q, k) -> scores
+    "scores_keys_first": (2, False),  # helper(k, q) -> the same scores
+    "weighted_sum": (2, False),  # helper(weights, v) -> weights @ v
 }
 
 
@@ -110,8 +112,12 @@ def repair(kind: str, trusted: Callable[[str], Any], given: Callable[[tuple, dic
         if kind == "projections":
             q, k, v = floats(values, (3,))
             return owner.W_q(q), owner.W_k(k), owner.W_v(v)  # (..., L, E) each
-        if kind == "scores":
-            return trusted("attention_scores")(*floats(values, (2,)))  # (..., Lq, Lk)
+        if kind in ("scores", "scores_keys_first"):
+            q, k = floats(values, (2,))[::1 if kind == "scores" else -1]
+            return trusted("attention_scores")(q, k)  # (..., Lq, Lk)
+        if kind == "weighted_sum":
+            weights, v = floats(values, (2,))
+            return weights @ v  # (..., Lq, dv)
         tensors = floats(values, (2,) if kind == "weights" else (3,))
         weights = trusted("masked_softmax")(trusted("attention_scores")(tensors[0], tensors[1]), mask(values))  # (..., Lq, Lk)
         if kind == "weights":

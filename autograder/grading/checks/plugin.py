@@ -395,9 +395,10 @@ class AttnkitPlugin:
         return any(not r.passed and r.check_id in checks for r in graded)
 
     def _mends(self, task: str, repair: dict) -> bool:
-        """Whether `repair` mends `task`'s values: with its earlier tasks' stand-ins, a values check
-        of the task that failed passes, and none that passed fails (a second mistake of the task's
-        own may keep others failing: qa44s d02, d03). Its calls teach the repair how the task lays
+        """Whether `repair` mends `task`'s values: with its earlier tasks' stand-ins, no values
+        check of the task that passed fails, and one that failed passes, or the helper's own values
+        differ from the repair's on the task's calls (a second mistake of the task's own may keep
+        every check failing: qa44s d02, d10, d12). Its calls teach the repair how the task lays
         out the helper's arguments (`repairing(learn=True)`)."""
         key = (task, json.dumps(repair, sort_keys=True))
         if key not in self._repairing:
@@ -405,17 +406,20 @@ class AttnkitPlugin:
             assert carried is not None
             student = cast(Student, self._student)
             passed = self._values_passed(task)
-            mended = False
+            mended, broken = False, task in self._repairs_stopped
             with student.stand_ins(carried.stand_in_names(carried.earlier_tasks(task)), carried.trusted_answer), student.repairing([repair], learn=True):
-                for check, name in values_checks(task) if task not in self._repairs_stopped else ():
+                for check, name in values_checks(task) if not broken else ():
                     outcome = _outcome(check, self._kwargs(check, name))
                     if isinstance(outcome, WorkerFailure):  # a limit (a hang): no more repairs of this task, each would cost one
                         self._repairs_stopped.add(task)
                     if (outcome is not None and name in passed) or isinstance(outcome, WorkerFailure):
-                        mended = False
+                        broken = True
                         break
                     mended = mended or (outcome is None and name not in passed)
-            self._repairing[key] = mended
+            try:
+                self._repairing[key] = not broken and (mended or student.repair_differed(repair))
+            except StudentError:
+                self._repairing[key] = False
         return self._repairing[key]
 
     def _values_passed(self, task: str) -> set[str]:

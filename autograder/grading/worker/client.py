@@ -738,6 +738,10 @@ class Student:
         found = self.request({"op": "shared_helpers", "names": names, "others": others, "besides": besides}, "looking up names")
         return [site for site in found if isinstance(site, dict)] if isinstance(found, list) else []
 
+    def repair_differed(self, repair: dict) -> bool:
+        """Whether the helper's own values differed from the repair's on the earlier task's calls (`repairing(learn=True)`)."""
+        return self.request({"op": "repair_differed", "repair": repair}, "looking up names") is True
+
     def repair_layouts(self, repair: dict) -> list[list[str]]:
         """What a repair noted of the earlier task's calls (`repairing(learn=True)`), to send with it."""
         found = self.request({"op": "repair_layouts", "repair": repair}, "looking up names")

@@ -43,6 +43,9 @@ MAX_CALLER_FRAMES = 64  # frames looked at above each torch function call for to
 KIT_DIR = str(Path(__file__).resolve().parents[2]) + os.sep  # the autograder package: its stand-ins and tracers are not library code
 STDLIB = os.path.dirname(os.__file__)
 MAX_LAYOUT_PLACES = 32  # a helper's arguments whose kinds a repair notes
+FINITE_STEP = 1e-3  # the step of the finite difference that a backward of the submission's own is held to
+MAX_GRAPH_NODES = 100_000  # the nodes of an autograd graph looked through for such a backward
+NESTED_CLASSES = 2  # how deep a repair looks for a helper in classes defined in a class's body
 MAX_REPAIR_SITES = 16  # helpers two tasks share that the grader may repair (op_shared_helpers): a few in any real file
 MAX_AUDIT_EVENTS = 64  # audit events reported per worker
 AUDITED = frozenset({  # Python audit events reported to the grader (it maps them to integrity flags)
@@ -163,6 +166,7 @@ class Dispatcher:
         self._helpers: tuple[int, list[types.ModuleType]] = (-1, [])  # len(sys.modules) when looked, the submission's helper modules
         self._watched: tuple[Callable[..., None], set[types.CodeType], _OperationsOf] | None = None  # watch_shared: the profile, the watched code seen working, the mode
         self._layouts: dict[str, list[set[str]]] = {}  # a repair -> the kinds of argument the earlier task's calls gave the helper, in each place
+        self._differed: dict[str, list[bool]] = {}  # a repair -> [True] once the helper's own values differed from it on such a call
 
     # -- requests --------------------------------------------------------------------------
     def handle(self, request: dict) -> dict:
@@ -444,7 +448,8 @@ class Dispatcher:
         return found[:MAX_REPAIR_SITES]
 
     def _helper_sites(self) -> Iterator[tuple[dict, types.FunctionType]]:
-        """Each function of the entry module and each method (not a dunder) of its classes' own MROs."""
+        """Each function of the entry module and each method (not a dunder) of its classes' own MROs,
+        and of the classes they define in their bodies (owner "Outer.Inner", NESTED_CLASSES deep)."""
         modules = self._student_globals()
         seen: set[int] = set()
         for name, value in list(self.namespace.items()):
@@ -452,12 +457,15 @@ class Dispatcher:
                 seen.add(id(value))
                 yield {"name": name, "method": False}, value
             elif isinstance(value, type) and _owned(value, modules):
-                for base in value.__mro__:
-                    for attr, member in list(vars(base).items()) if _owned(base, modules) else ():
-                        function = member.__func__ if type(member) in (staticmethod, classmethod) else member
-                        if type(function) is types.FunctionType and not attr.startswith("__") and id(function) not in seen:
-                            seen.add(id(function))
-                            yield {"name": attr, "owner": name, "base": base.__name__, "method": type(member) is not staticmethod}, function
+                yield from _methods(name, value, modules, seen)
+
+    def _class_at(self, owner: str) -> Any:
+        """The class a repair site names: one of the entry module's, or one defined in its body."""
+        first, *inner = owner.split(".")
+        found = self.namespace.get(first)
+        for attr in inner:
+            found = vars(found).get(attr) if isinstance(found, type) else None
+        return found
 
     @contextlib.contextmanager
     def _repairs(self, repairs: Any) -> Iterator[None]:
@@ -482,7 +490,7 @@ class Dispatcher:
     def _repair(self, site: dict) -> Callable[[], None]:
         """Install one repair; returns what puts the submission's own back."""
         name = site.get("name")
-        layouts = self._layouts.setdefault(_repair_key(site), [])
+        layouts, differed = self._layouts.setdefault(_repair_key(site), []), self._differed.setdefault(_repair_key(site), [])
         given_layouts = site.get("seen")
         if not layouts and type(given_layouts) is list and len(given_layouts) <= MAX_LAYOUT_PLACES and all(type(kinds) is list and all(type(k) is str for k in kinds[:64]) for kinds in given_layouts):
             layouts.extend({k[:200] for k in kinds[:64]} for kinds in given_layouts)  # noted by another worker of this submission (Part F's private one)
@@ -494,9 +502,9 @@ class Dispatcher:
             if type(self.namespace.get(name)) is not types.FunctionType:
                 raise ValueError(f"no function {name} to repair")
             saved = self.namespace[name]
-            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True)
+            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True, differed)
             return lambda: self.namespace.__setitem__(name, saved)
-        owner = self.namespace.get(site["owner"])
+        owner = self._class_at(site["owner"]) if type(site["owner"]) is str else None
         base = next((b for b in getattr(owner, "__mro__", ()) if b.__name__ == site.get("base") and _owned(b, modules) and name in vars(b)), None)
         if base is None or not isinstance(owner, type):
             raise ValueError(f"no method {name} to repair")
@@ -506,9 +514,14 @@ class Dispatcher:
         if type(function) is not types.FunctionType:
             raise ValueError(f"no method {name} to repair")
         given = _arguments(function, kind is not staticmethod)
-        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True)
+        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True, differed)
         type.__setattr__(base, name, kind(helper) if kind is not None else helper)
         return lambda: type.__setattr__(base, name, member)
+
+    def op_repair_differed(self, request: dict) -> bool:
+        """Whether the helper's own values differed from the repair's on a call of the earlier task
+        (`repairs` with learn): the helper is wrong on that task's path."""
+        return bool(self._differed.get(_repair_key(request.get("repair"))))
 
     def op_repair_layouts(self, request: dict) -> list[list[str]]:
         """The kinds of argument each place of a repaired helper was given by the earlier task's
@@ -646,25 +659,59 @@ class Dispatcher:
         finally:
             if tracer is not None:
                 self._looked = self._seen(tracer, before)
+        # the outputs as the traced call left them: a backward of the student's own (an autograd.Function)
+        # runs untraced, and one that writes into them (qa45h h02, h17) is refused below
+        exported = self._export(outputs)
+        versions = _versions(outputs)
         selected = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
         pairs = [(o, g) for o, g in zip(selected, request["grad_outputs"]) if g is not None]
         if not all(isinstance(o, torch.Tensor) for o, _ in pairs):
             raise TypeError("the outputs to differentiate are not tensors")
         inputs = [args[i] for i in wrt]
         if any(tuple(o.shape) != tuple(g.shape) for o, g in pairs):  # a result of the wrong shape: the checks name it, not autograd
-            return {"outputs": self._export(outputs), "grads": [None] * len(inputs), "param_grads": {}}
+            return {"outputs": exported, "grads": [None] * len(inputs), "param_grads": {}}
         pairs = [(o, g) for o, g in pairs if o.requires_grad]  # a detached output: no gradient reaches anything
         named = list(target.__self__.named_parameters(remove_duplicate=False)) if request.get("params") else []
         params = list({id(p): p for _, p in named}.values())  # each once; every name it has gets its gradient
         grads = torch.autograd.grad(
             [o for o, _ in pairs], inputs + params, [g for _, g in pairs], allow_unused=True
         ) if pairs else (None,) * (len(inputs) + len(params))
+        if _versions(outputs) != versions:
+            raise RuntimeError("the backward of your code changed the results its forward returned (in place)")
+        if _custom_backward([o for o, _ in pairs]) and not self._follows_forward(request, target, args, inputs + params, grads, pairs, selected):
+            raise RuntimeError("the gradients your backward (an autograd.Function) returns are not those of your forward")
         by_id = {id(p): g for p, g in zip(params, grads[len(inputs):])}
         return {
-            "outputs": self._export(outputs),
+            "outputs": exported,
             "grads": [self._export(g) for g in grads[: len(inputs)]],
             "param_grads": {n: self._export(by_id[id(p)]) for n, p in named},
         }
+
+    def _follows_forward(self, request: dict, target: Callable, args: list, leaves: list, grads: tuple, pairs: list, selected: Any) -> bool:
+        """Whether the gradients of `leaves` agree with a central difference of the forward along one
+        random direction (sum(grad_output * change of output) / step): a backward of the
+        submission's own must give the gradients of its forward (qa45h h19: the library's gradients
+        for a forward that returns zeros). Run without gradients, seeded as the call was."""
+        chosen = [(next(i for i, s in enumerate(selected) if s is o), g) for o, g in pairs]
+        generator = torch.Generator().manual_seed(0)
+        directions = [torch.randn(leaf.shape, generator=generator, dtype=torch.float64) for leaf in leaves]
+        saved = [leaf.detach().clone() for leaf in leaves]
+        moved = []
+        try:
+            for sign in (1.0, -1.0):
+                with torch.no_grad():
+                    for leaf, start, direction in zip(leaves, saved, directions):
+                        leaf.copy_(start.double().add(direction, alpha=sign * FINITE_STEP).to(leaf.dtype))
+                    self._seed(request)
+                    outputs = target(*args, **request.get("kwargs", {}))
+                    moved.append(outputs if isinstance(outputs, (tuple, list)) else (outputs,))
+        finally:
+            with torch.no_grad():
+                for leaf, start in zip(leaves, saved):
+                    leaf.copy_(start)
+        differences = sum(float((g.double() * (moved[0][i].double() - moved[1][i].double())).sum()) for i, g in chosen) / (2 * FINITE_STEP)
+        linear = sum(float((g.double() * d).sum()) for g, d in zip(grads, directions) if g is not None)
+        return abs(differences - linear) <= 0.1 * max(abs(differences), abs(linear)) + 1e-6
 
     def op_plot(self, request: dict) -> dict:
         from autograder.grading.worker.plotdata import plot_call
@@ -786,12 +833,35 @@ def _layer_class(module: torch.nn.Module) -> str:
     return type(module).__name__
 
 
+def _custom_backward(outputs: list[torch.Tensor]) -> bool:
+    """Whether the graph behind `outputs` holds a backward written in Python (an autograd.Function's)
+    other than a stand-in's (the grader computes that one)."""
+    nodes, seen = [o.grad_fn for o in outputs], set[int]()
+    while nodes and len(seen) < MAX_GRAPH_NODES:
+        node = nodes.pop()
+        if node is None or id(node) in seen:
+            continue
+        if isinstance(node, torch.autograd.function.BackwardCFunction) and getattr(type(node), "_forward_cls", None) is not standins.Remote:
+            return True
+        seen.add(id(node))
+        nodes.extend(next_node for next_node, _ in node.next_functions)
+    return False
+
+
+def _versions(value: Any) -> list[int]:
+    """The version counters of the tensors in a value (each in-place change adds one), read with
+    torch's own descriptor (not one a Tensor subclass may override)."""
+    return [torch._C.TensorBase._version.__get__(t) for t in _tensors(value)]
+
+
 def _tensors(value: Any) -> list[torch.Tensor]:
-    """The tensors in a value (a tensor, or a tuple or list of them), in order."""
+    """The tensors in a value (a tensor, or a tuple, list or dict of them), in order."""
     if isinstance(value, torch.Tensor):
         return [value]
     if isinstance(value, (list, tuple)):
         return [t for item in value for t in _tensors(item)]
+    if type(value) is dict:
+        return [t for item in value.values() for t in _tensors(item)]
     return []
 
 
@@ -806,12 +876,26 @@ def _remember_source(filename: str, chunks: list) -> None:
     linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)  # mtime None: never re-read
 
 
+def _methods(owner: str, cls: type, modules: list[dict], seen: set[int]) -> Iterator[tuple[dict, types.FunctionType]]:
+    """The repair sites of a class (Dispatcher._helper_sites), then of the classes in its body."""
+    for base in cls.__mro__:
+        for attr, member in list(vars(base).items()) if _owned(base, modules) else ():
+            function = member.__func__ if type(member) in (staticmethod, classmethod) else member
+            if type(function) is types.FunctionType and not attr.startswith("__") and id(function) not in seen:
+                seen.add(id(function))
+                yield {"name": attr, "owner": owner, "base": base.__name__, "method": type(member) is not staticmethod}, function
+    if owner.count(".") < NESTED_CLASSES:
+        for attr, member in list(vars(cls).items()):
+            if isinstance(member, type) and not attr.startswith("__") and _owned(member, modules):
+                yield from _methods(f"{owner}.{attr}", member, modules, seen)
+
+
 def _repair_key(site: Any) -> str:
     """A repair's key in the worker's notes of layouts: its place and kind, not how it is sent."""
     return repr(sorted((k, v) for k, v in site.items() if k not in ("learn", "seen"))) if type(site) is dict else ""
 
 
-def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool) -> Callable[..., Any]:
+def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, differed: list[bool]) -> Callable[..., Any]:
     """A repair that answers only calls that hand the helper, in each place, a kind of argument the
     earlier task's calls did there (`learn`: those calls, noted); or a dropout where they always
     gave None, or another module where they gave modules, that the helper's own code (`own`)
@@ -819,7 +903,10 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
     needs no test). A later task that hands it other kinds of argument, or the same in other
     places (a dropout where the mask goes, a module swapped with the tensor, a LayerNorm that its
     own code never applies), is on a path of the helper's that the earlier task's checks never
-    tried, which no repair answers for (qa43h b01, b02, b03, b05)."""
+    tried, which no repair answers for (qa43h b01, b02, b03, b05).
+
+    Its values come back as the helper's own do (`_packed_as`); `differed` notes whether the
+    helper's own values differ from the repair's on a call of the earlier task (`learn`)."""
 
     def gate(*args: Any, **kwargs: Any) -> Any:
         layout = _layout(given(args, kwargs)[1])
@@ -827,16 +914,61 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
             seen.extend(set() for _ in range(min(len(layout), MAX_LAYOUT_PLACES) - len(seen)))
             for place, kind in enumerate(layout[:MAX_LAYOUT_PLACES]):
                 seen[place].add(kind)
-            return helper(*args, **kwargs)
+            returned = _own_values(own, args, kwargs)
+            values = _packed_as(returned, helper(*args, **kwargs))
+            if not differed and (returned is None or not _same_values(returned, values)):
+                differed.append(True)
+            return values
         unseen = [place for place, kind in enumerate(layout) if place >= len(seen) or kind not in seen[place]]
         if not all(place < len(seen) and _may_stand_for(layout[place], seen[place]) for place in unseen):
             raise TypeError("the repaired helper is called with other arguments than the earlier task gives it")
-        applied = [place for place in unseen if layout[place] != IDLE_DROPOUT]
+        applied = [place for place in unseen if layout[place] not in (IDLE_DROPOUT, "NoneType")]
         if applied and not _applies(own, given, args, kwargs, applied):
             raise TypeError("the helper of yours does not apply the module it is given")
-        return helper(*args, **kwargs)
+        nones = [place for place in unseen if layout[place] == "NoneType"]
+        if nones and not _none_is_zero(own, given(args, kwargs)[0] is not None, args, kwargs, nones):
+            raise TypeError("the helper of yours gives other values for None than for a zero tensor")
+        values = helper(*args, **kwargs)
+        return _packed_as(_own_values(own, args, kwargs), values) if type(values) is tuple else values
 
     return gate
+
+
+def _own_values(own: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """What the submission's own helper returns for a call (on a copy of the random state, without
+    gradients); None when it raises."""
+    try:
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            return own(*args, **kwargs)
+    except Exception:  # noqa: BLE001 - its own code fails here
+        return None
+
+
+def _same_values(returned: Any, values: Any) -> bool:
+    """Whether two results hold the same tensors (in order), equal within float rounding."""
+    ours, theirs = _tensors(returned), _tensors(values)
+    return len(ours) == len(theirs) and all(
+        a.shape == b.shape and torch.allclose(a.detach().double(), b.detach().double(), rtol=1e-4, atol=1e-5) for a, b in zip(ours, theirs))
+
+
+def _packed_as(returned: Any, values: Any) -> Any:
+    """A repair's tuple of values in the container the submission's own helper `returned` them in:
+    a dict (its keys in order), a named tuple, a list, or one tensor that stacks them (qa44s b04,
+    b05, b20); else the tuple."""
+    if type(values) is not tuple or not values:
+        return values
+    count, first = len(values), values[0]
+    if type(returned) is dict and len(returned) == count:
+        return dict(zip(returned, values))
+    if isinstance(returned, tuple) and hasattr(type(returned), "_fields") and len(returned) == count:
+        return type(returned)(*values)
+    if type(returned) is list and len(returned) == count:
+        return list(values)
+    if isinstance(returned, torch.Tensor) and all(isinstance(v, torch.Tensor) and v.shape == first.shape for v in values):
+        for dim in range(first.dim() + 1):
+            if returned.shape == (*first.shape[:dim], count, *first.shape[dim:]):
+                return torch.stack(values, dim)
+    return values
 
 
 IDLE_DROPOUT = "module: a dropout that drops nothing"
@@ -844,9 +976,33 @@ IDLE_DROPOUT = "module: a dropout that drops nothing"
 
 def _may_stand_for(kind: str, kinds: set[str]) -> bool:
     """Whether an argument of `kind` may go where the earlier task gave `kinds`: a dropout where it
-    gave None, a module where it gave modules (if the helper applies it: `_applies`)."""
+    gave None, a module where it gave modules (if the helper applies it: `_applies`), None where it
+    gave float tensors (if the helper takes it for zeros: `_none_is_zero`, a bias left out)."""
     dropout = kind == IDLE_DROPOUT or kind == "module: Dropout"
-    return (dropout and kinds == {"NoneType"}) or (kind.startswith("module: ") and all(k.startswith("module: ") for k in kinds))
+    return ((dropout and kinds == {"NoneType"}) or (kind.startswith("module: ") and all(k.startswith("module: ") for k in kinds))
+            or (kind == "NoneType" and kinds == {"tensor"}))
+
+
+def _none_is_zero(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict, places: list[int]) -> bool:
+    """Whether the submission's own helper gives the same values when the None it is handed in
+    `places` (of its parameters' order, besides self) is a zero tensor: its path for None is the
+    one the earlier task's calls tried (run on copies of the random state, without gradients; an
+    error there, or a helper of *args: no). qa44s b19: a Linear helper given no bias."""
+    signature = inspect.signature(own)
+    parameters = list(signature.parameters.values())[int(method):]
+    if any(p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for p in parameters):
+        return False
+    try:
+        zeroed = signature.bind(*args, **kwargs)
+        zeroed.apply_defaults()
+        zeroed.arguments.update({parameters[place].name: torch.zeros(()) for place in places})
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            given = _tensors(own(*args, **kwargs))
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            zeros = _tensors(own(*zeroed.args, **zeroed.kwargs))
+    except Exception:  # noqa: BLE001 - its own code fails there: not a path the repair answers for
+        return False
+    return len(given) == len(zeros) and all(a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b) for a, b in zip(given, zeros))
 
 
 def _applies(own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], args: tuple, kwargs: dict, places: list[int]) -> bool:

@@ -45,7 +45,7 @@ class StandInRefused(ValueError):
     """Raised grader-side for a callback it will not answer; the text goes back to the worker."""
 
 
-class _Remote(torch.autograd.Function):
+class Remote(torch.autograd.Function):
     """A trusted function of tensors, computed by the grader; backward is a vector-Jacobian product.
     Under torch.vmap (`torch.vmap(scaled_dot_product_attention, in_dims=1)` over the heads) it is
     called once per slice of the mapped axis: the grader computes what it computes unbatched."""
@@ -69,7 +69,7 @@ class _Remote(torch.autograd.Function):
 
     @staticmethod
     def vmap(info: Any, in_dims: tuple, channel: Channel, name: str, options: dict, *tensors: torch.Tensor | None) -> tuple[Any, Any]:
-        slices = [_Remote.apply(channel, name, options, *(t if d is None or t is None else t.select(d, i) for t, d in zip(tensors, in_dims[3:])))
+        slices = [Remote.apply(channel, name, options, *(t if d is None or t is None else t.select(d, i) for t, d in zip(tensors, in_dims[3:])))
                   for i in range(info.batch_size)]
         if isinstance(slices[0], tuple):
             return tuple(torch.stack(column) for column in zip(*slices)), (0,) * len(slices[0])
@@ -94,7 +94,7 @@ def remote(channel: Channel, name: str, options: dict, *tensors: torch.Tensor | 
     """The grader's value of stand-in `name` on `tensors` (differentiable: backward is a callback too)."""
     if not all(t is None or isinstance(t, torch.Tensor) for t in tensors):
         raise TypeError(f"{name} takes tensors here (got {', '.join(type(t).__name__ for t in tensors)})")
-    return _Remote.apply(channel, name, options, *tensors)
+    return Remote.apply(channel, name, options, *tensors)
 
 
 @functools.cache
