@@ -502,7 +502,7 @@ class Dispatcher:
             if type(self.namespace.get(name)) is not types.FunctionType:
                 raise ValueError(f"no function {name} to repair")
             saved = self.namespace[name]
-            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True, differed)
+            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True, differed, site["as"])
             return lambda: self.namespace.__setitem__(name, saved)
         owner = self._class_at(site["owner"]) if type(site["owner"]) is str else None
         base = next((b for b in getattr(owner, "__mro__", ()) if b.__name__ == site.get("base") and _owned(b, modules) and name in vars(b)), None)
@@ -514,7 +514,7 @@ class Dispatcher:
         if type(function) is not types.FunctionType:
             raise ValueError(f"no method {name} to repair")
         given = _arguments(function, kind is not staticmethod)
-        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True, differed)
+        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True, differed, site["as"])
         type.__setattr__(base, name, kind(helper) if kind is not None else helper)
         return lambda: type.__setattr__(base, name, member)
 
@@ -895,7 +895,7 @@ def _repair_key(site: Any) -> str:
     return repr(sorted((k, v) for k, v in site.items() if k not in ("learn", "seen"))) if type(site) is dict else ""
 
 
-def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, differed: list[bool]) -> Callable[..., Any]:
+def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, differed: list[bool], repair: str) -> Callable[..., Any]:
     """A repair that answers only calls that hand the helper, in each place, a kind of argument the
     earlier task's calls did there (`learn`: those calls, noted); or a dropout where they always
     gave None, or another module where they gave modules, that the helper's own code (`own`)
@@ -922,12 +922,15 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
         unseen = [place for place, kind in enumerate(layout) if place >= len(seen) or kind not in seen[place]]
         if not all(place < len(seen) and _may_stand_for(layout[place], seen[place]) for place in unseen):
             raise TypeError("the repaired helper is called with other arguments than the earlier task gives it")
-        applied = [place for place in unseen if layout[place] not in (IDLE_DROPOUT, "NoneType")]
+        applied = [place for place in unseen if layout[place] not in (IDLE_DROPOUT, "NoneType", "bool tensor")]
         if applied and not _applies(own, given, args, kwargs, applied):
             raise TypeError("the helper of yours does not apply the module it is given")
         nones = [place for place in unseen if layout[place] == "NoneType"]
         if nones and not _none_is_zero(own, given(args, kwargs)[0] is not None, args, kwargs, nones):
             raise TypeError("the helper of yours gives other values for None than for a zero tensor")
+        masks = [place for place in unseen if layout[place] == "bool tensor"]
+        if masks and not _masks(own, repair, given(args, kwargs)[0] is not None, args, kwargs, masks):
+            raise TypeError("the helper of yours does not block what the mask it is given blocks")
         values = helper(*args, **kwargs)
         return _packed_as(_own_values(own, args, kwargs), values) if type(values) is tuple else values
 
@@ -977,10 +980,48 @@ IDLE_DROPOUT = "module: a dropout that drops nothing"
 def _may_stand_for(kind: str, kinds: set[str]) -> bool:
     """Whether an argument of `kind` may go where the earlier task gave `kinds`: a dropout where it
     gave None, a module where it gave modules (if the helper applies it: `_applies`), None where it
-    gave float tensors (if the helper takes it for zeros: `_none_is_zero`, a bias left out)."""
+    gave float tensors (if the helper takes it for zeros: `_none_is_zero`, a bias left out), a mask
+    where it gave None (if the helper's weights block what it blocks: `_masks`)."""
     dropout = kind == IDLE_DROPOUT or kind == "module: Dropout"
     return ((dropout and kinds == {"NoneType"}) or (kind.startswith("module: ") and all(k.startswith("module: ") for k in kinds))
-            or (kind == "NoneType" and kinds == {"tensor"}))
+            or (kind == "NoneType" and kinds == {"tensor"}) or (kind == "bool tensor" and kinds == {"NoneType"}))
+
+
+WEIGHTS_AT = {"attention": 1, "attention_swapped": 0, "weights": 0}  # a repair kind -> where its result holds the weights
+
+
+def _masks(own: Callable[..., Any], kind: str, method: bool, args: tuple, kwargs: dict, places: list[int]) -> bool:
+    """Whether the submission's own helper, handed a mask where the earlier task's calls gave None
+    (its code drops the mask: qa44s d12), masks as the contract asks: its weights are exactly 0
+    wherever the masks block and each row that keeps a key sums as it does with None, and masks
+    that block nothing change nothing (run on copies of the random state, without gradients; an
+    error there, a helper whose weights cannot be told apart (REPAIRS' attention_output), or one of
+    *args: no). qa44s d15: weights multiplied by the mask, not normalized again."""
+    signature = inspect.signature(own)
+    parameters = list(signature.parameters.values())[int(method):]
+    if kind not in WEIGHTS_AT or any(p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for p in parameters):
+        return False
+    try:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        masks = [bound.arguments[parameters[place].name] for place in places]
+        results = []
+        for given in (masks, [None] * len(masks), [torch.ones_like(mask) for mask in masks]):
+            bound.arguments.update({parameters[place].name: mask for place, mask in zip(places, given)})
+            with torch.random.fork_rng(devices=[]), torch.no_grad():
+                results.append(_tensors(own(*bound.args, **bound.kwargs)))
+        masked, plain = results[0][WEIGHTS_AT[kind]], results[1][WEIGHTS_AT[kind]]
+        blocked = torch.zeros(masked.shape, dtype=torch.bool)
+        for mask in masks:
+            blocked |= ~mask.expand(masked.shape)
+        kept = ~blocked.all(dim=-1)  # rows that keep a key
+        if masked.shape != plain.shape or not bool((masked[blocked] == 0).all()):
+            return False
+        if not torch.allclose(masked.sum(dim=-1)[kept].double(), plain.sum(dim=-1)[kept].double(), rtol=1e-4, atol=1e-5):
+            return False
+    except Exception:  # noqa: BLE001 - its own code fails there: not a path the repair answers for
+        return False
+    return len(results[1]) == len(results[2]) and all(a.shape == b.shape and torch.equal(a, b) for a, b in zip(results[1], results[2]))
 
 
 def _none_is_zero(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict, places: list[int]) -> bool:
