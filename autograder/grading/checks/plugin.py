@@ -380,7 +380,7 @@ class AttnkitPlugin:
                 self._as_charged_tasks.add(task)
                 if task not in self._repairs:  # with what it noted, for Part F's private worker
                     try:
-                        self._repairs[task] = {**repair, "seen": student.repair_layouts(repair)}
+                        self._repairs[task] = {**repair, "seen": student.repair_layouts(repair), "deviation": student.repair_deviation(repair)["typical"]}
                     except StudentError:
                         pass
                 return carried.carried_note([earlier] if earlier in failed else [], (earlier,))
@@ -417,7 +417,7 @@ class AttnkitPlugin:
                         break
                     mended = mended or (outcome is None and name not in passed)
             try:
-                self._repairing[key] = not broken and (mended or student.repair_differed(repair))
+                self._repairing[key] = not broken and (mended or any(d > 0 for d in student.repair_deviation(repair)["most"]))
             except StudentError:
                 self._repairing[key] = False
         return self._repairing[key]

@@ -14,6 +14,7 @@ import colorsys
 import contextlib
 import inspect
 import linecache
+import math
 import os
 import signal
 import socket
@@ -43,6 +44,8 @@ MAX_CALLER_FRAMES = 64  # frames looked at above each torch function call for to
 KIT_DIR = str(Path(__file__).resolve().parents[2]) + os.sep  # the autograder package: its stand-ins and tracers are not library code
 STDLIB = os.path.dirname(os.__file__)
 MAX_LAYOUT_PLACES = 32  # a helper's arguments whose kinds a repair notes
+MAX_NOTED_CALLS = 4096  # the earlier task's calls of a repaired helper whose deviation is noted
+SAME_PATH = 2.0  # how much further from its repair a helper's own values may be on a later task's call than on the earlier task's
 FINITE_STEP = 1e-3  # the step of the finite difference that a backward of the submission's own is held to
 MAX_GRAPH_NODES = 100_000  # the nodes of an autograd graph looked through for such a backward
 NESTED_CLASSES = 2  # how deep a repair looks for a helper in classes defined in a class's body
@@ -166,7 +169,7 @@ class Dispatcher:
         self._helpers: tuple[int, list[types.ModuleType]] = (-1, [])  # len(sys.modules) when looked, the submission's helper modules
         self._watched: tuple[Callable[..., None], set[types.CodeType], _OperationsOf] | None = None  # watch_shared: the profile, the watched code seen working, the mode
         self._layouts: dict[str, list[set[str]]] = {}  # a repair -> the kinds of argument the earlier task's calls gave the helper, in each place
-        self._differed: dict[str, list[bool]] = {}  # a repair -> [True] once the helper's own values differed from it on such a call
+        self._deviations: dict[str, list[tuple[float, float]]] = {}  # a repair -> how far the helper's own values were from it on such calls (_deviation)
 
     # -- requests --------------------------------------------------------------------------
     def handle(self, request: dict) -> dict:
@@ -490,10 +493,12 @@ class Dispatcher:
     def _repair(self, site: dict) -> Callable[[], None]:
         """Install one repair; returns what puts the submission's own back."""
         name = site.get("name")
-        layouts, differed = self._layouts.setdefault(_repair_key(site), []), self._differed.setdefault(_repair_key(site), [])
-        given_layouts = site.get("seen")
+        layouts, learned = self._layouts.setdefault(_repair_key(site), []), self._deviations.setdefault(_repair_key(site), [])
+        given_layouts, given_deviation = site.get("seen"), site.get("deviation")
         if not layouts and type(given_layouts) is list and len(given_layouts) <= MAX_LAYOUT_PLACES and all(type(kinds) is list and all(type(k) is str for k in kinds[:64]) for kinds in given_layouts):
             layouts.extend({k[:200] for k in kinds[:64]} for kinds in given_layouts)  # noted by another worker of this submission (Part F's private one)
+        if not learned and type(given_deviation) is list and len(given_deviation) == 2 and all(type(d) is float and d >= 0 for d in given_deviation):
+            learned.append((given_deviation[0], given_deviation[1]))  # the typical one another worker noted (op_repair_deviation)
         assert self.stand_ins is not None  # REPAIRS came from it
         modules = self._student_globals()
         if type(name) is not str:
@@ -502,7 +507,7 @@ class Dispatcher:
             if type(self.namespace.get(name)) is not types.FunctionType:
                 raise ValueError(f"no function {name} to repair")
             saved = self.namespace[name]
-            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True, differed, site["as"])
+            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True, learned, site["as"])
             return lambda: self.namespace.__setitem__(name, saved)
         owner = self._class_at(site["owner"]) if type(site["owner"]) is str else None
         base = next((b for b in getattr(owner, "__mro__", ()) if b.__name__ == site.get("base") and _owned(b, modules) and name in vars(b)), None)
@@ -514,14 +519,16 @@ class Dispatcher:
         if type(function) is not types.FunctionType:
             raise ValueError(f"no method {name} to repair")
         given = _arguments(function, kind is not staticmethod)
-        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True, differed, site["as"])
+        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True, learned, site["as"])
         type.__setattr__(base, name, kind(helper) if kind is not None else helper)
         return lambda: type.__setattr__(base, name, member)
 
-    def op_repair_differed(self, request: dict) -> bool:
-        """Whether the helper's own values differed from the repair's on a call of the earlier task
-        (`repairs` with learn): the helper is wrong on that task's path."""
-        return bool(self._differed.get(_repair_key(request.get("repair"))))
+    def op_repair_deviation(self, request: dict) -> dict:
+        """How far the helper's own values were from the repair's on the earlier task's calls
+        (`repairs` with learn; `_deviation`): the largest ("most": not 0, the helper is wrong on
+        that path) and the typical one ("typical", `_typical`); empty lists before any call."""
+        gaps = self._deviations.get(_repair_key(request.get("repair")), [])
+        return {"most": [max(g[0] for g in gaps), max(g[1] for g in gaps)] if gaps else [], "typical": list(_typical(gaps)) if gaps else []}
 
     def op_repair_layouts(self, request: dict) -> list[list[str]]:
         """The kinds of argument each place of a repaired helper was given by the earlier task's
@@ -678,8 +685,8 @@ class Dispatcher:
         ) if pairs else (None,) * (len(inputs) + len(params))
         if _versions(outputs) != versions:
             raise RuntimeError("the backward of your code changed the results its forward returned (in place)")
-        if _custom_backward([o for o, _ in pairs]) and not self._follows_forward(request, target, args, inputs + params, grads, pairs, selected):
-            raise RuntimeError("the gradients your backward (an autograd.Function) returns are not those of your forward")
+        if (_custom_backward([o for o, _ in pairs]) or _hooked([o for o, _ in pairs] + inputs + params)) and not self._follows_forward(request, target, args, inputs + params, grads, pairs, selected):
+            raise RuntimeError("the gradients your backward (an autograd.Function or a hook) gives are not those of your forward")
         by_id = {id(p): g for p, g in zip(params, grads[len(inputs):])}
         return {
             "outputs": exported,
@@ -690,8 +697,11 @@ class Dispatcher:
     def _follows_forward(self, request: dict, target: Callable, args: list, leaves: list, grads: tuple, pairs: list, selected: Any) -> bool:
         """Whether the gradients of `leaves` agree with a central difference of the forward along one
         random direction (sum(grad_output * change of output) / step): a backward of the
-        submission's own must give the gradients of its forward (qa45h h19: the library's gradients
-        for a forward that returns zeros). Run without gradients, seeded as the call was."""
+        submission's own, or hooks that change gradients, must give the gradients of its forward
+        (qa45h h19, qa46h h07: the library's gradients for a forward that returns zeros). Seeded as
+        the call was."""
+        if any(leaf.dtype not in (torch.float32, torch.float64) for leaf in leaves):
+            return True  # a step of half precision says nothing
         chosen = [(next(i for i, s in enumerate(selected) if s is o), g) for o, g in pairs]
         generator = torch.Generator().manual_seed(0)
         directions = [torch.randn(leaf.shape, generator=generator, dtype=torch.float64) for leaf in leaves]
@@ -702,9 +712,9 @@ class Dispatcher:
                 with torch.no_grad():
                     for leaf, start, direction in zip(leaves, saved, directions):
                         leaf.copy_(start.double().add(direction, alpha=sign * FINITE_STEP).to(leaf.dtype))
-                    self._seed(request)
-                    outputs = target(*args, **request.get("kwargs", {}))
-                    moved.append(outputs if isinstance(outputs, (tuple, list)) else (outputs,))
+                self._seed(request)
+                outputs = target(*args, **request.get("kwargs", {}))  # gradients on, as the call was (qa46h h08 read no_grad)
+                moved.append([o.detach() if isinstance(o, torch.Tensor) else o for o in (outputs if isinstance(outputs, (tuple, list)) else (outputs,))])
         finally:
             with torch.no_grad():
                 for leaf, start in zip(leaves, saved):
@@ -848,6 +858,12 @@ def _custom_backward(outputs: list[torch.Tensor]) -> bool:
     return False
 
 
+def _hooked(tensors: list[torch.Tensor]) -> bool:
+    """Whether a hook of the submission's own may change the gradients that reach these tensors
+    (Tensor.register_hook, register_post_accumulate_grad_hook)."""
+    return any(getattr(t, "_backward_hooks", None) or getattr(t, "_post_accumulate_grad_hooks", None) for t in tensors)
+
+
 def _versions(value: Any) -> list[int]:
     """The version counters of the tensors in a value (each in-place change adds one), read with
     torch's own descriptor (not one a Tensor subclass may override)."""
@@ -892,10 +908,10 @@ def _methods(owner: str, cls: type, modules: list[dict], seen: set[int]) -> Iter
 
 def _repair_key(site: Any) -> str:
     """A repair's key in the worker's notes of layouts: its place and kind, not how it is sent."""
-    return repr(sorted((k, v) for k, v in site.items() if k not in ("learn", "seen"))) if type(site) is dict else ""
+    return repr(sorted((k, v) for k, v in site.items() if k not in ("learn", "seen", "deviation"))) if type(site) is dict else ""
 
 
-def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, differed: list[bool], repair: str) -> Callable[..., Any]:
+def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, learned: list[tuple[float, float]], repair: str) -> Callable[..., Any]:
     """A repair that answers only calls that hand the helper, in each place, a kind of argument the
     earlier task's calls did there (`learn`: those calls, noted); or a dropout where they always
     gave None, or another module where they gave modules, that the helper's own code (`own`)
@@ -905,8 +921,12 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
     own code never applies), is on a path of the helper's that the earlier task's checks never
     tried, which no repair answers for (qa43h b01, b02, b03, b05).
 
-    Its values come back as the helper's own do (`_packed_as`); `differed` notes whether the
-    helper's own values differ from the repair's on a call of the earlier task (`learn`)."""
+    The helper's own values are compared with the repair's on every call (`_deviation`): on the
+    earlier task's, each gap is noted in `learned`; on the later task's, the gap must be like the
+    typical one (`_alike`: a helper 0.9 times right there is 0.9 times right here), or the later
+    task's path of the helper is not the one the earlier task's calls tried (qa46h h01, h03, h06: a
+    4-D input, a flag on one module, a LayerNorm; qa44s_open d07, d11, d13). Its values come back
+    as the helper's own do (`_packed_as`)."""
 
     def gate(*args: Any, **kwargs: Any) -> Any:
         layout = _layout(given(args, kwargs)[1])
@@ -915,10 +935,10 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
             for place, kind in enumerate(layout[:MAX_LAYOUT_PLACES]):
                 seen[place].add(kind)
             returned = _own_values(own, args, kwargs)
-            values = _packed_as(returned, helper(*args, **kwargs))
-            if not differed and (returned is None or not _same_values(returned, values)):
-                differed.append(True)
-            return values
+            values = helper(*args, **kwargs)
+            if len(learned) < MAX_NOTED_CALLS:
+                learned.append(_deviation(returned, values))
+            return _packed_as(returned, values)
         unseen = [place for place, kind in enumerate(layout) if place >= len(seen) or kind not in seen[place]]
         if not all(place < len(seen) and _may_stand_for(layout[place], seen[place]) for place in unseen):
             raise TypeError("the repaired helper is called with other arguments than the earlier task gives it")
@@ -931,27 +951,61 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
         masks = [place for place in unseen if layout[place] == "bool tensor"]
         if masks and not _masks(own, repair, given(args, kwargs)[0] is not None, args, kwargs, masks):
             raise TypeError("the helper of yours does not block what the mask it is given blocks")
+        returned = _own_values(own, args, kwargs)
         values = helper(*args, **kwargs)
-        return _packed_as(_own_values(own, args, kwargs), values) if type(values) is tuple else values
+        if not _alike(_deviation(returned, values), learned):
+            raise TypeError("the helper of yours gives other values here than on the earlier task's calls: a path of its own")
+        return _packed_as(returned, values)
 
     return gate
 
 
 def _own_values(own: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
-    """What the submission's own helper returns for a call (on a copy of the random state, without
-    gradients); None when it raises."""
+    """What the submission's own helper returns for a call, on copies of its tensors and of the
+    random state, with gradients on as in the call itself (qa46h h05 read no_grad); None when it raises."""
+    def copy(value: Any) -> Any:
+        return value.detach().clone().requires_grad_(value.requires_grad) if isinstance(value, torch.Tensor) and type(value) is torch.Tensor else value
+
     try:
-        with torch.random.fork_rng(devices=[]), torch.no_grad():
-            return own(*args, **kwargs)
+        with torch.random.fork_rng(devices=[]), torch.enable_grad():
+            return own(*map(copy, args), **{key: copy(value) for key, value in kwargs.items()})
     except Exception:  # noqa: BLE001 - its own code fails here
         return None
 
 
-def _same_values(returned: Any, values: Any) -> bool:
-    """Whether two results hold the same tensors (in order), equal within float rounding."""
+def _deviation(returned: Any, values: Any) -> tuple[float, float]:
+    """How far a helper's own values are from its repair's: the largest absolute and relative
+    difference of their tensors, in order ((0, 0) within float rounding; infinite when they
+    cannot be compared: its own raised, or gave other tensors)."""
     ours, theirs = _tensors(returned), _tensors(values)
-    return len(ours) == len(theirs) and all(
-        a.shape == b.shape and torch.allclose(a.detach().double(), b.detach().double(), rtol=1e-4, atol=1e-5) for a, b in zip(ours, theirs))
+    if returned is None or len(ours) != len(theirs) or any(a.shape != b.shape for a, b in zip(ours, theirs)):
+        return math.inf, math.inf
+    largest, relative = 0.0, 0.0
+    for a, b in zip(ours, theirs):
+        a, b = a.detach().double(), b.detach().double()
+        if torch.allclose(a, b, rtol=1e-4, atol=1e-5):
+            continue
+        gap = float(torch.nan_to_num((a - b).abs(), nan=math.inf).max())
+        largest, relative = max(largest, gap), max(relative, gap / max(float(b.abs().max()), 1e-6))
+    return largest, relative
+
+
+def _typical(gaps: list[tuple[float, float]]) -> tuple[float, float]:
+    """The earlier task's typical deviation: the lower median of its calls' (one path of the helper
+    far off, a module flagged for it, does not make every other path look alike: qa46h h06)."""
+    middle = (len(gaps) - 1) // 2
+    return sorted(g[0] for g in gaps)[middle], sorted(g[1] for g in gaps)[middle]
+
+
+def _alike(gap: tuple[float, float], learned: list[tuple[float, float]]) -> bool:
+    """Whether a later call's deviation (`_deviation`) is like the earlier task's typical one:
+    within SAME_PATH times it, absolute or relative; an error where the earlier calls raised."""
+    if not learned:
+        return False  # no earlier call noted: no path to compare with
+    typical = _typical(learned)
+    if math.isinf(typical[0]):
+        return math.isinf(gap[0])
+    return gap[0] <= SAME_PATH * typical[0] or gap[1] <= SAME_PATH * typical[1]
 
 
 def _packed_as(returned: Any, values: Any) -> Any:
