@@ -380,7 +380,7 @@ class AttnkitPlugin:
                 self._as_charged_tasks.add(task)
                 if task not in self._repairs:  # with what it noted, for Part F's private worker
                     try:
-                        self._repairs[task] = {**repair, "seen": student.repair_layouts(repair), "deviation": student.repair_deviation(repair)["typical"]}
+                        self._repairs[task] = {**repair, "seen": student.repair_layouts(repair), "deviation": student.repair_deviation(repair)[1]}
                     except StudentError:
                         pass
                 return carried.carried_note([earlier] if earlier in failed else [], (earlier,))
@@ -397,9 +397,10 @@ class AttnkitPlugin:
     def _mends(self, task: str, repair: dict) -> bool:
         """Whether `repair` mends `task`'s values: with its earlier tasks' stand-ins, no values
         check of the task that passed fails, and one that failed passes, or the helper's own values
-        differ from the repair's on the task's calls (a second mistake of the task's own may keep
-        every check failing: qa44s d02, d10, d12). Its calls teach the repair how the task lays
-        out the helper's arguments (`repairing(learn=True)`)."""
+        differ from the repair's on the task's calls as a mistake in a helper of that kind does,
+        not grossly (a second mistake of the task's own may keep every check failing: qa44s d02,
+        d10). Its calls teach the repair how the task lays out the helper's arguments and how far
+        the helper's own values are from it (`repairing(learn=True)`)."""
         key = (task, json.dumps(repair, sort_keys=True))
         if key not in self._repairing:
             carried = current().carried_module()
@@ -417,7 +418,7 @@ class AttnkitPlugin:
                         break
                     mended = mended or (outcome is None and name not in passed)
             try:
-                self._repairing[key] = not broken and (mended or any(d > 0 for d in student.repair_deviation(repair)["most"]))
+                self._repairing[key] = not broken and (mended or student.repair_deviation(repair)[0])
             except StudentError:
                 self._repairing[key] = False
         return self._repairing[key]

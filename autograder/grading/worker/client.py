@@ -738,17 +738,15 @@ class Student:
         found = self.request({"op": "shared_helpers", "names": names, "others": others, "besides": besides}, "looking up names")
         return [site for site in found if isinstance(site, dict)] if isinstance(found, list) else []
 
-    def repair_deviation(self, repair: dict) -> dict[str, list[float]]:
+    def repair_deviation(self, repair: dict) -> tuple[bool, list[float]]:
         """How far the helper's own values were from the repair's on the earlier task's calls
-        (`repairing(learn=True)`): {"most": the largest absolute and relative difference, "typical":
-        the median ones}, each [] before any call."""
+        (`repairing(learn=True)`): whether they differ as a mistake of the helper's does, and the
+        typical absolute and relative difference ([] before any call)."""
         found = self.request({"op": "repair_deviation", "repair": repair}, "looking up names")
         found = found if isinstance(found, dict) else {}
-
-        def pair(value: Any) -> list[float]:
-            return list(value) if isinstance(value, list) and len(value) == 2 and all(type(d) is float for d in value) else []
-
-        return {"most": pair(found.get("most")), "typical": pair(found.get("typical"))}
+        typical = found.get("typical")
+        typical = list(typical) if isinstance(typical, list) and len(typical) == 2 and all(type(d) is float for d in typical) else []
+        return found.get("differs") is True, typical
 
     def repair_layouts(self, repair: dict) -> list[list[str]]:
         """What a repair noted of the earlier task's calls (`repairing(learn=True)`), to send with it."""

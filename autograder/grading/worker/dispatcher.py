@@ -45,7 +45,8 @@ KIT_DIR = str(Path(__file__).resolve().parents[2]) + os.sep  # the autograder pa
 STDLIB = os.path.dirname(os.__file__)
 MAX_LAYOUT_PLACES = 32  # a helper's arguments whose kinds a repair notes
 MAX_NOTED_CALLS = 4096  # the earlier task's calls of a repaired helper whose deviation is noted
-SAME_PATH = 2.0  # how much further from its repair a helper's own values may be on a later task's call than on the earlier task's
+SAME_PATH = 2.0
+GROSS = 0.5  # a helper's own values this far from its repair's (relative) on the earlier task's calls: any path of it may be that one mistake  # how much further from its repair a helper's own values may be on a later task's call than on the earlier task's
 FINITE_STEP = 1e-3  # the step of the finite difference that a backward of the submission's own is held to
 MAX_GRAPH_NODES = 100_000  # the nodes of an autograd graph looked through for such a backward
 NESTED_CLASSES = 2  # how deep a repair looks for a helper in classes defined in a class's body
@@ -169,7 +170,7 @@ class Dispatcher:
         self._helpers: tuple[int, list[types.ModuleType]] = (-1, [])  # len(sys.modules) when looked, the submission's helper modules
         self._watched: tuple[Callable[..., None], set[types.CodeType], _OperationsOf] | None = None  # watch_shared: the profile, the watched code seen working, the mode
         self._layouts: dict[str, list[set[str]]] = {}  # a repair -> the kinds of argument the earlier task's calls gave the helper, in each place
-        self._deviations: dict[str, list[tuple[float, float]]] = {}  # a repair -> how far the helper's own values were from it on such calls (_deviation)
+        self._deviations: dict[str, list[tuple[tuple[str, ...], tuple[float, float]]]] = {}  # a repair -> each earlier call's layout and how far the helper's own values were from it (_deviation)
 
     # -- requests --------------------------------------------------------------------------
     def handle(self, request: dict) -> dict:
@@ -498,7 +499,7 @@ class Dispatcher:
         if not layouts and type(given_layouts) is list and len(given_layouts) <= MAX_LAYOUT_PLACES and all(type(kinds) is list and all(type(k) is str for k in kinds[:64]) for kinds in given_layouts):
             layouts.extend({k[:200] for k in kinds[:64]} for kinds in given_layouts)  # noted by another worker of this submission (Part F's private one)
         if not learned and type(given_deviation) is list and len(given_deviation) == 2 and all(type(d) is float and d >= 0 for d in given_deviation):
-            learned.append((given_deviation[0], given_deviation[1]))  # the typical one another worker noted (op_repair_deviation)
+            learned.append(((), (given_deviation[0], given_deviation[1])))  # the typical one another worker noted (op_repair_deviation)
         assert self.stand_ins is not None  # REPAIRS came from it
         modules = self._student_globals()
         if type(name) is not str:
@@ -525,10 +526,12 @@ class Dispatcher:
 
     def op_repair_deviation(self, request: dict) -> dict:
         """How far the helper's own values were from the repair's on the earlier task's calls
-        (`repairs` with learn; `_deviation`): the largest ("most": not 0, the helper is wrong on
-        that path) and the typical one ("typical", `_typical`); empty lists before any call."""
-        gaps = self._deviations.get(_repair_key(request.get("repair")), [])
-        return {"most": [max(g[0] for g in gaps), max(g[1] for g in gaps)] if gaps else [], "typical": list(_typical(gaps)) if gaps else []}
+        (`repairs` with learn; `_deviation`): the typical deviation ([] before any call), and whether
+        it differs as a mistake in a helper of the repair's kind does: not 0, and not GROSS (a repair
+        of another kind is that far off: a scores helper repaired as the weights, qa44s d11)."""
+        gaps = [gap for _, gap in self._deviations.get(_repair_key(request.get("repair")), [])]
+        typical = _typical(gaps) if gaps else None
+        return {"differs": typical is not None and 0 < typical[1] < GROSS, "typical": list(typical) if typical else []}
 
     def op_repair_layouts(self, request: dict) -> list[list[str]]:
         """The kinds of argument each place of a repaired helper was given by the earlier task's
@@ -911,7 +914,7 @@ def _repair_key(site: Any) -> str:
     return repr(sorted((k, v) for k, v in site.items() if k not in ("learn", "seen", "deviation"))) if type(site) is dict else ""
 
 
-def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, learned: list[tuple[float, float]], repair: str) -> Callable[..., Any]:
+def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, learned: list[tuple[tuple[str, ...], tuple[float, float]]], repair: str) -> Callable[..., Any]:
     """A repair that answers only calls that hand the helper, in each place, a kind of argument the
     earlier task's calls did there (`learn`: those calls, noted); or a dropout where they always
     gave None, or another module where they gave modules, that the helper's own code (`own`)
@@ -922,10 +925,10 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
     tried, which no repair answers for (qa43h b01, b02, b03, b05).
 
     The helper's own values are compared with the repair's on every call (`_deviation`): on the
-    earlier task's, each gap is noted in `learned`; on the later task's, the gap must be like the
-    typical one (`_alike`: a helper 0.9 times right there is 0.9 times right here), or the later
-    task's path of the helper is not the one the earlier task's calls tried (qa46h h01, h03, h06: a
-    4-D input, a flag on one module, a LayerNorm; qa44s_open d07, d11, d13). Its values come back
+    earlier task's, each gap is noted in `learned` with the call's layout; on the later task's, the
+    gap must be alike (`_alike`: a helper 0.9 times right there is 0.9 times right here), or the
+    later task's path of the helper is not the one the earlier task's calls tried (qa46h h01, h03,
+    h06: a 4-D input, a flag on one module, a LayerNorm; qa44s d07, d11, d13). Its values come back
     as the helper's own do (`_packed_as`)."""
 
     def gate(*args: Any, **kwargs: Any) -> Any:
@@ -937,7 +940,7 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
             returned = _own_values(own, args, kwargs)
             values = helper(*args, **kwargs)
             if len(learned) < MAX_NOTED_CALLS:
-                learned.append(_deviation(returned, values))
+                learned.append((layout, _deviation(returned, values)))
             return _packed_as(returned, values)
         unseen = [place for place, kind in enumerate(layout) if place >= len(seen) or kind not in seen[place]]
         if not all(place < len(seen) and _may_stand_for(layout[place], seen[place]) for place in unseen):
@@ -953,7 +956,7 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
             raise TypeError("the helper of yours does not block what the mask it is given blocks")
         returned = _own_values(own, args, kwargs)
         values = helper(*args, **kwargs)
-        if not _alike(_deviation(returned, values), learned):
+        if not _alike(_deviation(returned, values), layout if not unseen else None, learned):
             raise TypeError("the helper of yours gives other values here than on the earlier task's calls: a path of its own")
         return _packed_as(returned, values)
 
@@ -997,15 +1000,21 @@ def _typical(gaps: list[tuple[float, float]]) -> tuple[float, float]:
     return sorted(g[0] for g in gaps)[middle], sorted(g[1] for g in gaps)[middle]
 
 
-def _alike(gap: tuple[float, float], learned: list[tuple[float, float]]) -> bool:
-    """Whether a later call's deviation (`_deviation`) is like the earlier task's typical one:
-    within SAME_PATH times it, absolute or relative; an error where the earlier calls raised."""
+def _alike(gap: tuple[float, float], layout: tuple[str, ...] | None, learned: list[tuple[tuple[str, ...], tuple[float, float]]]) -> bool:
+    """Whether a later call's deviation (`_deviation`) is like the earlier task's: within SAME_PATH
+    times the largest of its calls laid out alike that did not raise (a dropout's random draws vary
+    it), or, for a layout they never gave (`layout` None: an argument that stands for another kind),
+    the typical one, absolute or relative. Anything is alike where the earlier calls were typically
+    grossly off (GROSS, or raised): a helper that wrong there may be wrong in any way here, one
+    mistake (qa40s d17: a `.T` that is wrong for 3-D and raises for 4-D)."""
     if not learned:
         return False  # no earlier call noted: no path to compare with
-    typical = _typical(learned)
-    if math.isinf(typical[0]):
-        return math.isinf(gap[0])
-    return gap[0] <= SAME_PATH * typical[0] or gap[1] <= SAME_PATH * typical[1]
+    typical = _typical([g for _, g in learned])
+    if math.isinf(typical[0]) or typical[1] >= GROSS:
+        return True
+    same = [g for noted, g in learned if noted == layout and not math.isinf(g[0])]
+    reference = (max(g[0] for g in same), max(g[1] for g in same)) if same else typical
+    return gap[0] <= SAME_PATH * reference[0] or gap[1] <= SAME_PATH * reference[1]
 
 
 def _packed_as(returned: Any, values: Any) -> Any:
