@@ -1057,9 +1057,9 @@ def _masks(own: Callable[..., Any], kind: str, method: bool, args: tuple, kwargs
     """Whether the submission's own helper, handed a mask where the earlier task's calls gave None
     (its code drops the mask: qa44s d12), masks as the contract asks: its weights are exactly 0
     wherever the masks block and each row that keeps a key sums as it does with None, and masks
-    that block nothing change nothing (run on copies of the random state, without gradients; an
-    error there, a helper whose weights cannot be told apart (REPAIRS' attention_output), or one of
-    *args: no). qa44s d15: weights multiplied by the mask, not normalized again."""
+    that block nothing change nothing (run as `_own_values`; an error there, a helper whose weights
+    cannot be told apart (REPAIRS' attention_output), or one of *args: no). qa44s d15: weights
+    multiplied by the mask, not normalized again."""
     signature = inspect.signature(own)
     parameters = list(signature.parameters.values())[int(method):]
     if kind not in WEIGHTS_AT or any(p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for p in parameters):
@@ -1071,8 +1071,10 @@ def _masks(own: Callable[..., Any], kind: str, method: bool, args: tuple, kwargs
         results = []
         for given in (masks, [None] * len(masks), [torch.ones_like(mask) for mask in masks]):
             bound.arguments.update({parameters[place].name: mask for place, mask in zip(places, given)})
-            with torch.random.fork_rng(devices=[]), torch.no_grad():
-                results.append(_tensors(own(*bound.args, **bound.kwargs)))
+            returned = _own_values(own, bound.args, bound.kwargs)
+            if returned is None:
+                return False
+            results.append([t.detach() for t in _tensors(returned)])
         masked, plain = results[0][WEIGHTS_AT[kind]], results[1][WEIGHTS_AT[kind]]
         blocked = torch.zeros(masked.shape, dtype=torch.bool)
         for mask in masks:
@@ -1090,40 +1092,36 @@ def _masks(own: Callable[..., Any], kind: str, method: bool, args: tuple, kwargs
 def _none_is_zero(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict, places: list[int]) -> bool:
     """Whether the submission's own helper gives the same values when the None it is handed in
     `places` (of its parameters' order, besides self) is a zero tensor: its path for None is the
-    one the earlier task's calls tried (run on copies of the random state, without gradients; an
-    error there, or a helper of *args: no). qa44s b19: a Linear helper given no bias."""
+    one the earlier task's calls tried (run as `_own_values`; an error there, or a helper of *args:
+    no). qa44s b19: a Linear helper given no bias."""
     signature = inspect.signature(own)
     parameters = list(signature.parameters.values())[int(method):]
     if any(p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for p in parameters):
         return False
     try:
         zeroed = signature.bind(*args, **kwargs)
-        zeroed.apply_defaults()
-        zeroed.arguments.update({parameters[place].name: torch.zeros(()) for place in places})
-        with torch.random.fork_rng(devices=[]), torch.no_grad():
-            given = _tensors(own(*args, **kwargs))
-        with torch.random.fork_rng(devices=[]), torch.no_grad():
-            zeros = _tensors(own(*zeroed.args, **zeroed.kwargs))
-    except Exception:  # noqa: BLE001 - its own code fails there: not a path the repair answers for
+    except TypeError:
         return False
+    zeroed.apply_defaults()
+    zeroed.arguments.update({parameters[place].name: torch.zeros(()) for place in places})
+    given, zeros = _own_values(own, args, kwargs), _own_values(own, zeroed.args, zeroed.kwargs)
+    if given is None or zeros is None:
+        return False
+    given, zeros = _tensors(given), _tensors(zeros)
     return len(given) == len(zeros) and all(a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b) for a, b in zip(given, zeros))
 
 
 def _applies(own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], args: tuple, kwargs: dict, places: list[int]) -> bool:
     """Whether the submission's own helper gives other values when the modules it is handed in
-    `places` (of its parameters' order) are identities (run on copies of the random state,
-    without gradients; an error there: no)."""
+    `places` (of its parameters' order) are identities (run as `_own_values`; an error there: no)."""
     modules = {id(value) for value in (given(args, kwargs)[1][place] for place in places)}
     idle = torch.nn.Identity()
     swap = lambda value: idle if id(value) in modules else value  # noqa: E731
-    outputs = []
-    try:
-        for call_args, call_kwargs in ((args, kwargs), (tuple(map(swap, args)), {k: swap(v) for k, v in kwargs.items()})):
-            with torch.random.fork_rng(devices=[]), torch.no_grad():
-                outputs.append(_tensors(own(*call_args, **call_kwargs)))
-    except Exception:  # noqa: BLE001 - its own code fails there: not a path the repair answers for
-        return False
-    return len(outputs[0]) != len(outputs[1]) or any(a.shape != b.shape or not torch.equal(a, b) for a, b in zip(*outputs))
+    plain, idled = _own_values(own, args, kwargs), _own_values(own, tuple(map(swap, args)), {k: swap(v) for k, v in kwargs.items()})
+    if plain is None or idled is None:
+        return False  # its own code fails there: not a path the repair answers for
+    plain, idled = _tensors(plain), _tensors(idled)
+    return len(plain) != len(idled) or any(a.shape != b.shape or not torch.equal(a, b) for a, b in zip(plain, idled))
 
 
 def _layout(values: list) -> tuple[str, ...]:
