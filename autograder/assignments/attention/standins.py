@@ -76,6 +76,9 @@ REPAIRS = {
     "scores_keys_first": (2, False),  # helper(k, q) -> the same scores
     "weighted_sum": (2, False),  # helper(weights, v) -> weights @ v
 }
+# Where the result of a repair kind holds the attention weights (the grader's test of a helper
+# handed a mask where the earlier task gave None); a kind not here has no weights to test.
+WEIGHTS_AT = {"attention": 1, "attention_swapped": 0, "weights": 0}
 
 
 def repair(kind: str, trusted: Callable[[str], Any], given: Callable[[tuple, dict], tuple[Any, list[Any]]]) -> Callable[..., Any]:

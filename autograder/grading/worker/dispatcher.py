@@ -501,6 +501,7 @@ class Dispatcher:
         if not learned and type(given_deviation) is list and len(given_deviation) == 2 and all(type(d) is float and d >= 0 for d in given_deviation):
             learned.append(((), (given_deviation[0], given_deviation[1])))  # the typical one another worker noted (op_repair_deviation)
         assert self.stand_ins is not None  # REPAIRS came from it
+        weights_at = getattr(self.stand_ins, "WEIGHTS_AT", {}).get(site["as"])
         modules = self._student_globals()
         if type(name) is not str:
             raise ValueError("a repair names no helper")
@@ -508,7 +509,7 @@ class Dispatcher:
             if type(self.namespace.get(name)) is not types.FunctionType:
                 raise ValueError(f"no function {name} to repair")
             saved = self.namespace[name]
-            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True, learned, site["as"])
+            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True, learned, weights_at)
             return lambda: self.namespace.__setitem__(name, saved)
         owner = self._class_at(site["owner"]) if type(site["owner"]) is str else None
         base = next((b for b in getattr(owner, "__mro__", ()) if b.__name__ == site.get("base") and _owned(b, modules) and name in vars(b)), None)
@@ -520,7 +521,7 @@ class Dispatcher:
         if type(function) is not types.FunctionType:
             raise ValueError(f"no method {name} to repair")
         given = _arguments(function, kind is not staticmethod)
-        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True, learned, site["as"])
+        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True, learned, weights_at)
         type.__setattr__(base, name, kind(helper) if kind is not None else helper)
         return lambda: type.__setattr__(base, name, member)
 
@@ -914,7 +915,7 @@ def _repair_key(site: Any) -> str:
     return repr(sorted((k, v) for k, v in site.items() if k not in ("learn", "seen", "deviation"))) if type(site) is dict else ""
 
 
-def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, learned: list[tuple[tuple[str, ...], tuple[float, float]]], repair: str) -> Callable[..., Any]:
+def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, learned: list[tuple[tuple[str, ...], tuple[float, float]]], weights_at: int | None) -> Callable[..., Any]:
     """A repair that answers only calls that hand the helper, in each place, a kind of argument the
     earlier task's calls did there (`learn`: those calls, noted); or a dropout where they always
     gave None, or another module where they gave modules, that the helper's own code (`own`)
@@ -952,7 +953,7 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
         if nones and not _none_is_zero(own, given(args, kwargs)[0] is not None, args, kwargs, nones):
             raise TypeError("the helper of yours gives other values for None than for a zero tensor")
         masks = [place for place in unseen if layout[place] == "bool tensor"]
-        if masks and not _masks(own, repair, given(args, kwargs)[0] is not None, args, kwargs, masks):
+        if masks and not _masks(own, weights_at, given(args, kwargs)[0] is not None, args, kwargs, masks):
             raise TypeError("the helper of yours does not block what the mask it is given blocks")
         returned = _own_values(own, args, kwargs)
         values = helper(*args, **kwargs)
@@ -1050,19 +1051,16 @@ def _may_stand_for(kind: str, kinds: set[str]) -> bool:
             or (kind == "NoneType" and kinds == {"tensor"}) or (kind == "bool tensor" and kinds == {"NoneType"}))
 
 
-WEIGHTS_AT = {"attention": 1, "attention_swapped": 0, "weights": 0}  # a repair kind -> where its result holds the weights
-
-
-def _masks(own: Callable[..., Any], kind: str, method: bool, args: tuple, kwargs: dict, places: list[int]) -> bool:
+def _masks(own: Callable[..., Any], weights_at: int | None, method: bool, args: tuple, kwargs: dict, places: list[int]) -> bool:
     """Whether the submission's own helper, handed a mask where the earlier task's calls gave None
     (its code drops the mask: qa44s d12), masks as the contract asks: its weights are exactly 0
     wherever the masks block and each row that keeps a key sums as it does with None, and masks
     that block nothing change nothing (run as `_own_values`; an error there, a helper whose weights
-    cannot be told apart (REPAIRS' attention_output), or one of *args: no). qa44s d15: weights
-    multiplied by the mask, not normalized again."""
+    cannot be told apart (`weights_at` None: the stand-ins' WEIGHTS_AT names no place for its
+    repair kind), or one of *args: no). qa44s d15: weights multiplied by the mask, not normalized again."""
     signature = inspect.signature(own)
     parameters = list(signature.parameters.values())[int(method):]
-    if kind not in WEIGHTS_AT or any(p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for p in parameters):
+    if weights_at is None or any(p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for p in parameters):
         return False
     try:
         bound = signature.bind(*args, **kwargs)
@@ -1075,7 +1073,7 @@ def _masks(own: Callable[..., Any], kind: str, method: bool, args: tuple, kwargs
             if returned is None:
                 return False
             results.append([t.detach() for t in _tensors(returned)])
-        masked, plain = results[0][WEIGHTS_AT[kind]], results[1][WEIGHTS_AT[kind]]
+        masked, plain = results[0][weights_at], results[1][weights_at]
         blocked = torch.zeros(masked.shape, dtype=torch.bool)
         for mask in masks:
             blocked |= ~mask.expand(masked.shape)
