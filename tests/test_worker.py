@@ -29,7 +29,7 @@ import torch
 
 from autograder.assignment import current
 from autograder.grading.session import hidden_paths
-from autograder.grading.worker import protocol, sandbox
+from autograder.grading.worker import cpuwait, protocol, sandbox
 from autograder.grading.worker.client import Budget, Student, WorkerFactory, WorkerFailure
 from autograder.grading.worker.dispatcher import Dispatcher
 from autograder.grading.worker.protocol import HEADER, MAGIC, Limits, ProtocolError, Refused, decode_value, encode_value, recv_message, send_message
@@ -447,6 +447,25 @@ def crowded(processes: int) -> Iterator[None]:
         for burner in burners:
             burner.kill()
             burner.wait()
+
+
+def test_a_busy_process_alone_is_marked_alone_however_its_ticks_fall():
+    """A process's CPU time and its main thread's come from two files: a thread that ran on
+    between the two reads seemed to have used CPU that another did (`others` one tick off in 5 of
+    6668 marks of a lone busy process, round 39), and an honest call under load got no time back."""
+    busy = subprocess.Popen([sys.executable, "-S", "-c", "while True: pass"])
+    try:
+        time.sleep(0.05)
+        start = cpuwait.of_pid(busy.pid)
+        assert start is not None
+        marks = []
+        for _ in range(3000):
+            marks.append(cpuwait.of_pid(busy.pid))
+            time.sleep(0.0005)
+        assert all(now is not None and cpuwait.ran_alone(start, now) for now in marks)
+    finally:
+        busy.kill()
+        busy.wait()
 
 
 @pytest.mark.timing

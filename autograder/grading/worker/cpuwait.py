@@ -14,6 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 STARVED_MIN_SECONDS = 0.05  # less waiting than this is not given back (each give-back reads /proc again)
+# A process's CPU time and its main thread's are read from two files, each rounded to clock ticks
+# on its own (user and system time apart): a lone thread's `others` is 0 or one tick either way.
+OTHERS_NOISE_TICKS = 2
+STABLE_READS = 5  # tries at reading the two while the main thread's ticks stay put
 
 
 @dataclass(frozen=True)
@@ -25,14 +29,23 @@ class Mark:
     alone: bool  # one thread, no live child, normal priority and policy
 
 
+def _stat(path: str) -> list[bytes]:
+    """The fields of a stat file after the command's ")" (it may hold spaces)."""
+    with open(path, "rb") as file:
+        return file.read().rsplit(b")", 1)[1].split()
+
+
 def mark(process: str, thread: str) -> Mark | None:
     """The mark of a process (`/proc/<pid>`, or `/proc/self` from inside) and its main thread
-    (`/proc/<pid>/task/<pid>`, or `/proc/thread-self`); None where the kernel does not say."""
+    (`/proc/<pid>/task/<pid>`, or `/proc/thread-self`); None where the kernel does not say.
+    The process is read between two reads of its thread that agree: a thread that runs on
+    between the reads would otherwise seem to have used CPU that another did."""
     try:
-        with open(f"{process}/stat", "rb") as file:  # fields after the command's ")" (it may hold spaces)
-            fields = file.read().rsplit(b")", 1)[1].split()
-        with open(f"{thread}/stat", "rb") as file:
-            own = file.read().rsplit(b")", 1)[1].split()
+        for _ in range(STABLE_READS):
+            own = _stat(f"{thread}/stat")
+            fields = _stat(f"{process}/stat")
+            if _stat(f"{thread}/stat")[11:13] == own[11:13]:
+                break
         with open(f"{thread}/schedstat", "rb") as file:
             waited = int(file.read().split()[1]) / 1e9
         with open(f"{thread}/children", "rb") as file:
@@ -51,7 +64,13 @@ def of_pid(pid: int | None) -> Mark | None:
 
 def given_back(start: Mark | None, now: Mark | None) -> float:
     """Seconds of CPU wait to give back between two marks of one call: none unless the process
-    ran alone all along (nothing else of it used CPU since `start`)."""
-    if start is None or now is None or not now.alone or now.others != start.others:
+    ran alone all along (`ran_alone`)."""
+    if start is None or now is None or not ran_alone(start, now):
         return 0.0
     return max(0.0, now.waited - start.waited)
+
+
+def ran_alone(start: Mark, now: Mark) -> bool:
+    """Whether nothing of the process but its main thread used CPU between two marks, as far as
+    the kernel's rounding to ticks can tell."""
+    return now.alone and abs(now.others - start.others) <= OTHERS_NOISE_TICKS
