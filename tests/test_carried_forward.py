@@ -573,6 +573,59 @@ def test_stand_in_gradients_come_from_the_grader(factory):
     assert torch.allclose(result["grads"][0], leaf.grad)
 
 
+NODE_HOOKS = """import torch
+
+def ones_by_a_prehook(x):
+    y = x * 2
+    y.grad_fn.register_prehook(lambda grad_outputs: (torch.ones_like(grad_outputs[0]),))
+    return y
+
+def doubled_by_a_hook(x):
+    y = x * 0
+    y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (grad_outputs[0] * 2, None))
+    return y
+
+def noted(x):
+    y = x * 3
+    y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: NOTES.append(float(grad_outputs[0].norm())))
+    return y
+
+NOTES = []
+"""
+
+
+@pytest.mark.parametrize("name", ["ones_by_a_prehook", "doubled_by_a_hook"])
+def test_a_hook_on_a_node_of_the_graph_must_give_the_gradients_of_the_forward(factory, name):
+    """No attribute of a tensor shows a hook on a grad_fn (round 39: a forward that computed
+    nothing earned two gradient checks with one): the worker notes the Python that the autograd
+    engine calls, and holds such a backward to a finite difference of its forward."""
+    import torch
+
+    from autograder.grading.worker.client import Student, StudentException
+
+    student = Student(factory, [(1, NODE_HOOKS)])
+    x = torch.randn(3, 4, dtype=torch.float64)
+    try:
+        with pytest.raises(StudentException, match="not those of your forward"):
+            student.vjp(name, [x], [torch.randn(3, 4, dtype=torch.float64)], wrt=[0])
+    finally:
+        student.close()
+
+
+def test_a_hook_on_a_node_that_changes_nothing_keeps_its_gradients(factory):
+    import torch
+
+    from autograder.grading.worker.client import Student
+
+    student = Student(factory, [(1, NODE_HOOKS)])
+    x, grad = torch.randn(3, 4, dtype=torch.float64), torch.randn(3, 4, dtype=torch.float64)
+    try:
+        result = student.vjp("noted", [x], [grad], wrt=[0])
+    finally:
+        student.close()
+    assert torch.allclose(result["grads"][0], 3 * grad)
+
+
 FORGER = '''import gc
 
 _found = []

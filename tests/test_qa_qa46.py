@@ -14,6 +14,10 @@
   autograd.Function that computes the values only when gradients are off (h08), earned B.1's and
   C.3's gradient checks: the finite difference of the vjp now runs when a hook is on the outputs,
   the inputs or the parameters, with gradients on.
+- Round 39: hooks on the graph's nodes (grad_fn.register_prehook and register_hook: h09), which no
+  attribute of a tensor shows, did the same. The worker now notes any Python the autograd engine
+  calls in the backward (`dispatcher._EngineCalls`), and the finite difference runs then too;
+  hooks that only note gradient norms (h10) keep full marks.
 """
 from __future__ import annotations
 
