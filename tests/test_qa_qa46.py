@@ -18,6 +18,11 @@
   attribute of a tensor shows, did the same. The worker now notes any Python the autograd engine
   calls in the backward (`dispatcher._EngineCalls`), and the finite difference runs then too;
   hooks that only note gradient norms (h10) keep full marks.
+- Round 39: a helper grossly wrong on B.1's calls (every layer's result tripled) may be wrong in any
+  way on C.3's, so how far off it is there said nothing, and it could skip C.3's W_o (h11, 20
+  points). A later call that hands it a module with parameters must now find its own code reading
+  them, where the earlier calls did (`dispatcher._reads_parameters`). The same helper without the
+  skip (h12), and one that never applies a layer (h13), stay one mistake, charged in B.1.
 """
 from __future__ import annotations
 

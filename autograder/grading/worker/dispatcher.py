@@ -171,6 +171,7 @@ class Dispatcher:
         self._watched: tuple[Callable[..., None], set[types.CodeType], _OperationsOf] | None = None  # watch_shared: the profile, the watched code seen working, the mode
         self._layouts: dict[str, list[set[str]]] = {}  # a repair -> the kinds of argument the earlier task's calls gave the helper, in each place
         self._deviations: dict[str, list[tuple[tuple[str, ...], tuple[float, float]]]] = {}  # a repair -> each earlier call's layout and how far the helper's own values were from it (_deviation)
+        self._reads: dict[str, dict[tuple[str, ...], bool]] = {}  # a repair -> whether the earlier calls of a layout read its modules' parameters (_reads_parameters)
 
     # -- requests --------------------------------------------------------------------------
     def handle(self, request: dict) -> dict:
@@ -495,6 +496,7 @@ class Dispatcher:
         """Install one repair; returns what puts the submission's own back."""
         name = site.get("name")
         layouts, learned = self._layouts.setdefault(_repair_key(site), []), self._deviations.setdefault(_repair_key(site), [])
+        reads = self._reads.setdefault(_repair_key(site), {})
         given_layouts, given_deviation = site.get("seen"), site.get("deviation")
         if not layouts and type(given_layouts) is list and len(given_layouts) <= MAX_LAYOUT_PLACES and all(type(kinds) is list and all(type(k) is str for k in kinds[:64]) for kinds in given_layouts):
             layouts.extend({k[:200] for k in kinds[:64]} for kinds in given_layouts)  # noted by another worker of this submission (Part F's private one)
@@ -509,7 +511,7 @@ class Dispatcher:
             if type(self.namespace.get(name)) is not types.FunctionType:
                 raise ValueError(f"no function {name} to repair")
             saved = self.namespace[name]
-            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True, learned, weights_at)
+            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True, learned, weights_at, reads)
             return lambda: self.namespace.__setitem__(name, saved)
         owner = self._class_at(site["owner"]) if type(site["owner"]) is str else None
         base = next((b for b in getattr(owner, "__mro__", ()) if b.__name__ == site.get("base") and _owned(b, modules) and name in vars(b)), None)
@@ -521,7 +523,7 @@ class Dispatcher:
         if type(function) is not types.FunctionType:
             raise ValueError(f"no method {name} to repair")
         given = _arguments(function, kind is not staticmethod)
-        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True, learned, weights_at)
+        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True, learned, weights_at, reads)
         type.__setattr__(base, name, kind(helper) if kind is not None else helper)
         return lambda: type.__setattr__(base, name, member)
 
@@ -953,7 +955,7 @@ def _repair_key(site: Any) -> str:
     return repr(sorted((k, v) for k, v in site.items() if k not in ("learn", "seen", "deviation"))) if type(site) is dict else ""
 
 
-def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, learned: list[tuple[tuple[str, ...], tuple[float, float]]], weights_at: int | None) -> Callable[..., Any]:
+def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, learned: list[tuple[tuple[str, ...], tuple[float, float]]], weights_at: int | None, reads: dict[tuple[str, ...], bool]) -> Callable[..., Any]:
     """A repair that answers only calls that hand the helper, in each place, a kind of argument the
     earlier task's calls did there (`learn`: those calls, noted); or a dropout where they always
     gave None, or another module where they gave modules, that the helper's own code (`own`)
@@ -967,8 +969,12 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
     earlier task's, each gap is noted in `learned` with the call's layout; on the later task's, the
     gap must be alike (`_alike`: a helper 0.9 times right there is 0.9 times right here), or the
     later task's path of the helper is not the one the earlier task's calls tried (qa46h h01, h03,
-    h06: a 4-D input, a flag on one module, a LayerNorm; qa44s d07, d11, d13). Its values come back
-    as the helper's own do (`_packed_as`)."""
+    h06: a 4-D input, a flag on one module, a LayerNorm; qa44s d07, d11, d13). Where that gap
+    says nothing (the earlier calls were grossly off: `_gross`), a later call that hands it a
+    module with parameters must still find its own code reading them (`_reads_parameters`) if the
+    earlier calls laid out alike did (noted in `reads`: round 39, a helper that triples every
+    layer's result on B.1's path and skips C.3's flagged W_o). Its values come back as the
+    helper's own do (`_packed_as`)."""
 
     def gate(*args: Any, **kwargs: Any) -> Any:
         layout = _layout(given(args, kwargs)[1])
@@ -976,6 +982,9 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
             seen.extend(set() for _ in range(min(len(layout), MAX_LAYOUT_PLACES) - len(seen)))
             for place, kind in enumerate(layout[:MAX_LAYOUT_PLACES]):
                 seen[place].add(kind)
+            modules = _with_parameters(given(args, kwargs)[1])
+            if modules and not reads.get(layout):
+                reads[layout] = _reads_parameters(own, args, kwargs, modules)
             returned = _own_values(own, args, kwargs)
             values = helper(*args, **kwargs)
             if len(learned) < MAX_NOTED_CALLS:
@@ -993,6 +1002,9 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
         masks = [place for place in unseen if layout[place] == "bool tensor"]
         if masks and not _masks(own, weights_at, given(args, kwargs)[0] is not None, args, kwargs, masks):
             raise TypeError("the helper of yours does not block what the mask it is given blocks")
+        modules = _with_parameters(given(args, kwargs)[1])
+        if modules and _gross(learned) and reads.get(layout, any(reads.values())) and not _reads_parameters(own, args, kwargs, modules):
+            raise TypeError("the helper of yours does not apply the module it is given here, as it did on the earlier task's calls")
         returned = _own_values(own, args, kwargs)
         values = helper(*args, **kwargs)
         if not _alike(_deviation(returned, values), layout if not unseen else None, learned):
@@ -1039,6 +1051,13 @@ def _typical(gaps: list[tuple[float, float]]) -> tuple[float, float]:
     return sorted(g[0] for g in gaps)[middle], sorted(g[1] for g in gaps)[middle]
 
 
+def _gross(learned: list[tuple[tuple[str, ...], tuple[float, float]]]) -> bool:
+    """Whether the helper's own values were typically grossly off the repair's on the earlier
+    task's calls (GROSS, or raised): how far off they are on a later call then says nothing."""
+    typical = _typical([g for _, g in learned]) if learned else (0.0, 0.0)
+    return math.isinf(typical[0]) or typical[1] >= GROSS
+
+
 def _alike(gap: tuple[float, float], layout: tuple[str, ...] | None, learned: list[tuple[tuple[str, ...], tuple[float, float]]]) -> bool:
     """Whether a later call's deviation (`_deviation`) is like the earlier task's: within SAME_PATH
     times the largest of its calls laid out alike that did not raise (a dropout's random draws vary
@@ -1048,9 +1067,9 @@ def _alike(gap: tuple[float, float], layout: tuple[str, ...] | None, learned: li
     mistake (qa40s d17: a `.T` that is wrong for 3-D and raises for 4-D)."""
     if not learned:
         return False  # no earlier call noted: no path to compare with
-    typical = _typical([g for _, g in learned])
-    if math.isinf(typical[0]) or typical[1] >= GROSS:
+    if _gross(learned):
         return True
+    typical = _typical([g for _, g in learned])
     same = [g for noted, g in learned if noted == layout and not math.isinf(g[0])]
     reference = (max(g[0] for g in same), max(g[1] for g in same)) if same else typical
     return gap[0] <= SAME_PATH * reference[0] or gap[1] <= SAME_PATH * reference[1]
@@ -1122,7 +1141,7 @@ def _masks(own: Callable[..., Any], weights_at: int | None, method: bool, args: 
             return False
     except Exception:  # noqa: BLE001 - its own code fails there: not a path the repair answers for
         return False
-    return len(results[1]) == len(results[2]) and all(a.shape == b.shape and torch.equal(a, b) for a, b in zip(results[1], results[2]))
+    return _same_values(results[1], results[2])
 
 
 def _none_is_zero(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict, places: list[int]) -> bool:
@@ -1141,10 +1160,7 @@ def _none_is_zero(own: Callable[..., Any], method: bool, args: tuple, kwargs: di
     zeroed.apply_defaults()
     zeroed.arguments.update({parameters[place].name: torch.zeros(()) for place in places})
     given, zeros = _own_values(own, args, kwargs), _own_values(own, zeroed.args, zeroed.kwargs)
-    if given is None or zeros is None:
-        return False
-    given, zeros = _tensors(given), _tensors(zeros)
-    return len(given) == len(zeros) and all(a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b) for a, b in zip(given, zeros))
+    return given is not None and zeros is not None and _same_values(given, zeros)
 
 
 def _applies(own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], args: tuple, kwargs: dict, places: list[int]) -> bool:
@@ -1154,10 +1170,41 @@ def _applies(own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, 
     idle = torch.nn.Identity()
     swap = lambda value: idle if id(value) in modules else value  # noqa: E731
     plain, idled = _own_values(own, args, kwargs), _own_values(own, tuple(map(swap, args)), {k: swap(v) for k, v in kwargs.items()})
-    if plain is None or idled is None:
-        return False  # its own code fails there: not a path the repair answers for
-    plain, idled = _tensors(plain), _tensors(idled)
-    return len(plain) != len(idled) or any(a.shape != b.shape or not torch.equal(a, b) for a, b in zip(plain, idled))
+    return plain is not None and idled is not None and not _same_values(plain, idled)  # an error: not a path the repair answers for
+
+
+def _with_parameters(values: list) -> list[torch.nn.Module]:
+    """The modules with parameters among a helper's arguments, each once."""
+    found = {id(v): v for v in values if isinstance(v, torch.nn.Module) and any(True for _ in v.parameters())}
+    return list(found.values())
+
+
+def _reads_parameters(own: Callable[..., Any], args: tuple, kwargs: dict, modules: list[torch.nn.Module]) -> bool:
+    """Whether the submission's own helper gives other values while the `modules` it is handed
+    hold other parameters (each moved by a random step, in place of the module's own for this one
+    probe; the modules themselves stay the ones it was given). Run as `_own_values`; an error
+    there: no."""
+    plain = _own_values(own, args, kwargs)
+    moved: list[tuple[torch.nn.Module, str, torch.nn.Parameter]] = []
+    generator = torch.Generator().manual_seed(0)
+    try:
+        for owner in {id(m): m for module in modules for m in module.modules()}.values():
+            for name, parameter in list(owner._parameters.items()):
+                if isinstance(parameter, torch.nn.Parameter):
+                    step = torch.randn(parameter.shape, generator=generator).to(parameter.device, parameter.dtype)
+                    moved.append((owner, name, parameter))
+                    owner._parameters[name] = torch.nn.Parameter(parameter.detach() + step, parameter.requires_grad)
+        other = _own_values(own, args, kwargs)
+    finally:
+        for owner, name, parameter in reversed(moved):
+            owner._parameters[name] = parameter
+    return plain is not None and other is not None and not _same_values(plain, other)
+
+
+def _same_values(a: Any, b: Any) -> bool:
+    """Whether two results hold the same tensors: as many, each of the same shape, dtype and values."""
+    a, b = _tensors(a), _tensors(b)
+    return len(a) == len(b) and all(x.shape == y.shape and x.dtype == y.dtype and torch.equal(x, y) for x, y in zip(a, b))
 
 
 def _layout(values: list) -> tuple[str, ...]:
