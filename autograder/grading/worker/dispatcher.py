@@ -873,13 +873,14 @@ def _hooked(tensors: list[torch.Tensor]) -> bool:
 
 
 class _EngineCalls:
-    """Whether the autograd engine called Python in a backward, besides an autograd.Function's
-    `apply` (`_custom_backward` judges those): a hook of the submission's own on a node of the
-    graph (grad_fn.register_hook, register_prehook), which no attribute of a tensor shows
-    (round 39: a forward that computed nothing earned B.1's and C.3's gradient checks), or on a
-    tensor. A profile of this thread, where the engine runs a graph on the CPU (a CUDA node's hooks
-    run on the engine's own threads, unseen); `chain`, the request's own profile, still gets
-    every event."""
+    """Whether the autograd engine called Python in a backward, besides the stand-ins' own
+    autograd.Function (the grader computes that one): a hook of the submission's own on a node of
+    the graph (grad_fn.register_hook, register_prehook), which no attribute of a tensor shows
+    (round 39: a forward that computed nothing earned B.1's and C.3's gradient checks), a hook on
+    a tensor, or an autograd.Function's backward however deep in the graph. A profile of this
+    thread, where the engine runs a graph on the CPU (it runs a CUDA node's on its own threads:
+    `_custom_backward` and `_hooked` still look there); `chain`, the request's own profile, still
+    gets every event."""
 
     def __init__(self) -> None:
         self.chain = sys.getprofile()
@@ -892,8 +893,9 @@ class _EngineCalls:
             self.callers.append(frame)
         elif event in ("c_return", "c_exception") and getattr(value, "__self__", None) is self.engine and self.callers:
             self.callers.pop()
-        elif event == "call" and self.callers and frame.f_back is self.callers[-1] and frame.f_code is not FUNCTION_APPLY:
-            self.called = True
+        elif event == "call" and self.callers and frame.f_back is self.callers[-1]:
+            node = frame.f_locals.get("self") if frame.f_code is FUNCTION_APPLY else None
+            self.called = self.called or getattr(type(node), "_forward_cls", None) is not standins.Remote
         if self.chain is not None:
             self.chain(frame, event, value)
 
