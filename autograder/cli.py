@@ -330,7 +330,7 @@ def _grade_batch(args: argparse.Namespace, roster, template) -> int:
                              progress=on_result, shard=shard, runner=runner)
     skipped = len(result.submissions) - progress.graded
     if skipped:  # resumed: the unchanged ones kept their results
-        print(f"{skipped} submission(s) already graded in {args.out}, unchanged since, were not graded again (--force regrades them)",
+        print(f"{skipped} submission(s) already graded in {args.out} by this grader, unchanged since, were not graded again (--force regrades them)",
               file=sys.stderr)
     if shard:  # other shards are still writing: the class report comes once all are done
         from autograder.feedback.report import as_reported

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from autograder.cli import BatchProgress, main
+from autograder.feedback.output import grader_digest
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "solutions" / "attention" / "attention.py"
@@ -78,6 +79,14 @@ def test_grade_batch_is_resumable_and_force_regrades(tmp_path, capsys):
     # progress on a pipe: one plain line per graded submission, no bar, no carriage return
     assert "\r" not in captured.err
     assert sum(line.startswith(("1/2 ", "2/2 ")) for line in captured.err.splitlines()) == 2  # --force (the first run's were read above)
+    # a result that another version of the grader wrote (a check fixed since) is graded again
+    data = json.loads(done.read_text())
+    assert data["grader"] == grader_digest()
+    done.write_text(json.dumps({**data, "grader": "another version"}))
+    stamp = done.stat().st_mtime_ns
+    assert main(["grade-batch", str(inbox), "--out", str(out)]) == 0
+    assert done.stat().st_mtime_ns != stamp and json.loads(done.read_text())["grader"] == grader_digest()
+    assert "1 submission(s) already graded in" in capsys.readouterr().err
 
 
 class _Terminal(io.StringIO):

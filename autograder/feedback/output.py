@@ -10,9 +10,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
+import hashlib
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
+from autograder.assignment import current
 from autograder.errors import AttnkitError, OutputError
 from autograder.feedback.formats.gradescope import to_gradescope
 from autograder.feedback.formats.html import render_html
@@ -21,6 +25,7 @@ from autograder.feedback.formats.prairielearn import to_prairielearn
 from autograder.feedback.i18n import t
 from autograder.feedback.results import SubmissionResult, load_submission_result, write_atomic, write_json_atomic
 from autograder.grading.submission import submission_digest
+from autograder.paths import PACKAGE_DIR, regular_files
 from autograder.settings import (
     BATCH_LOCK_FILE, FEEDBACK_HTML, FEEDBACK_MD, GRADESCOPE_FILE, PARTIAL_SUFFIX, PRAIRIELEARN_FILE, RESULT_FILE,
 )
@@ -32,6 +37,21 @@ def grader_failed(result: SubmissionResult) -> bool:
     such results for good, and a re-run skipped them: every submission left 'could not grade'."""
     internal = t("note.internal_error", kind="", text="").split(":", 1)[0]  # "internal grader error"
     return result.grader_error.startswith(internal) or any(check.message_key == "internal_error" for check in result.checks)
+
+
+@functools.cache
+def grader_digest() -> str:
+    """sha256 of the grader in this process: the names and bytes of the kit's package files and of
+    the assignment's in use (compiled caches left out). A result another version of either wrote
+    is not this grader's verdict."""
+    digest = hashlib.sha256()
+    for root in dict.fromkeys((PACKAGE_DIR, current().folder)):
+        for file in regular_files(root):
+            relative = file.relative_to(root)
+            if "__pycache__" not in relative.parts:
+                name, data = relative.as_posix().encode("utf-8", "surrogateescape"), file.read_bytes()
+                digest.update(len(name).to_bytes(8, "big") + name + len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
 
 
 class ResultStore:
@@ -47,15 +67,17 @@ class ResultStore:
         return self.folder(name) / RESULT_FILE
 
     def is_done(self, path: Path, name: str) -> bool:
-        """Whether OUT/<name>/ holds a complete result of this very submission: the same entry
-        name and the same content (a student who handed in again is graded again), and a verdict
-        on it (one the grader itself failed to reach is graded again: `grader_failed`)."""
+        """Whether OUT/<name>/ holds a complete result of this very submission by this grader: the
+        same entry name and the same content (a student who handed in again is graded again),
+        written by the grader that grades now (a fixed check applies to results of the old one:
+        `grader_digest`), and a verdict on it (one the grader itself failed to reach is graded
+        again: `grader_failed`)."""
         try:
             result = load_submission_result(self.result_file(name))
         except (OSError, ValueError, TypeError, KeyError):
             return False
         same = Path(result.source).name == Path(path).name and bool(result.digest) and result.digest == submission_digest(Path(path))
-        return same and not grader_failed(result)
+        return same and result.grader == grader_digest() and not grader_failed(result)
 
     def load(self, name: str) -> SubmissionResult:
         return load_submission_result(self.result_file(name))
@@ -67,6 +89,7 @@ class ResultStore:
         again). Raises OutputError naming the folder when the files cannot be written (a full disk).
         """
         folder = self.folder(result.submission)
+        result = replace(result, grader=grader_digest())
         try:
             for relative, data in images.items():
                 write_atomic(folder / relative, data)

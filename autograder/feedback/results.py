@@ -95,6 +95,7 @@ class SubmissionResult:
     flags: tuple[Flag, ...] = ()  # integrity flags (autograder.grading.integrity.flags): instructor only, never a score by themselves
     assignment: str = ""  # the manifest name of the assignment whose words render it ("": the current one)
     digest: str = ""  # sha256 of what was handed in (grading.submission.submission_digest): a batch run again grades a changed submission again
+    grader: str = ""  # sha256 of the grader that wrote it (feedback.output.grader_digest): a batch run again by another grader grades it again
     schema: int = RESULT_SCHEMA
 
     @property

@@ -146,14 +146,15 @@ def expect_weights(weights: Any, where: str, shape: tuple | None) -> torch.Tenso
     return expect_tensor(weights, f"{where} (weights)", shape)
 
 
-def vjp_checked(student: StudentAPI, handle: Handle, where: str, args: list, grad_output: torch.Tensor, grad_weights: torch.Tensor, wrt: list[int]) -> dict:
+def vjp_checked(student: StudentAPI, handle: Handle, where: str, args: list, grad_output: torch.Tensor, grad_weights: torch.Tensor, wrt: list[int], expected: tuple) -> dict:
     """Gradients of sum(output * grad_output) + sum(weights * grad_weights) w.r.t. args[wrt] and
     every parameter (each result's gradient must be the true one), once the forward's
-    (output, weights) have the right shapes."""
+    (output, weights) are the reference's `expected` ones: a gradient pays only as the gradient of
+    the right values (round 39, qa47h: `out - out.detach()` is zero with the true gradients)."""
     result = student.vjp(handle, args, [grad_output, grad_weights], wrt=wrt, where=f"{where} backward", params=True)
     output, weights = expect_pair(result.get("outputs"), where)
-    expect_tensor(output, f"{where} (output)", tuple(grad_output.shape))
-    expect_weights(weights, where, tuple(grad_weights.shape))
+    expect_match(expect_weights(weights, where, tuple(grad_weights.shape)), expected[1].detach(), f"{where} (weights)")
+    expect_match(expect_tensor(output, f"{where} (output)", tuple(grad_output.shape)), expected[0].detach(), f"{where} (output)")
     return result
 
 
