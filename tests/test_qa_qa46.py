@@ -21,8 +21,11 @@
 - Round 39: a helper grossly wrong on B.1's calls (every layer's result tripled) may be wrong in any
   way on C.3's, so how far off it is there said nothing, and it could skip C.3's W_o (h11, 20
   points). A later call that hands it a module with parameters must now find its own code reading
-  them, where the earlier calls did (`dispatcher._reads_parameters`). The same helper without the
-  skip (h12), and one that never applies a layer (h13), stay one mistake, charged in B.1.
+  them, where the earlier calls did (`dispatcher._reads_parameters`), and run no bytecode of the
+  submission that the earlier calls did not (`dispatcher._Ran`, after qa47h), run as if given
+  what the earlier calls gave where it is given another kind (a dropout beside W_o: h14). The same
+  helper without the skip (h12), and one that never applies a layer (h13), stay one mistake,
+  charged in B.1.
 """
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ import threading
 import time
 import traceback
 import types
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
@@ -169,9 +170,7 @@ class Dispatcher:
         self._deadline: float | None = None  # loading: when the load's time is up (CellTimeLimit)
         self._helpers: tuple[int, list[types.ModuleType]] = (-1, [])  # len(sys.modules) when looked, the submission's helper modules
         self._watched: tuple[Callable[..., None], set[types.CodeType], _OperationsOf] | None = None  # watch_shared: the profile, the watched code seen working, the mode
-        self._layouts: dict[str, list[set[str]]] = {}  # a repair -> the kinds of argument the earlier task's calls gave the helper, in each place
-        self._deviations: dict[str, list[tuple[tuple[str, ...], tuple[float, float]]]] = {}  # a repair -> each earlier call's layout and how far the helper's own values were from it (_deviation)
-        self._reads: dict[str, dict[tuple[str, ...], bool]] = {}  # a repair -> whether the earlier calls of a layout read its modules' parameters (_reads_parameters)
+        self._notes: dict[str, _Notes] = {}  # a repair -> what it noted of the earlier task's calls
 
     # -- requests --------------------------------------------------------------------------
     def handle(self, request: dict) -> dict:
@@ -495,23 +494,24 @@ class Dispatcher:
     def _repair(self, site: dict) -> Callable[[], None]:
         """Install one repair; returns what puts the submission's own back."""
         name = site.get("name")
-        layouts, learned = self._layouts.setdefault(_repair_key(site), []), self._deviations.setdefault(_repair_key(site), [])
-        reads = self._reads.setdefault(_repair_key(site), {})
+        notes = self._notes.setdefault(_repair_key(site), _Notes())
         given_layouts, given_deviation = site.get("seen"), site.get("deviation")
-        if not layouts and type(given_layouts) is list and len(given_layouts) <= MAX_LAYOUT_PLACES and all(type(kinds) is list and all(type(k) is str for k in kinds[:64]) for kinds in given_layouts):
-            layouts.extend({k[:200] for k in kinds[:64]} for kinds in given_layouts)  # noted by another worker of this submission (Part F's private one)
-        if not learned and type(given_deviation) is list and len(given_deviation) == 2 and all(type(d) is float and d >= 0 for d in given_deviation):
-            learned.append(((), (given_deviation[0], given_deviation[1])))  # the typical one another worker noted (op_repair_deviation)
+        if not notes.seen and type(given_layouts) is list and len(given_layouts) <= MAX_LAYOUT_PLACES and all(type(kinds) is list and all(type(k) is str for k in kinds[:64]) for kinds in given_layouts):
+            notes.seen.extend({k[:200] for k in kinds[:64]} for kinds in given_layouts)  # noted by another worker of this submission (Part F's private one)
+            notes.ran = None  # the code its calls ran there is not known here
+        if not notes.learned and type(given_deviation) is list and len(given_deviation) == 2 and all(type(d) is float and d >= 0 for d in given_deviation):
+            notes.learned.append(((), (given_deviation[0], given_deviation[1])))  # the typical one another worker noted (op_repair_deviation)
         assert self.stand_ins is not None  # REPAIRS came from it
         weights_at = getattr(self.stand_ins, "WEIGHTS_AT", {}).get(site["as"])
         modules = self._student_globals()
+        learn = site.get("learn") is True
         if type(name) is not str:
             raise ValueError("a repair names no helper")
         if site.get("owner") is None:
             if type(self.namespace.get(name)) is not types.FunctionType:
                 raise ValueError(f"no function {name} to repair")
             saved = self.namespace[name]
-            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), layouts, site.get("learn") is True, learned, weights_at, reads)
+            self.namespace[name] = _gated(self.stand_ins.repair(site["as"], self._trusted, _arguments(saved, False)), saved, _arguments(saved, False), notes, learn, weights_at, modules)
             return lambda: self.namespace.__setitem__(name, saved)
         owner = self._class_at(site["owner"]) if type(site["owner"]) is str else None
         base = next((b for b in getattr(owner, "__mro__", ()) if b.__name__ == site.get("base") and _owned(b, modules) and name in vars(b)), None)
@@ -523,7 +523,7 @@ class Dispatcher:
         if type(function) is not types.FunctionType:
             raise ValueError(f"no method {name} to repair")
         given = _arguments(function, kind is not staticmethod)
-        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, layouts, site.get("learn") is True, learned, weights_at, reads)
+        helper = _gated(self.stand_ins.repair(site["as"], self._trusted, given), function, given, notes, learn, weights_at, modules)
         type.__setattr__(base, name, kind(helper) if kind is not None else helper)
         return lambda: type.__setattr__(base, name, member)
 
@@ -532,14 +532,14 @@ class Dispatcher:
         (`repairs` with learn; `_deviation`): the typical deviation ([] before any call), and whether
         it differs as a mistake in a helper of the repair's kind does: not 0, and not GROSS (a repair
         of another kind is that far off: a scores helper repaired as the weights, qa44s d11)."""
-        gaps = [gap for _, gap in self._deviations.get(_repair_key(request.get("repair")), [])]
+        gaps = [gap for _, gap in self._notes.get(_repair_key(request.get("repair")), _Notes()).learned]
         typical = _typical(gaps) if gaps else None
         return {"differs": typical is not None and 0 < typical[1] < GROSS, "typical": list(typical) if typical else []}
 
     def op_repair_layouts(self, request: dict) -> list[list[str]]:
         """The kinds of argument each place of a repaired helper was given by the earlier task's
         calls (`repairs` with learn), for another worker of the same submission to answer alike."""
-        return [sorted(kinds) for kinds in self._layouts.get(_repair_key(request.get("repair")), [])]
+        return [sorted(kinds) for kinds in self._notes.get(_repair_key(request.get("repair")), _Notes()).seen]
 
     def _trusted(self, name: str) -> Callable[..., Any]:
         """The stand-in in use for the submission's `name` (a repair's values come from it)."""
@@ -957,7 +957,18 @@ def _repair_key(site: Any) -> str:
     return repr(sorted((k, v) for k, v in site.items() if k not in ("learn", "seen", "deviation"))) if type(site) is dict else ""
 
 
-def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], seen: list[set[str]], learn: bool, learned: list[tuple[tuple[str, ...], tuple[float, float]]], weights_at: int | None, reads: dict[tuple[str, ...], bool]) -> Callable[..., Any]:
+@dataclass
+class _Notes:
+    """What a repair notes of the earlier task's calls of its helper, for the later task's."""
+
+    seen: list[set[str]] = field(default_factory=list)  # the kinds of argument each place got
+    learned: list[tuple[tuple[str, ...], tuple[float, float]]] = field(default_factory=list)  # each call's layout and deviation (_deviation)
+    reads: dict[tuple[str, ...], bool] = field(default_factory=dict)  # whether the calls of a layout read their modules' parameters
+    ran: set[tuple[types.CodeType, int]] | None = field(default_factory=set)  # the submission's bytecode they ran (None: not known here)
+    lost: bool = False  # a trace of theirs was switched off before it ended
+
+
+def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[[tuple, dict], tuple[Any, list]], notes: _Notes, learn: bool, weights_at: int | None, modules: list[dict]) -> Callable[..., Any]:
     """A repair that answers only calls that hand the helper, in each place, a kind of argument the
     earlier task's calls did there (`learn`: those calls, noted); or a dropout where they always
     gave None, or another module where they gave modules, that the helper's own code (`own`)
@@ -968,32 +979,38 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
     tried, which no repair answers for (qa43h b01, b02, b03, b05).
 
     The helper's own values are compared with the repair's on every call (`_deviation`): on the
-    earlier task's, each gap is noted in `learned` with the call's layout; on the later task's, the
-    gap must be alike (`_alike`: a helper 0.9 times right there is 0.9 times right here), or the
-    later task's path of the helper is not the one the earlier task's calls tried (qa46h h01, h03,
-    h06: a 4-D input, a flag on one module, a LayerNorm; qa44s d07, d11, d13). Where that gap
-    says nothing (the earlier calls were grossly off: `_gross`), a later call that hands it a
-    module with parameters must still find its own code reading them (`_reads_parameters`) if the
-    earlier calls laid out alike did (noted in `reads`: round 39, a helper that triples every
-    layer's result on B.1's path and skips C.3's flagged W_o). Its values come back as the
-    helper's own do (`_packed_as`)."""
+    earlier task's, each gap is noted with the call's layout; on the later task's, the gap must be
+    alike (`_alike`: a helper 0.9 times right there is 0.9 times right here), or the later task's
+    path of the helper is not the one the earlier task's calls tried (qa46h h01, h03, h06: a 4-D
+    input, a flag on one module, a LayerNorm; qa44s d07, d11, d13). Where that gap says nothing
+    (the earlier calls were grossly off: `_gross`), a later call, given what the earlier calls gave
+    where it gives another kind (`_as_before`), must run no bytecode of the submission's modules
+    (`modules`: their globals) that they did not (`_ran_before`), and, handed a module with
+    parameters, find its own code reading them where the earlier calls laid out alike did
+    (`_reads_parameters`): round 39, a helper that triples every layer's result on B.1's path and
+    skips, or all but skips, C.3's flagged W_o (qa46h h11, h14; qa47h h04, h05, h07, h10). Its
+    values come back as the helper's own do (`_packed_as`)."""
 
     def gate(*args: Any, **kwargs: Any) -> Any:
         layout = _layout(given(args, kwargs)[1])
+        with_parameters = _with_parameters(given(args, kwargs)[1])
         if learn:
-            seen.extend(set() for _ in range(min(len(layout), MAX_LAYOUT_PLACES) - len(seen)))
+            notes.seen.extend(set() for _ in range(min(len(layout), MAX_LAYOUT_PLACES) - len(notes.seen)))
             for place, kind in enumerate(layout[:MAX_LAYOUT_PLACES]):
-                seen[place].add(kind)
-            modules = _with_parameters(given(args, kwargs)[1])
-            if modules and not reads.get(layout):
-                reads[layout] = _reads_parameters(own, args, kwargs, modules)
-            returned = _own_values(own, args, kwargs)
+                notes.seen[place].add(kind)
+            if with_parameters and not notes.reads.get(layout):
+                notes.reads[layout] = _reads_parameters(own, args, kwargs, with_parameters)
+            with _Ran(modules) as ran:
+                returned = _own_values(own, args, kwargs)
+            notes.lost = notes.lost or ran.lost
+            if notes.ran is not None:
+                notes.ran |= ran.ran
             values = helper(*args, **kwargs)
-            if len(learned) < MAX_NOTED_CALLS:
-                learned.append((layout, _deviation(returned, values)))
+            if len(notes.learned) < MAX_NOTED_CALLS:
+                notes.learned.append((layout, _deviation(returned, values)))
             return _packed_as(returned, values)
-        unseen = [place for place, kind in enumerate(layout) if place >= len(seen) or kind not in seen[place]]
-        if not all(place < len(seen) and _may_stand_for(layout[place], seen[place]) for place in unseen):
+        unseen = [place for place, kind in enumerate(layout) if place >= len(notes.seen) or kind not in notes.seen[place]]
+        if not all(place < len(notes.seen) and _may_stand_for(layout[place], notes.seen[place]) for place in unseen):
             raise TypeError("the repaired helper is called with other arguments than the earlier task gives it")
         applied = [place for place in unseen if layout[place] not in (IDLE_DROPOUT, "NoneType", "bool tensor")]
         if applied and not _applies(own, given, args, kwargs, applied):
@@ -1004,16 +1021,90 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
         masks = [place for place in unseen if layout[place] == "bool tensor"]
         if masks and not _masks(own, weights_at, given(args, kwargs)[0] is not None, args, kwargs, masks):
             raise TypeError("the helper of yours does not block what the mask it is given blocks")
-        modules = _with_parameters(given(args, kwargs)[1])
-        if modules and _gross(learned) and reads.get(layout, any(reads.values())) and not _reads_parameters(own, args, kwargs, modules):
+        gross = _gross(notes.learned)
+        if gross and with_parameters and notes.reads.get(layout, any(notes.reads.values())) and not _reads_parameters(own, args, kwargs, with_parameters):
             raise TypeError("the helper of yours does not apply the module it is given here, as it did on the earlier task's calls")
+        if gross and notes.ran is not None and not _ran_before(own, given(args, kwargs)[0] is not None, args, kwargs, _as_before(layout, unseen, notes.seen), notes, modules):
+            raise TypeError("the helper of yours runs code here that it did not run on the earlier task's calls: a path of its own")
         returned = _own_values(own, args, kwargs)
         values = helper(*args, **kwargs)
-        if not _alike(_deviation(returned, values), layout if not unseen else None, learned):
+        if not _alike(_deviation(returned, values), layout if not unseen else None, notes.learned):
             raise TypeError("the helper of yours gives other values here than on the earlier task's calls: a path of its own")
         return _packed_as(returned, values)
 
     return gate
+
+
+def _as_before(layout: tuple[str, ...], unseen: list[int], seen: list[set[str]]) -> dict[int, Any]:
+    """What the earlier task's calls gave in the places where a later call gives another kind:
+    None where they gave None (a dropout or a mask now), a zero where they gave tensors (None now,
+    as `_none_is_zero` found it taken); another module stays (no other can stand for it)."""
+    return {place: None if seen[place] == {"NoneType"} else torch.zeros(()) for place in unseen
+            if seen[place] == {"NoneType"} or layout[place] == "NoneType"}
+
+
+def _ran_before(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict, earlier: dict[int, Any], notes: _Notes, modules: list[dict]) -> bool:
+    """Whether the submission's own helper, called as here but given `earlier` in those places,
+    runs only bytecode of its modules that the earlier task's calls ran (`_Ran`; a trace switched
+    off there or here, or arguments it cannot be given so: no)."""
+    call = _rebound(own, method, args, kwargs, earlier)
+    if call is None:
+        return False
+    with _Ran(modules) as ran:
+        _own_values(own, *call)
+    return notes.ran is not None and not notes.lost and not ran.lost and ran.ran <= notes.ran
+
+
+def _rebound(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict, values: dict[int, Any]) -> tuple[tuple, dict] | None:
+    """A call's arguments with `values` in those places (of the helper's parameters' order, besides
+    self); None for a helper of *args or **kwargs, or a call its signature does not take."""
+    if not values:
+        return args, kwargs
+    signature = inspect.signature(own)
+    parameters = list(signature.parameters.values())[int(method):]
+    if any(p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for p in parameters) or max(values) >= len(parameters):
+        return None
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    bound.arguments.update({parameters[place].name: value for place, value in values.items()})
+    return bound.args, bound.kwargs
+
+
+class _Ran:
+    """The bytecode of the submission's own modules (`own`: their globals) that runs while it is
+    on: each instruction (code, offset), by a trace of this thread, so that a branch taken only on
+    a later task's path shows; `lost`: the trace was switched off or replaced before it ended.
+    Code made with globals of its own (exec) is not traced."""
+
+    def __init__(self, own: list[dict]) -> None:
+        self.own = {id(globals_) for globals_ in own}
+        self.ran: set[tuple[types.CodeType, int]] = set()
+        self.lost = False
+        self.hook = self.call  # the one object set as the trace: a bound method is made anew at each read
+
+    def call(self, frame: types.FrameType, event: str, value: Any) -> Callable[..., Any] | None:
+        if id(frame.f_globals) not in self.own:
+            return None
+        frame.f_trace_opcodes, frame.f_trace_lines = True, False
+        return self.step
+
+    def step(self, frame: types.FrameType, event: str, value: Any) -> Callable[..., Any]:
+        if event == "opcode":
+            self.ran.add((frame.f_code, frame.f_lasti))
+        return self.step
+
+    def __enter__(self) -> _Ran:
+        self.before = sys.gettrace()
+        if self.own:
+            sys.settrace(self.hook)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.lost = bool(self.own) and sys.gettrace() is not self.hook
+        sys.settrace(self.before)
 
 
 def _own_values(own: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
@@ -1151,17 +1242,10 @@ def _none_is_zero(own: Callable[..., Any], method: bool, args: tuple, kwargs: di
     `places` (of its parameters' order, besides self) is a zero tensor: its path for None is the
     one the earlier task's calls tried (run as `_own_values`; an error there, or a helper of *args:
     no). qa44s b19: a Linear helper given no bias."""
-    signature = inspect.signature(own)
-    parameters = list(signature.parameters.values())[int(method):]
-    if any(p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) for p in parameters):
+    zeroed = _rebound(own, method, args, kwargs, {place: torch.zeros(()) for place in places})
+    if zeroed is None:
         return False
-    try:
-        zeroed = signature.bind(*args, **kwargs)
-    except TypeError:
-        return False
-    zeroed.apply_defaults()
-    zeroed.arguments.update({parameters[place].name: torch.zeros(()) for place in places})
-    given, zeros = _own_values(own, args, kwargs), _own_values(own, zeroed.args, zeroed.kwargs)
+    given, zeros = _own_values(own, args, kwargs), _own_values(own, *zeroed)
     return given is not None and zeros is not None and _same_values(given, zeros)
 
 
