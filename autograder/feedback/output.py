@@ -39,13 +39,18 @@ def grader_failed(result: SubmissionResult) -> bool:
     return result.grader_error.startswith(internal) or any(check.message_key == "internal_error" for check in result.checks)
 
 
-@functools.cache
 def grader_digest() -> str:
     """sha256 of the grader in this process: the names and bytes of the kit's package files and of
     the assignment's in use (compiled caches left out). A result another version of either wrote
     is not this grader's verdict."""
+    return _digest_of(current().folder)
+
+
+@functools.cache
+def _digest_of(assignment: Path) -> str:
+    """grader_digest for one assignment folder (a process may grade another assignment later)."""
     digest = hashlib.sha256()
-    for root in dict.fromkeys((PACKAGE_DIR, current().folder)):
+    for root in dict.fromkeys((PACKAGE_DIR, assignment)):
         for file in regular_files(root):
             relative = file.relative_to(root)
             if "__pycache__" not in relative.parts:
