@@ -1046,13 +1046,40 @@ def _as_before(layout: tuple[str, ...], unseen: list[int], seen: list[set[str]])
 def _ran_before(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict, earlier: dict[int, Any], notes: _Notes, modules: list[dict]) -> bool:
     """Whether the submission's own helper, called as here but given `earlier` in those places,
     runs only bytecode of its modules that the earlier task's calls ran (`_Ran`; a trace switched
-    off there or here, or arguments it cannot be given so: no)."""
-    call = _rebound(own, method, args, kwargs, earlier)
-    if call is None:
+    off there or here, or arguments it cannot be given so: no). A mask of lower rank than the
+    call's tensors may be given lifted to their rank, the same mask by the contract's broadcasting,
+    where the helper's values do not change with it, or it raises with both (qa48s b02: a branch
+    that lifts C.3's 2-D mask itself, which B.1's 3-D masks never took)."""
+    def ran_before(values: dict[int, Any]) -> tuple[bool, Any]:
+        call = _rebound(own, method, args, kwargs, values)
+        if call is None:
+            return False, None
+        with _Ran(modules) as ran:
+            returned = _own_values(own, *call)
+        return notes.ran is not None and not notes.lost and not ran.lost and ran.ran <= notes.ran, returned
+
+    if ran_before(earlier)[0]:
+        return True
+    lifted = {place: mask for place, mask in _lifted_masks(own, method, args, kwargs).items() if place not in earlier}
+    if not lifted:
         return False
-    with _Ran(modules) as ran:
-        _own_values(own, *call)
-    return notes.ran is not None and not notes.lost and not ran.lost and ran.ran <= notes.ran
+    same, returned = ran_before({**earlier, **lifted})
+    call = _rebound(own, method, args, kwargs, earlier)
+    return same and call is not None and _same_values(returned, _own_values(own, *call))  # or both raise (b02: its transposed weights on C.3's cross-attention)
+
+
+def _lifted_masks(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict) -> dict[int, torch.Tensor]:
+    """The bool tensors of a call (by place, in the order of the helper's parameters) of lower rank
+    than its highest-rank float tensor, with leading dimensions of size 1 up to that rank."""
+    signature = inspect.signature(own)
+    try:
+        bound = signature.bind(*args, **kwargs).arguments
+    except TypeError:
+        return {}
+    given = [bound.get(name) for name in list(signature.parameters)[int(method):]]
+    rank = max((value.dim() for value in given if isinstance(value, torch.Tensor) and value.is_floating_point()), default=0)
+    return {place: value.reshape((1,) * (rank - value.dim()) + tuple(value.shape)) for place, value in enumerate(given)
+            if isinstance(value, torch.Tensor) and value.dtype == torch.bool and value.dim() < rank}
 
 
 def _rebound(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict, values: dict[int, Any]) -> tuple[tuple, dict] | None:
