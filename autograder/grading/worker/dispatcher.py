@@ -976,7 +976,9 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
     needs no test). A later task that hands it other kinds of argument, or the same in other
     places (a dropout where the mask goes, a module swapped with the tensor, a LayerNorm that its
     own code never applies), is on a path of the helper's that the earlier task's checks never
-    tried, which no repair answers for (qa43h b01, b02, b03, b05).
+    tried, which no repair answers for (qa43h b01, b02, b03, b05), unless it is a value where they
+    always gave None that changes nothing of the helper's own values (`_as_if_none`: a scale only
+    the later task sets, qa48s b10): then it is answered as the call with None there.
 
     The helper's own values are compared with the repair's on every call (`_deviation`): on the
     earlier task's, each gap is noted with the call's layout; on the later task's, the gap must be
@@ -1010,8 +1012,12 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
                 notes.learned.append((layout, _deviation(returned, values)))
             return _packed_as(returned, values)
         unseen = [place for place, kind in enumerate(layout) if place >= len(notes.seen) or kind not in notes.seen[place]]
-        if not all(place < len(notes.seen) and _may_stand_for(layout[place], notes.seen[place]) for place in unseen):
-            raise TypeError("the repaired helper is called with other arguments than the earlier task gives it")
+        other = [place for place in unseen if not (place < len(notes.seen) and _may_stand_for(layout[place], notes.seen[place]))]
+        if other:
+            as_before = _as_if_none(own, given(args, kwargs)[0] is not None, args, kwargs, other, notes.seen)
+            if as_before is None:
+                raise TypeError("the repaired helper is called with other arguments than the earlier task gives it")
+            return gate(*as_before[0], **as_before[1])
         applied = [place for place in unseen if layout[place] not in (IDLE_DROPOUT, "NoneType", "bool tensor")]
         if applied and not _applies(own, given, args, kwargs, applied):
             raise TypeError("the helper of yours does not apply the module it is given")
@@ -1033,6 +1039,19 @@ def _gated(helper: Callable[..., Any], own: Callable[..., Any], given: Callable[
         return _packed_as(returned, values)
 
     return gate
+
+
+def _as_if_none(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict, places: list[int], seen: list[set[str]]) -> tuple[tuple, dict] | None:
+    """The call with None in `places`, where the earlier task's calls always gave None (a default
+    only the later task sets: a scale, qa48s b10), when the helper's own values are the same with
+    None there; None otherwise (another place, values that change, an error either way)."""
+    if not all(place < len(seen) and seen[place] == {"NoneType"} for place in places):
+        return None
+    call = _rebound(own, method, args, kwargs, dict.fromkeys(places))
+    if call is None:
+        return None
+    returned = _own_values(own, args, kwargs)
+    return call if returned is not None and _same_values(returned, _own_values(own, *call)) else None
 
 
 def _as_before(layout: tuple[str, ...], unseen: list[int], seen: list[set[str]]) -> dict[int, Any]:
