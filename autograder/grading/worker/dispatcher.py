@@ -1077,14 +1077,14 @@ def _ran_before(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict
             returned = _own_values(own, *call)
         return notes.ran is not None and not notes.lost and not ran.lost and ran.ran <= notes.ran, returned
 
-    if ran_before(earlier)[0]:
+    before, returned = ran_before(earlier)
+    if before:
         return True
     lifted = {place: mask for place, mask in _lifted_masks(own, method, args, kwargs).items() if place not in earlier}
-    if not lifted:
+    if not lifted or _rebound(own, method, args, kwargs, earlier) is None:
         return False
-    same, returned = ran_before({**earlier, **lifted})
-    call = _rebound(own, method, args, kwargs, earlier)
-    return same and call is not None and _same_values(returned, _own_values(own, *call))  # or both raise (b02: its transposed weights on C.3's cross-attention)
+    same, returned_lifted = ran_before({**earlier, **lifted})
+    return same and _same_values(returned_lifted, returned)  # or both raise (b02: its transposed weights on C.3's cross-attention)
 
 
 def _lifted_masks(own: Callable[..., Any], method: bool, args: tuple, kwargs: dict) -> dict[int, torch.Tensor]:
