@@ -103,7 +103,7 @@ def expect_close(
         raise_keyed_with_diagnosis(actual, candidates, "nan_values", where=where, what=what)
     if values_close(actual, expected, rtol=rtol, atol=atol):
         return
-    error = (a - e).abs().nan_to_num(math.inf).max().item()
+    error = (a - e).abs().nan_to_num(nan=math.inf, posinf=math.inf).max().item()  # inf, not the largest float (qa49s s24)
     raise_keyed_with_diagnosis(actual, candidates, "wrong_values", where=where, what=what, error=f"{error:.3g}")
 
 
