@@ -49,7 +49,7 @@ def test_notebook_answer_cells_only_and_magics_dropped():
 
 def test_untagged_notebook_uses_every_code_cell():
     data = _notebook([_code("a = 1"), {"cell_type": "markdown", "source": "hi", "metadata": {}}, _code("!pip install x\nb = 2")])
-    assert [t for _, t in notebook_chunks(data, "nb.ipynb")] == ["a = 1\n", "\nb = 2\n"]  # the shell escape blanked: b keeps line 2
+    assert [t for _, t in notebook_chunks(data, "nb.ipynb")] == ["a = 1\n", "pass\nb = 2\n"]  # the shell escape does nothing: b keeps line 2
 
 
 @pytest.mark.parametrize(

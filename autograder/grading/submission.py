@@ -62,7 +62,12 @@ def entry_names() -> tuple[str, ...]:
 
 STUB_MARK = b"raise NotImplementedError"  # what a task the student has not written still holds
 ANSWER_TAGS = {"attnkit:answer", "attnkit:setup"}
-MAGIC_LINE = re.compile(r"^\s*(%|!)")
+# IPython's own syntax, a line at a time: a magic or shell escape (`%timeit f(x)`, `!ls`), a help
+# request (`torch.amax?`, `??plot`), a value taken from either (`t = %timeit -o f(x)`, `files = !ls`).
+# Not IPython's TransformerManager: it tokenizes the whole cell again for each such line (42 s for
+# one 451 KiB cell of 400 magics, measured), and a notebook is the student's to make that big.
+MAGIC_LINE = re.compile(r"^(\s*)(?:%|!|\?{1,2}[\w.*]+\s*$|[\w.*]+\?{1,2}\s*$)")
+MAGIC_VALUE = re.compile(r"^(\s*[\w.\[\]'\", ]+?\s*=\s*)[%!]")
 RUN_MAGIC = re.compile(r"^(\s*)%run\s+(?:-i\s+)?(?:\./)?([A-Za-z_]\w*)(?:\.py)?\s*$")  # %run [-i] helpers[.py]: the helper file's names into the notebook
 
 
@@ -372,12 +377,16 @@ def _source_text(cell: dict) -> str | None:
 
 
 def _magic_blanked(line: str, runs: _RunLines) -> str:
-    """A line of a cell as the grader runs it: a magic or shell escape blanked, but `%run
-    helpers.py` (a file of the student's beside the notebook) imports that file (`_RunLines`)."""
-    run = RUN_MAGIC.match(line)
-    if not run:
-        return "" if MAGIC_LINE.match(line) else line
-    return run.group(1) + runs.line(run.group(2))
+    """A line of a cell as the grader runs it: a line of IPython's syntax does nothing (`pass`, or
+    None for the value it gives: its indentation kept, so a loop around it stays a loop, qa49n), but
+    `%run helpers.py` (a file of the student's beside the notebook) imports that file (`_RunLines`)."""
+    if run := RUN_MAGIC.match(line):
+        return run.group(1) + runs.line(run.group(2))
+    if value := MAGIC_VALUE.match(line):
+        return value.group(1) + "None"
+    if magic := MAGIC_LINE.match(line):
+        return magic.group(1) + "pass"
+    return line
 
 
 MAX_RUN_IMPORTS = 20  # %run lines of a notebook that import each name of their file
@@ -716,17 +725,21 @@ def load_submission(path: Path) -> Submission:
     return _from_files(submission_name(path), path.suffix[1:], {path.name: path.read_bytes()}, entry=path.name)
 
 
+ZH_FILE = re.compile(r"\.zh(?:\s*\(\d+\)|[-_]\d+)?\.(?:ipynb|py)$")  # attention.zh.ipynb, and as an LMS or a browser renames a copy: "attention.zh (2).ipynb", "attention.zh-3.ipynb" (qa49n n10)
+
+
 @functools.cache
 def file_language(path: str) -> str:
-    """zh for a *.zh.ipynb or *.zh.py file, or a folder or zip whose graded file is one (Gradescope
-    grades its folder: a hand-in of attention.zh.ipynb got English feedback, qa33p), else en."""
+    """zh for a *.zh.ipynb or *.zh.py file (a copy's number after .zh too), or a folder or zip whose
+    graded file is one (Gradescope grades its folder: a hand-in of attention.zh.ipynb got English
+    feedback, qa33p), else en."""
     name = Path(path).name
-    if (Path(path).is_dir() or name.endswith(".zip")) and not name.endswith((".zh.ipynb", ".zh.py")):
+    if (Path(path).is_dir() or name.endswith(".zip")) and not ZH_FILE.search(name):
         try:
             name = load_submission(Path(path)).entry
         except (AttnkitError, OSError):
             return "en"  # the grading says why
-    return "zh" if name.endswith((".zh.ipynb", ".zh.py")) else "en"
+    return "zh" if ZH_FILE.search(name) else "en"
 
 
 def _max_bytes(name: str) -> int:
