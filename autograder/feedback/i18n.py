@@ -427,6 +427,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "graded {file}, the file with your work in it (fewest tasks left unwritten); {others} was handed in beside it and not graded. Hand in one file under its own name",
         "zh": "评分的是 {file}：它是写有你的作答的文件（未完成的任务最少）；同时交上来的 {others} 没有评分。请只交一个文件，并保留它原来的文件名",
     },
+    "submission.export_not_graded": {
+        "en": "graded {file}; {others}, a copy of a notebook written by `jupyter nbconvert --to script`, was handed in beside it and not graded",
+        "zh": "评分的是 {file}；同时交上来的 {others} 是用 `jupyter nbconvert --to script` 从 notebook 导出的副本，没有评分",
+    },
+    "submission.exported": {
+        "en": "{file} was written from a notebook by `jupyter nbconvert --to script`: it is graded as Python runs it, where the notebook's magics (get_ipython()) and its check cells' `import public_checks` stop it. Hand in the notebook itself ({notebook}), or the file you wrote your code in",
+        "zh": "{file} 是用 `jupyter nbconvert --to script` 从 notebook 导出的：评分按 Python 运行它的方式进行，notebook 的魔法命令（get_ipython()）和检查单元格里的 `import public_checks` 会让它中途停下。请交 notebook 本身（{notebook}），或你写代码的那个文件",
+    },
     "submission.task_in_text_cell": {
         "en": "{file}: cell {number} is a {kind} cell, so it never runs, but it holds the code of {names}: make it a code cell again (in Jupyter: select it, press Esc, then Y)",
         "zh": "{file}：第 {number} 个单元格是 {kind} 单元格，不会运行，但里面写的是 {names} 的代码：请把它改回代码单元格（在 Jupyter 里选中它，按 Esc，再按 Y）",

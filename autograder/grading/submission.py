@@ -835,9 +835,13 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
         filename = PurePosixPath(entry).name
         if not any(line.strip() and not line.lstrip().startswith("#") for line in chunks[0][1].splitlines()):
             notes = (t("submission.empty", file=entry, student_file=current().student_file),)  # graded (0), and told why
+        elif _exported(entry, data):  # graded as it is, as `python` runs it: its magics and check cells may stop it
+            notes = (t("submission.exported", file=entry, notebook=entry_names()[1]),)
     passed_over = sorted(f for f in files if PurePosixPath(f).name in entry_names() and f != entry)
     if passed_over and PurePosixPath(entry).name not in entry_names():
         notes = (t("submission.graded_copy", file=entry, others=", ".join(passed_over)), *notes)
+    elif exports := [f for f in passed_over if _exported(f, files[f])]:
+        notes = (t("submission.export_not_graded", file=entry, others=", ".join(exports)), *notes)
     helpers = {}
     kit = {}
     kit_files = current().kit_files()
@@ -849,6 +853,8 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
             # nothing else to import (qa20h h10 took six tasks' answers from them: 95/100); not scanned
             kit[other] = GRADED_PUBLIC_CHECKS
             continue
+        if PurePosixPath(other).name in entry_names() and _exported(other, content):
+            continue  # the graded notebook's own copy, nbconvert's: its code is the notebook's, its kit cells' imports not the student's
         if other in kit_files and _same_text(content, kit_files[other]):
             kit[other] = decode_python(kit_files[other], other)  # the kit's, not the student's work: not scanned
             continue
@@ -905,12 +911,24 @@ def _writes_every_task(data: bytes) -> bool:
     return all(re.search(rb"(?:def|class)\s+" + re.escape(task.encode()) + rb"\b", data) for task in current().task_names.values())
 
 
+NBCONVERT_CELL = re.compile(rb"^# In\[[ \d]*\]:[ \t]*\r?$", re.MULTILINE)  # a cell's mark in what `jupyter nbconvert --to script` writes
+
+
+def _exported(path: str, data: bytes) -> bool:
+    """Whether a handed-in file is a .py written from a notebook by `jupyter nbconvert --to script`:
+    run in the release folder, it writes attention.py over the stub file, with the notebook's magics
+    as get_ipython() calls and its check cells' `import public_checks` (qa49p: 0/100 beside the
+    finished notebook it came from)."""
+    return path.endswith(".py") and NBCONVERT_CELL.search(data) is not None
+
+
 def _find_entry(name: str, files: dict[str, bytes], others: Sequence[str] = ()) -> str:
     """The file the student wrote in. A whole release folder holds attention.py and the notebooks,
-    and only one of them has the answers: the one with the fewest stubs left (in entry_names()
-    order when they tie), so that the untouched attention.py next to a finished notebook is not
-    graded instead of it. A notebook or .py file under another name that defines every task (Colab's
-    "Copy of attention.ipynb", a browser's "attention (1).py") is one of them, after those names."""
+    and only one of them has the answers: the one with the fewest stubs left (a notebook before a
+    .py exported from a notebook, then in entry_names() order when they tie), so that the untouched
+    attention.py next to a finished notebook, or one nbconvert wrote from it, is not graded instead
+    of it. A notebook or .py file under another name that defines every task (Colab's "Copy of
+    attention.ipynb", a browser's "attention (1).py") is one of them, after those names."""
     found = []
     for order, wanted in enumerate(entry_names()):
         matches = [f for f in files if PurePosixPath(f).name == wanted]
@@ -920,14 +938,14 @@ def _find_entry(name: str, files: dict[str, bytes], others: Sequence[str] = ()) 
             if len({files[f] for f in shallowest}) > 1:  # two different copies: which one is the work is not ours to guess
                 raise SubmissionError(t("submission.ambiguous", file=name, student_file=wanted, files=", ".join(shallowest)))
             entry = shallowest[0]
-            found.append((files[entry].count(STUB_MARK), order, entry))
+            found.append((files[entry].count(STUB_MARK), _exported(entry, files[entry]), order, entry))
     named = {entry for *_, entry in found}
     kit = {PurePosixPath(f).name for f in current().kit_files()}
     for other in sorted(files):  # a copy under another name ("Copy of attention.ipynb", "attention (1).py"), not the kit's own files
         if other.endswith((".ipynb", ".py")) and other not in named and PurePosixPath(other).name not in kit and _writes_every_task(files[other]):
-            found.append((files[other].count(STUB_MARK), len(entry_names()), other))
+            found.append((files[other].count(STUB_MARK), _exported(other, files[other]), len(entry_names()), other))
     if found:
-        return min(found)[2]
+        return min(found)[-1]
     candidates = [f for f in files if "/" not in f]
     if len(candidates) == 1:
         return candidates[0]
