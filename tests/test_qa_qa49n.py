@@ -13,6 +13,8 @@ or None for the value), its indentation kept (grading/submission.py, _magic_blan
 """
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,3 +67,11 @@ def test_a_magic_in_a_loop_leaves_the_loop_valid():
 ])
 def test_a_renamed_copy_of_the_chinese_notebook_keeps_its_language(name, lang):
     assert file_language(name) == lang
+
+
+def test_a_line_of_a_million_spaces_is_read_in_one_pass(tmp_path):
+    """The first rule for a value taken from a magic had two ways to match each space: a line of
+    4,000 spaces took 19 s, and a notebook may hold lines of millions. Run apart, so that a
+    regression fails here rather than holding the test run."""
+    script = "from autograder.grading.submission import _checked_code\nfor line in (' ' * 10**6 + 'x', ' \\t' * 10**6 + '= %', 'a ' * 10**6):\n    _checked_code(line)\n"
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
