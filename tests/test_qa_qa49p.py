@@ -8,7 +8,7 @@ public_checks`, the kit's Part F cell (importlib). Beside the notebook it came f
 (no stub left) and was graded for being first in name order: 0/100 with magics (NameError), 85/100
 and evasion flags without (s10, s20, s22, s23). A .py nbconvert wrote is now graded after a notebook
 with as few stubs, is left out of the worker and the static pass, and a note names it. Handed in
-alone (qa49p_exports), it is graded as Python runs it, and a note says why it stops and what to hand in.
+alone, it is graded as the notebook it was written from (tests/test_qa_qa50x.py).
 """
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ import pytest
 
 from autograder.grading.batch import grade_batch
 from autograder.grading.session import GradeOptions
-from autograder.grading.submission import load_submission
 from tests.corpus import FULL
 
 CORPUS = Path(__file__).resolve().parent / "qa" / "qa49p"
@@ -47,8 +46,3 @@ def test_each_packaging_gets_full_marks_without_a_flag(results, path):
 def test_the_notebook_is_graded_and_its_export_named(results, name):
     assert any("graded attention.ipynb; attention.py, a copy of a notebook written by `jupyter nbconvert --to script`" in e for e in results[name].events), results[name].events
 
-
-def test_an_export_handed_in_alone_says_what_to_hand_in():
-    (path,) = (Path(__file__).resolve().parent / "qa" / "qa49p_exports").glob("*.py")
-    (note,) = load_submission(path).notes
-    assert "jupyter nbconvert --to script" in note and "Hand in the notebook itself (attention.ipynb)" in note

@@ -432,8 +432,16 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "评分的是 {file}；同时交上来的 {others} 是用 `jupyter nbconvert --to script` 从 notebook 导出的副本，没有评分",
     },
     "submission.exported": {
-        "en": "{file} was written from a notebook by `jupyter nbconvert --to script`: it is graded as Python runs it, where the notebook's magics (get_ipython()) and its check cells' `import public_checks` stop it. Hand in the notebook itself ({notebook}), or the file you wrote your code in",
-        "zh": "{file} 是用 `jupyter nbconvert --to script` 从 notebook 导出的：评分按 Python 运行它的方式进行，notebook 的魔法命令（get_ipython()）和检查单元格里的 `import public_checks` 会让它中途停下。请交 notebook 本身（{notebook}），或你写代码的那个文件",
+        "en": "{file} was written from a notebook by `jupyter nbconvert --to script`, so it is graded as that notebook ({notebook}) is: each `# In[ ]:` mark begins a cell; the cells that define the tasks run whole, your other cells give only the definitions those use, and the check cells, demos and IPython lines (get_ipython()) do not run. Line numbers are those of {file}",
+        "zh": "{file} 是用 `jupyter nbconvert --to script` 从 notebook 导出的，所以按那个 notebook（{notebook}）的方式评分：每个 `# In[ ]:` 标记开始一个单元格；定义任务的单元格整格运行，你的其他单元格只提供这些单元格用到的定义，检查单元格、演示和 IPython 行（get_ipython()）不运行。行号是 {file} 中的行号",
+    },
+    "submission.export_definition": {
+        "en": "{file}: the cell at line {line} is not a task's cell, but it defines {names}, which your task cells use or define again: the grader ran those definitions in notebook order, as Run All does, and nothing else of that cell",
+        "zh": "{file}：第 {line} 行开始的单元格不是任务的单元格，但它定义了 {names}，你的任务单元格用到或重新定义了它：评分器按笔记本中的顺序（与 Run All 相同）运行了这些定义，该单元格的其余代码没有运行",
+    },
+    "submission.export_after_check": {
+        "en": "{file}: the cell at line {line} defines {names} again, after the check of that task (the cell at line {check}): a task is graded as its check cell saw it, so that definition was not run; keep each task in its own cell",
+        "zh": "{file}：第 {line} 行开始的单元格在该任务的检查单元格（第 {check} 行）之后又定义了 {names}：任务按它的检查单元格当时看到的代码评分，所以这个定义没有运行；请把每个任务写在它自己的单元格里",
     },
     "submission.task_in_text_cell": {
         "en": "{file}: cell {number} is a {kind} cell, so it never runs, but it holds the code of {names}: make it a code cell again (in Jupyter: select it, press Esc, then Y)",

@@ -229,7 +229,7 @@ def new_student(submission: Submission, factory: WorkerFactory, config: SandboxC
     """The submission's Student, whose worker gets only the helper files the static pass reads (the
     ones the entry can load; every one when the pass ran out of time, when its rules earn nothing
     anyway): a file it did not read cannot run (qa29h r01). The pass is the one the checks read."""
-    student = Student(factory, list(submission.chunks), submission.files, submission.filename, config, budget, ahead=ahead, kit=submission.kit, cells=submission.cells)
+    student = Student(factory, list(submission.chunks), submission.files, submission.filename, config, budget, ahead=ahead, kit=submission.kit, cells=submission.cells, kernel=submission.kernel)
     if submission.files:
         student.read = analyze(submission.chunks, submission.files, current().library_names(), student.own_modules, submission.cells).read
     return student

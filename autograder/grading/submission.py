@@ -19,6 +19,7 @@ import lzma
 import os
 import re
 import stat
+import textwrap
 import tokenize
 import zipfile
 import zlib
@@ -68,7 +69,7 @@ ANSWER_TAGS = {"attnkit:answer", "attnkit:setup"}
 # one 451 KiB cell of 400 magics, measured), and a notebook is the student's to make that big.
 MAGIC_LINE = re.compile(r"^(\s*)(?:%|!|\?{1,2}[\w.*]+\s*$|[\w.*]+\?{1,2}\s*$)")
 MAGIC_VALUE = re.compile(r"^(\s*[\w.\[\]'\",][\w.\[\]'\", \t]*=\s*)[%!]")  # no two ways to match a space: linear on a line of 10^6 (qa49n)
-RUN_MAGIC = re.compile(r"^(\s*)%run\s+(?:-i\s+)?(?:\./)?([A-Za-z_]\w*)(?:\.py)?\s*$")  # %run [-i] helpers[.py]: the helper file's names into the notebook
+RUN_MAGIC = re.compile(r"^(\s*)%run\s+(?:-[A-Za-z]+\s+)*(?:\./)?([A-Za-z_]\w*)(?:\.py)?(?:\s.*)?$")  # %run [-i|-m...] helpers[.py] [its argv, a comment]: the helper file's names into the notebook (qa50h h08, h12)
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class Submission:
     notes: tuple[str, ...] = ()
     kit: dict[str, str] = field(default_factory=dict)  # the kit's own files handed in unchanged, as the kit has them: run, never scanned
     cells: Cells = ()  # a notebook: where each chunk is in it (grading/chunks.py), for "cell 7, line 3"
+    kernel: bool = False  # its code ran in a Jupyter kernel (a notebook, or a .py nbconvert wrote from one): `display` is there
     entry: str = ""  # the graded file's path in the hand-in (attention.zh.ipynb: the feedback's language)
 
 
@@ -237,6 +239,12 @@ def _notebook_read(data: bytes, where: str, scripts: dict[str, str]) -> tuple[tu
     cells = notebook.get("cells")
     if not isinstance(cells, list):
         raise SubmissionError(t("submission.notebook", file=where, error="cells"))
+    return _cells_read(cells, where, scripts)
+
+
+def _cells_read(cells: list, where: str, scripts: dict[str, str], lines: list[int] | None = None) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], Cells, dict[str, str]]:
+    """_notebook_read's work on a notebook's cells; `lines`: for the cells of a file nbconvert
+    wrote (_export_read), the line of that file where each begins, which its notes name."""
     notes: list[str] = []
     code = [(number, c) for number, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code"]
     written = _written_files(code)
@@ -279,22 +287,26 @@ def _notebook_read(data: bytes, where: str, scripts: dict[str, str]) -> tuple[tu
         own_setup = [cell for cell in own if cell not in promoted and _plain(cell[1]) in setup]  # the kit's setup cell, its tag lost too
         answers = sorted(answers + promoted + own_setup)
         own = [cell for cell in own if cell not in promoted and cell not in own_setup]
-        notes.append(t("submission.untagged_answer", file=where,
-                       cells=", ".join(f"{number} ({', '.join(names)})" for number, names in _task_names_in(promoted).items())))
+        if lines is None:  # an export has no tags to lose: its note says how its cells are read
+            notes.append(t("submission.untagged_answer", file=where,
+                           cells=", ".join(f"{number} ({', '.join(names)})" for number, names in _task_names_in(promoted).items())))
     answers, late = _without_late_answers(answers, task_checks, sorted(checks))
     if answers:  # a task left a stub, written in a cell of the student's below its check cell: not run either (qa21p)
         late |= _late_in_own(own, task_checks, _stubbed(answers))
-    notes.extend(t("submission.answer_after_check", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES]), check=check)
+    notes.extend(t("submission.answer_after_check", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES]), check=check) if lines is None
+                 else t("submission.export_after_check", file=where, line=lines[number - 1], names=", ".join(names[:MAX_CELL_NOTES]), check=lines[check - 1])
                  for number, (names, check) in sorted(late.items())[:MAX_CELL_NOTES])
     graded = answers or own  # no answer cell, no task written: graded as every cell of the student's
     if answers:
         kept = _own_definitions(answers, own, sorted(checks), task_checks)
         graded = sorted(answers + [(number, body) for number, (body, _) in kept.items()])
         said = sorted(kept.items())[:MAX_CELL_NOTES]
-        notes.extend(t("submission.untagged_definition", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES])) for number, (_, names) in said)
+        notes.extend(t("submission.untagged_definition", file=where, number=number, names=", ".join(names[:MAX_CELL_NOTES])) if lines is None
+                     else t("submission.export_definition", file=where, line=lines[number - 1], names=", ".join(names[:MAX_CELL_NOTES]))
+                     for number, (_, names) in said)
         if len(kept) > len(said):
             notes.append(t("submission.untagged_more", file=where, count=len(kept) - len(said)))
-    notes.extend(_tasks_outside_code(notebook["cells"], graded, where))
+    notes.extend(_tasks_outside_code(cells, graded, where))
     chunks = []
     cells = []
     line = 1
@@ -351,21 +363,76 @@ def _cell_code(cell: dict, where: str, number: int, runs: _RunLines | None = Non
     return _checked_code(text, runs) + "\n"
 
 
-# The cell magics whose body IPython runs as Python in the kernel; any other (%%script false,
-# %%bash, %%html, %%markdown...) runs no Python there, or is not loaded: Run All defines nothing
-# in such a cell (qa41h F7: an old try kept under %%script false was graded).
-KERNEL_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+# The cell magics whose body IPython runs as Python in the kernel's namespace; any other (%%script
+# false, %%bash, %%html, %%markdown...) runs no Python there, or is not loaded, and %%timeit runs it
+# inside a function of its own: Run All defines nothing in such a cell (qa41h F7: an old try kept
+# under %%script false was graded; qa50h h10: a task written only under %%timeit).
+KERNEL_CELL_MAGICS = frozenset({"time", "capture", "prun", "debug"})
 CELL_MAGIC = re.compile(r"\A(?:[ \t]*\n)*%%(\w*)")
 
 
 def _checked_code(text: str, runs: _RunLines | None = None) -> str:
-    """A cell's code with its magics and shell escapes blanked (the lines keep their numbers); a
-    cell whose body is not run as Python in the kernel, all blank."""
-    magic = CELL_MAGIC.match(text)
+    """A cell's code as IPython runs it, its lines kept: its pasted indentation and prompts
+    removed, its magics and shell escapes blanked; a cell whose body is not run as Python in the
+    kernel, all blank."""
+    lines = PYTHON_LINE_END.split(text)  # Python ends a line at CR or LF only: a U+2028 in a comment is not code (qa50h h04)
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()  # the cell's last line end, as str.splitlines
+    lines = _cleaned(lines)
+    magic = CELL_MAGIC.match("\n".join(lines))
     if magic and magic.group(1) not in KERNEL_CELL_MAGICS:
-        return "\n" * text.count("\n")
+        return "\n" * len(PYTHON_LINE_END.findall(text))
     runs = runs or NO_SCRIPTS
-    return "\n".join(_magic_blanked(line, runs) for line in text.splitlines())
+    blanked = [_magic_blanked(line, runs) for line in lines]
+    changed = {row for row, (line, graded) in enumerate(zip(lines, blanked), start=1) if line != graded}
+    for row in changed - _statement_rows("\n".join(lines)) if changed else ():  # `!= x` or `% n` that continues a statement is Python (qa50h h01)
+        blanked[row - 1] = lines[row - 1]
+    return "\n".join(blanked)
+
+
+PYTHON_LINE_END = re.compile(r"\r\n|\r|\n")
+CLASSIC_PROMPT, CLASSIC_FIRST = re.compile(r"^(>>>|\.\.\.)( |$)"), re.compile(r"^>>>( |$)")
+IPYTHON_PROMPT = re.compile(r"^(((\[nav\]|\[ins\])? )?In \[\d+\]: |[ \t]*\.{3,}: ?)")
+
+
+def _cleaned(lines: list[str]) -> list[str]:
+    """A cell's lines after IPython's cleanup (IPython.core.inputtransformer2: leading_indent,
+    classic_prompt, ipython_prompt), blank lines at its top kept: a cell pasted indented, or with
+    `>>> ` or `In [3]: ` prompts, runs in Jupyter (qa50h h02, h03). IPython is not in the grading
+    image, and its TransformerManager was measured unfit (qa49n): these are its rules."""
+    code = [line for line in lines if line.strip()]
+    if code and code[0][:1] in (" ", "\t"):
+        lines = textwrap.dedent("\n".join(lines)).split("\n")
+        code = [line for line in lines if line.strip()]
+    for prompt, first in ((CLASSIC_PROMPT, CLASSIC_FIRST), (IPYTHON_PROMPT, IPYTHON_PROMPT)):
+        if code and (first.match(code[0]) or (len(code) > 1 and prompt.match(code[1]))):
+            lines = [prompt.sub("", line, count=1) for line in lines]
+            code = [line for line in lines if line.strip()]
+    return lines
+
+
+def _statement_rows(code: str) -> set[int]:
+    """The rows (from 1) of a cell on which a statement begins, as IPython finds them
+    (inputtransformer2.make_tokens_by_line): not a row inside brackets, after a backslash or inside
+    a string; the tokenizer reads IPython's syntax as error tokens and goes on. Rows past an error
+    it stops at count as beginnings."""
+    rows, starting, depth, row = set(), True, 0, 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            row = token.end[0]
+            if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+                starting = starting or (token.type == tokenize.NL and depth == 0)
+                continue
+            if starting:
+                rows.add(token.start[0])
+            starting = token.type == tokenize.NEWLINE
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(depth - 1, 0)
+    except (tokenize.TokenError, SyntaxError):
+        rows.update(range(row + 1, code.count("\n") + 2))
+    return rows
 
 
 def _source_text(cell: dict) -> str | None:
@@ -831,12 +898,13 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
         chunks, notes, cells, written = _notebook(data, entry, _scripts_beside(entry, files))
         filename = entry_names()[0]
     else:
-        chunks = ((1, decode_python(data, entry)),)
+        text = decode_python(data, entry)
+        chunks = ((1, text),)
         filename = PurePosixPath(entry).name
-        if not any(line.strip() and not line.lstrip().startswith("#") for line in chunks[0][1].splitlines()):
+        if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
             notes = (t("submission.empty", file=entry, student_file=current().student_file),)  # graded (0), and told why
-        elif _exported(entry, data):  # graded as it is, as `python` runs it: its magics and check cells may stop it
-            notes = (t("submission.exported", file=entry, notebook=entry_names()[1]),)
+        elif _exported(entry, data):  # graded as the notebook it was written from
+            chunks, notes, written = _export_read(text, entry, _scripts_beside(entry, files))
     passed_over = sorted(f for f in files if PurePosixPath(f).name in entry_names() and f != entry)
     if passed_over and PurePosixPath(entry).name not in entry_names():
         notes = (t("submission.graded_copy", file=entry, others=", ".join(passed_over)), *notes)
@@ -869,7 +937,8 @@ def _from_files(name: str, kind: str, files: dict[str, bytes], others: Sequence[
         elif file not in entry_names() and file not in kit_files:
             helpers[file] = declared_utf8(text)
             kit.pop(file, None)
-    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells, entry=entry)
+    return Submission(name=name, kind=kind, filename=filename, chunks=chunks, files=helpers, notes=notes, kit=kit, cells=cells, entry=entry,
+                      kernel=entry.endswith(".ipynb") or _exported(entry, data))
 
 
 def _worker_paths(files: dict[str, bytes], entry: str) -> list[tuple[str, bytes]]:
@@ -922,10 +991,119 @@ def _exported(path: str, data: bytes) -> bool:
     return path.endswith(".py") and NBCONVERT_CELL.search(data) is not None
 
 
+NBCONVERT_MARK = re.compile(r"^# In\[[ \d]*\]:[ \t]*\r?$", re.MULTILINE)  # NBCONVERT_CELL, in text
+IPYTHON_CALLS = frozenset({"run_line_magic", "run_cell_magic", "system", "getoutput"})  # what nbconvert writes IPython's syntax as
+
+
+def _export_read(text: str, where: str, scripts: dict[str, str]) -> tuple[tuple[tuple[int, str], ...], tuple[str, ...], dict[str, str]]:
+    """(chunks, notes, files) of a .py file nbconvert wrote from a notebook, graded as that
+    notebook is (a course that asks for a .py gets Jupyter's "Download as Python" of it): a code
+    cell from each `# In[ ]:` mark to the next, its IPython syntax back from the get_ipython()
+    calls nbconvert made of it, and the comments it made of the markdown cells below it dropped.
+    Its task cells run, and the definitions they take from the other cells; its check cells,
+    demos and magics do not. Each chunk keeps its lines in the .py file, which the feedback names."""
+    marks = list(NBCONVERT_MARK.finditer(text))
+    starts = [0, *(mark.end() for mark in marks)]  # each cell's code begins on the line after its mark
+    ends = [*(mark.start() for mark in marks), len(text)]
+    sources, lines, code_lines, line = [], [], [], 1  # lines: each cell's mark, which the notes name; code_lines: its code's first line
+    for number, (start, end) in enumerate(zip(starts, ends)):
+        code = _export_cell(text[start:end].removeprefix("\n"))
+        if code.strip() or number:  # the lines above the first mark (nbconvert's header) are a cell only when they hold code
+            sources.append(code)
+            lines.append(line)
+            code_lines.append(line + 1 if number else 1)
+        line += text.count("\n", start, end)  # on to the line of the next mark
+    cells = [{"cell_type": "code", "metadata": {}, "source": source} for source in sources]
+    try:
+        chunks, notes, places, written = _cells_read(cells, where, scripts, lines)
+    finally:
+        _parsed.cache_clear()
+    at_lines = tuple((code_lines[number - 1], body) for (_, body), (_, number) in zip(chunks, places, strict=True))
+    return at_lines, (t("submission.exported", file=where, notebook=entry_names()[1]), *notes), written
+
+
+def _export_cell(text: str) -> str:
+    """A cell's code as nbconvert wrote it, as the notebook held it: without the comment lines of
+    the markdown cells below it (no cell of the kit ends in a comment), each get_ipython() line
+    the IPython syntax it was written from."""
+    lines = text.split("\n")
+    while lines and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+        lines.pop()
+    return "\n".join(_ipython_syntax(line) for line in lines)
+
+
+def _ipython_syntax(line: str) -> str:
+    """`get_ipython().run_line_magic('timeit', 'f(x)')` as the notebook's line `%timeit f(x)` (a
+    value taken from it, `t = %timeit ...`; a shell escape `!ls`; a cell magic `%%time` and its
+    body, on lines of their own below that line); any other line as it is."""
+    if "get_ipython()." not in line:
+        return line
+    stripped = line.lstrip()
+    try:
+        (statement,) = ast.parse(stripped).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return line
+    call = _ipython_call(statement.value) if isinstance(statement, (ast.Expr, ast.Assign)) else None
+    if call is None or (isinstance(statement, ast.Assign) and len(statement.targets) != 1):
+        return line
+    method, args = call
+    indent = line[:len(line) - len(stripped)]
+    target = (ast.get_source_segment(stripped, statement.targets[0]) or "_") + " = " if isinstance(statement, ast.Assign) else ""
+    if method == "run_cell_magic" and len(args) == 3 and not target:
+        return f"{indent}%%{args[0]} {args[1]}".rstrip() + "\n" + args[2].rstrip("\n")
+    if method == "run_line_magic" and len(args) == 2:
+        return f"{indent}{target}%{args[0]} {args[1]}".rstrip()
+    if method in ("system", "getoutput") and len(args) == 1:
+        return f"{indent}{target}!{args[0]}"
+    return line
+
+
+def _ipython_call(node: ast.expr) -> tuple[str, list[str]] | None:
+    """(method, its text arguments) of a call `get_ipython().method('text', ...)` nbconvert writes."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in IPYTHON_CALLS and not node.keywords):
+        return None
+    shell = node.func.value
+    if not (isinstance(shell, ast.Call) and isinstance(shell.func, ast.Name) and shell.func.id == "get_ipython" and not shell.args and not shell.keywords):
+        return None
+    args = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    return (node.func.attr, args) if len(args) == len(node.args) else None
+
+def _unwritten(path: str, data: bytes) -> int:
+    """How many tasks a file leaves to write: stubs left in its code (`raise NotImplementedError`;
+    a notebook's text cells that say what a stub is do not count, qa50h h11), and functions of a
+    task whose body does nothing (`pass`, `...`, `return None`: a draft that moved elsewhere)."""
+    if path.endswith(".ipynb"):
+        try:
+            cells = json.loads(data.decode("utf-8-sig"))["cells"]
+            codes = [_source_text(cell) or "" for cell in cells if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+        except (UnicodeDecodeError, ValueError, TypeError, KeyError, RecursionError):
+            return data.count(STUB_MARK)
+    else:
+        try:
+            codes = [decode_python(data, path)]
+        except SubmissionError:
+            return data.count(STUB_MARK)
+    tasks = set(current().task_names.values())
+    count = 0
+    for code in codes:
+        count += code.count(STUB_MARK.decode())
+        tree = _parsed(_checked_code(code))
+        count += sum(1 for node in (tree.body if tree else ()) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in tasks and _does_nothing(node))
+    _parsed.cache_clear()
+    return count
+
+
+def _does_nothing(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a function's body, its docstring aside, is only `pass`, `...` or `return None`."""
+    return all(isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+               or (isinstance(node, ast.Return) and (node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)))
+               for node in function.body)
+
+
 def _find_entry(name: str, files: dict[str, bytes], others: Sequence[str] = ()) -> str:
     """The file the student wrote in. A whole release folder holds attention.py and the notebooks,
-    and only one of them has the answers: the one with the fewest stubs left (a notebook before a
-    .py exported from a notebook, then in entry_names() order when they tie), so that the untouched
+    and only one of them has the answers: the one with the fewest tasks left to write (_unwritten;
+    a notebook before a .py exported from a notebook, then in entry_names() order when they tie), so that the untouched
     attention.py next to a finished notebook, or one nbconvert wrote from it, is not graded instead
     of it. A notebook or .py file under another name that defines every task (Colab's "Copy of
     attention.ipynb", a browser's "attention (1).py") is one of them, after those names."""
@@ -938,14 +1116,16 @@ def _find_entry(name: str, files: dict[str, bytes], others: Sequence[str] = ()) 
             if len({files[f] for f in shallowest}) > 1:  # two different copies: which one is the work is not ours to guess
                 raise SubmissionError(t("submission.ambiguous", file=name, student_file=wanted, files=", ".join(shallowest)))
             entry = shallowest[0]
-            found.append((files[entry].count(STUB_MARK), _exported(entry, files[entry]), order, entry))
-    named = {entry for *_, entry in found}
+            found.append((entry, _exported(entry, files[entry]), order))
+    named = {entry for entry, *_ in found}
     kit = {PurePosixPath(f).name for f in current().kit_files()}
     for other in sorted(files):  # a copy under another name ("Copy of attention.ipynb", "attention (1).py"), not the kit's own files
         if other.endswith((".ipynb", ".py")) and other not in named and PurePosixPath(other).name not in kit and _writes_every_task(files[other]):
-            found.append((files[other].count(STUB_MARK), _exported(other, files[other]), len(entry_names()), other))
+            found.append((other, _exported(other, files[other]), len(entry_names())))
+    if len(found) == 1:
+        return found[0][0]
     if found:
-        return min(found)[-1]
+        return min(found, key=lambda f: (_unwritten(f[0], files[f[0]]), f[1], f[2], f[0]))[0]
     candidates = [f for f in files if "/" not in f]
     if len(candidates) == 1:
         return candidates[0]

@@ -401,6 +401,7 @@ class Student:
     kit: dict[str, str] = field(default_factory=dict)  # the kit's own files handed in unchanged: the worker gets them, the static pass does not read them
     read: frozenset[str] | None = None  # the student's files the static pass read, the only ones the worker gets (None: every one)
     cells: Cells = ()  # a notebook: where each chunk is in it, for "cell 7, line 3" (grading/chunks.py)
+    kernel: bool = False  # the code ran in a Jupyter kernel (a notebook, or nbconvert's .py of one): it has `display`
     _worker: WorkerProcess | None = None
     _started: float = field(default_factory=time.monotonic)
     _import_failure: str = ""
@@ -470,7 +471,7 @@ class Student:
                 finally:
                     raise SandboxUnavailable(reason)  # noqa: B012 - this, not a failure to end the worker, is the news
             worker.isolation = str(ready.get("isolation", ""))[:40]
-            loaded = self._request({"op": "load", "chunks": self.chunks, "cells": self.cells, "files": self.worker_files, "filename": self.filename, "module": self.module, "seconds": self.budget.import_seconds}, "importing your file", self.budget.import_seconds)
+            loaded = self._request({"op": "load", "chunks": self.chunks, "cells": self.cells, "kernel": self.kernel, "files": self.worker_files, "filename": self.filename, "module": self.module, "seconds": self.budget.import_seconds}, "importing your file", self.budget.import_seconds)
         except WorkerFailure as failure:
             self._import_failure = t("note.import_failed", failure=failure)
             raise WorkerFailure(self._import_failure) from None

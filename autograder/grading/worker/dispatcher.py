@@ -309,7 +309,7 @@ class Dispatcher:
         sys.modules[module.__name__] = module
         self.namespace = module.__dict__
         self.filenames[filename] = tuple((int(first), int(number)) for first, number in request.get("cells", ()))
-        if self.filenames[filename]:  # a notebook: its cells run as in a Jupyter kernel, which gives them `display`
+        if request.get("kernel"):  # a notebook's cells (or nbconvert's .py of them) run as in a Jupyter kernel, which gives them `display`
             module.display = _display  # type: ignore[attr-defined]
         chunks = request["chunks"]
         _remember_source(filename, chunks)
