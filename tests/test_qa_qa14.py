@@ -29,7 +29,7 @@ the feedback names. What was wrong before (main at c871439), and is fixed:
   flag. __getstate__ is now read as the evasion it is (each rule its code reaches fails, as does E).
 - b18, b19: A.3 giving a 3-D mask a head axis of its own, or expanding a 2-D mask over q.size(0):
   A.3 never had a (B, Lq, Lk) mask with 3-D inputs nor an (Lq, Lk) mask with 4-D ones, and the
-  later parts re-graded with a trusted A.3: 100. A.3's values check now has both: A=27.
+  later parts re-graded with a trusted A.3: 100. A.3 now checks both (A=27; A=31.5 since qa50s, an edge check of its own).
 - b20, b21: B.1 or C.3 fusing the projections' weights on the first forward and using them from
   then on (training changes nothing): 100. Their values checks now load other weights and run
   again: B=4, C=19. The public checks do the same.

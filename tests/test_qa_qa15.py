@@ -93,7 +93,7 @@ def test_each_submission_scores_its_parts_and_names_only_its_mistakes(path, grad
 @pytest.mark.parametrize(("name", "check", "said"), [
     ("h01_a3_quantizable_mha", "sdpa_no_library", "uses MultiheadAttention"),
     ("h02_c3_quantizable_mha", "mha_no_library", "uses MultiheadAttention"),
-    ("b02_a3_mask_skipped_when_all_false", "sdpa_values", "with a mask of shape (2, 3, 4, 5) that blocks every key (weights)"),
+    ("b02_a3_mask_skipped_when_all_false", "sdpa_mask_edges", "with a mask of shape (2, 3, 4, 5) that blocks every key (weights)"),
     ("b03_c3_mask_skipped_when_all_false", "mha_mask", "with a mask of shape (2, 1, 1, 5) that blocks every key (weights)"),
     ("b05_a2_nan_gradient_through_a_where", "masked_softmax_fully_blocked_gradient", "though its values are zeros"),
 ])

@@ -52,6 +52,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     # A.3
     "sdpa_shapes": _text("scaled_dot_product_attention：返回形状正确的 (output, weights)"),
     "sdpa_values": _text("scaled_dot_product_attention：有无掩码时的数值"),
+    "sdpa_mask_edges": _text("scaled_dot_product_attention：屏蔽全部 key 的掩码，以及需要广播的掩码"),
     "sdpa_matches_torch": _text("scaled_dot_product_attention：与 torch 的 F.scaled_dot_product_attention 一致"),
     "sdpa_causal_future_independence": _text("scaled_dot_product_attention：使用因果掩码时，未来位置不影响结果"),
     "sdpa_invariances": _text("scaled_dot_product_attention：同时置换 key 与 value 不改变结果；批次之间相互独立"),

@@ -1,5 +1,5 @@
 # qa14 b18_a3_mask3d_unsqueezed: BUG A.3: a 3-D mask is unsqueezed for heads (mask.unsqueeze(1)) even when q, k, v have no head axis
-# Per-part scores: A=27 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=31.5 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: none.
 # Before: 100 (A.3 never had a (B, Lq, Lk) mask with 3-D inputs, and B.1 was re-graded with a trusted A.3).
 # ruff: noqa  (a student's file: written as a student writes it)

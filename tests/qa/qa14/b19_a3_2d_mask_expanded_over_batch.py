@@ -1,5 +1,5 @@
 # qa14 b19_a3_2d_mask_expanded_over_batch: BUG A.3: a 2-D mask is expanded to (B, Lq, Lk) with q.size(0), wrong with a head axis
-# Per-part scores: A=27 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=31.5 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: none.
 # Before: 100 (A.3 never had an (Lq, Lk) mask with 4-D inputs).
 # ruff: noqa  (a student's file: written as a student writes it)

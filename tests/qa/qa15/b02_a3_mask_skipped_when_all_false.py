@@ -1,5 +1,5 @@
 # qa15 b02_a3_mask_skipped_when_all_false: BUG A.3: `mask = None` when `not mask.any()`: a mask that blocks every key is ignored
-# Per-part scores: A=27 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=31.5 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: none.
 # Before: 100.
 # ruff: noqa  (a student's file: written as a student writes it)

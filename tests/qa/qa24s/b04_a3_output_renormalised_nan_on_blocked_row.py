@@ -1,5 +1,5 @@
 # qa24s b04_a3_output_renormalised_nan_on_blocked_row: BUG A.3: the weighted sum divided again by the weights' row sums (weights @ v / weights.sum(-1)): 0/0 = NaN for a query whose keys are all blocked
-# Per-part scores: A=27 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=31.5 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 

@@ -1,5 +1,5 @@
 # qa28s b10_a3_mask_used_only_when_full_rank: BUG A.3: the mask is applied only when mask.dim() == scores.dim(); a broadcastable (Lq, Lk) mask on batched input is ignored
-# Per-part scores: A=27 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=30.5 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 

@@ -1,5 +1,5 @@
 # BUG D.1: passes mask[None, None] to self.attn: right for an (S, S) mask, breaks (B, S, S) and (B, 1, S, S) masks
-# Per-part scores: A=32 B=10 C=28 D=9 E=10 F=8.
+# Per-part scores: A=32 B=10 C=28 D=10 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 

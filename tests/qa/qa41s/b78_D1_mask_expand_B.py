@@ -1,5 +1,5 @@
 # BUG D.1: mask.expand(B, -1, -1).unsqueeze(1): right for (S, S) and (B, S, S) masks, raises for (B, 1, S, S) / (B, 1, 1, S)
-# Per-part scores: A=32 B=10 C=28 D=9 E=10 F=8.
+# Per-part scores: A=32 B=10 C=28 D=10 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 

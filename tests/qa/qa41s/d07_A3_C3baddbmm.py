@@ -1,5 +1,5 @@
 # BUG A.3+: A.3 un-masks rows with no allowed key; C.3 correct with inline baddbmm scores (as c12) and A.2 softmax
-# Per-part scores: A=27 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=31.5 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 

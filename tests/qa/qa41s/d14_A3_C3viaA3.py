@@ -1,5 +1,5 @@
 # BUG A.3: A.3 un-masks rows with no allowed key; C.3 takes its weights from A.3 (charged in A.3 only: C.3 is right given A.3)
-# Per-part scores: A=27 B=10 C=28 D=12 E=10 F=8.
+# Per-part scores: A=31.5 B=10 C=28 D=12 E=10 F=8.
 # Mistakes named: none.
 """Attention from scratch (注意力机制，从零实现).
 
