@@ -17,6 +17,11 @@ cleaned (h02, h03); `%run helpers.py  # note` and `%run -m mask_helper` were bla
 finished notebook beside an attention.py of `return None` drafts lost to it, its markdown's mention
 of `raise NotImplementedError` counted as a stub (h11: 0/100). And a task written only under
 %%timeit, which runs its body in a function of its own, was graded (h10: A.2 earned 14 points).
+And an honest file that imports a helper module of its own experiments (a library softmax and
+attention it never calls from a task) lost every rule (h14: 95/100): a helper file's library call
+counted for every task. A task is now charged for the helpers' definitions it can reach (by their
+names, an import's alias, their module's name; all of them when a file loads code by other means),
+and for their module-level code (grading/integrity/static.py, _helper_names).
 Open (qa50h_open, a strict xfail): h09 writes all its code to attention.py with %%writefile and
 imports it in its task cells; the grader's module of the notebook is `attention` itself.
 """
@@ -27,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from autograder.feedback.results import SubmissionResult
+from autograder.grading.integrity.static import analyze
 from tests.corpus import FULL, assert_graded_as_expected, graded_corpus
 
 QA = Path(__file__).resolve().parent / "qa"
@@ -64,3 +70,24 @@ def test_a_notebook_is_graded_as_jupyter_runs_it(path, notebooks):
 def test_a_notebook_that_writes_the_student_file_and_imports_it(tmp_path):
     results = graded_corpus(OPEN, tmp_path)
     assert {p.part: p.score for p in results["h09_nb_writefile_attention_py_then_import"].parts} == FULL
+
+
+HELPERS = {"helpers.py": "import torch\n\n\ndef library_softmax(x):\n    return torch.softmax(x, dim=-1)\n\n\ndef mine(x):\n    return library_softmax(x)\n"}
+
+
+@pytest.mark.parametrize(("imports", "body", "charged"), [
+    ("from helpers import library_softmax", "return scores", False),  # h14: imported for experiments, never called by the task
+    ("import helpers", "return scores", False),
+    ("from helpers import library_softmax", "return library_softmax(scores) if scores.shape[-1] == 999 else scores", True),
+    ("from helpers import library_softmax as ls", "return ls(scores) if scores.shape[-1] == 999 else scores", True),
+    ("from helpers import mine", "return mine(scores) if scores.shape[-1] == 999 else scores", True),  # through another helper
+    ("from helpers import *", "return library_softmax(scores) if scores.shape[-1] == 999 else scores", True),
+    ("import helpers as h", "return h.mine(scores) if scores.shape[-1] == 999 else scores", True),  # a module's name reaches all of it
+    ("import helpers", "return getattr(helpers, 'library_' + 'softmax')(scores)", True),  # code loaded by other means: every helper counts
+])
+def test_a_rule_charges_the_helpers_a_task_can_reach(imports, body, charged):
+    """qa50h h14: a helper file's library call was charged to every task, so an honest file that
+    imported a module of its own experiments lost every rule (A.2, A.3, B.1, C.3: 95/100)."""
+    entry = f"{imports}\n\n\ndef masked_softmax(scores, mask=None):\n    {body}\n"
+    facts = analyze(((1, entry),), HELPERS, frozenset({"softmax"}))
+    assert bool(facts.library_uses({"masked_softmax"}, frozenset({"softmax"}))) == charged

@@ -22,6 +22,7 @@ The names it looks for are in integrity/names.py; what an expression says by its
 from __future__ import annotations
 
 import ast
+import collections
 import contextlib
 import functools
 import importlib
@@ -86,9 +87,13 @@ class SourceFacts:
     graded: frozenset[str] = frozenset()  # what the grader calls (the assignment's tasks); empty: every definition
     unread: float = 0.0  # the CPU seconds the pass ran out of (STATIC_PASS_CPU_SECONDS); then nothing above is known
     read: frozenset[str] | None = None  # the helper files it read, those the entry can load (_reachable); None: not known
+    # a name -> the helper files' definitions it may stand for ("helpers.py:f"): its own, an import's
+    # alias of it, its module's name; None: a file loads code by other means, any may be reached
+    helper_names: dict[str, frozenset[str]] | None = None
 
     def reachable(self, roots: set[str], stop: frozenset[str] = frozenset()) -> set[str]:
-        """The top-level definitions `roots` reach through the names their bodies load (not through `stop`)."""
+        """The top-level definitions `roots` reach through the names their bodies load (not through
+        `stop`), into the helper files' definitions too."""
         seen: set[str] = set()
         todo = [r for r in roots if r in self.references]
         while todo:
@@ -96,15 +101,21 @@ class SourceFacts:
             if name in seen:
                 continue
             seen.add(name)
-            todo.extend(n for n in self.references.get(name, ()) if n in self.references and n not in seen and n not in stop)
+            for loaded in self.references.get(name, ()):
+                if loaded in stop:
+                    continue
+                todo.extend(n for n in ((loaded,) if loaded in self.references else ()) + tuple((self.helper_names or {}).get(loaded, ())) if n not in seen)
         return seen
 
     def library_uses(self, roots: set[str], banned: frozenset[str], stop: frozenset[str] = frozenset()) -> list[Finding]:
-        """Uses of the banned library functions in the code `roots` reach (helper files included)."""
+        """Uses of the banned library functions in the code `roots` reach: in a helper file, in the
+        definitions they reach and in its module-level code (an alias made there is used by name);
+        in every definition of the helper files when a file loads code by other means."""
         scopes = self.reachable(roots, stop)
         return [
             f for f in self.findings
-            if f.code == LIBRARY_CALL and f.name in banned and (f.scope in scopes or ":" in f.scope)
+            if f.code == LIBRARY_CALL and f.name in banned
+            and (f.scope in scopes or (":" in f.scope and (self.helper_names is None or f.scope.endswith(":"))))
         ]
 
     def untrusted(self, roots: set[str], stop: frozenset[str] = frozenset()) -> list[Finding]:
@@ -883,11 +894,14 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
     unbound = library - {name for tree in everything for node in ast.walk(tree) for name in syntax.node_binds(node)} if starred else frozenset()
     _star_uses(scanner, starred, unbound)
     findings = [replace(finding, cells=cells) for finding in scanner.findings]
+    references = {k: frozenset(v) for k, v in scanner.references.items()}
     for name, trees in helpers.items():
         helper = _scan(library, local, trees, everything, prefix=f"{name}:", own_definitions=own_definitions)
         _star_uses(helper, starred, unbound)
         findings += helper.findings
         scanner.makes_modules |= helper.makes_modules
+        for scope, loads in helper.references.items():
+            references[f"{name}:{scope}"] = frozenset(loads | helper.links.get(scope, set()))
     unique = tuple(dict.fromkeys(findings))
     if not _can_make_modules(unique, scanner.makes_modules):
         unique = tuple(f for f in unique if not f.what.endswith(UNKNOWN_MODULE))
@@ -895,11 +909,37 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
         unique = tuple(f for f in unique if not f.what.endswith(DEBUGGER))
     return SourceFacts(
         findings=unique,
-        references={k: frozenset(v) for k, v in scanner.references.items()},
+        references=references,
         defined=frozenset(scanner.defined),
         aliases=dict(scanner.aliases),
         read=frozenset(helpers),
+        helper_names=None if any(_loads_by_other_means(tree) for tree in everything) else _helper_names(helpers, everything),
     )
+
+
+def _helper_names(helpers: dict[str, list[ast.Module | str]], everything: Sequence[ast.Module]) -> dict[str, frozenset[str]]:
+    """A name -> the helper files' top-level definitions ("helpers.py:f") it may stand for in any
+    file: a definition's own name, the name an import gives it (`from helpers import f as g`), and
+    its module's (`import helpers as h`: `h.f` loads h), so that a task reaches only the helpers
+    it may call: an honest file's import of a helper module with a library softmax for its own
+    experiments cost every rule (qa50h h14)."""
+    found: dict[str, set[str]] = collections.defaultdict(set)
+    for name, trees in helpers.items():
+        module = name.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        definitions = {f"{name}:{node.name}" for tree in trees if isinstance(tree, ast.Module) for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        for definition in definitions:
+            found[definition.split(":", 1)[1]].add(definition)
+        for part in {module, *module.split(".")}:
+            found[part] |= definitions
+    for tree in everything:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    found[alias.asname or alias.name] |= found.get(alias.name, set()) | found.get(f"{node.module}.{alias.name}", set())
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    found[alias.asname or alias.name.split(".")[0]] |= found.get(alias.name, set())
+    return {name: frozenset(nodes) for name, nodes in found.items()}
 
 
 # What may load a module that no import statement names: a module imported (its top name), a
@@ -1021,7 +1061,7 @@ def _star_uses(scanner: _Scanner, starred: str, unbound: frozenset[str]) -> None
     force, is that library's (`from scipy.special import *` then `softmax(x)`: qa23h)."""
     for scope, names in scanner.references.items():
         for name in sorted(names & unbound):
-            scanner.findings.append(Finding(LIBRARY_CALL, f"{name} (from {starred} import *)", scanner.first_loads.get((scope, name), 0), scope, name))
+            scanner.findings.append(Finding(LIBRARY_CALL, f"{name} (from {starred} import *)", scanner.first_loads.get((scope, name), 0), scanner.prefix + scope, name))
 
 
 def _feeds_debugger(trees: Iterable[ast.AST]) -> bool:
