@@ -22,8 +22,9 @@ attention it never calls from a task) lost every rule (h14: 95/100): a helper fi
 counted for every task. A task is now charged for the helpers' definitions it can reach (by their
 names, an import's alias, their module's name; all of them when a file loads code by other means),
 and for their module-level code (grading/integrity/static.py, _helper_names).
-Open (qa50h_open, a strict xfail): h09 writes all its code to attention.py with %%writefile and
-imports it in its task cells; the grader's module of the notebook is `attention` itself.
+A notebook that writes all its code to attention.py with %%writefile and imports it in its task
+cells got 0/100 without a note (h09): the grader's module of the notebook is attention itself, and
+the file was left out. Such a cell's code now runs as the notebook's own, when a cell imports it.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from autograder.grading.integrity.static import analyze
 from tests.corpus import FULL, assert_graded_as_expected, graded_corpus
 
 QA = Path(__file__).resolve().parent / "qa"
-EDGES, NOTEBOOKS, OPEN = QA / "qa50s", QA / "qa50h", QA / "qa50h_open"
+EDGES, NOTEBOOKS = QA / "qa50s", QA / "qa50h"
 NOT_FULL = {  # qa50h's fair grades where they are not full marks
     "h05_nb_formfeed_comment_library_softmax_in_jupyter": {"A": 30},  # Jupyter runs its torch.softmax: A.2's rule
     "h10_nb_task_only_inside_timeit_cell": {"A": 18},  # A.2 is a stub where Jupyter runs it
@@ -64,12 +65,6 @@ def test_a_notebook_is_graded_as_jupyter_runs_it(path, notebooks):
     result = notebooks[name]
     failed = [(c.task, c.check_id, c.message[:160]) for c in result.checks if not c.passed]
     assert {p.part: p.score for p in result.parts} == {**FULL, **NOT_FULL.get(name, {})}, failed
-
-
-@pytest.mark.xfail(strict=True, reason="qa50h open: a notebook that writes attention.py with %%writefile and imports it is graded as the module attention itself")
-def test_a_notebook_that_writes_the_student_file_and_imports_it(tmp_path):
-    results = graded_corpus(OPEN, tmp_path)
-    assert {p.part: p.score for p in results["h09_nb_writefile_attention_py_then_import"].parts} == FULL
 
 
 HELPERS = {"helpers.py": "import torch\n\n\ndef library_softmax(x):\n    return torch.softmax(x, dim=-1)\n\n\ndef mine(x):\n    return library_softmax(x)\n"}

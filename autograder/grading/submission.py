@@ -248,7 +248,15 @@ def _cells_read(cells: list, where: str, scripts: dict[str, str], lines: list[in
     notes: list[str] = []
     code = [(number, c) for number, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code"]
     written = _written_files(code)
-    code = [(number, c) for number, c in code if number not in written]
+    # Run All writes attention.py and the cells that import attention then import it: the grader's
+    # module of the notebook is attention, so that file's code is the notebook's own (qa50h h09)
+    student_file = {number: body for number, (file, body) in written.items() if file == entry_names()[0]}
+    imported = re.compile(rf"^[ \t]*(?:from[ \t]+|import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*){re.escape(PurePosixPath(entry_names()[0]).stem)}\b", re.MULTILINE)
+    if not any(imported.search(_source_text(c) or "") for number, c in code if number not in written):
+        student_file = {}  # a copy written for handing in, which no cell imports, is not run
+    code = [(number, {**c, "source": "\n" * ((_source_text(c) or "").count("\n") - student_file[number].count("\n")) + student_file[number]} if number in student_file else c)
+            for number, c in code if number not in written or number in student_file]
+    written = {number: w for number, w in written.items() if number not in student_file}
     runs = _RunLines({**scripts, **{file.removesuffix(".py"): text for file, text in written.values()}})
     malformed: list[str] = []
     tagged = [(number, c) for number, c in code if _is_answer_cell(c, f"{where}: cell {number}", malformed)]
