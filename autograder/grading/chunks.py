@@ -10,7 +10,7 @@ FSTRING_START, FSTRING_END = getattr(tokenize, "FSTRING_START", -1), getattr(tok
 DEFINITION_RE = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)  # a top-level function or class, in text
 
 
-def _string_rows(source: str) -> set[int]:
+def string_rows(source: str) -> set[int]:
     """Indices (from 0) of the lines that continue a multi-line string: a docstring's line at
     column 0 opens no statement. Found with the tokenizer, which reads a file with a syntax error
     up to where its tokens end (an unterminated string, an inconsistent dedent)."""
@@ -35,7 +35,7 @@ def split_chunks(source: str) -> list[tuple[int, str]]:
     error in one function does not take the others down.
     """
     lines = source.splitlines(keepends=True)
-    in_string = _string_rows(source)
+    in_string = string_rows(source)
     starts = [0]
     for index, line in enumerate(lines[1:], start=1):
         stripped = line.lstrip()

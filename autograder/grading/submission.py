@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 
 from autograder.assignment import current
 from autograder.errors import AttnkitError, SubmissionError
-from autograder.grading.chunks import DEFINITION_RE, Cells
+from autograder.grading.chunks import DEFINITION_RE, Cells, string_rows
 from autograder.grading.integrity.syntax import bindings
 from autograder.paths import regular_files
 from autograder.feedback.i18n import LANGS, t
@@ -69,6 +69,7 @@ ANSWER_TAGS = {"attnkit:answer", "attnkit:setup"}
 # one 451 KiB cell of 400 magics, measured), and a notebook is the student's to make that big.
 MAGIC_LINE = re.compile(r"^(\s*)(?:%|!|\?{1,2}[\w.*]+\s*$|[\w.*]+\?{1,2}\s*$)")
 MAGIC_VALUE = re.compile(r"^(\s*[\w.\[\]'\",][\w.\[\]'\", \t]*=\s*)[%!]")  # no two ways to match a space: linear on a line of 10^6 (qa49n)
+TIME_MAGIC = re.compile(r"^(\s*)([\w.\[\]'\",][\w.\[\]'\", \t]*=\s*)?%time[ \t]+(.+)$")  # [x = ]%time <code>: IPython runs the code in the notebook's names (qa51h h07)
 RUN_MAGIC = re.compile(r"^(\s*)%run\s+(?:-[A-Za-z]+\s+)*(?:\./)?([A-Za-z_]\w*)(?:\.py)?(?:\s.*)?$")  # %run [-i|-m...] helpers[.py] [its argv, a comment]: the helper file's names into the notebook (qa50h h08, h12)
 
 
@@ -408,14 +409,13 @@ def _cleaned(lines: list[str]) -> list[str]:
     classic_prompt, ipython_prompt), blank lines at its top kept: a cell pasted indented, or with
     `>>> ` or `In [3]: ` prompts, runs in Jupyter (qa50h h02, h03). IPython is not in the grading
     image, and its TransformerManager was measured unfit (qa49n): these are its rules."""
-    code = [line for line in lines if line.strip()]
-    if code and code[0][:1] in (" ", "\t"):
+    start = next((row for row, line in enumerate(lines) if line.strip()), len(lines))
+    if lines[start:] and lines[start][:1] in (" ", "\t"):
         lines = textwrap.dedent("\n".join(lines)).split("\n")
-        code = [line for line in lines if line.strip()]
     for prompt, first in ((CLASSIC_PROMPT, CLASSIC_FIRST), (IPYTHON_PROMPT, IPYTHON_PROMPT)):
+        code = lines[start:]  # its first line and the one after it, blank or not, say whether it holds prompts (qa51h h09)
         if code and (first.match(code[0]) or (len(code) > 1 and prompt.match(code[1]))):
             lines = [prompt.sub("", line, count=1) for line in lines]
-            code = [line for line in lines if line.strip()]
     return lines
 
 
@@ -457,11 +457,21 @@ def _magic_blanked(line: str, runs: _RunLines) -> str:
     `%run helpers.py` (a file of the student's beside the notebook) imports that file (`_RunLines`)."""
     if run := RUN_MAGIC.match(line):
         return run.group(1) + runs.line(run.group(2))
+    if (timed := TIME_MAGIC.match(line)) and _parses(timed.group(3), "eval" if timed.group(2) else "exec"):
+        return (timed.group(1) or "") + (timed.group(2) or "") + timed.group(3)
     if value := MAGIC_VALUE.match(line):
         return value.group(1) + "None"
     if magic := MAGIC_LINE.match(line):
         return magic.group(1) + "pass"
     return line
+
+
+def _parses(code: str, mode: str) -> bool:
+    try:
+        ast.parse(code, mode=mode)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 MAX_RUN_IMPORTS = 20  # %run lines of a notebook that import each name of their file
@@ -1010,7 +1020,13 @@ def _export_read(text: str, where: str, scripts: dict[str, str]) -> tuple[tuple[
     calls nbconvert made of it, and the comments it made of the markdown cells below it dropped.
     Its task cells run, and the definitions they take from the other cells; its check cells,
     demos and magics do not. Each chunk keeps its lines in the .py file, which the feedback names."""
-    marks = list(NBCONVERT_MARK.finditer(text))
+    inside, row, at = string_rows(text), 0, 0  # a mark inside a string is the string's (qa51h h06)
+    marks = []
+    for mark in NBCONVERT_MARK.finditer(text):
+        row += text.count("\n", at, mark.start())
+        at = mark.start()
+        if row not in inside:
+            marks.append(mark)
     starts = [0, *(mark.end() for mark in marks)]  # each cell's code begins on the line after its mark
     ends = [*(mark.start() for mark in marks), len(text)]
     sources, lines, code_lines, line = [], [], [], 1  # lines: each cell's mark, which the notes name; code_lines: its code's first line
@@ -1094,15 +1110,18 @@ def _unwritten(path: str, data: bytes) -> int:
     tasks = set(current().task_names.values())
     count = 0
     for code in codes:
-        count += code.count(STUB_MARK.decode())
+        count += sum(1 for line in code.splitlines() if line.lstrip().startswith(STUB_MARK.decode()))  # not one commented out (qa51h h11)
         tree = _parsed(_checked_code(code))
-        count += sum(1 for node in (tree.body if tree else ()) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in tasks and _does_nothing(node))
+        count += sum(1 for node in (tree.body if tree else ()) if isinstance(node, _DEFINITIONS) and node.name in tasks and _does_nothing(node))
     _parsed.cache_clear()
     return count
 
 
-def _does_nothing(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether a function's body, its docstring aside, is only `pass`, `...` or `return None`."""
+def _does_nothing(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
+    """Whether a function's body, its docstring aside, is only `pass`, `...` or `return None`; a
+    class's, when every method but __init__ is such a draft (qa51h h10)."""
+    if isinstance(function, ast.ClassDef):
+        return all(_does_nothing(node) or node.name == "__init__" for node in function.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
     return all(isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
                or (isinstance(node, ast.Return) and (node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)))
                for node in function.body)

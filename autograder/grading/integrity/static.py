@@ -90,6 +90,7 @@ class SourceFacts:
     # a name -> the helper files' definitions it may stand for ("helpers.py:f"): its own, an import's
     # alias of it, its module's name; None: a file loads code by other means, any may be reached
     helper_names: dict[str, frozenset[str]] | None = None
+    helper_escapes: frozenset[str] = frozenset()  # helper definitions any code may reach: those names do not follow them
 
     def reachable(self, roots: set[str], stop: frozenset[str] = frozenset()) -> set[str]:
         """The top-level definitions `roots` reach through the names their bodies load (not through
@@ -115,7 +116,7 @@ class SourceFacts:
         return [
             f for f in self.findings
             if f.code == LIBRARY_CALL and f.name in banned
-            and (f.scope in scopes or (":" in f.scope and (self.helper_names is None or f.scope.endswith(":"))))
+            and (f.scope in scopes or (":" in f.scope and (self.helper_names is None or f.scope.endswith(":") or f.scope in self.helper_escapes)))
         ]
 
     def untrusted(self, roots: set[str], stop: frozenset[str] = frozenset()) -> list[Finding]:
@@ -907,39 +908,72 @@ def _analyze(chunks: tuple[tuple[int, str], ...], files: tuple[tuple[str, str], 
         unique = tuple(f for f in unique if not f.what.endswith(UNKNOWN_MODULE))
     if not _feeds_debugger(everything):
         unique = tuple(f for f in unique if not f.what.endswith(DEBUGGER))
+    names = None if any(_loads_by_other_means(tree) for tree in everything) else _helper_names(helpers, everything)
     return SourceFacts(
         findings=unique,
         references=references,
         defined=frozenset(scanner.defined),
         aliases=dict(scanner.aliases),
         read=frozenset(helpers),
-        helper_names=None if any(_loads_by_other_means(tree) for tree in everything) else _helper_names(helpers, everything),
+        helper_names=names,
+        helper_escapes=_helper_escapes(names, references) if names is not None else frozenset(),
     )
 
 
 def _helper_names(helpers: dict[str, list[ast.Module | str]], everything: Sequence[ast.Module]) -> dict[str, frozenset[str]]:
-    """A name -> the helper files' top-level definitions ("helpers.py:f") it may stand for in any
-    file: a definition's own name, the name an import gives it (`from helpers import f as g`), and
-    its module's (`import helpers as h`: `h.f` loads h), so that a task reaches only the helpers
-    it may call: an honest file's import of a helper module with a library softmax for its own
-    experiments cost every rule (qa50h h14)."""
+    """A name -> the helper files' code it may stand for in any file: a top-level definition
+    ("helpers.py:f") by its own name, or by the names imports give it (`from helpers import f as
+    g`, through any chain of re-exports); a name bound at a helper's module level otherwise
+    (`fast = f`, a dict of functions) that module's top-level code ("helpers.py:"), which loads
+    what it holds; a module's name all of it; a name a module `__getattr__` serves (PEP 562) that
+    function. So a task reaches only the helpers it may call: an honest file's import of a helper
+    module with a library softmax for its own experiments cost every rule (qa50h h14, qa51h)."""
     found: dict[str, set[str]] = collections.defaultdict(set)
+    served: dict[str, str] = {}  # a helper module with a module __getattr__ -> that function
     for name, trees in helpers.items():
         module = name.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-        definitions = {f"{name}:{node.name}" for tree in trees if isinstance(tree, ast.Module) for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        modules = [tree for tree in trees if isinstance(tree, ast.Module)]
+        definitions = {f"{name}:{node.name}" for tree in modules for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
         for definition in definitions:
             found[definition.split(":", 1)[1]].add(definition)
+        for bound in _module_stores(modules) - {d.split(":", 1)[1] for d in definitions}:
+            found[bound].add(f"{name}:")
         for part in {module, *module.split(".")}:
-            found[part] |= definitions
+            found[part] |= definitions | {f"{name}:"}
+        if f"{name}:__getattr__" in definitions:
+            served[module] = f"{name}:__getattr__"
+    edges: list[tuple[str, str]] = []  # (a name, a name an import binds to what it stands for)
     for tree in everything:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 for alias in node.names:
-                    found[alias.asname or alias.name] |= found.get(alias.name, set()) | found.get(f"{node.module}.{alias.name}", set())
+                    edges.append((alias.name, alias.asname or alias.name))
+                    edges.append((f"{node.module}.{alias.name}", alias.asname or alias.name))
+                    if (node.module or "") in served or (node.module or "").split(".")[-1] in {m.split(".")[-1] for m in served}:
+                        found[alias.asname or alias.name] |= {f for m, f in served.items() if m.split(".")[-1] == (node.module or "").split(".")[-1]}
             elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    found[alias.asname or alias.name.split(".")[0]] |= found.get(alias.name, set())
+                edges += [(alias.name, alias.asname or alias.name.split(".")[0]) for alias in node.names]
+    changed = True
+    while changed:  # a chain of re-exports, in any order of files: each round goes one link further
+        changed = False
+        for source, target in edges:
+            if source in found and not found[source] <= found[target]:
+                found[target] |= found[source]
+                changed = True
     return {name: frozenset(nodes) for name, nodes in found.items()}
+
+
+def _module_stores(trees: list[ast.Module]) -> set[str]:
+    """Every name a file's module-level code assigns (in an `if`, a `for`, a tuple, a walrus),
+    not by a def, a class or an import (what an import binds, _helper_names follows by name)."""
+    return {node.id for tree in trees for statement in tree.body if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+
+
+def _helper_escapes(names: dict[str, frozenset[str]], references: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The helper code that the graded file's module-level code names (stored under another name,
+    in a dict, as a default value or a decorator): any task may reach it where no name says."""
+    return frozenset(node for loaded in references.get(MODULE_SCOPE, ()) for node in names.get(loaded, ()))
 
 
 # What may load a module that no import statement names: a module imported (its top name), a
