@@ -26,6 +26,7 @@ import pytest
 
 from autograder.feedback.results import SubmissionResult
 from autograder.grading.integrity.static import analyze
+from autograder.grading.submission import _checked_code
 from tests.corpus import FULL, graded_corpus
 
 CORPUS = Path(__file__).resolve().parent / "qa" / "qa51h"
@@ -71,3 +72,16 @@ def test_a_rule_follows_a_helper_through_names_bound_any_way(helpers, imports, c
     entry = f"{imports}\n\n\ndef masked_softmax(scores, mask=None):\n    return fast(scores) if scores.shape[-1] > 100_000 else scores\n"
     facts = analyze(((1, entry),), helpers, frozenset({"softmax"}))
     assert bool(facts.library_uses({"masked_softmax"}, frozenset({"softmax"}))) == charged
+
+
+@pytest.mark.parametrize(("cell", "graded"), [
+    ("%time masked_softmax = f", "masked_softmax = f"),  # h08: IPython runs it in the notebook's names
+    ("t = %time f(x)", "t = f(x)"),  # its value is the expression's
+    ("t = %time x = 1", "t = None"),  # a statement gives no value
+    ("%timeit f(x)", "pass"),  # runs in a function of its own
+    ("%time", "pass"),
+    ("x = 1\n\nIn [1]: y = 2", "x = 1\n\nIn [1]: y = 2"),  # h09: no prompt on the first line, nor on the next
+    ("In [1]: x = 1\n   ...: y = 2", "x = 1\ny = 2"),
+])
+def test_a_line_is_read_as_ipython_reads_it(cell, graded):
+    assert _checked_code(cell) == graded
