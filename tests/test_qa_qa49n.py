@@ -48,7 +48,7 @@ def test_a_line_jupyter_runs_gets_no_error_note(results, name):
 @pytest.mark.parametrize(("line", "graded"), [
     ("torch.amax?", "pass"), ("x = 1\n  torch.nn.functional.softmax??", "x = 1\n  pass"), ("?plot_attention", "pass"), ("torch.*max*?", "pass"),
     ("    %timeit f(i)", "pass"), ("!pip install seaborn", "pass"),  # a cell of one indented line: IPython takes its indentation off
-    ("t = %timeit -o f(x)", "t = None"), ("x = 1\n  files = !ls *.py", "x = 1\n  files = None"), ("a, b = %time g()", "a, b = None"),
+    ("t = %timeit -o f(x)", "t = None"), ("x = 1\n  files = !ls *.py", "x = 1\n  files = None"), ("a, b = %time g()", "a, b = g()"),  # %time gives its expression's value (qa51h)
     ("x = 1  # why?", "x = 1  # why?"), ("y = a % b", "y = a % b"), ("z = a != b", "z = a != b"), ("w %= 3", "w %= 3"),
 ])
 def test_a_line_of_ipython_syntax_does_nothing_and_python_is_kept(line, graded):

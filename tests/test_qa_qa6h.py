@@ -55,7 +55,7 @@ EXPECTED: dict[str, tuple[dict[str, float], set[str], str]] = {
     "traced_call_detected": (scores(A=18), {"library_call"}, "masked_softmax uses torch.distributions.Categorical"),  # its Categorical is a banned name (qa25h; evasion before: its spy's own __torch_function__ ran in the traced call)
     "traced_modules_detected": (scores(B=1, C=8), {"evasion"}, "cannot be checked for this rule"),  # its spy's own __torch_function__ ran in the traced call
     "half_precision_garbage": (scores(A=31), set(), "attention_scores on torch.float16"),  # A.1 keeps float16: its values too
-    "three_dims_consistent": (scores(A=22), set(), "scaled_dot_product_attention with q, k, v (B, L, d) and a (B, Lq, Lk) mask"),  # A.3's values now try 3-D inputs
+    "three_dims_consistent": (scores(A=23.5), set(), "scaled_dot_product_attention with q, k, v (B, L, d) and a (B, Lq, Lk) mask"),  # A.3's mask edges try 3-D inputs; its values (4-D) pay half, and the gradients of 4-D inputs, where it is right (qa50s)
     # c. what the grader shows: Part F's figures drawn where the reference weights are loaded, markup
     "weights_in_figure": (scores(), set(), ""),
     "markup_injection": (scores(A=28), set(), "causal_mask raised ValueError"),
