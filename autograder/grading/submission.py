@@ -1099,7 +1099,7 @@ def _unwritten(path: str, data: bytes) -> int:
     if path.endswith(".ipynb"):
         try:
             cells = json.loads(data.decode("utf-8-sig"))["cells"]
-            codes = [_source_text(cell) or "" for cell in cells if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+            codes = [_checked_code(_source_text(cell) or "") for cell in cells if isinstance(cell, dict) and cell.get("cell_type") == "code"]
         except (UnicodeDecodeError, ValueError, TypeError, KeyError, RecursionError):
             return data.count(STUB_MARK)
     else:
@@ -1111,7 +1111,7 @@ def _unwritten(path: str, data: bytes) -> int:
     count = 0
     for code in codes:
         count += sum(1 for line in code.splitlines() if line.lstrip().startswith(STUB_MARK.decode()))  # not one commented out (qa51h h11)
-        tree = _parsed(_checked_code(code))
+        tree = _parsed(code)
         count += sum(1 for node in (tree.body if tree else ()) if isinstance(node, _DEFINITIONS) and node.name in tasks and _does_nothing(node))
     _parsed.cache_clear()
     return count

@@ -102,10 +102,8 @@ class SourceFacts:
             if name in seen:
                 continue
             seen.add(name)
-            for loaded in self.references.get(name, ()):
-                if loaded in stop:
-                    continue
-                todo.extend(n for n in ((loaded,) if loaded in self.references else ()) + tuple((self.helper_names or {}).get(loaded, ())) if n not in seen)
+            for loaded in self.references.get(name, frozenset()) - stop:
+                todo.extend(n for n in (loaded, *(self.helper_names or {}).get(loaded, ())) if n in self.references and n not in seen)
         return seen
 
     def library_uses(self, roots: set[str], banned: frozenset[str], stop: frozenset[str] = frozenset()) -> list[Finding]:
@@ -929,7 +927,7 @@ def _helper_names(helpers: dict[str, list[ast.Module | str]], everything: Sequen
     function. So a task reaches only the helpers it may call: an honest file's import of a helper
     module with a library softmax for its own experiments cost every rule (qa50h h14, qa51h)."""
     found: dict[str, set[str]] = collections.defaultdict(set)
-    served: dict[str, str] = {}  # a helper module with a module __getattr__ -> that function
+    served: dict[str, set[str]] = collections.defaultdict(set)  # a helper module's last name -> its module __getattr__
     for name, trees in helpers.items():
         module = name.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
         modules = [tree for tree in trees if isinstance(tree, ast.Module)]
@@ -941,7 +939,7 @@ def _helper_names(helpers: dict[str, list[ast.Module | str]], everything: Sequen
         for part in {module, *module.split(".")}:
             found[part] |= definitions | {f"{name}:"}
         if f"{name}:__getattr__" in definitions:
-            served[module] = f"{name}:__getattr__"
+            served[module.split(".")[-1]].add(f"{name}:__getattr__")
     edges: list[tuple[str, str]] = []  # (a name, a name an import binds to what it stands for)
     for tree in everything:
         for node in ast.walk(tree):
@@ -949,8 +947,7 @@ def _helper_names(helpers: dict[str, list[ast.Module | str]], everything: Sequen
                 for alias in node.names:
                     edges.append((alias.name, alias.asname or alias.name))
                     edges.append((f"{node.module}.{alias.name}", alias.asname or alias.name))
-                    if (node.module or "") in served or (node.module or "").split(".")[-1] in {m.split(".")[-1] for m in served}:
-                        found[alias.asname or alias.name] |= {f for m, f in served.items() if m.split(".")[-1] == (node.module or "").split(".")[-1]}
+                    found[alias.asname or alias.name] |= served.get((node.module or "").split(".")[-1], set())
             elif isinstance(node, ast.Import):
                 edges += [(alias.name, alias.asname or alias.name.split(".")[0]) for alias in node.names]
     changed = True
