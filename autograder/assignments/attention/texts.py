@@ -52,7 +52,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     # A.3
     "sdpa_shapes": _text("scaled_dot_product_attention：返回形状正确的 (output, weights)"),
     "sdpa_values": _text("scaled_dot_product_attention：有无掩码时的数值"),
-    "sdpa_mask_edges": _text("scaled_dot_product_attention：屏蔽全部 key 的掩码，以及需要广播的掩码"),
+    "sdpa_mask_edges": _text("scaled_dot_product_attention：屏蔽全部 key 的掩码、需要广播的掩码，以及 2 维和 5 维输入"),
     "sdpa_matches_torch": _text("scaled_dot_product_attention：与 torch 的 F.scaled_dot_product_attention 一致"),
     "sdpa_causal_future_independence": _text("scaled_dot_product_attention：使用因果掩码时，未来位置不影响结果"),
     "sdpa_invariances": _text("scaled_dot_product_attention：同时置换 key 与 value 不改变结果；批次之间相互独立"),
@@ -66,6 +66,7 @@ CHECK_TEXTS: dict[str, CheckText] = {
     "self_attention_parameters": _text("SelfAttention：三个投影 W_q、W_k、W_v，都是 nn.Linear(dim, dim)"),
     "self_attention_shapes": _text("SelfAttention：返回 (output (B, S, dim), weights (B, S, S))"),
     "self_attention_values": _text("SelfAttention：相同权重下，输出和注意力权重与参考实现相同"),
+    "self_attention_training_mode": _text("SelfAttention：训练模式下（新建模块所处的模式）结果相同，没有自己的 dropout"),
     "self_attention_mask": _text("SelfAttention：使用了掩码（True = 可以关注）"),
     "self_attention_gradients": _text("SelfAttention：输出和权重的梯度能传到 W_q、W_k 和 W_v"),
     "self_attention_invariances": _text("SelfAttention：置换位置只会置换结果；批次元素相互独立"),
@@ -149,6 +150,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "heatmap_dark_to_light": {
         "en": "the colour map '{cmap}' does not go from light (weight 0) to dark (weight 1), so the strongest cell is not the darkest one: use a light-to-dark map such as 'Blues'",
         "zh": "颜色映射 '{cmap}' 不是由浅（权重 0）到深（权重 1），所以权重最大的格子不是颜色最深的：请使用由浅到深的颜色映射，例如 'Blues'",
+    },
+    "heatmap_lightens_again": {
+        "en": "the colour map '{cmap}' does not darken all the way from weight 0 to weight 1: somewhere a higher weight gets a lighter colour, so a stronger cell can look weaker: use a map that darkens steadily, such as 'Blues'",
+        "zh": "颜色映射 '{cmap}' 并不是从权重 0 到权重 1 一路变深：某处权重更高颜色反而更浅，权重大的格子可能看起来更弱：请使用一路由浅到深的颜色映射，例如 'Blues'",
     },
     "mask_dtype": {
         "en": "{where} returned dtype {got}, expected {expected}: a mask is a bool tensor (True = may attend, False = blocked)",
@@ -268,6 +273,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "self_attention_transposed": {
         "en": "right when Lq != Lk, but a self-attention map (Lq = Lk, the same tokens on both axes, as Part F draws) is drawn with the queries down the rows: orient the matrix by what its axes are ((Lq, Lk): transpose it), not by its shape",
         "zh": "Lq != Lk 时是对的，但自注意力的图（Lq = Lk，两个轴是同一组词，Part F 画的就是这种）把 query 画成了行：请按矩阵各维的含义决定方向（(Lq, Lk) 要转置），不要按形状判断",
+    },
+    "tall_map_transposed": {
+        "en": "right when Lq < Lk, but a map with more queries than keys (6 x 3) is drawn with the queries down the rows: orient the matrix by what its axes are ((Lq, Lk): transpose it), not by its shape",
+        "zh": "Lq < Lk 时是对的，但 query 比 key 多的图（6 x 3）把 query 画成了行：请按矩阵各维的含义决定方向（(Lq, Lk) 要转置），不要按形状判断",
     },
     "self_attention_labels": {
         "en": "on a self-attention map whose tokens repeat a word (Part F's sentences have 'the' twice) the tick labels of the {which} are not the tokens {tokens} in order, one per row and column ({shown}): put tick i at position i (range(len(tokens))), not where a token is looked up",
@@ -415,6 +424,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "mha_dropout_rate_unused": {
         "en": "{where}: the output is not that of the weights dropped at rate {rate} and the kept ones scaled by 1/(1 - {rate}): dropout must use the rate it is given, self.dropout = nn.Dropout(dropout)",
         "zh": "{where}：输出不是以 {rate} 的比例丢弃权重、并把保留的权重乘以 1/(1 - {rate}) 的结果：dropout 要用传入的比例，self.dropout = nn.Dropout(dropout)",
+    },
+    "mha_dropout_keeps_rate": {
+        "en": "{where}: {kept} of the weights were kept, where dropout={rate} keeps about {expected}: nn.Dropout(p) drops each weight with probability p and keeps it with probability 1 - p",
+        "zh": "{where}：保留了 {kept} 的权重，而 dropout={rate} 时应保留约 {expected}：nn.Dropout(p) 以概率 p 丢弃每个权重，以概率 1 - p 保留",
+    },
+    "mha_dropout_mask_lost": {
+        "en": "{where}: the output is not that of the masked weights with some of them dropped: the mask holds in training mode too; apply dropout to the masked weights",
+        "zh": "{where}：输出不是对掩码后的权重做丢弃得到的结果：训练模式下掩码同样要起作用；请对掩码后的权重使用 dropout",
+    },
+    "block_dropout_rate_unused": {
+        "en": "{where}: the output is not norm(x + dropout(attention output)) with the attention output dropped at rate {rate} and the rest scaled by 1/(1 - {rate}): the block's own Dropout takes the dropout it is given, nn.Dropout(dropout)",
+        "zh": "{where}：输出不符合以 {rate} 的比例丢弃注意力输出、并把其余部分乘以 1/(1 - {rate}) 后的 norm(x + dropout(注意力输出))：模块自己的 Dropout 要用传入的 dropout，nn.Dropout(dropout)",
     },
     "block_dropout_at_zero": {
         "en": "{where} gives another output than in eval mode: with dropout=0 nothing is dropped; the block's own Dropout takes the dropout it is given, nn.Dropout(dropout)",

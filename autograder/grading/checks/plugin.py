@@ -220,6 +220,8 @@ class AttnkitPlugin:
         note: tuple[str, dict] | None = None
         if error is not None and self._may_carry(pyfuncitem, error):
             error, note = self._carried(pyfuncitem, function, error)
+        elif error is None:
+            error = self._undoing(pyfuncitem, function)
         if isinstance(error, SandboxUnavailable):  # no check can run: the run stops, run_checks raises it
             self.cannot_grade = error
             pyfuncitem.session.shouldstop = str(error)
@@ -284,6 +286,40 @@ class AttnkitPlugin:
         if isinstance(second, CheckFailure) or (isinstance(second, StudentError) and not isinstance(error, CheckFailure)):
             return second, None
         return error, None
+
+    def _undoing(self, item: pytest.Function, function: Callable) -> Exception | None:
+        """A check that passes with the student's own functions of earlier tasks, some of which
+        lost points, is graded again with trusted stand-ins for them (as a failing one is): each
+        task is graded as it would be once the earlier ones are right. Failing then, on values
+        (a CheckFailure), this task's code undoes an earlier mistake (scores left unscaled in A.1,
+        divided again in C.3: qa52s p06) and is charged here too; a stand-in that cannot take the
+        call (StudentError: a further argument, an attribute it lacks) charges nothing."""
+        carried = current().carried_module()
+        task = check_info(item).task
+        if carried is None or not isinstance(self._student, Student) or not carried.carries_mistakes(task):
+            return None
+        tasks = carried.earlier_tasks(task)
+        graded = {r.task for r in self.results if r.task in tasks}
+        failed = {r.task for r in self.results if r.task in tasks and not r.passed} | {t for t in set(tasks) - graded if self._failed_unrun(t)}
+        if not failed:
+            return None
+        undone: CheckFailure | None = None
+        for how in carried.plans(task, failed, graded):
+            repairs = [repair for earlier, repair in self._repairs.items() if earlier in tasks and earlier not in how.replaced]
+            with self._student.stand_ins(list(how.names), carried.trusted_answer), self._student.repairing(repairs):
+                outcome = _outcome(function, self._kwargs(function, item.name))
+            if outcome is None or isinstance(outcome, SandboxUnavailable):
+                return outcome
+            if not isinstance(outcome, CheckFailure):
+                return None
+            undone = undone or outcome
+        if undone is None:
+            return None
+        charged = sorted(failed)
+        args = {"tasks": ", ".join(charged), "names": ", ".join(carried.stand_in_names(tuple(charged))), "text": undone.message}
+        failure = CheckFailure(words().english("scoring_undoes", **args), undone.mistake, undone.mistake_message, "scoring_undoes", args, undone.flags)
+        failure.carry = False
+        return failure
 
     def _stubs(self) -> frozenset[str]:
         """The tasks graded so far whose every check found the function not written yet."""

@@ -66,6 +66,7 @@ def _tensor(array: Any) -> torch.Tensor:
 
 
 MAX_COLORBARS = 8  # colorbars described per figure (a heatmap needs one)
+CMAP_GRID = 33  # colours of a colour map sent, from its lowest value to its highest
 
 
 def _clim(mappable: Any) -> list[float | None]:
@@ -77,6 +78,13 @@ def _cmap_ends(mappable: Any) -> list[list[float]]:
     """The RGBA colours of the lowest and the highest value (is darker = more weight?)."""
     cmap = mappable.get_cmap()
     return [[float(c) for c in cmap(0.0)], [float(c) for c in cmap(1.0)]]
+
+
+def _cmap_grid(mappable: Any) -> list[list[float]]:
+    """The RGBA colours of CMAP_GRID values evenly spaced from the lowest to the highest (does the
+    map darken all the way, or only at its ends?)."""
+    cmap = mappable.get_cmap()
+    return [[float(c) for c in cmap(i / (CMAP_GRID - 1))] for i in range(CMAP_GRID)]
 
 
 def _colours(mappable: Any, array: Any, shape: tuple[int, int]) -> torch.Tensor:
@@ -110,6 +118,7 @@ def _image(image: AxesImage) -> dict:
         "cmap": image.get_cmap().name,
         "cmap_levels": int(image.get_cmap().N),  # plt.get_cmap(name, 8), .resampled(8): the named map in 8 steps
         "cmap_ends": _cmap_ends(image),
+        "cmap_grid": _cmap_grid(image),
         "colorbar": _colorbar_here(image),
         "interpolation": str(image.get_interpolation())[:40],
     }
@@ -146,6 +155,7 @@ def _mesh(mesh: QuadMesh | PolyQuadMesh) -> dict:
         "cmap": mesh.get_cmap().name,
         "cmap_levels": int(mesh.get_cmap().N),  # plt.get_cmap(name, 8), .resampled(8): the named map in 8 steps
         "cmap_ends": _cmap_ends(mesh),
+        "cmap_grid": _cmap_grid(mesh),
         "colorbar": _colorbar_here(mesh),
     }
 

@@ -141,6 +141,8 @@ def test_attention_scores_values(student: StudentAPI, gen):
     q, k = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH)
     expected = reference().attention_scores(q, k)
     expect_close(student.call("attention_scores", q, k), expected, "attention_scores", _scores_variants(q, k))
+    q, k = randn(gen, B, H, 8, 3), randn(gen, B, H, 6, 3)  # Lq > Lk > d: d read from another axis is wrong here (qa52o o01; √8 is not a divisor a mistake names)
+    expect_close(student.call("attention_scores", q, k), reference().attention_scores(q, k), "attention_scores with Lq=8, Lk=6, d=3", _scores_variants(q, k))
 
 
 @check("A.1", 1, "attention_scores: works for 2-D and 5-D inputs, and on non-contiguous heads")
@@ -216,6 +218,14 @@ def test_masked_softmax_fully_blocked(student: StudentAPI, gen):
         raise fail_with("masked_softmax: a mask that blocks every key gives NaN", "fully_masked_nan")
     if everything.abs().sum() > 0:
         raise CheckFailure.keyed("fully_blocked_not_zero")
+    single = torch.ones(LQ, 1, dtype=torch.bool)  # one key, blocked for one query: that row is zeros too (qa52o o02: ones whenever Lk = 1)
+    single[1] = False
+    weights = expect_tensor(student.call("masked_softmax", randn(gen, LQ, 1), single), "masked_softmax with one key", (LQ, 1))
+    if torch.isnan(weights[1]).any():
+        raise fail_with("masked_softmax: a fully blocked row of one key gives NaN", "fully_masked_nan")
+    if weights[1].abs().sum() > 0:
+        raise CheckFailure.keyed("fully_blocked_not_zero")
+    expect_close(weights, single.to(weights.dtype), "masked_softmax with one key")
     for dtype in (torch.float16, torch.bfloat16):  # kept dtypes, where a guard such as clamp(min=1e-9) is 0: 0/0
         try:  # the blocked row alone: the dtype, its other rows and a crash are masked_softmax_dtypes' subject
             row = expect_tensor(student.call("masked_softmax", scores.to(dtype), mask), f"masked_softmax on {dtype}", (LQ, LK))[1]
@@ -336,7 +346,9 @@ def test_masked_softmax_no_inplace(student: StudentAPI, gen):
     mask = random_mask(gen, B, LQ, LK)
     _, (scores_after, mask_after) = student.echo_call("masked_softmax", scores, mask)
     _, (unmasked_after,) = student.echo_call("masked_softmax", scores)  # no mask: `scores` may be the caller's own
-    if not (torch.equal(scores_after, scores) and torch.equal(unmasked_after, scores)):
+    heads = randn(gen, B, H, LQ, LK)  # 4-D, as A.3 and C.3 give them (qa52o o03: shifted in place for 4-D scores only)
+    _, (heads_after,) = student.echo_call("masked_softmax", heads)
+    if not (torch.equal(scores_after, scores) and torch.equal(unmasked_after, scores) and torch.equal(heads_after, heads)):
         raise CheckFailure.keyed("changed_scores", "softmax_in_place")
     if not torch.equal(mask_after, mask):
         raise CheckFailure.keyed("changed_mask")
@@ -404,7 +416,7 @@ def test_sdpa_values(student: StudentAPI, gen):
 
 
 # apart from the values, which A.3's properties pay on: an edge alone costs its own half point (qa50s e04, e24)
-@check("A.3", 0.5, "scaled_dot_product_attention: a mask that blocks every key, and masks that broadcast")
+@check("A.3", 0.5, "scaled_dot_product_attention: a mask that blocks every key, masks that broadcast, 2-D and 5-D inputs")
 def test_sdpa_mask_edges(student: StudentAPI, gen):
     q, k, v = randn(gen, B, H, LQ, DH), randn(gen, B, H, LK, DH), randn(gen, B, H, LK, DV)
     # every key blocked: a batch of padding only gives zeros, never a shortcut past the mask
@@ -415,6 +427,14 @@ def test_sdpa_mask_edges(student: StudentAPI, gen):
                        ((q, k, v, random_mask(gen, LQ, LK)), "q, k, v (B, H, L, d) and an (Lq, Lk) mask")):
         output, weights = expect_pair(student.call("scaled_dot_product_attention", *args), f"scaled_dot_product_attention with {said}")
         ref_out, ref_w = reference().scaled_dot_product_attention(*args)
+        expect_close(weights, ref_w, f"scaled_dot_product_attention with {said} (weights)")
+        expect_close(output, ref_out, f"scaled_dot_product_attention with {said} (output)")
+    # any leading dimensions, none too: (..., L, d), the contract says (qa52o o04: torch.bmm over flatten(0, -3))
+    for dims in ((), (2, B, H)):
+        q, k, v = randn(gen, *dims, LQ, DH), randn(gen, *dims, LK, DH), randn(gen, *dims, LK, DV)
+        said = f"{len(dims) + 2}-D q, k, v"
+        output, weights = expect_pair(student.call("scaled_dot_product_attention", q, k, v), f"scaled_dot_product_attention with {said}")
+        ref_out, ref_w = reference().scaled_dot_product_attention(q, k, v)
         expect_close(weights, ref_w, f"scaled_dot_product_attention with {said} (weights)")
         expect_close(output, ref_out, f"scaled_dot_product_attention with {said} (output)")
 
@@ -494,7 +514,7 @@ def test_sdpa_no_library(student: StudentAPI, gen):
 def test_causal_mask_values(student: StudentAPI, gen):
     # sizes past the small tables a model keeps (nanoGPT's block_size): "any size", the contract says;
     # 130, not 1030: a mask filled one entry at a time (a double loop, right) takes 5.6 s at 1030
-    for args in ((LQ,), (LQ, LK), (LK, LQ), (33, 40), (130,)):
+    for args in ((LQ,), (LQ, LK), (LK, LQ), (33, 40), (130,), (300, 2)):  # 300: past a 256 table (qa52o o16)
         mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool, "mask_dtype")
         expected = reference().causal_mask(*args)
         if not torch.equal(mask, expected):

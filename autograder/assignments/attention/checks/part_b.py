@@ -91,13 +91,21 @@ def test_self_attention_shapes(student: StudentAPI, gen, seed):
     forward_checked(student, handle, "SelfAttention.forward on one position", (B, 1, D), (B, 1, 1), randn(gen, B, 1, D))  # a squeeze drops it (qa41s b58)
 
 
-@check("B.1", 3, "SelfAttention: output and weights equal the reference with the same weights")
+@check("B.1", 2.5, "SelfAttention: output and weights equal the reference with the same weights")
 def test_self_attention_values(student: StudentAPI, gen, seed):
     state, handle, x, _ = _setup(student, gen, seed)
     _expect_reference(student, handle, state, x, None, "SelfAttention.forward")
     again = attention_state(gen, D, NAMES)
     reload_student(student, handle, "SelfAttention", again)
     _expect_reference(student, handle, again, x, None, "SelfAttention.forward after loading other weights")
+
+
+# apart from the values, which B.1's properties pay on: training mode alone costs its own half point (as A.3's edges: qa50s)
+@check("B.1", 0.5, "SelfAttention: the same in training mode (a new module's mode): no dropout of its own")
+def test_self_attention_training_mode(student: StudentAPI, gen, seed):
+    state, handle, x, _ = _setup(student, gen, seed)
+    student.train(handle, True, where="SelfAttention.train(True)")  # qa52o o05: weights dropped in training mode
+    _expect_reference(student, handle, state, x, None, "SelfAttention.forward in training mode")
 
 
 @check("B.1", 2, "SelfAttention: the mask is used (True = may attend)")

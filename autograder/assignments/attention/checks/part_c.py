@@ -11,9 +11,9 @@ from autograder.assignments.attention.checks.module_support import (
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
 from autograder.assignments.attention.checks.remote_grad import FAST_MODE
-from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, backward_pair, expect_gradients, expect_pair, expect_shape, expect_rule, expect_tensor, grad_of, blocked_key_counts, randn, random_mask, reference, rounding_error, values_close
+from autograder.assignments.attention.checks.support import fail_with, B, DH, E, H, LK, LQ, OTHER_RATE, backward_pair, expect_gradients, expect_pair, expect_shape, expect_rule, expect_tensor, grad_of, blocked_key_counts, randn, random_mask, reference, rounding_error, values_close
 from autograder.assignments.attention.rules import MHA_OWN
-from autograder.grading.worker.client import StudentException
+from autograder.grading.worker.client import StudentError, StudentException
 from autograder.grading.worker.protocol import Handle
 
 OUT, WEIGHTS = (B, LQ, E), (B, H, LQ, LK)  # (2, 4, 21), (2, 3, 4, 5)
@@ -62,7 +62,7 @@ def test_split_heads_other_sizes(student: StudentAPI, gen):
     for shape, heads in (((1, 6, 12), 4), ((3, 2, 10), 1), ((2, 3, 8), 8)):
         x = randn(gen, *shape)
         expect_match(student.call("split_heads", x, heads), reference().split_heads(x, heads), f"split_heads on {shape} with {heads} heads", _split_variants(x, heads))
-    for dtype in (torch.float64, torch.float32):  # C.3's checks run in float64 (qa43s b26: x.float())
+    for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):  # C.3's checks run in float64 (qa43s b26: x.float()); half kept too (qa52o o06)
         x = randn(gen, B, LQ, E, dtype=dtype)
         expect_tensor(student.call("split_heads", x, H), f"split_heads on {dtype}", (B, H, LQ, DH), dtype)
 
@@ -91,7 +91,7 @@ def test_merge_heads_noncontiguous(student: StudentAPI, gen):
     answered: qa35n F3), and "in x's dtype" (C.3's checks run in float64: qa43s b27)."""
     y = randn(gen, B, H, LQ, DH)
     expect_match(student.call("merge_heads", y, noncontiguous=(0,)), reference().merge_heads(y), "merge_heads on a non-contiguous x", _merge_variants(y))
-    for dtype in (torch.float64, torch.float32):
+    for dtype in (torch.float64, torch.float32, torch.float16, torch.bfloat16):
         y = randn(gen, B, H, LQ, DH, dtype=dtype)
         expect_tensor(student.call("merge_heads", y), f"merge_heads on {dtype}", (B, LQ, E), dtype)
 
@@ -193,6 +193,10 @@ def test_mha_cross_and_defaults(student: StudentAPI, gen, seed):
     expect_attention(output, weights, reference_module(query, key, value), f"{MHA} with key and value", mha_variants(state, H, query, key, value))
     output, weights = forward_checked(student, handle, f"{MHA}(query, key)", OUT, WEIGHTS, query, key)
     expect_attention(output, weights, reference_module(query, key), f"{MHA}(query, key) without value", mha_variants(state, H, query, key))
+    # a value given without a key: the key defaults to the query, the value is the one given (qa52o o09)
+    value = randn(gen, B, LQ, E)
+    output, weights = forward_checked(student, handle, f"{MHA}(query, value=value)", OUT, SELF_WEIGHTS, query, value=value)
+    expect_attention(output, weights, reference_module(query, value=value), f"{MHA}(query, value=value) without key", mha_variants(state, H, query, query, value))
 
 
 @check("C.3", 2, "MultiHeadAttention: masks of shape (Lq, Lk), (B, 1, Lq, Lk) and (B, 1, 1, Lk) broadcast over heads, and a (B, H, Lq, Lk) mask gives each head its own; a query with every key blocked gets zeros; in self-attention (key and value left out) a square mask too")
@@ -296,34 +300,67 @@ def test_mha_train_dropout(student: StudentAPI, gen, seed):
     where = f"{MHA}(dropout={OTHER_RATE}) in training mode"
     other = build_student(student, "MultiHeadAttention", (E, H), state, seed, {"dropout": OTHER_RATE}, training=True)
     other_out, _ = forward_checked(student, other, where, OUT, SELF_WEIGHTS, query, seed=seed)
-    if not dropped_weights_explain(other_out, state, query, p_drop=OTHER_RATE):
+    kept = kept_share(other_out, state, query, p_drop=OTHER_RATE)
+    if kept is None:
         raise CheckFailure.keyed("mha_dropout_rate_unused", where=where, rate=f"{OTHER_RATE:g}")
+    if not KEPT_BOUNDS[0] <= kept <= KEPT_BOUNDS[1]:  # each weight kept with probability 1 - p, not p (qa52o o08: the same at 0.5)
+        raise CheckFailure.keyed("mha_dropout_keeps_rate", where=where, rate=f"{OTHER_RATE:g}", kept=f"{kept:.0%}", expected=f"{1 - OTHER_RATE:.0%}")
+    _expect_mask_kept_in_training(student, handle, plain, state, query, seed)
 
 
-OTHER_RATE = 0.25  # the second dropout rate of the training-mode checks (C.3, D.1)
+def _expect_mask_kept_in_training(student: StudentAPI, dropping: Handle, plain: Handle, state: Params, query: torch.Tensor, seed: int) -> None:
+    """The mask holds in training mode too (qa52o o15: the dropped weights made again without it).
+    Asked only where the same module without dropout uses this mask right: a mistake of the mask
+    alone (a shape it refuses) is the mask check's."""
+    causal = torch.ones(LQ, LQ, dtype=torch.bool).tril()
+    try:
+        plain_out, _ = forward_checked(student, plain, f"{MHA} without dropout with a causal mask", OUT, SELF_WEIGHTS, query, mask=causal, seed=seed)
+    except (CheckFailure, StudentError):
+        return
+    with torch.no_grad():
+        if not values_close(plain_out, build_reference("MultiHeadAttention", (E, H), state)(query, mask=causal)[0]):
+            return
+    where = f"{MHA} in training mode with a causal mask"
+    masked_out, _ = forward_checked(student, dropping, where, OUT, SELF_WEIGHTS, query, mask=causal, seed=seed)
+    if kept_share(masked_out, state, query, p_drop=0.5, mask=causal) is None:
+        raise CheckFailure.keyed("mha_dropout_mask_lost", where=where)
+
+
+# The share of weights kept at OTHER_RATE: 0.75 expected; over C.3's 96 weights (B=2, H=3, 4 x 4)
+# one standard deviation is 0.044, so these bounds are more than 5 of them away; keeping each with
+# probability p keeps about 0.25.
+KEPT_BOUNDS = (0.5, 0.98)
 
 
 def dropped_weights_explain(output: torch.Tensor, p: Params, query: torch.Tensor, *, p_drop: float = 0.5, rescaled: bool = True) -> bool:
-    """Whether output (B, S, E) = W_o(merge(dropout(weights) @ V)) for some dropout of the weights
+    """Whether output (B, S, E) = W_o(merge(dropout(weights) @ V)) for some dropout of the weights."""
+    return kept_share(output, p, query, p_drop=p_drop, rescaled=rescaled) is not None
+
+
+def kept_share(output: torch.Tensor, p: Params, query: torch.Tensor, *, p_drop: float = 0.5, rescaled: bool = True, mask: torch.Tensor | None = None) -> float | None:
+    """The share of the weights kept, where output (B, S, E) = W_o(merge(dropout(weights) @ V)) for some dropout of the weights
     (with the kept weights scaled by 1/(1-p), as nn.Dropout does, unless not `rescaled`),
     in self-attention, with the weights and V the reference's (so a mistake planted there for
     `carried.reference_with` is in them too: qa27s b14, values from W_k in a helper B.1 shares).
 
     W_o and the reference's merge are inverted to recover the heads (B, H, S, Dh); V is recovered
     so from the reference's output for weights that send query i to key i alone. Each head row must
-    be a sum of value rows weighted by w/(1-p) over some subset of the keys (every subset is tried).
+    be a sum of value rows weighted by w/(1-p) over some subset of the keys (every subset is tried);
+    None where none is. `mask`: the weights are the masked ones (a blocked key counts as kept).
     """
     module = build_reference("MultiHeadAttention", (E, H), p)
     with torch.no_grad():
-        weights = module(query)[1]  # (B, H, S, S)
+        weights = module(query, mask=mask)[1]  # (B, H, S, S)
         module.dropout = _Chosen(torch.eye(weights.size(-1), dtype=weights.dtype).expand_as(weights))
         v = _heads(module(query)[0], p, weights.shape[:3] + (DH,))  # (B, H, S, Dh)
     heads = _heads(output, p, v.shape)  # (B, H, S, Dh)
     keys = weights.size(-1)
     subsets = ((torch.arange(2**keys)[:, None] >> torch.arange(keys)) & 1).to(weights.dtype)  # (2^S, S)
     candidates = torch.einsum("sj,bhij,bhjd->sbhid", subsets, weights, v) / (1 - p_drop if rescaled else 1.0)  # (2^S, B, H, S, Dh)
-    error = (candidates - heads).abs().amax(-1).amin(0)  # (B, H, S): the best subset per row
-    return bool((error <= 1e-6 * (1 + heads.abs().amax()) + rounding_error(output, heads, recovered=True)).all())
+    error, best = (candidates - heads).abs().amax(-1).min(0)  # (B, H, S): the best subset per row
+    if not bool((error <= 1e-6 * (1 + heads.abs().amax()) + rounding_error(output, heads, recovered=True)).all()):
+        return None
+    return float(subsets[best].mean())
 
 
 def _heads(output: torch.Tensor, p: Params, shape: torch.Size) -> torch.Tensor:

@@ -12,7 +12,7 @@ from autograder.assignments.attention.checks.module_support import (
     vjp_checked, weights_of,
 )
 from autograder.grading.checks.plugin import PROPERTY, SHAPE, CheckFailure, check
-from autograder.assignments.attention.checks.support import fail_with, grad_of, B, E, H, LK, backward_pair, expect_tensor, randn, random_mask, values_close
+from autograder.assignments.attention.checks.support import fail_with, grad_of, B, E, H, LK, OTHER_RATE, backward_pair, expect_tensor, randn, random_mask, values_close
 from autograder.grading.worker.protocol import Handle
 
 S = LK  # (B, S, E) = (2, 5, 21), weights (B, H, S, S) = (2, 3, 5, 5)
@@ -118,6 +118,12 @@ def test_block_mask(student: StudentAPI, gen, seed):
         where = f"{BLOCK} with a mask of shape {tuple(mask.shape)}"
         output, weights = forward_checked(student, handle, where, OUT, WEIGHTS, x, mask)
         _expect_reference(output, weights, state, x, mask, where, eps)
+    # in training mode too, where a model trains (dropout=0: nothing else differs; qa52o o11: the mask left out there)
+    causal = torch.ones(S, S, dtype=torch.bool).tril()
+    trained = build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": 0.0}, training=True)
+    where = f"{BLOCK}(dropout=0.0) in training mode with a causal mask"
+    output, weights = forward_checked(student, trained, where, OUT, WEIGHTS, x, causal)
+    _expect_reference(output, weights, state, x, causal, where, eps)
 
 
 @check("D.1", 2, "AttentionBlock: dropout is off in eval mode and on in training mode; weights are from before dropout")
@@ -147,6 +153,13 @@ def test_block_dropout(student: StudentAPI, gen, seed):
     kept, where = _kept_at_zero(student, state, seed, x, first)
     if not kept:
         raise CheckFailure.keyed("block_dropout_at_zero", where=where)
+    # ...and at another rate: a rate of its own that is 0.5 whenever dropout > 0 is not the one given (qa52o o10)
+    other = build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": OTHER_RATE}, training=True)
+    _attention_in_eval(student, other)
+    where = f"{BLOCK}(dropout={OTHER_RATE:g}) in training mode (its attention in eval mode)"
+    trained, _ = forward_checked(student, other, where, OUT, WEIGHTS, x, seed=seed)
+    if not block_dropout_explains(trained, state, x, attended, p_drop=OTHER_RATE):
+        raise CheckFailure.keyed("block_dropout_rate_unused", where=where, rate=f"{OTHER_RATE:g}")
 
 
 def _kept_at_zero(student: StudentAPI, state: Params, seed: int, x: torch.Tensor, first: torch.Tensor) -> tuple[bool, str]:

@@ -57,6 +57,20 @@ def self_probe_weights() -> torch.Tensor:
     return torch.exp(scores) / torch.exp(scores).sum(-1, keepdim=True)
 
 
+# A map with more queries than keys: drawn with the queries across too, not turned by its shape
+# (qa52o o12: transposed where Lq > Lk, which the probe (4 x 5) and the self-attention map never are).
+TALL_QUERIES = ("we", "saw", "a", "bird", "fly", "off")
+TALL_KEYS = ("it", "was", "fast")
+TALL_SEED = 20261207
+
+
+def tall_probe_weights() -> torch.Tensor:
+    """(6, 3) rows that sum to 1."""
+    gen = torch.Generator().manual_seed(TALL_SEED)
+    scores = 2.0 * torch.randn(len(TALL_QUERIES), len(TALL_KEYS), generator=gen, dtype=torch.float64)
+    return torch.exp(scores) / torch.exp(scores).sum(-1, keepdim=True)
+
+
 def probe_weights() -> torch.Tensor:
     """(Lq, Lk) rows that sum to 1, all weights distinct and inside [0.02, 0.9]."""
     gen = torch.Generator().manual_seed(PROBE_SEED)
@@ -162,6 +176,21 @@ def self_attention_problem(student: StudentAPI) -> CheckFailure | None:
     if wrong:
         shown = "; ".join(f"{axis}: {list(labels)}" for axis, labels in (("horizontal", heatmap.column_labels), ("vertical", heatmap.row_labels)) if axis in wrong)
         return CheckFailure.keyed("self_attention_labels", which=axes_named(wrong), tokens=str(tokens), shown=shown[:300])
+    return None
+
+
+def tall_problem(student: StudentAPI) -> CheckFailure | None:
+    """A map with more queries than keys drawn with its queries down the rows, by its tick labels
+    and its cells (None when it is right or nothing can be told)."""
+    weights = tall_probe_weights()
+    try:
+        described = _once("tall", lambda: student.plot("plot_attention", weights, list(TALL_QUERIES), list(TALL_KEYS), title=TITLE, picture=False))
+        heatmap = with_plain_tokens(read_heatmap(described), TALL_QUERIES + TALL_KEYS)
+    except (StudentError, UnreadablePlot):
+        return None  # the probe's drawing was read: nothing this one says can be told apart
+    down = heatmap.shape == weights.shape and set(heatmap.row_labels) == set(TALL_QUERIES) and set(heatmap.column_labels) == set(TALL_KEYS)
+    if down and shows_matrix(heatmap, weights.numpy()):
+        return CheckFailure.keyed("tall_map_transposed", "heatmap_transposed")
     return None
 
 
@@ -432,7 +461,7 @@ def test_plot_attention_tick_labels(student: StudentAPI):
         raise CheckFailure.keyed("tick_labels_on_automatic_ticks")
     if given is not None and _problem_key(given) != "heatmap_unlabelled":  # unlabelled there: the ax= check's
         raise given  # drawn another way on the Axes given (qa34h g01: transposed there only)
-    problem = self_attention_problem(student)
+    problem = self_attention_problem(student) or tall_problem(student)
     if problem is not None:
         raise problem
 
@@ -517,6 +546,20 @@ def colour_ends(description: dict) -> tuple[float, float] | None:
     return lightness(low), lightness(high)
 
 
+def lightness_rise(description: dict) -> float | None:
+    """How much lighter the heatmap's colour map gets anywhere from a lower value to a higher one
+    (0 for a map that darkens all the way); None if unknown. The ends alone miss a map that turns
+    light again near 1 (qa52o o13: white -> navy at 0.9 -> light steel blue at 1)."""
+    axes = target_axes(description)
+    drawings = [d for d in [*axes.get("images", []), *axes.get("meshes", [])] if isinstance(d, dict)]
+    drawings = [d for d in drawings if isinstance(d.get("cmap_grid"), list) and len(d["cmap_grid"]) >= 2]
+    if not drawings:
+        return None
+    drawing = max(drawings, key=lambda d: getattr(d.get("array"), "numel", lambda: 0)())
+    shades = [lightness(colour) for colour in drawing["cmap_grid"]]
+    return max(shade - min(shades[:number + 1]) for number, shade in enumerate(shades))
+
+
 def cell_lightness(description: dict) -> tuple[float, float] | None:
     """(lightness of the lowest weight's cell, of the highest's) as the heatmap colours its cells,
     over white (the colours the figure check holds against the picture); None if unknown. A colour
@@ -542,6 +585,9 @@ def test_plot_attention_light_to_dark(student: StudentAPI):
     ends = colour_ends(description)
     if ends is not None and ends[0] - ends[1] < LIGHTNESS_MARGIN:
         raise CheckFailure.keyed("heatmap_dark_to_light", cmap=heatmap.cmap)
+    rise = lightness_rise(description)  # matplotlib's light-to-dark maps rise by 0.07 at most (cool), qualitative ones by 0.2-0.9
+    if rise is not None and rise > LIGHTNESS_MARGIN:
+        raise CheckFailure.keyed("heatmap_lightens_again", cmap=heatmap.cmap)
     cells = cell_lightness(description)  # the weights span most of [0, 1]: their cells most of the map
     weights = probe_weights()
     if cells is not None and cells[0] - cells[1] < LIGHTNESS_MARGIN * float(weights.max() - weights.min()):

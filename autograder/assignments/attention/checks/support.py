@@ -19,6 +19,9 @@ B, H, LQ, LK, DH, DV = 2, 3, 4, 5, 7, 6
 E = H * DH
 
 
+OTHER_RATE = 0.25  # the second dropout rate of the training-mode checks (C.3, D.1)
+
+
 def randn(gen: torch.Generator, *shape: int, dtype: torch.dtype = torch.float64, scale: float = 1.0) -> torch.Tensor:
     return torch.randn(*shape, generator=gen, dtype=dtype) * scale
 
