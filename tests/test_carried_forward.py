@@ -105,7 +105,7 @@ STOPPED_GRADIENTS = {  # task -> (its gradient check, the reference line, the li
     "A.1": ("attention_scores_gradients", SCORES_LINE, "return (q @ k.transpose(-2, -1) / math.sqrt(d)).detach()"),
     "A.3": ("sdpa_gradients", "output = weights @ v  # (..., Lq, dv)", "output = weights.detach() @ v"),
     "C.1": ("split_heads_gradients", SPLIT_LINE, "return x.detach().reshape(B, S, num_heads, E // num_heads).transpose(1, 2)"),
-    "C.2": ("merge_heads_gradients", MERGE_LINE, "return torch.from_numpy(x.transpose(1, 2).detach().numpy().reshape(B, S, H * Dh))"),
+    "C.2": ("merge_heads_gradients", MERGE_LINE, "return x.detach().transpose(1, 2).reshape(B, S, H * Dh)"),  # not through numpy: no bfloat16 there
 }
 
 

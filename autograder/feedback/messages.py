@@ -78,8 +78,8 @@ ENGINE_MESSAGES: dict[str, dict[str, str]] = {
         "zh": "换用 {tasks} 中函数的可信版本后是正确的；这些函数在各自的任务中评分",
     },
     "scoring_undoes": {
-        "en": "right only with your own {tasks}, which lost points there: with trusted versions of {names} in their place, {text}. This code undoes their mistake, so it goes wrong once they are fixed",
-        "zh": "只有配合你自己的 {tasks}（已在那里失分）才正确：换用 {names} 的可信版本后，{text}。这里的代码抵消了它们的错误，它们改正后这里就会出错",
+        "en": "right only with your own {tasks}, which lost points there: with the kit's trusted versions of your earlier functions in their place, {text}. This code undoes their mistake, so it goes wrong once they are fixed",
+        "zh": "只有配合你自己的 {tasks}（已在那里失分）才正确：把你前面的函数换成本工具可信的版本后，{text}。这里的代码抵消了它们的错误，它们改正后这里就会出错",
     },
     "scoring_nothing_own": {
         "en": "no points: this check grades your {components}, and each lost points in {tasks}; with trusted versions of all of them nothing of yours is left to grade here (once they are right, this check is graded again)",

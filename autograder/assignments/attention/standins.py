@@ -47,17 +47,20 @@ def _dropout_given(name: str, value: Any) -> Callable[[torch.Tensor], torch.Tens
     return functools.partial(F.dropout, p=value) if type(value) is float and 0.0 < value < 1.0 else None
 
 
-def _returns_dropped_weights(own: Any, name: str, value: Any) -> bool:
-    """Whether the submission's own A.3, given a dropout of this kind that drops every weight,
-    returns the weights after dropout (as The Annotated Transformer does) rather than before it."""
+def _dropout_acts(own: Any, name: str, value: Any, others: dict[str, Any]) -> tuple[bool, bool]:
+    """Whether the submission's own A.3, given a dropout of this kind that drops every weight and
+    its other further arguments of the call (`training=False` beside `dropout_p=`: qa53u u01),
+    drops anything; and whether it returns the weights after dropout (as The Annotated Transformer
+    does) rather than before it."""
     x = torch.ones(1, 2, 2)
     everything = nn.Dropout(1.0) if isinstance(value, nn.Dropout) else 1.0
     try:
         with torch.no_grad(), torch.random.fork_rng(devices=[]):
-            weights = own(x, x, x, None, **{name: everything})[1]
-        return isinstance(weights, torch.Tensor) and bool((weights == 0).all())
-    except Exception:  # noqa: BLE001 - its own A.3 fails (a bug of A.3): the weights from before dropout, as C.3 asks
-        return False
+            output, weights = own(x, x, x, None, **{**others, name: everything})[:2]
+    except Exception:  # noqa: BLE001 - its own A.3 fails (a bug of A.3): it drops, the weights from before dropout, as C.3 asks
+        return True, False
+    acts = not isinstance(output, torch.Tensor) or bool((output == 0).all())
+    return acts, acts and isinstance(weights, torch.Tensor) and bool((weights == 0).all())
 
 
 # A helper of the submission's own that two tasks share may be repaired (error carried forward: the
@@ -151,18 +154,23 @@ def stand_ins(channel: Channel, lookup: Callable[[str], Any]) -> dict[str, Any]:
         return dropped @ v, dropped if _dropped_weights else weights
 
     own_attention = lookup("scaled_dot_product_attention")  # now: once the stand-ins are in place, the name is theirs
-    probed: dict[tuple[str, bool], bool] = {}
+    probed: dict[tuple, tuple[bool, bool]] = {}
 
-    def takes(name: str, value: Any) -> dict[str, Any] | None:
+    def takes(name: str, value: Any, others: dict[str, Any]) -> dict[str, Any] | None:
         """A.3's further argument that the stand-in takes (see `fitted`): a dropout, done as the
-        submission's own A.3 does it (the weights returned from before it, or after it)."""
+        submission's own A.3 does it with the call's other further arguments (whether it drops at
+        all; the weights returned from before it, or after it); a plain setting beside such a
+        dropout (`training=self.training`), which that probe answers for: nothing to add."""
         dropout = _dropout_given(name, value)
         if dropout is None:
-            return None
-        kind = (name, isinstance(value, nn.Dropout))
+            beside = any(_dropout_given(other, given) is not None for other, given in others.items())
+            return {} if beside and type(value) in (bool, int, float) else None
+        settings = tuple(sorted((k, v) for k, v in others.items() if type(v) in (bool, int, float, str, type(None))))
+        kind = (name, isinstance(value, nn.Dropout), settings)
         if kind not in probed:
-            probed[kind] = _returns_dropped_weights(own_attention, name, value)
-        return {"_dropout": dropout, "_dropped_weights": probed[kind]}
+            probed[kind] = _dropout_acts(own_attention, name, value, others)
+        acts, after = probed[kind]
+        return {"_dropout": dropout, "_dropped_weights": after} if acts else {}
 
     scaled_dot_product_attention.takes = takes  # type: ignore[attr-defined]
 

@@ -316,7 +316,7 @@ class AttnkitPlugin:
         if undone is None:
             return None
         charged = sorted(failed)
-        args = {"tasks": ", ".join(charged), "names": ", ".join(carried.stand_in_names(tuple(charged))), "text": undone.message}
+        args = {"tasks": ", ".join(charged), "text": undone.message}
         failure = CheckFailure(words().english("scoring_undoes", **args), undone.mistake, undone.mistake_message, "scoring_undoes", args, undone.flags)
         failure.carry = False
         return failure

@@ -148,7 +148,7 @@ def fitted(stand_in: Any, own: Any, name: str) -> Any:
     called as `masked_softmax(s, mask, dim=-1)`). A call is bound to the submission's signature;
     its first parameters are the contract's, in order, and go to the stand-in; a further one is
     accepted when it holds its default (the submission's own function then does what the contract
-    asks, which the stand-in does), or when the stand-in's `takes(name, value)` gives the keywords
+    asks, which the stand-in does), or when the stand-in's `takes(name, value, others)` (others: the further arguments beside it) gives the keywords
     (its own parameters, named `_...`) that do what such an argument asks (A.3's `dropout=`), and
     refused otherwise. A class is fitted in its __init__ and forward. Nothing changes where the
     signatures agree or cannot be read.
@@ -207,6 +207,7 @@ def _own_settings(trusted: type, own: type) -> Callable[[Any, str], Any]:
     arguments (the random state kept); none when its __init__ fails."""
     inherited = getattr(trusted, "__getattr__", None)
     twin = _twin(own)
+    state = _stored_by_methods(own)
 
     def __getattr__(self: Any, name: str) -> Any:
         if inherited is not None:
@@ -218,11 +219,27 @@ def _own_settings(trusted: type, own: type) -> Callable[[Any, str], Any]:
             if _OWN_SETTINGS not in self.__dict__:
                 mine = twin(self)  # None: its own __init__ fails (a bug of that task), nothing to read
                 self.__dict__[_OWN_SETTINGS] = {k: v for k, v in vars(mine).items() if _is_setting(v)} if mine is not None else {}
-            if name in self.__dict__[_OWN_SETTINGS]:
+            if name in self.__dict__[_OWN_SETTINGS] and name not in state:
                 return self.__dict__[_OWN_SETTINGS][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     return __getattr__
+
+
+def _stored_by_methods(own: type) -> set[str]:
+    """The attributes that the submission's own class's methods other than __init__ store on
+    themselves (`self.attn_weights = weights` in forward): state its stand-in never keeps, not a
+    setting; the twin's value is stale (qa53u u03: None from __init__, read after forward)."""
+    names: set[str] = set()
+    for cls in own.__mro__:
+        if cls.__module__.split(".")[0] in ("torch", "builtins"):
+            continue
+        codes = [f.__code__ for key, f in vars(cls).items() if key != "__init__" and isinstance(f, types.FunctionType)]
+        while codes:
+            code = codes.pop()
+            names.update(i.argval for i in dis.get_instructions(code) if i.opname == "STORE_ATTR")
+            codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
 
 
 def _is_setting(value: Any) -> bool:
@@ -312,7 +329,8 @@ def _fit(trusted: Callable[..., Any], own: Any, name: str, twin: Callable[[Any],
             value = bound.arguments.get(p.name)
             if _at_default(p, value):
                 continue
-            taken = takes(p.name, value) if takes else None
+            others = {q.name: bound.arguments.get(q.name) for q in extra if q is not p}
+            taken = takes(p.name, value, others) if takes else None
             if taken is None and _same_at_default(own, theirs, bound, p, twin):
                 continue
             if taken is None:

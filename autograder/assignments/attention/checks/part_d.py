@@ -118,12 +118,14 @@ def test_block_mask(student: StudentAPI, gen, seed):
         where = f"{BLOCK} with a mask of shape {tuple(mask.shape)}"
         output, weights = forward_checked(student, handle, where, OUT, WEIGHTS, x, mask)
         _expect_reference(output, weights, state, x, mask, where, eps)
-    # in training mode too, where a model trains (dropout=0: nothing else differs; qa52o o11: the mask left out there)
+    # in training mode too, where a model trains (qa52o o11: the mask left out there): its attention
+    # in eval mode, the weights alone (a dropout of the block's own, right or wrong, does not touch them)
     causal = torch.ones(S, S, dtype=torch.bool).tril()
     trained = build_student(student, "AttentionBlock", (E, H), state, seed, {"dropout": 0.0}, training=True)
-    where = f"{BLOCK}(dropout=0.0) in training mode with a causal mask"
-    output, weights = forward_checked(student, trained, where, OUT, WEIGHTS, x, causal)
-    _expect_reference(output, weights, state, x, causal, where, eps)
+    _attention_in_eval(student, trained)
+    where = f"{BLOCK} in training mode with a causal mask (its attention in eval mode)"
+    _, weights = forward_checked(student, trained, where, OUT, WEIGHTS, x, causal)
+    expect_match(weights, mha(state, H, x, mask=causal, prefix="attn.")[1], f"{where} (weights)", [("block_mask_ignored", mha(state, H, x, prefix="attn.")[1])])
 
 
 @check("D.1", 2, "AttentionBlock: dropout is off in eval mode and on in training mode; weights are from before dropout")
