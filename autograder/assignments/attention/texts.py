@@ -278,6 +278,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "right when Lq < Lk, but a map with more queries than keys (6 x 3) is drawn with the queries down the rows: orient the matrix by what its axes are ((Lq, Lk): transpose it), not by its shape",
         "zh": "Lq < Lk 时是对的，但 query 比 key 多的图（6 x 3）把 query 画成了行：请按矩阵各维的含义决定方向（(Lq, Lk) 要转置），不要按形状判断",
     },
+    "tall_map_wrong": {
+        "en": "right when Lq < Lk, but a map with more queries than keys (6 x 3) is drawn as {rows} rows x {cols} columns whose cells are not the weights their tick labels name: one column per query, one row per key, each labelled with its token; orient the matrix by what its axes are ((Lq, Lk): transpose it), not by its shape",
+        "zh": "Lq < Lk 时是对的，但 query 比 key 多的图（6 x 3）画成了 {rows} 行 x {cols} 列，格子不是它的刻度标签所指的权重：应每个 query 一列、每个 key 一行，并标上对应的词；请按矩阵各维的含义决定方向（(Lq, Lk) 要转置），不要按形状判断",
+    },
     "self_attention_labels": {
         "en": "on a self-attention map whose tokens repeat a word (Part F's sentences have 'the' twice) the tick labels of the {which} are not the tokens {tokens} in order, one per row and column ({shown}): put tick i at position i (range(len(tokens))), not where a token is looked up",
         "zh": "在词有重复的自注意力图上（Part F 的句子里 'the' 出现两次），{which}的刻度标签不是按顺序、每行每列一个的词 {tokens}（{shown}）：第 i 个刻度放在位置 i（range(len(tokens))），不要按查找词得到的位置放",

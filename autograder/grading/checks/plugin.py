@@ -295,8 +295,11 @@ class AttnkitPlugin:
         divided again in C.3: qa52s p06) and is charged here too; a stand-in that cannot take the
         call (StudentError: a further argument, an attribute it lacks) charges nothing."""
         carried = current().carried_module()
-        task = check_info(item).task
+        info = check_info(item)
+        task = info.task
         if carried is None or not isinstance(self._student, Student) or not carried.carries_mistakes(task):
+            return None
+        if info.kind != VALUES and info.gates:  # its gate, graded again, answers for it: a property pays on right values only
             return None
         tasks = carried.earlier_tasks(task)
         graded = {r.task for r in self.results if r.task in tasks}

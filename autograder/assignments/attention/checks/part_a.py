@@ -514,7 +514,7 @@ def test_sdpa_no_library(student: StudentAPI, gen):
 def test_causal_mask_values(student: StudentAPI, gen):
     # sizes past the small tables a model keeps (nanoGPT's block_size): "any size", the contract says;
     # 130, not 1030: a mask filled one entry at a time (a double loop, right) takes 5.6 s at 1030
-    for args in ((LQ,), (LQ, LK), (LK, LQ), (33, 40), (130,), (300, 2)):  # 300: past a 256 table (qa52o o16)
+    for args in ((LQ,), (LQ, LK), (LK, LQ), (33, 40), (130,), (4100, 2)):  # 4100: past the tables models keep, up to 4096 (qa52o o16, qa53d d08)
         mask = expect_tensor(student.call("causal_mask", *args), f"causal_mask{args}", (args[0], args[-1]), torch.bool, "mask_dtype")
         expected = reference().causal_mask(*args)
         if not torch.equal(mask, expected):

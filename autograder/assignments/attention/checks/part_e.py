@@ -180,18 +180,23 @@ def self_attention_problem(student: StudentAPI) -> CheckFailure | None:
 
 
 def tall_problem(student: StudentAPI) -> CheckFailure | None:
-    """A map with more queries than keys drawn with its queries down the rows, by its tick labels
-    and its cells (None when it is right or nothing can be told)."""
-    weights = tall_probe_weights()
+    """What is wrong with a map of more queries than keys where the probe's is right: its queries
+    down the rows (the matrix turned by its shape), or cells that are not the weights their tick
+    labels name (qa53d d16: the matrix turned, the labels not); None when it is right or cannot
+    be read (the probe's drawing was: nothing this one says can be told apart)."""
+    weights = tall_probe_weights()  # (Lq, Lk) = (6, 3)
     try:
         described = _once("tall", lambda: student.plot("plot_attention", weights, list(TALL_QUERIES), list(TALL_KEYS), title=TITLE, picture=False))
         heatmap = with_plain_tokens(read_heatmap(described), TALL_QUERIES + TALL_KEYS)
     except (StudentError, UnreadablePlot):
-        return None  # the probe's drawing was read: nothing this one says can be told apart
+        return None
     down = heatmap.shape == weights.shape and set(heatmap.row_labels) == set(TALL_QUERIES) and set(heatmap.column_labels) == set(TALL_KEYS)
     if down and shows_matrix(heatmap, weights.numpy()):
         return CheckFailure.keyed("tall_map_transposed", "heatmap_transposed")
-    return None
+    across = heatmap.shape == weights.T.shape and set(heatmap.column_labels) == set(TALL_QUERIES) and set(heatmap.row_labels) == set(TALL_KEYS)
+    cells = heatmap.by_labels() if across else {}
+    right = across and all(abs(cells[(q, k)] - float(weights[i, j])) <= SHOWN_ATOL for i, q in enumerate(TALL_QUERIES) for j, k in enumerate(TALL_KEYS))
+    return None if right else CheckFailure.keyed("tall_map_wrong", rows=heatmap.shape[0], cols=heatmap.shape[1])
 
 
 def one_query_problem(student: StudentAPI) -> CheckFailure | None:
