@@ -321,14 +321,14 @@ def test_a_task_that_hangs_is_charged_alone(grade):
 
 
 def test_a_further_argument_is_taken_only_as_the_stand_in_says():
-    """`takes(name, value)` gives the stand-in's own keywords for a further argument; anything it
-    does not take is refused as before."""
+    """`takes(name, value, others)` gives the stand-in's own keywords for a further argument (others:
+    the call's other further arguments); anything it does not take is refused as before."""
     from autograder.grading.worker.standins import StandInError, fitted
 
     def trusted(q, k, v, mask=None, *, _dropout=None):
         return (q, mask, _dropout)
 
-    trusted.takes = lambda name, value: {"_dropout": value} if name == "drop" and callable(value) else None  # type: ignore[attr-defined]
+    trusted.takes = lambda name, value, others: {"_dropout": value} if name == "drop" and callable(value) else None  # type: ignore[attr-defined]
 
     def own(q, k, v, mask=None, drop=None, scale=None):
         raise AssertionError("never called")
