@@ -1,5 +1,5 @@
-# qa4s b54_a1_bug_extra_scale_arg: BUG A.1: attention_scores(q, k, scale=None) does not scale by default; MultiHeadAttention passes scale=None and divides itself.
-# Per-part scores (A-D): A=27 B=10 C=28 D=12.
+# qa4s b54_a1_bug_extra_scale_arg: BUG A.1: attention_scores(q, k, scale=None) does not scale by default; MultiHeadAttention passes scale=None and divides itself. Round 43: C.3 is graded as it would be with a right A.1, whose attention_scores(q, k, scale=None) is attention_scores(q, k) (the contract's, scaled): C.3 divides again, and is charged (as qa52s p06).
+# Per-part scores (A-D): A=27 B=10 C=8 D=12.
 # Mistakes named: scores_no_scaling.
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
