@@ -2,7 +2,7 @@
 #   qa4s/b54_a1_bug_extra_scale_arg: A.1: attention_scores(q, k, scale=None) does not scale by default; MultiHeadAttention passes scale=None and divides itself.
 #   qa4s/b48_d1_inplace_residual: D.1: x += dropout(attended) changes the input in place.
 #   qa4e/b13_ignores_given_ax: E.1, always makes a new figure: ax= ignored.
-# expected: A=27 B=10 C=28 D=11 E=9 F=8
+# expected: A=27 B=10 C=8 D=11 E=9 F=8
 # mistakes: scores_no_scaling
 # ruff: noqa  (a student's file: unused imports and the like are kept as written)
 """Attention from scratch (注意力机制，从零实现).
