@@ -234,12 +234,19 @@ def _stored_by_methods(own: type) -> set[str]:
     for cls in own.__mro__:
         if cls.__module__.split(".")[0] in ("torch", "builtins"):
             continue
-        codes = [f.__code__ for key, f in vars(cls).items() if key != "__init__" and isinstance(f, types.FunctionType)]
-        while codes:
-            code = codes.pop()
-            names.update(i.argval for i in dis.get_instructions(code) if i.opname == "STORE_ATTR")
-            codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        functions = [f for key, f in vars(cls).items() if key != "__init__" and isinstance(f, types.FunctionType)]
+        names.update(i.argval for code in _codes(functions) for i in dis.get_instructions(code) if i.opname == "STORE_ATTR")
     return names
+
+
+def _codes(functions: list[types.FunctionType]) -> list[types.CodeType]:
+    """The code of the functions, and of every function, lambda or comprehension nested in them."""
+    codes, found = [f.__code__ for f in functions], []
+    while codes:
+        code = codes.pop()
+        found.append(code)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return found
 
 
 def _is_setting(value: Any) -> bool:
@@ -250,13 +257,7 @@ def _names_used(cls: type) -> set[str]:
     """Every name the code of a stand-in class's own functions uses (`self.num_heads = ...` in its
     __init__, `self.W_q` in its forward): a property of the submission's class by such a name
     would take the place of the stand-in's attribute (a read-only `num_heads` made its __init__ fail)."""
-    codes = [f.__code__ for f in vars(cls).values() if isinstance(f, types.FunctionType)]
-    names: set[str] = set()
-    while codes:
-        code = codes.pop()
-        names.update(code.co_names)
-        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return names
+    return {name for code in _codes([f for f in vars(cls).values() if isinstance(f, types.FunctionType)]) for name in code.co_names}
 
 
 def _named_result(own: Any) -> type | None:

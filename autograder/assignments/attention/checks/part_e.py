@@ -539,29 +539,31 @@ def lightness(rgba: Any) -> float:
     return 0.2126 * red + 0.7152 * green + 0.0722 * blue
 
 
-def colour_ends(description: dict) -> tuple[float, float] | None:
-    """(lightness of the lowest value's colour, of the highest's) of the heatmap; None if unknown."""
+def _colour_map(description: dict, key: str, count: int) -> list | None:
+    """The colours `key` ("cmap_ends", "cmap_grid") of the largest drawing of the heatmap's Axes
+    that gives at least `count` of them; None if none does."""
     axes = target_axes(description)
     drawings = [d for d in [*axes.get("images", []), *axes.get("meshes", [])] if isinstance(d, dict)]
-    drawings = [d for d in drawings if isinstance(d.get("cmap_ends"), list) and len(d["cmap_ends"]) == 2]
+    drawings = [d for d in drawings if isinstance(d.get(key), list) and len(d[key]) >= count]
     if not drawings:
         return None
-    drawing = max(drawings, key=lambda d: getattr(d.get("array"), "numel", lambda: 0)())
-    low, high = drawing["cmap_ends"]
-    return lightness(low), lightness(high)
+    return max(drawings, key=lambda d: getattr(d.get("array"), "numel", lambda: 0)())[key]
+
+
+def colour_ends(description: dict) -> tuple[float, float] | None:
+    """(lightness of the lowest value's colour, of the highest's) of the heatmap; None if unknown."""
+    ends = _colour_map(description, "cmap_ends", 2)
+    return None if ends is None else (lightness(ends[0]), lightness(ends[-1]))
 
 
 def lightness_rise(description: dict) -> float | None:
     """How much lighter the heatmap's colour map gets anywhere from a lower value to a higher one
     (0 for a map that darkens all the way); None if unknown. The ends alone miss a map that turns
     light again near 1 (qa52o o13: white -> navy at 0.9 -> light steel blue at 1)."""
-    axes = target_axes(description)
-    drawings = [d for d in [*axes.get("images", []), *axes.get("meshes", [])] if isinstance(d, dict)]
-    drawings = [d for d in drawings if isinstance(d.get("cmap_grid"), list) and len(d["cmap_grid"]) >= 2]
-    if not drawings:
+    grid = _colour_map(description, "cmap_grid", 2)
+    if grid is None:
         return None
-    drawing = max(drawings, key=lambda d: getattr(d.get("array"), "numel", lambda: 0)())
-    shades = [lightness(colour) for colour in drawing["cmap_grid"]]
+    shades = [lightness(colour) for colour in grid]
     return max(shade - min(shades[:number + 1]) for number, shade in enumerate(shades))
 
 
